@@ -1,0 +1,26 @@
+"""Errors a user can act on. The CLI prints their message (no traceback) and exits with `exit_code`."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """Bad input from the user: a config key, a data file, a flag. Nothing was started."""
+
+    exit_code = 2
+
+
+class ConfigError(UserError):
+    """A config file problem; the message names the file, the key and the fix."""
+
+
+class DatasetError(UserError):
+    """A dataset file problem; the message names the file, the instance index and the field."""
+
+
+class MemoryToolError(RuntimeError):
+    """The memory server answered a tool call with isError; carries the tool name and its text."""
+
+    def __init__(self, tool: str, message: str):
+        super().__init__(f"{tool}: {message}")
+        self.tool = tool
+        self.message = message
