@@ -1,0 +1,47 @@
+# mycelian-longmemeval: the two commands are `make run` (quickstart on the embedded defaults)
+# and `make test` (the whole suite). Both install into .venv first when needed.
+PYTHON ?= .venv/bin/python
+VENV ?= .venv
+CONFIG ?= configs/quickstart.toml
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: install run test test-fast bench bench-memory bench-loader bench-harness bench-generator clean-runs
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	# torch first: 2.13.0 has a local CPU wheel here; an unpinned torch would pull CUDA builds.
+	$(PYTHON) -m pip install --quiet "torch==2.13.0"
+	$(PYTHON) -m pip install --quiet -e ".[embed,dev]"
+	touch $(STAMP)
+
+run: install
+	$(VENV)/bin/mycelian-longmemeval run $(CONFIG)
+
+test: install
+	$(PYTHON) -m pytest -q $(PYTEST_ARGS)
+
+test-fast: install
+	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
+
+bench: bench-memory bench-harness bench-generator bench-loader
+
+bench-memory: install
+	$(PYTHON) bench/bench_memory.py
+
+bench-harness: install
+	$(PYTHON) bench/bench_harness.py
+
+bench-generator: install
+	$(PYTHON) bench/bench_generator.py
+
+bench-loader: install
+	$(PYTHON) bench/bench_loader.py
+
+clean-runs:
+	rm -rf runs
+
+include mk/stack.mk

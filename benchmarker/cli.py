@@ -1,0 +1,112 @@
+"""The one command: `mycelian-longmemeval VERB ...`, verbs named for what the user does.
+
+    run CONFIG            run (or resume) the benchmark a TOML file describes
+    report RUN_DIR        re-compute summary.json and the report from a run directory's files
+    compare RUN_DIR ...   side by side, per-question flips and a paired significance test
+    serve-memory          the embedded Mycelian-compatible memory service (MCP on /mcp)
+    sample PATH           write the generated LongMemEval-format sample dataset
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from benchmarker.errors import UserError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mycelian-longmemeval", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    verbs = parser.add_subparsers(dest="verb", required=True)
+
+    run = verbs.add_parser("run", help="run or resume the benchmark described by a TOML config")
+    run.add_argument("config", type=Path)
+
+    report = verbs.add_parser("report", help="rebuild summary.json and report.{md,html} from a run directory")
+    report.add_argument("run_dir", type=Path)
+
+    compare = verbs.add_parser("compare", help="compare runs: per type, flips, McNemar / paired bootstrap")
+    compare.add_argument("run_dirs", type=Path, nargs="+")
+    compare.add_argument("--out", type=Path, default=None, help="also write the comparison (markdown) here")
+
+    serve = verbs.add_parser("serve-memory", help="serve the embedded memory service over MCP streamable HTTP")
+    from benchmarker.memory.service.cli import add_arguments
+
+    add_arguments(serve)
+
+    sample = verbs.add_parser("sample", help="write the generated LongMemEval-format sample dataset")
+    sample.add_argument("path", type=Path)
+    sample.add_argument("--seed", type=int, default=42)
+    sample.add_argument("--questions-per-type", type=int, default=2)
+    sample.add_argument("--sessions-per-question", type=int, default=8)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return _dispatch(args)
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("\ninterrupted: everything finished so far is saved; run the same command again to resume.",
+              file=sys.stderr)
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.verb == "run":
+        return _run(args.config)
+    if args.verb == "report":
+        from benchmarker.graph.report import rebuild_report
+
+        path = rebuild_report(args.run_dir)
+        print(f"report: {path}")
+        return 0
+    if args.verb == "compare":
+        from benchmarker.eval.compare import compare_runs, format_compare
+
+        for run_dir in args.run_dirs:
+            if not (run_dir / "results.jsonl").exists():
+                raise UserError(f"{run_dir}: no results.jsonl here; is it a run directory (or a sweep point)?")
+        text = format_compare(compare_runs(list(args.run_dirs)))
+        print(text)
+        if args.out:
+            args.out.write_text(text, encoding="utf-8")
+        return 0
+    if args.verb == "serve-memory":
+        from benchmarker.memory.service.cli import run as serve
+
+        return serve(args)
+    if args.verb == "sample":
+        from benchmarker.datasets.sample import write_sample
+
+        write_sample(args.path, seed=args.seed, questions_per_type=args.questions_per_type,
+                     sessions_per_question=args.sessions_per_question)
+        print(f"wrote {args.path}")
+        return 0
+    raise AssertionError(args.verb)
+
+
+def _run(config_path: Path) -> int:
+    from benchmarker.config import load_config
+
+    config = load_config(config_path)  # raises ConfigError (exit 2) before anything starts
+    from benchmarker.run.console import print_outcome
+    from benchmarker.run.runner import execute_run
+
+    outcome = asyncio.run(execute_run(config))
+    print_outcome(outcome)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

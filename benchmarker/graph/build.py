@@ -1,0 +1,134 @@
+"""The run graph, assembled where every node and edge is visible at a glance.
+
+    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [self_improve] -> report -> END
+    case graph:  START -> prepare_memory -> ingest -> qa -> eval -> END
+                                                  \\-> read_back -> eval   (fact extraction)
+
+One case = one memory. `cases` streams cases from the dataset (bounded memory, even for the
+2.7 GB M file) and runs the case graph on up to `[run].concurrency` of them at once; never two
+sessions of one case at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Iterable
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from benchmarker.datasets.schema import Case
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.eval import eval_case
+from benchmarker.graph.facts import read_back
+from benchmarker.graph.ingest import ingest
+from benchmarker.graph.memory_setup import prepare_memory
+from benchmarker.graph.qa import qa
+from benchmarker.graph.report import report
+from benchmarker.graph.setup import setup
+from benchmarker.graph.state import CaseState, RunState
+
+
+def after_ingest(state: CaseState) -> str:
+    """Fact-extraction cases have no questions: read back what was written instead of asking."""
+    return "read_back" if state["case"].kind == "fact_extraction" else "qa"
+
+
+def build_case_graph():
+    graph = StateGraph(CaseState, context_schema=RunContext)
+    graph.add_node("prepare_memory", prepare_memory)
+    graph.add_node("ingest", ingest)
+    graph.add_node("qa", qa)
+    graph.add_node("read_back", read_back)
+    graph.add_node("eval", eval_case)
+    graph.add_edge(START, "prepare_memory")
+    graph.add_edge("prepare_memory", "ingest")
+    graph.add_conditional_edges("ingest", after_ingest, ["qa", "read_back"])
+    graph.add_edge("qa", "eval")
+    graph.add_edge("read_back", "eval")
+    graph.add_edge("eval", END)
+    return graph.compile(name="case")
+
+
+CASE_GRAPH = build_case_graph()
+MAX_FAILURES_IN_A_ROW = 5
+
+
+class RunAborted(RuntimeError):
+    """Too many cases failed in a row: something systematic (keys, server) is wrong."""
+
+
+async def run_cases(cases: Iterable[Case], ctx: RunContext) -> tuple[list[str], list[str]]:
+    """Run the case graph over a lazy stream of cases, `concurrency` at a time."""
+    limit = ctx.config.run.concurrency
+    semaphore = asyncio.Semaphore(limit)
+    done: list[str] = []
+    skipped: list[str] = []
+    failures_in_a_row = 0
+
+    async def one(case: Case) -> None:
+        nonlocal failures_in_a_row
+        try:
+            final = await CASE_GRAPH.ainvoke({"case": case}, context=ctx)
+        except Exception as err:  # one bad case must not cost the rest of a paid run
+            failures_in_a_row += 1
+            ctx.store.log_error(case.case_id, err)
+            skipped.append(case.case_id)
+            ctx.progress.question_done(f"{case.case_id} FAILED: {type(err).__name__}: {err}", len(case.questions) or 1)
+            if failures_in_a_row >= MAX_FAILURES_IN_A_ROW:
+                raise RunAborted(f"{failures_in_a_row} cases failed in a row; last error: {err}") from err
+            return
+        finally:
+            semaphore.release()
+        failures_in_a_row = 0
+        if final.get("skipped"):
+            skipped.append(case.case_id)
+            ctx.progress.question_done(f"{case.case_id} skipped: {final['skipped']}", len(case.questions) or 1)
+        else:
+            done.append(case.case_id)
+            ctx.progress.question_done(_case_label(case, final), len(case.questions) or 1)
+
+    async with asyncio.TaskGroup() as group:
+        for case in cases:
+            await semaphore.acquire()  # back-pressure: at most `limit` cases held in memory
+            group.create_task(one(case))
+    return done, skipped
+
+
+def _case_label(case: Case, final: dict[str, Any]) -> str:
+    results = final.get("results") or []
+    if len(results) == 1 and results[0].get("label") is not None:
+        return f"{case.case_id}: {'correct' if results[0]['label'] else 'wrong'}"
+    return f"{case.case_id}: done"
+
+
+def cases_node(name: str, source: Callable[[], Iterable[Case]]):
+    """A node that runs the case graph over `source()`; levels get one such node each."""
+
+    async def node(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        done, skipped = await run_cases(source(), runtime.context)
+        return {"cases_done": done, "cases_skipped": skipped}
+
+    node.__name__ = name
+    return node
+
+
+def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], *,
+                    self_improve_node: Callable | None = None):
+    """setup -> one node per case group (in order) -> [self_improve] -> report."""
+    graph = StateGraph(RunState, context_schema=RunContext)
+    graph.add_node("setup", setup)
+    graph.add_edge(START, "setup")
+    previous = "setup"
+    for name, source in case_nodes:
+        graph.add_node(name, cases_node(name, source))
+        graph.add_edge(previous, name)
+        previous = name
+    if self_improve_node is not None:
+        graph.add_node("self_improve", self_improve_node)
+        graph.add_edge(previous, "self_improve")
+        previous = "self_improve"
+    graph.add_node("report", report)
+    graph.add_edge(previous, "report")
+    graph.add_edge("report", END)
+    return graph.compile(name="run")

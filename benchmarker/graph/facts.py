@@ -1,0 +1,43 @@
+"""Node: after a fact-extraction case is ingested, read back what the agent wrote.
+
+The memory was seeded with the case's existing facts before the conversation; what the agent
+added on top (new entries and the latest context) is the extracted output that gets scored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.retrieval import is_placeholder_context
+from benchmarker.graph.state import CaseState
+
+SEED_TAG = "seed"
+
+
+async def read_back(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if state.get("skipped") or "qa" not in ctx.phases:
+        return {}
+    case, memory = state["case"], state["memory"]
+    if case.case_id in ctx.resume.answered:
+        return {}
+    await ctx.client.await_consistency(memory["memory_id"])
+    entries = await ctx.client.list_all_entries(memory["vault_id"], memory["memory_id"])
+    new_entries = [e for e in entries if not (isinstance(e.get("tags"), dict) and e["tags"].get(SEED_TAG))]
+    context = await ctx.client.get_context(memory["vault_id"], memory["memory_id"])
+    if is_placeholder_context(context):
+        context = ""
+    record = {
+        "case_id": case.case_id, "question_id": case.case_id, "question_type": case.metadata.get("scenario", ""),
+        "category": case.metadata.get("scenario", ""), "kind": case.kind, "is_abstention": False,
+        "question": "", "answer": "", "hypothesis": context,
+        "new_entries": [{"summary": e.get("summary", ""), "raw_entry": e.get("rawEntry", "")} for e in new_entries],
+        "latest_context": context, "memory_id": memory["memory_id"], "mode": ctx.mode, "offline": ctx.offline,
+        "tool_calls": ctx.tool_traces.get(case.case_id, []),
+    }
+    ctx.store.write_answer(record)
+    ctx.resume.answered[case.case_id] = record
+    return {"answers": [record], "readback": record}

@@ -1,0 +1,107 @@
+"""Node: stream the case's sessions into memory, in date order.
+
+Agent mode: a fresh agent state per session; every dataset message is appended to that
+session's rolling transcript and the memory agent is invoked with it. Retrieval mode: every
+message is written straight to memory as an entry (no agent, no model) to isolate the index.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from benchmarker.agent.memory_agent import MemoryAgentContext, run_agent_turn
+from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, render_turn
+from benchmarker.datasets.schema import Case, Session
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.state import CaseState
+from benchmarker.run.store import MemoryRecord
+
+log = logging.getLogger(__name__)
+SUMMARY_CHARS = 512
+
+
+def entry_tags(ctx: RunContext, case: Case, session: Session, turn_index: int, role: str) -> dict[str, Any]:
+    """The trace tags every entry carries, so retrieval can be mapped back to sessions and turns."""
+    return {
+        "run_id": ctx.run_id,
+        "case_id": case.case_id,
+        "question_id": case.questions[0].question_id if len(case.questions) == 1 else case.case_id,
+        "session_id": session.session_id,
+        "session_date": session.date,
+        "turn_index": turn_index,
+        "role": role,
+    }
+
+
+async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if state.get("skipped"):
+        return {}
+    record = MemoryRecord(**state["memory"])
+    if record.ingested:
+        return {}
+    case = state["case"]
+    ctx.progress.set_phase("ingest")
+    started = time.monotonic()
+    if ctx.mode == "retrieval":
+        entries, failed = await _write_entries_directly(ctx, case, record), 0
+    else:
+        entries, failed = await _ingest_with_agent(ctx, case, record)
+    await ctx.client.await_consistency(record.memory_id)
+    record.ingested, record.entries, record.failed_turns = True, entries, failed
+    ctx.store.log_memory(record, "ingested")
+    ctx.resume.memories[case.case_id] = record
+    ctx.store.log_decision({"case_id": case.case_id, "caller": "harness", "tool": "_ingest_done",
+                            "args": {}, "latency_ms": round((time.monotonic() - started) * 1000, 1),
+                            "result_preview": f"{entries} messages, {failed} failed turns"})
+    return {"memory": record.__dict__}
+
+
+async def _write_entries_directly(ctx: RunContext, case: Case, record: MemoryRecord) -> int:
+    count = 0
+    for session in case.sessions:
+        for turn_index, message in enumerate(session.messages):
+            raw = f"[{session.date}] {message.role}: {message.content}"
+            await ctx.client.add_entry(record.vault_id, record.memory_id, raw_entry=raw,
+                                       summary=raw[:SUMMARY_CHARS],
+                                       tags=entry_tags(ctx, case, session, turn_index, message.role))
+            count += 1
+    return count
+
+
+async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord) -> tuple[int, int]:
+    prefix = load_prompt("memory_agent_prefix.txt")
+    cadence = ctx.config.params.context_cadence
+    recursion_limit = ctx.config.params.recursion_limit
+    question_id = case.questions[0].question_id if len(case.questions) == 1 else case.case_id
+    count = failed = 0
+    for session in case.sessions:
+        system_prompt = compose_memory_system_prompt(
+            prefix, ctx.default_prompts, vault_id=record.vault_id, memory_id=record.memory_id,
+            session_id=session.session_id, session_date=session.date, context_cadence=cadence)
+        transcript: list[HumanMessage] = []  # fresh agent state per session
+        n = len(session.messages)
+        for turn_index, message in enumerate(session.messages):
+            transcript.append(HumanMessage(render_turn(session.session_id, session.date, turn_index + 1, n,
+                                                       message.role, message.content)))
+            agent_ctx = MemoryAgentContext(
+                system_prompt=system_prompt, run_id=ctx.run_id, case_id=case.case_id,
+                question_id=question_id, vault_id=record.vault_id, memory_id=record.memory_id,
+                session_id=session.session_id, session_date=session.date, turn_index=turn_index,
+                role=message.role)
+            outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx, recursion_limit=recursion_limit)
+            count += 1
+            if not outcome.ok:
+                failed += 1
+                log.warning("case %s session %s turn %d failed: %s", case.case_id, session.session_id,
+                            turn_index, outcome.failed_reason)
+                ctx.store.log_decision({"case_id": case.case_id, "question_id": question_id,
+                                        "session_id": session.session_id, "turn": turn_index,
+                                        "caller": "harness", "tool": "_turn_failed", "args": {},
+                                        "error": outcome.failed_reason})
+    return count, failed

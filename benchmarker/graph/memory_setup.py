@@ -1,0 +1,55 @@
+"""Node: give the case a memory — the finished one from an earlier attempt, or a fresh one.
+
+A case whose ingestion was cut off gets a NEW memory (next attempt, suffixed title), because
+Mycelian has no idempotency key: re-sending the same entries into the old memory would
+duplicate them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from benchmarker.errors import MemoryToolError
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.state import CaseState
+from benchmarker.run.store import MemoryRecord
+
+MAX_ATTEMPTS = 50
+
+
+def memory_title(template: str, case_id: str, run_id: str, attempt: int) -> str:
+    base = template.format(question_id=case_id, case_id=case_id, run_id=run_id)
+    return base if attempt == 1 else f"{base}__a{attempt}"
+
+
+async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    case = state["case"]
+    known = ctx.resume.memories.get(case.case_id)
+    if known is not None and known.ingested:
+        return {"memory": known.__dict__}
+    if "ingest" not in ctx.phases:
+        reason = f"case {case.case_id} has no finished ingestion in this run; add 'ingest' to [run].phases"
+        return {"skipped": reason}
+    attempt = ctx.resume.max_attempt.get(case.case_id, 0) + 1
+    template = ctx.config.params.memory_title_template
+    while True:
+        title = memory_title(template, case.case_id, ctx.run_id, attempt)
+        try:
+            memory = await ctx.client.create_memory(ctx.vault_id, title, memory_type="NOTES",
+                                                    description=f"{case.kind} case {case.case_id}")
+            break
+        except MemoryToolError as err:
+            # A memory with this title exists: the process died between creating it and
+            # logging it. Never reuse it (it may hold half an ingestion); take the next attempt.
+            if attempt >= MAX_ATTEMPTS or "exist" not in err.message.lower() and "duplicate" not in err.message.lower():
+                raise
+            attempt += 1
+    record = MemoryRecord(case_id=case.case_id, memory_id=memory["memoryId"], vault_id=ctx.vault_id,
+                          title=title, attempt=attempt)
+    ctx.store.log_memory(record, "created")
+    ctx.resume.max_attempt[case.case_id] = attempt
+    ctx.resume.memories[case.case_id] = record
+    return {"memory": record.__dict__}

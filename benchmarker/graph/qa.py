@@ -1,0 +1,119 @@
+"""Node: answer every question of the case from memory (search -> compact context -> reader).
+
+The reader gets the question and its `question_date`, and every entry with its session date,
+so temporal questions are answerable. In retrieval mode only the search runs.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.runtime import Runtime
+
+from benchmarker.agent.prompts import load_prompt
+from benchmarker.agent.retry import ainvoke_with_retry
+from benchmarker.datasets.schema import Case, Question
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.retrieval import build_context, map_hits, wait_until_searchable
+from benchmarker.graph.state import CaseState
+
+
+def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
+    """[session_id, turn_index] of every has_answer turn (turn-level retrieval evidence)."""
+    turns = []
+    for session in case.sessions:
+        for i, message in enumerate(session.messages):
+            if message.has_answer:
+                turns.append([session.session_id, i])
+    return turns
+
+
+def base_record(case: Case, question: Question) -> dict[str, Any]:
+    return {
+        "case_id": case.case_id,
+        "question_id": question.question_id,
+        "question_type": question.question_type,
+        "category": question.category,
+        "kind": case.kind,
+        "level": case.metadata.get("level_id"),
+        "is_abstention": question.is_abstention,
+        "question": question.question,
+        "answer": question.answer,
+        "question_date": question.question_date,
+        "answer_session_ids": list(question.answer_session_ids),
+        "evidence_turns": evidence_turns(case, question) if case.kind == "longmemeval" else [],
+    }
+
+
+async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if state.get("skipped") or "qa" not in ctx.phases:
+        return {}
+    case, memory = state["case"], state["memory"]
+    pending = [q for q in case.questions if q.question_id not in ctx.resume.answered]
+    if not pending:
+        return {}
+    ctx.progress.set_phase("qa")
+    searchable = await wait_until_searchable(ctx, memory["vault_id"], memory["memory_id"],
+                                             ctx.config.params.consistency_timeout_s)
+    answers = []
+    for question in pending:
+        answers.append(await _answer(ctx, case, question, memory, searchable))
+    return {"answers": answers}
+
+
+async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[str, Any],
+                  searchable: bool) -> dict[str, Any]:
+    started = time.monotonic()
+    t0 = time.monotonic()
+    result = await ctx.client.search(memory["memory_id"], question.question, top_k=ctx.search.top_k,
+                                     alpha=ctx.search.alpha)
+    search_ms = (time.monotonic() - t0) * 1000
+    ctx.store.log_decision({"case_id": case.case_id, "question_id": question.question_id, "caller": "harness",
+                            "tool": "search_memories", "args": {"query": question.question,
+                                                               "top_k": ctx.search.top_k, "alpha": ctx.search.alpha},
+                            "result_preview": f"{result.get('count', 0)} hits", "latency_ms": round(search_ms, 1)})
+    hits = await map_hits(ctx, memory["vault_id"], memory["memory_id"], result.get("entries") or [])
+    context = build_context(result, hits, ctx.config.params.qa_max_context_chars)
+    hypothesis, tokens = "", {"input": 0, "output": 0}
+    if ctx.mode != "retrieval":
+        prompt = load_prompt("qa_reader.txt").format(question=question.question,
+                                                     question_date=question.question_date or "unknown",
+                                                     context=context)
+        reply = await ainvoke_with_retry(ctx.qa_model, [HumanMessage(prompt)], policy=ctx.retry_policy)
+        ctx.ledger.record("qa", getattr(ctx.qa_model, "model_id", None) or _model_name(ctx.qa_model), reply)
+        hypothesis = _text(reply.content).strip()
+        usage = getattr(reply, "usage_metadata", None) or {}
+        tokens = {"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}
+    for hit in hits:
+        hit.pop("raw_entry", None)
+    record = base_record(case, question) | {
+        "hypothesis": hypothesis,
+        "retrieved": hits,
+        "top_k": ctx.search.top_k,
+        "alpha": ctx.search.alpha,
+        "context_chars": len(context),
+        "index_searchable": searchable,
+        "memory_id": memory["memory_id"],
+        "timings": {"qa_s": round(time.monotonic() - started, 4), "search_ms": round(search_ms, 2)},
+        "tokens": {"qa": tokens},
+        "mode": ctx.mode,
+        "offline": ctx.offline,
+    }
+    ctx.store.write_answer(record)
+    ctx.resume.answered[question.question_id] = record
+    return record
+
+
+def _model_name(model: Any) -> str:
+    return str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+    return str(content)

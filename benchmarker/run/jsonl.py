@@ -1,0 +1,88 @@
+"""Append-only JSONL files that survive a SIGKILL mid-write.
+
+A killed process can leave a half-written last line. Readers skip it, and the writer cuts it
+off before appending, so a resumed run never glues a new record onto a torn one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Yield every complete record; a torn final line (no newline, bad JSON) is skipped."""
+    if not path.exists():
+        return
+    with path.open("rb") as handle:
+        for raw in handle:
+            if not raw.endswith(b"\n"):
+                return  # torn tail from a killed writer
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+
+
+def repair_tail(path: Path) -> None:
+    """Truncate a file to its last complete line so appends start on a fresh line."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 1))
+        if handle.read(1) == b"\n":
+            return
+        # Walk back to the previous newline (files are small enough; records are one line each).
+        block = 65536
+        pos = size
+        while pos > 0:
+            start = max(0, pos - block)
+            handle.seek(start)
+            chunk = handle.read(pos - start)
+            idx = chunk.rfind(b"\n")
+            if idx >= 0:
+                handle.truncate(start + idx + 1)
+                return
+            pos = start
+        handle.truncate(0)
+
+
+class JsonlWriter:
+    """Thread-safe appender. `durable=True` fsyncs every record (results); else flush only."""
+
+    def __init__(self, path: Path, *, durable: bool = False):
+        self.path = path
+        self.durable = durable
+        path.parent.mkdir(parents=True, exist_ok=True)
+        repair_tail(path)
+        self._handle = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            self._handle.write(line)
+            self._handle.flush()
+            if self.durable:
+                os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._handle.closed:
+                self._handle.close()
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON through a temp file + rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

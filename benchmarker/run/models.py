@@ -1,0 +1,104 @@
+"""The chat models of a run (agent, qa, judge), the ledger that counts their tokens, and the judge choice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarker.errors import ConfigError
+
+
+@dataclass
+class RunModels:
+    provider: str
+    agent_model: Any | None
+    qa: Any | None
+    judge: Any | None
+    judge_kind: str           # deterministic | llm | official
+    judge_note: str
+    official_prompt: Any | None
+    ledger: Any
+    retry_policy: Any
+    max_tool_calls_per_turn: int
+    model_ids: dict[str, str]
+
+    @property
+    def offline(self) -> bool:
+        return self.provider == "offline"
+
+    def build_agent(self, tools: list[Any]):
+        from benchmarker.agent.memory_agent import build_memory_agent
+
+        return build_memory_agent(self.agent_model, tools, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
+                                  retry_policy=self.retry_policy, ledger=self.ledger, decision_sink=None,
+                                  provider=self.provider)
+
+    def describe(self) -> dict[str, Any]:
+        return {"provider": self.provider, **self.model_ids, "judge": self.judge_kind,
+                "offline": self.offline,
+                "note": "offline: deterministic policy, extractive reader and grader; a floor, not a model score"
+                if self.offline else ""}
+
+
+def choose_judge(config) -> tuple[str, str]:
+    """auto: an LLM judge when one is configured and wanted, else the deterministic grader."""
+    wanted = config.eval.judge
+    has_model = bool(config.models.eval) and config.provider.type != "offline"
+    if wanted == "deterministic" or config.run.mode == "retrieval":
+        return "deterministic", "deterministic grader (normalised match, number-aware)"
+    if wanted == "auto":
+        if has_model and config.params.use_llm_judge:
+            return "llm", f"LLM judge {config.models.eval}"
+        return "deterministic", "deterministic grader: no LLM judge configured"
+    if not has_model:
+        raise ConfigError(f"{config.config_path}: [eval].judge = {wanted!r} needs [models].eval "
+                          "and a non-offline [provider].type")
+    return wanted, f"{wanted} judge {config.models.eval}"
+
+
+def build_models(config) -> RunModels:
+    from benchmarker.agent.ledger import TokenLedger
+    from benchmarker.agent.providers import make_chat_model
+    from benchmarker.agent.retry import RetryPolicy
+
+    provider = config.provider.type
+    ledger = TokenLedger(prices=dict(config.prices))
+    retry_policy = RetryPolicy(max_attempts=config.retry.max_attempts,
+                               initial_backoff_s=config.retry.initial_backoff_s,
+                               max_backoff_s=config.retry.max_backoff_s)
+    provider_kwargs = _provider_kwargs(config)
+    common = dict(temperature=config.models.temperature, max_tokens=config.models.max_tokens, **provider_kwargs)
+    agent_model = qa_model = judge_model = None
+    if config.run.mode == "agent":
+        if "ingest" in config.run.phases:
+            agent_model = make_chat_model(provider, config.models.agent, role="agent", **common)
+        qa_model = make_chat_model(provider, config.models.qa, role="qa", **common)
+    judge_kind, note = choose_judge(config)
+    official = None
+    if judge_kind in ("llm", "official"):
+        judge_model = make_chat_model(provider, config.models.eval, role="eval",
+                                      **(common | {"temperature": 0.0}))
+    if judge_kind == "official":
+        from benchmarker.eval.official import load_official_prompt_builder
+
+        official, reason = load_official_prompt_builder(config.dataset_repo_path)
+        if official is None:
+            note = f"official evaluator not found ({reason}); using our own judge prompts"
+            judge_kind = "llm"
+        else:
+            note = f"official LongMemEval evaluator prompts from {config.dataset_repo_path}"
+    return RunModels(provider=provider, agent_model=agent_model, qa=qa_model, judge=judge_model,
+                     judge_kind=judge_kind, judge_note=note, official_prompt=official, ledger=ledger,
+                     retry_policy=retry_policy, max_tool_calls_per_turn=config.params.max_tool_calls_per_turn,
+                     model_ids={"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval})
+
+
+def _provider_kwargs(config) -> dict[str, Any]:
+    p = config.provider
+    if p.type == "openai":
+        return {"base_url": p.openai.base_url or None, "api_key_env": p.openai.api_key_env}
+    if p.type == "anthropic":
+        return {"base_url": p.anthropic.base_url or None, "api_key_env": p.anthropic.api_key_env}
+    if p.type == "bedrock":
+        return {"region": p.bedrock.region}
+    return {}

@@ -1,0 +1,83 @@
+"""Progress for long runs: questions done / total, phase, ETA, tool calls, tokens and cost.
+
+On a terminal it is a live rich bar; elsewhere (CI, nohup, a log file) one line per finished
+case, so a 10-hour run's log still says how far it got and what it cost so far.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Callable
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+
+class RunProgress:
+    """Counts finished questions and live totals; `stats` is read for tokens and cost."""
+
+    def __init__(self, total: int, *, enabled: bool, stats: Callable[[], dict[str, float]],
+                 console: Console | None = None):
+        self.total = total
+        self.done = 0
+        self.tool_calls = 0
+        self.phase = "starting"
+        self._stats = stats
+        self._start = time.monotonic()
+        self._console = console or Console(stderr=True)
+        self._live = enabled and self._console.is_terminal
+        self._enabled = enabled
+        self._progress: Progress | None = None
+        self._task = None
+
+    def __enter__(self) -> "RunProgress":
+        if self._live:
+            self._progress = Progress(
+                TextColumn("[bold]{task.fields[phase]:<8}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("questions"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[extra]}"),
+                console=self._console,
+                transient=False,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("run", total=self.total, phase=self.phase, extra="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._refresh()
+            self._progress.stop()
+
+    def _extra(self) -> str:
+        s = self._stats()
+        return (f"tools {self.tool_calls}  tok {int(s.get('tokens', 0)):,}  "
+                f"${s.get('cost_usd', 0.0):.4f}")
+
+    def _refresh(self) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=self.done, phase=self.phase, extra=self._extra())
+
+    def set_phase(self, phase: str) -> None:
+        self.phase = phase
+        self._refresh()
+
+    def add_tool_calls(self, n: int = 1) -> None:
+        self.tool_calls += n
+        if self.tool_calls % 25 == 0:
+            self._refresh()
+
+    def question_done(self, label: str, n: int = 1) -> None:
+        self.done += n
+        self._refresh()
+        if self._enabled and not self._live:
+            elapsed = time.monotonic() - self._start
+            rate = self.done / elapsed if elapsed > 0 else 0.0
+            eta = (self.total - self.done) / rate if rate > 0 else 0.0
+            print(f"[{self.done}/{self.total}] {label}  elapsed {elapsed:.0f}s  ETA {eta:.0f}s  {self._extra()}",
+                  file=sys.stderr, flush=True)

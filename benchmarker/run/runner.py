@@ -1,0 +1,164 @@
+"""`mycelian-longmemeval run`: from a validated config to a finished run directory.
+
+Owns the lifetimes the graph must not: the embedded memory service process, the one MCP
+session (opened and closed in this task), the models and the writers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from benchmarker.datasets.source import DatasetPlan, plan_dataset
+from benchmarker.graph.build import build_run_graph
+from benchmarker.graph.context import RunContext, SearchSettings
+from benchmarker.run.manifest import build_manifest, utc_now
+from benchmarker.run.models import RunModels, build_models
+from benchmarker.run.progress import RunProgress
+from benchmarker.run.store import RunStore
+
+log = logging.getLogger(__name__)
+LOCAL_DEV_TOKEN = "LOCAL_DEV_MODE_NOT_FOR_PRODUCTION"
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    summary: dict[str, Any]
+    points: list[tuple[str, Path, dict[str, Any]]]
+
+
+@contextlib.asynccontextmanager
+async def memory_server(config, run_dir: Path) -> AsyncIterator[str]:
+    """The MCP URL to use: the configured one, or an embedded service started on a free port."""
+    mem = config.memory
+    if mem.backend == "mcp":
+        yield mem.mcp_url
+        return
+    from benchmarker.memory.service.launcher import EmbeddedMemoryService
+    from benchmarker.memory.service.settings import ServiceSettings
+
+    db_path = Path(mem.db_path) if mem.db_path else run_dir / "memory.sqlite"
+    settings = ServiceSettings(host="127.0.0.1", port=0, db_path=str(db_path), alpha=mem.alpha,
+                               embedder=mem.embedder, index_lag_ms=mem.index_lag_ms,
+                               placeholder_context=mem.placeholder_context)
+    async with EmbeddedMemoryService(settings, log_path=run_dir / "memory-service.log") as service:
+        yield service.mcp_url
+
+
+def _auth_headers(config) -> dict[str, str]:
+    import os
+
+    token = os.environ.get(config.memory.auth_token_env) or LOCAL_DEV_TOKEN
+    return {"Authorization": f"Bearer {token}"}
+
+
+def sweep_points(config) -> list[SearchSettings]:
+    """The alpha x top_k grid; a plain run is one point without a label."""
+    alphas = list(config.sweep.alpha) or [None]
+    top_ks = list(config.sweep.top_k) or [config.params.top_k]
+    base_alpha = config.memory.search_alpha if config.memory.search_alpha >= 0 else None
+    if len(alphas) == 1 and len(top_ks) == 1 and not config.sweep.alpha and not config.sweep.top_k:
+        return [SearchSettings(top_k=top_ks[0], alpha=base_alpha)]
+    points = []
+    for alpha in alphas:
+        for top_k in top_ks:
+            a = alpha if alpha is not None else base_alpha
+            label = f"alpha={a if a is not None else 'service'}_topk={top_k}"
+            points.append(SearchSettings(top_k=top_k, alpha=a, label=label))
+    return points
+
+
+async def execute_run(config) -> RunOutcome:
+    run_id = config.effective_run_id
+    run_dir = Path(config.run.output_dir) / run_id
+    base_store = RunStore(run_dir)
+    plan = plan_dataset(config, run_dir)
+    models = build_models(config)
+    previous = _read_json(base_store.manifest_path)
+    manifest = _manifest(config, run_id, plan, models, previous)
+    base_store.write_manifest(manifest)
+    outcome = RunOutcome(run_dir, {}, [])
+    status = "failed"
+    try:
+        async with memory_server(config, run_dir) as mcp_url:
+            manifest["memory"]["mcp_url"] = mcp_url
+            outcome = await _run_points(config, run_id, run_dir, plan, models, mcp_url)
+        status = "finished"
+    except (KeyboardInterrupt, _Cancelled):
+        status = "interrupted"
+        raise
+    finally:
+        manifest.update(status=status, ended_at=utc_now(), tokens=models.ledger.snapshot())
+        base_store.write_manifest(manifest)
+        base_store.close()
+    return outcome
+
+
+try:  # asyncio.CancelledError is what Ctrl-C becomes inside the loop
+    from asyncio import CancelledError as _Cancelled
+except ImportError:  # pragma: no cover
+    _Cancelled = KeyboardInterrupt  # type: ignore[misc,assignment]
+
+
+async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
+                      mcp_url: str) -> RunOutcome:
+    from benchmarker.memory.client import MemoryClient
+
+    points = sweep_points(config)
+    results: list[tuple[str, Path, dict[str, Any]]] = []
+    summary: dict[str, Any] = {}
+    async with MemoryClient.connect(mcp_url, headers=_auth_headers(config)) as client:
+        agent = models.build_agent(client.tools) if config.run.mode == "agent" else None
+        default_prompts: dict[str, Any] = {}
+        vault_id = ""
+        for point in points:
+            answers_dir = run_dir / "points" / point.label if point.label else run_dir
+            store = RunStore(run_dir, answers_dir=answers_dir)
+            resume = store.load_resume_state()
+            total = plan.total_questions
+            with RunProgress(total, enabled=config.run.progress, stats=models.ledger.progress_stats) as progress:
+                ctx = RunContext(
+                    config=config, run_id=run_id, store=store, resume=resume, client=client,
+                    vault_id=vault_id, default_prompts=default_prompts, agent=agent,
+                    qa_model=models.qa, judge_model=models.judge, judge_kind=models.judge_kind,
+                    official_prompt=models.official_prompt, ledger=models.ledger,
+                    retry_policy=models.retry_policy, progress=progress, search=point,
+                    offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode)
+                graph = build_run_graph([(g.name, g.cases) for g in plan.groups])
+                final = await graph.ainvoke({"total_questions": total}, context=ctx)
+                vault_id, default_prompts = ctx.vault_id, ctx.default_prompts
+            store.close()
+            summary = final.get("summary", {})
+            results.append((point.label, answers_dir, summary))
+    if len(points) > 1:
+        from benchmarker.graph.report import write_sweep_report
+
+        summary = write_sweep_report(run_dir, config, results)
+    return RunOutcome(run_dir, summary, results)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previous) -> dict[str, Any]:
+    return build_manifest(
+        config=config.to_manifest(), config_path=str(config.config_path), config_sha256=config.config_sha256,
+        run_id=run_id,
+        dataset={"kind": config.dataset.kind, "path": plan.path, "sha256": plan.sha256,
+                 "description": plan.description, "questions": plan.total_questions,
+                 "seeds": list(config.dataset.seeds) or [config.dataset.seed]},
+        models=models.describe(),
+        memory={"backend": config.memory.backend, "embedder": config.memory.embedder if config.memory.backend == "embedded" else None,
+                "alpha": config.memory.alpha if config.memory.backend == "embedded" else "service default"},
+        judge={"kind": models.judge_kind, "model": config.models.eval or None, "note": models.judge_note},
+        previous=previous)
