@@ -48,6 +48,8 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
     case = state["case"]
     ctx.progress.set_phase("ingest")
     started = time.monotonic()
+    if case.kind == "fact_extraction":
+        await _seed_existing_memory(ctx, case, record)
     if ctx.mode == "retrieval":
         entries, failed = await _write_entries_directly(ctx, case, record), 0
     else:
@@ -60,6 +62,17 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
                             "args": {}, "latency_ms": round((time.monotonic() - started) * 1000, 1),
                             "result_preview": f"{entries} messages, {failed} failed turns"})
     return {"memory": record.__dict__}
+
+
+async def _seed_existing_memory(ctx: RunContext, case: Case, record: MemoryRecord) -> None:
+    """Fact-extraction cases start from a memory that already holds the case's existing facts."""
+    from benchmarker.datasets.fact_extraction import fact_case_of, seed_memory_plan
+
+    for tool, args in seed_memory_plan(fact_case_of(case)):
+        if tool == "await_consistency":
+            await ctx.client.await_consistency(record.memory_id)
+            continue
+        await ctx.client.call(tool, {"vault_id": record.vault_id, "memory_id": record.memory_id, **args})
 
 
 async def _write_entries_directly(ctx: RunContext, case: Case, record: MemoryRecord) -> int:

@@ -1,0 +1,100 @@
+"""End to end through the CLI as a subprocess, on the embedded defaults (offline models, generated data)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.run([sys.executable, "-m", "benchmarker.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def write_config(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "run.toml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def read_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+QUICK = """
+run_id = "e2e"
+[dataset]
+kind = "sample"
+questions_per_type = 1
+sessions_per_question = 4
+[memory]
+embedder = "{embedder}"
+[run]
+output_dir = "{out}"
+progress = false
+"""
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("quick")
+    cfg = write_config(tmp, QUICK.format(out=tmp / "runs", embedder="minilm"))
+    proc = run_cli("run", str(cfg), cwd=tmp)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "e2e" in proc.stdout
+    return tmp / "runs" / "e2e"
+
+
+def test_run_writes_every_output_file(quick_run: Path) -> None:
+    for name in ("manifest.json", "memories.jsonl", "decisions.jsonl", "answers.jsonl", "hypotheses.jsonl",
+                 "results.jsonl", "summary.json", "report.md", "report.html"):
+        assert (quick_run / name).exists(), name
+
+
+def test_outputs_agree_with_each_other_and_the_dataset(quick_run: Path) -> None:
+    dataset = json.loads((quick_run / "data" / "sample_longmemeval.json").read_text(encoding="utf-8"))
+    ids = {q["question_id"] for q in dataset}
+    results = read_lines(quick_run / "results.jsonl")
+    hypotheses = read_lines(quick_run / "hypotheses.jsonl")
+    assert {r["question_id"] for r in results} == ids
+    assert len(results) == len(ids)  # answered once each
+    assert {h["question_id"] for h in hypotheses} == ids
+    by_id = {q["question_id"]: q for q in dataset}
+    for r in results:
+        assert r["answer"] == str(by_id[r["question_id"]]["answer"])
+        assert r["question_type"] == by_id[r["question_id"]]["question_type"]
+        assert r["label"] in (True, False)
+    memories = read_lines(quick_run / "memories.jsonl")
+    assert {m["case_id"] for m in memories if m["status"] == "ingested"} == ids
+    manifest = json.loads((quick_run / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["status"] == "finished"
+    assert manifest["dataset"]["sha256"] and manifest["package_version"]
+    summary = json.loads((quick_run / "summary.json").read_text(encoding="utf-8"))
+    assert summary["counts"]["questions"] == len(ids)
+
+
+def test_every_message_was_written_once_with_its_session_tags(quick_run: Path) -> None:
+    dataset = json.loads((quick_run / "data" / "sample_longmemeval.json").read_text(encoding="utf-8"))
+    decisions = read_lines(quick_run / "decisions.jsonl")
+    adds = [d for d in decisions if d["tool"] == "add_entry" and d.get("caller") == "agent" and not d.get("error")]
+    expected = sum(len(s) for q in dataset for s in q["haystack_sessions"])
+    assert len(adds) == expected
+    tags = adds[0]["args"]["tags"]
+    assert {"session_id", "session_date", "turn_index", "role"} <= set(tags)
+
+
+def test_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, "[run]\nconcurency = 2\n")
+    proc = run_cli("run", str(cfg), cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2
+    assert "concurency" in proc.stderr and "run.toml" in proc.stderr
+    assert not (tmp_path / "runs").exists()  # nothing started

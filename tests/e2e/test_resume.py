@@ -1,0 +1,97 @@
+"""A run killed with SIGKILL mid-ingestion, then re-run, ends with every question answered once and
+no duplicate entries in any memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarker.memory.client import MemoryClient
+from benchmarker.memory.service.launcher import EmbeddedMemoryService
+from benchmarker.memory.service.settings import ServiceSettings
+
+pytestmark = pytest.mark.slow
+
+CONFIG = """
+run_id = "resume"
+[dataset]
+kind = "sample"
+questions_per_type = 1
+sessions_per_question = 5
+[memory]
+embedder = "static"
+[run]
+output_dir = "{out}"
+progress = false
+"""
+
+
+def _lines(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l.strip().endswith("}")]
+
+
+def _start(cfg: Path, cwd: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "benchmarker.cli", "run", str(cfg)], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+async def test_sigkill_mid_ingestion_then_resume(tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(CONFIG.format(out=out), encoding="utf-8")
+    run_dir = out / "resume"
+
+    proc = _start(cfg, tmp_path)
+    deadline = time.monotonic() + 300
+    # Kill once the first question is ingested and the second is half-way through ingestion.
+    while time.monotonic() < deadline:
+        mems = _lines(run_dir / "memories.jsonl")
+        ingested = [m for m in mems if m["status"] == "ingested"]
+        created = [m for m in mems if m["status"] == "created"]
+        if ingested and len(created) > len(ingested):
+            adds = [d for d in _lines(run_dir / "decisions.jsonl") if d["tool"] == "add_entry"]
+            if len(adds) > sum(m["entries"] for m in ingested) + 3:
+                break
+        if proc.poll() is not None:
+            pytest.fail(f"run ended before it could be killed: {proc.stderr.read().decode()[-2000:]}")
+        time.sleep(0.05)
+    else:
+        pytest.fail("run never reached mid-ingestion")
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+
+    second = subprocess.run([sys.executable, "-m", "benchmarker.cli", "run", str(cfg)], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stderr[-4000:]
+
+    dataset = json.loads((run_dir / "data" / "sample_longmemeval.json").read_text(encoding="utf-8"))
+    ids = [q["question_id"] for q in dataset]
+    results = _lines(run_dir / "results.jsonl")
+    assert sorted(r["question_id"] for r in results) == sorted(ids)  # every question once
+    answers = _lines(run_dir / "answers.jsonl")
+    assert len(answers) == len(ids)
+
+    final = {}
+    for m in _lines(run_dir / "memories.jsonl"):
+        if m["status"] == "ingested":
+            final[m["case_id"]] = m
+    assert set(final) == set(ids)
+    messages = {q["question_id"]: sum(len(s) for s in q["haystack_sessions"]) for q in dataset}
+    settings = ServiceSettings(host="127.0.0.1", port=0, db_path=str(run_dir / "memory.sqlite"),
+                               alpha=0.0, embedder="none")
+    async with EmbeddedMemoryService(settings) as service:
+        async with MemoryClient.connect(service.mcp_url) as client:
+            for case_id, mem in final.items():
+                entries = await client.list_all_entries(mem["vault_id"], mem["memory_id"])
+                keys = [(e["tags"]["session_id"], e["tags"]["turn_index"]) for e in entries]
+                assert len(keys) == len(set(keys)), f"duplicate entries in {case_id}"
+                assert len(keys) == messages[case_id]
