@@ -15,7 +15,7 @@ import logging
 import sys
 from pathlib import Path
 
-from benchmarker.errors import UserError
+from benchmarker.errors import RunAbortedError, UserError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -56,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         print(f"error: {err}", file=sys.stderr)
         return err.exit_code
+    except RunAbortedError as err:
+        print(f"error: {err}\nsee errors.jsonl in the run directory; fix the cause and run the same command "
+              "again to resume.", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\ninterrupted: everything finished so far is saved; run the same command again to resume.",
               file=sys.stderr)

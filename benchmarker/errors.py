@@ -24,3 +24,7 @@ class MemoryToolError(RuntimeError):
         super().__init__(f"{tool}: {message}")
         self.tool = tool
         self.message = message
+
+
+class RunAbortedError(RuntimeError):
+    """Too many cases failed in a row: something systematic (keys, server, model) is wrong."""

@@ -18,6 +18,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from benchmarker.datasets.schema import Case
+from benchmarker.errors import RunAbortedError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.eval import eval_case
 from benchmarker.graph.facts import read_back
@@ -54,10 +55,6 @@ CASE_GRAPH = build_case_graph()
 MAX_FAILURES_IN_A_ROW = 5
 
 
-class RunAborted(RuntimeError):
-    """Too many cases failed in a row: something systematic (keys, server) is wrong."""
-
-
 async def run_cases(cases: Iterable[Case], ctx: RunContext) -> tuple[list[str], list[str]]:
     """Run the case graph over a lazy stream of cases, `concurrency` at a time."""
     limit = ctx.config.run.concurrency
@@ -76,7 +73,7 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext) -> tuple[list[str], 
             skipped.append(case.case_id)
             ctx.progress.question_done(f"{case.case_id} FAILED: {type(err).__name__}: {err}", len(case.questions) or 1)
             if failures_in_a_row >= MAX_FAILURES_IN_A_ROW:
-                raise RunAborted(f"{failures_in_a_row} cases failed in a row; last error: {err}") from err
+                raise RunAbortedError(f"{failures_in_a_row} cases failed in a row; last error: {err}") from err
             return
         finally:
             semaphore.release()

@@ -13,7 +13,6 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from benchmarker.agent.prompts import load_prompt
-from benchmarker.agent.retry import ainvoke_with_retry
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.retrieval import build_context, map_hits, wait_until_searchable
@@ -82,8 +81,7 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[
         prompt = load_prompt("qa_reader.txt").format(question=question.question,
                                                      question_date=question.question_date or "unknown",
                                                      context=context)
-        reply = await ainvoke_with_retry(ctx.qa_model, [HumanMessage(prompt)], policy=ctx.retry_policy)
-        ctx.ledger.record("qa", getattr(ctx.qa_model, "model_id", None) or _model_name(ctx.qa_model), reply)
+        reply = await ctx.qa_model.ainvoke([HumanMessage(prompt)])  # retried and counted by RetryingModel
         hypothesis = _text(reply.content).strip()
         usage = getattr(reply, "usage_metadata", None) or {}
         tokens = {"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}
@@ -105,10 +103,6 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[
     ctx.store.write_answer(record)
     ctx.resume.answered[question.question_id] = record
     return record
-
-
-def _model_name(model: Any) -> str:
-    return str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
 
 
 def _text(content: Any) -> str:

@@ -26,12 +26,12 @@ class RunModels:
     def offline(self) -> bool:
         return self.provider == "offline"
 
-    def build_agent(self, tools: list[Any]):
+    def build_agent(self, tools: list[Any], decision_sink: Any):
         from benchmarker.agent.memory_agent import build_memory_agent
 
         return build_memory_agent(self.agent_model, tools, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
-                                  retry_policy=self.retry_policy, ledger=self.ledger, decision_sink=None,
-                                  provider=self.provider)
+                                  retry_policy=self.retry_policy, ledger=self.ledger, decision_sink=decision_sink,
+                                  provider=self.provider, model_id=self.model_ids["agent"])
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, **self.model_ids, "judge": self.judge_kind,
@@ -72,12 +72,19 @@ def build_models(config) -> RunModels:
     if config.run.mode == "agent":
         if "ingest" in config.run.phases:
             agent_model = make_chat_model(provider, config.models.agent, role="agent", **common)
-        qa_model = make_chat_model(provider, config.models.qa, role="qa", **common)
+        from benchmarker.agent.retry import RetryingModel
+
+        qa_model = RetryingModel(make_chat_model(provider, config.models.qa, role="qa", **common),
+                                 policy=retry_policy, ledger=ledger, role="qa", model_id=config.models.qa,
+                                 provider=provider)
     judge_kind, note = choose_judge(config)
     official = None
     if judge_kind in ("llm", "official"):
-        judge_model = make_chat_model(provider, config.models.eval, role="eval",
-                                      **(common | {"temperature": 0.0}))
+        from benchmarker.agent.retry import RetryingModel
+
+        raw_judge = make_chat_model(provider, config.models.eval, role="eval", **(common | {"temperature": 0.0}))
+        judge_model = RetryingModel(raw_judge, policy=retry_policy, ledger=ledger, role="eval",
+                                    model_id=config.models.eval, provider=provider)
     if judge_kind == "official":
         from benchmarker.eval.official import load_official_prompt_builder
 

@@ -73,8 +73,8 @@ def sweep_points(config) -> list[SearchSettings]:
 
 
 async def execute_run(config) -> RunOutcome:
-    run_id = config.effective_run_id
-    run_dir = Path(config.run.output_dir) / run_id
+    run_id = config.run_id
+    run_dir = config.run_dir
     base_store = RunStore(run_dir)
     plan = plan_dataset(config, run_dir)
     models = build_models(config)
@@ -111,8 +111,16 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
     points = sweep_points(config)
     results: list[tuple[str, Path, dict[str, Any]]] = []
     summary: dict[str, Any] = {}
+    live: dict[str, RunContext] = {}
+
+    async def decision_sink(agent_ctx, record: dict[str, Any]) -> None:
+        live["ctx"].record_decision({"case_id": agent_ctx.case_id, "question_id": agent_ctx.question_id,
+                                     "session_id": agent_ctx.session_id, "turn": agent_ctx.turn_index,
+                                     "caller": "agent", **record})
+
     async with MemoryClient.connect(mcp_url, headers=_auth_headers(config)) as client:
-        agent = models.build_agent(client.tools) if config.run.mode == "agent" else None
+        needs_agent = config.run.mode == "agent" and "ingest" in config.run.phases
+        agent = models.build_agent(client.tools, decision_sink) if needs_agent else None
         default_prompts: dict[str, Any] = {}
         vault_id = ""
         for point in points:
@@ -120,7 +128,7 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
             store = RunStore(run_dir, answers_dir=answers_dir)
             resume = store.load_resume_state()
             total = plan.total_questions
-            with RunProgress(total, enabled=config.run.progress, stats=models.ledger.progress_stats) as progress:
+            with RunProgress(total, enabled=config.run.progress, stats=lambda: ledger_totals(models.ledger)) as progress:
                 ctx = RunContext(
                     config=config, run_id=run_id, store=store, resume=resume, client=client,
                     vault_id=vault_id, default_prompts=default_prompts, agent=agent,
@@ -128,6 +136,7 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                     official_prompt=models.official_prompt, ledger=models.ledger,
                     retry_policy=models.retry_policy, progress=progress, search=point,
                     offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode)
+                live["ctx"] = ctx
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups])
                 final = await graph.ainvoke({"total_questions": total}, context=ctx)
                 vault_id, default_prompts = ctx.vault_id, ctx.default_prompts
@@ -139,6 +148,11 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
 
         summary = write_sweep_report(run_dir, config, results)
     return RunOutcome(run_dir, summary, results)
+
+
+def ledger_totals(ledger) -> dict[str, float]:
+    total = ledger.snapshot()["total"]
+    return {"tokens": total["input_tokens"] + total["output_tokens"], "cost_usd": total["cost_usd"]}
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

@@ -1,0 +1,267 @@
+"""The offline memory agent: a deterministic policy that follows Mycelian's capture rules with
+real tool calls, through the same prebuilt agent loop a real model drives.
+
+Per dataset message (one agent invocation) it reads the system prompt (vault, memory, cadence)
+and the newest turn header (session, date, message i of n), then emits one tool call per model
+step: on message 1 `get_context` and `list_entries(limit=10)`; always one `add_entry`; every
+`cadence` messages and at the session's last message `await_consistency`, `get_context` (reused
+from the bootstrap on message 1) and `put_context`; then "Recorded.". At most 5 calls a message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from benchmarker.agent.offline_reader import ZERO_USAGE, content_words, has_number, iso_date, split_sentences
+from benchmarker.agent.prompts import MemoryPromptFacts, TurnHeader, parse_memory_system_prompt, parse_turn
+
+SUMMARY_MAX = 512
+CONTEXT_MAX = 5000
+SECTIONS = ("facts", "preferences", "decisions", "topics", "entities", "timeline")
+SECTION_CAPS = {"facts": 60, "preferences": 30, "decisions": 30, "topics": 30, "entities": 60, "timeline": 400}
+TRIM_ORDER = ("timeline", "facts", "topics", "entities", "decisions", "preferences")
+PREFERENCE_RE = re.compile(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike|adore)|i'm (a big )?fan|"
+                           r"my favou?rite|i don't like|i do not like|i'm into|i am into)\b", re.I)
+DECISION_RE = re.compile(r"\b(decided|decide|will|going to|plan to|planning to|chose|choose|booked|signed up|"
+                         r"settled on|agreed)\b", re.I)
+NOT_NAMES = frozenset("I I'm I've I'd I'll The A An And But Or So If It This That These Those My Your Our "
+                      "Their We You He She They What When Where Why How Which Who Yes No Ok Okay Sure "
+                      "Thanks Thank Hi Hello Hey Also However Here There".split())
+
+
+# --- what one message becomes -------------------------------------------------------------
+
+def summarize_message(role: str, content: str, session_date: str, max_chars: int = SUMMARY_MAX) -> str:
+    """Past-tense summary keeping the ISO date, numbers and names: salient sentences first."""
+    speaker = "the user" if role == "user" else "the assistant"
+    lead = f"On {iso_date(session_date)} {speaker} said: "
+    sentences = split_sentences(content)
+    if not sentences:
+        return f"On {iso_date(session_date)} {speaker} sent an empty message."
+    ranked = sorted(range(len(sentences)), key=lambda i: (-_salience(sentences[i], i), i))
+    chosen: list[int] = []
+    used = len(lead)
+    for i in ranked:
+        if used + len(sentences[i]) + 1 <= max_chars:
+            chosen.append(i)
+            used += len(sentences[i]) + 1
+    if not chosen:  # one long sentence: cut it at a word boundary
+        room = max_chars - len(lead) - 3
+        return lead + sentences[0][:room].rsplit(" ", 1)[0] + "..."
+    return lead + " ".join(sentences[i] for i in sorted(chosen))
+
+
+def _salience(sentence: str, index: int) -> int:
+    return 2 * has_number(sentence) + bool(names_in(sentence)) + bool(PREFERENCE_RE.search(sentence)) \
+        + (index == 0)
+
+
+def names_in(sentence: str) -> list[str]:
+    """Runs of capitalised words that do not open the sentence: names, places, products."""
+    names: list[str] = []
+    run: list[str] = []
+    words = sentence.split()
+    for i, token in enumerate(words):
+        word = token.strip(".,;:!?\"'()[]")
+        starts_sentence = i == 0 or words[i - 1][-1:] in ".!?:"
+        if word[:1].isupper() and word[1:].islower() and not starts_sentence and word not in NOT_NAMES:
+            run.append(word)
+            if token[-1:] in ".,;:!?)\"'":
+                names.append(" ".join(run))
+                run = []
+        elif run:
+            names.append(" ".join(run))
+            run = []
+    if run:
+        names.append(" ".join(run))
+    return names
+
+
+def raw_entry(role: str, content: str, session_date: str) -> str:
+    """The entry text: the dialogue's own date and the speaker, then the message verbatim."""
+    return f"[{session_date}] {role}: {content}"
+
+
+# --- the context document ------------------------------------------------------------------
+
+def parse_context(text: str) -> dict[str, list[str]]:
+    """Our own sections out of a previous context; anything else (a placeholder) is dropped."""
+    sections: dict[str, list[str]] = {s: [] for s in SECTIONS}
+    current: str | None = None
+    for line in (text or "").splitlines():
+        heading = re.match(r"^##\s+(\w+)\s*$", line.strip())
+        if heading:
+            current = heading.group(1).lower() if heading.group(1).lower() in sections else None
+        elif current and line.startswith("- "):
+            sections[current].append(line[2:].strip())
+    return sections
+
+
+def session_notes(turns: list[TurnHeader]) -> dict[str, list[str]]:
+    """Facts, preferences, decisions, topics, entities and timeline lines from this session's messages."""
+    notes: dict[str, list[str]] = {s: [] for s in SECTIONS}
+    topic_counts: Counter[str] = Counter()
+    for turn in turns:
+        date = iso_date(turn.session_date)
+        sentences = split_sentences(turn.content)
+        key = max(range(len(sentences)), key=lambda i: (_salience(sentences[i], i), -i)) if sentences else -1
+        notes["timeline"].append(f"{date} {turn.role}: {_clip(sentences[key] if sentences else '(empty)', 140)}")
+        for sentence in sentences:
+            notes["entities"].extend(names_in(sentence))
+            if turn.role != "user":
+                continue
+            item = f"{date}: {_clip(sentence, 200)}"
+            if PREFERENCE_RE.search(sentence):
+                notes["preferences"].append(item)
+            elif DECISION_RE.search(sentence):
+                notes["decisions"].append(item)
+            elif has_number(sentence) or names_in(sentence):
+                notes["facts"].append(item)
+        if turn.role == "user":
+            topic_counts.update(w for w in content_words(turn.content) if len(w) > 3 and not w.isdigit())
+    notes["topics"] = [w for w, _ in sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0]))[:8]]
+    return notes
+
+
+def build_context(previous: str, turns: list[TurnHeader], *, max_chars: int = CONTEXT_MAX) -> str:
+    """Previous sections + this session's notes, deduplicated, capped, oldest lines trimmed to fit."""
+    merged = parse_context(previous)
+    for section, items in session_notes(turns).items():
+        seen = set(merged[section])
+        for item in items:
+            if item not in seen:
+                merged[section].append(item)
+                seen.add(item)
+        merged[section] = merged[section][-SECTION_CAPS[section]:]
+    text = render_context(merged, turns[-1] if turns else None)
+    for section in TRIM_ORDER:
+        while len(text) > max_chars and merged[section]:
+            merged[section].pop(0)
+            text = render_context(merged, turns[-1] if turns else None)
+    return text[:max_chars]
+
+
+def render_context(sections: dict[str, list[str]], last: TurnHeader | None) -> str:
+    where = (f" after message {last.turn_number} of {last.turn_count} of session {last.session_id} "
+             f"({iso_date(last.session_date)})") if last else ""
+    lines = [f"# Memory context (offline memory agent){where}"]
+    for section in SECTIONS:
+        lines.append(f"## {section}")
+        lines.extend(f"- {item}" for item in sections[section])
+    return "\n".join(lines)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3].rsplit(" ", 1)[0] + "..."
+
+
+# --- the policy ----------------------------------------------------------------------------
+
+def plan_for(turn: TurnHeader, cadence: int) -> list[str]:
+    """The tool calls for one message, in order."""
+    plan = ["get_context", "list_entries"] if turn.turn_number == 1 else []
+    plan.append("add_entry")
+    if turn.turn_number == turn.turn_count or (cadence > 0 and turn.turn_number % cadence == 0):
+        plan += ["await_consistency"] + ([] if turn.turn_number == 1 else ["get_context"]) + ["put_context"]
+    return plan
+
+
+def _latest_result(after: list[BaseMessage], tool: str) -> str:
+    ids = {tc["id"] for m in after if isinstance(m, AIMessage) for tc in m.tool_calls if tc["name"] == tool}
+    for message in reversed(after):
+        if isinstance(message, ToolMessage) and message.tool_call_id in ids and message.status != "error":
+            return message.text
+    return ""
+
+
+def next_step(messages: list[BaseMessage], tool_names: tuple[str, ...] = ()) -> AIMessage:
+    """The policy's next message for this conversation state."""
+    system = next((m.text for m in messages if isinstance(m, SystemMessage)), "")
+    facts = parse_memory_system_prompt(system)
+    if facts is None:
+        raise ValueError("offline memory agent: the system prompt does not state vault_id / memory_id / cadence "
+                         "(compose it with compose_memory_system_prompt)")
+    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    turn = parse_turn(messages[last_human].text) if last_human >= 0 else None
+    if turn is None:
+        return _reply("Nothing to record: the newest message has no turn header.")
+    after = messages[last_human + 1:]
+    if any(isinstance(m, ToolMessage) and m.status == "error" and "tool call limit" in m.text.lower()
+           for m in after):
+        return _reply("Stopped: tool-call limit.")
+    step = sum(len(m.tool_calls) for m in after if isinstance(m, AIMessage))
+    plan = plan_for(turn, facts.context_cadence)
+    if step >= len(plan):
+        return _reply("Recorded.")
+    name = plan[step]
+    if tool_names and name not in tool_names:
+        raise RuntimeError(f"offline memory agent: the memory server offers no {name!r} tool "
+                           f"(it has: {', '.join(sorted(tool_names))})")
+    args = _tool_args(name, facts, turn, messages[:last_human + 1], after)
+    call_id = re.sub(r"[^A-Za-z0-9_-]", "_", f"call_{turn.session_id}_{turn.turn_number}_{step}")[:64]
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": call_id, "type": "tool_call"}],
+                     usage_metadata=dict(ZERO_USAGE))
+
+
+def _tool_args(name: str, facts: MemoryPromptFacts, turn: TurnHeader, transcript: list[BaseMessage],
+               after: list[BaseMessage]) -> dict[str, Any]:
+    ids = {"vault_id": facts.vault_id, "memory_id": facts.memory_id}
+    if name == "get_context":
+        return ids
+    if name == "list_entries":
+        return {**ids, "limit": 10}
+    if name == "await_consistency":
+        return {"memory_id": facts.memory_id}
+    if name == "add_entry":
+        return {**ids, "raw_entry": raw_entry(turn.role, turn.content, turn.session_date),
+                "summary": summarize_message(turn.role, turn.content, turn.session_date),
+                "tags": {"role": turn.role, "session_date": turn.session_date}}
+    # put_context: this session's messages so far, merged into the context read back just before
+    turns = [t for t in (parse_turn(m.text) for m in transcript if isinstance(m, HumanMessage))
+             if t is not None and t.session_id == turn.session_id]
+    return {**ids, "content": build_context(_latest_result(after, "get_context"), turns)}
+
+
+def _reply(text: str) -> AIMessage:
+    return AIMessage(content=text, usage_metadata=dict(ZERO_USAGE))
+
+
+class OfflineMemoryAgentModel(BaseChatModel):
+    """Deterministic memory-agent "model": one real tool call per step, zero tokens."""
+
+    model_name: str = "offline-memory-agent"
+    bound_tool_names: tuple[str, ...] = ()
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-memory-agent"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name}
+
+    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> "OfflineMemoryAgentModel":
+        """No binding needed: remember the tool names to check the policy's tools exist."""
+        names = []
+        for tool in tools:
+            if isinstance(tool, dict):
+                names.append(tool.get("name") or (tool.get("function") or {}).get("name", ""))
+            else:
+                names.append(getattr(tool, "name", ""))
+        return self.model_copy(update={"bound_tool_names": tuple(n for n in names if n)})
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        message = next_step(list(messages), self.bound_tool_names)
+        message.response_metadata = {"model_name": self.model_name, "offline": True}
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                         **kwargs: Any) -> ChatResult:
+        return self._generate(messages, stop, **kwargs)

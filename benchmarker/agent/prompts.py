@@ -1,0 +1,187 @@
+"""Prompt files (top-level `prompts/`): loading, composing, and parsing them back.
+
+Every prompt the harness sends lives in `prompts/` as a file. The offline models read the
+same texts a real model reads, so each format sits here next to its parser (render_turn /
+parse_turn, compose / parse_memory_system_prompt, render_qa_prompt / parse_qa_prompt): they
+cannot drift apart, and composing checks that the result parses back.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+PROMPTS_ENV = "MYCELIAN_LME_PROMPTS_DIR"
+MEMORY_AGENT_PREFIX = "memory_agent_prefix"
+AGENT_TURN = "agent_turn"
+QA_READER = "qa_reader"
+
+
+def prompts_dir() -> Path:
+    """`$MYCELIAN_LME_PROMPTS_DIR`, else `<repo>/prompts` next to the `benchmarker` package."""
+    override = os.environ.get(PROMPTS_ENV)
+    if override:
+        return Path(override).expanduser()
+    import benchmarker
+
+    return Path(benchmarker.__file__).resolve().parent.parent / "prompts"
+
+
+PROMPTS_DIR = prompts_dir()
+
+
+def load_prompt(name: str) -> str:
+    """The text of `prompts/<name>.txt` (a trailing newline removed)."""
+    directory = prompts_dir()
+    path = directory / (name if name.endswith(".txt") else f"{name}.txt")
+    if not path.is_file():
+        where = f"${PROMPTS_ENV}={directory}" if os.environ.get(PROMPTS_ENV) else str(directory)
+        raise FileNotFoundError(
+            f"prompt file {path.name} not found in {where}. The prompts ship in the repository's top-level "
+            f"prompts/ folder: run from a source checkout (pip install -e .) or set {PROMPTS_ENV} to that folder.")
+    return _read(str(path), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _read(path: str, mtime_ns: int) -> str:
+    text = Path(path).read_text(encoding="utf-8")
+    return text[:-1] if text.endswith("\n") else text
+
+
+# --- memory agent system prompt -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MemoryPromptFacts:
+    """What the offline agent reads back from a composed system prompt."""
+
+    vault_id: str
+    memory_id: str
+    session_id: str
+    session_date: str
+    context_cadence: int
+
+
+_FACT_PATTERNS = {
+    "vault_id": re.compile(r"^- vault_id: (.+)$", re.M),
+    "memory_id": re.compile(r"^- memory_id: (.+)$", re.M),
+    "session_id": re.compile(r"^- session_id: (.+)$", re.M),
+    "session_date": re.compile(r"^- session_date: (.+)$", re.M),
+    "context_cadence": re.compile(r"^- Context cadence: every (\d+) messages", re.M),
+}
+
+DEFAULT_PROMPT_SECTIONS = (
+    ("Context summary rules", None),
+    ("Entry capture", "entry_capture_prompt"),
+    ("Summaries", "summary_prompt"),
+    ("Context document", "context_prompt"),
+)
+
+
+def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str, Any], *, vault_id: str,
+                                 memory_id: str, session_id: str, session_date: str, context_cadence: int) -> str:
+    """prefix (ids, session, cadence) + Mycelian's rules and three templates; fails on empty texts."""
+    templates = default_prompts.get("templates") or {}
+    texts = []
+    for heading, key in DEFAULT_PROMPT_SECTIONS:
+        text = default_prompts.get("context_summary_rules") if key is None else templates.get(key)
+        if not isinstance(text, str) or not text.strip():
+            name = "context_summary_rules" if key is None else f"templates.{key}"
+            raise ValueError(f"get_default_prompts returned an empty {name}: refusing to run the memory agent "
+                             "without Mycelian's prompts (check the memory server version)")
+        texts.append(f"## {heading}\n{text.strip()}")
+    prefix = prefix_template.format(vault_id=vault_id, memory_id=memory_id, session_id=session_id,
+                                    session_date=session_date, context_cadence=context_cadence)
+    prompt = prefix.rstrip() + "\n\n" + "\n\n".join(texts)
+    expected = MemoryPromptFacts(vault_id, memory_id, session_id, session_date, int(context_cadence))
+    if parse_memory_system_prompt(prompt) != expected:
+        raise ValueError(f"{MEMORY_AGENT_PREFIX}.txt no longer states the ids, session and cadence in the lines "
+                         "'- vault_id: ...', '- memory_id: ...', '- session_id: ...', '- session_date: ...', "
+                         "'- Context cadence: every N messages'; keep them (the offline agent reads them)")
+    return prompt
+
+
+def parse_memory_system_prompt(text: str) -> MemoryPromptFacts | None:
+    """Read ids, session and cadence back from a composed system prompt (first occurrences)."""
+    found: dict[str, str] = {}
+    for key, pattern in _FACT_PATTERNS.items():
+        match = pattern.search(text)
+        if match is None:
+            return None
+        found[key] = match.group(1).strip()
+    return MemoryPromptFacts(found["vault_id"], found["memory_id"], found["session_id"], found["session_date"],
+                             int(found["context_cadence"]))
+
+
+# --- one dataset message as an agent turn ---------------------------------------------------
+
+@dataclass(frozen=True)
+class TurnHeader:
+    session_id: str
+    session_date: str
+    turn_number: int
+    turn_count: int
+    role: str
+    content: str
+
+
+_TURN_RE = re.compile(r"\A\[session (?P<session_id>.+?) \| (?P<session_date>.*?) \| message (?P<turn_number>\d+) "
+                      r"of (?P<turn_count>\d+)\] (?P<role>[A-Za-z_]+):\n(?P<content>.*)\Z", re.S)
+
+
+def render_turn(session_id: str, session_date: str, turn_number: int, turn_count: int, role: str,
+                content: str, *, template: str | None = None) -> str:
+    """One dataset message as the agent sees it: the `agent_turn.txt` header, then the content."""
+    template = load_prompt(AGENT_TURN) if template is None else template
+    return template.format(session_id=session_id, session_date=session_date, turn_number=turn_number,
+                           turn_count=turn_count, role=role, content=content)
+
+
+def parse_turn(text: str) -> TurnHeader | None:
+    """The inverse of render_turn (None when the text has no turn header)."""
+    match = _TURN_RE.match(text)
+    if match is None:
+        return None
+    g = match.groupdict()
+    return TurnHeader(g["session_id"], g["session_date"], int(g["turn_number"]), int(g["turn_count"]),
+                      g["role"], g["content"])
+
+
+# --- QA reader prompt -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class QAPrompt:
+    question: str
+    question_date: str
+    context: str
+
+
+_QA_SECTIONS = {
+    "context": re.compile(r"^=== MEMORY CONTEXT ===\n(.*)\n=== END MEMORY CONTEXT ===$", re.S | re.M),
+    "question_date": re.compile(r"^=== QUESTION DATE ===\n(.*?)\n\n?=== QUESTION ===$", re.S | re.M),
+    "question": re.compile(r"^=== QUESTION ===\n(.*?)\n\n?=== ANSWER ===", re.S | re.M),
+}
+
+
+def render_qa_prompt(question: str, question_date: str, context: str, *, template: str | None = None) -> str:
+    """The QA prompt (`qa_reader.txt`) for one question and its retrieved memory context."""
+    template = load_prompt(QA_READER) if template is None else template
+    return template.format(question=question, question_date=question_date or "unknown", context=context)
+
+
+def parse_qa_prompt(text: str) -> QAPrompt | None:
+    """The inverse of render_qa_prompt (None when a section marker is missing)."""
+    found = {}
+    for key, pattern in _QA_SECTIONS.items():
+        # The context (greedy: up to the LAST end marker) is cut out first, so marker-like lines inside
+        # retrieved text cannot confuse the question sections.
+        match = pattern.search(text)
+        if match is None:
+            return None
+        found[key] = match.group(1).strip()
+        if key == "context":
+            text = text[:match.start()] + text[match.end():]
+    return QAPrompt(found["question"], found["question_date"], found["context"])

@@ -1,0 +1,338 @@
+"""Load run.toml into a `RunConfig`; every problem is reported at once, naming file, key and fix.
+
+Loading is the only place the config is interpreted: after `load_config` returns, paths are
+absolute, the dataset kind and file are resolved, offline model ids are filled in and `run_id`
+is set, so no later stage re-derives any of it. A bad config raises one `ConfigError` listing
+every problem, one per line, before anything starts (the CLI exits 2).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+from benchmarker.config_schema import Problem, RunConfig, check_rules
+from benchmarker.errors import ConfigError
+
+try:  # the project supports 3.11+, where tomllib is stdlib; tomli is the same parser
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+__all__ = ["RunConfig", "load_config", "canonical_hash"]
+
+# Keys that change how a run executes but not what it computes: editing them resumes the same
+# run instead of starting a new one. `phases` is here so `phases = ["qa", "eval"]` reuses an
+# ingestion; everything else (data, selection, models, memory, judge) changes the run id.
+NON_RESULT_KEYS: dict[str, Any] = {
+    "run_id": True,
+    "run": {"progress", "concurrency", "output_dir", "phases"},
+    "retry": True,
+    "prices": True,
+    "eval": {"judge_retries"},
+    "params": {"consistency_timeout_s"},
+    "memory": {"auth_token_env"},
+    "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
+}
+
+_SECRET_KEY = re.compile(
+    r"(^|_)(api_?key|apikey|secret|secret_key|secret_access_key|access_key_id|session_token"
+    r"|token|password|passwd)$", re.IGNORECASE)
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read, validate and resolve a run.toml; raise one ConfigError listing every problem."""
+    path = Path(path).expanduser()
+    data = _read_bytes(path)
+    raw = _parse_toml(path, data)
+    problems = _find_secrets(raw)
+    secret_locs = {p.loc for p in problems}
+    try:
+        cfg = RunConfig.model_validate(_without(raw, secret_locs))
+    except ValidationError as exc:
+        problems += [_from_pydantic(err) for err in exc.errors()]
+        raise _config_error(path, problems) from None
+    cfg, rule_problems, notes = check_rules(cfg)
+    run_id = cfg.run_id or f"{_safe_stem(path)}-{canonical_hash(cfg)[:8]}"
+    cfg, path_problems = _resolve_paths(cfg, path.resolve().parent)
+    problems += rule_problems + path_problems
+    if problems:
+        raise _config_error(path, problems)
+    cfg = cfg.model_copy(update={"run_id": run_id})
+    cfg._config_path = str(path.resolve())
+    cfg._config_sha256 = hashlib.sha256(data).hexdigest()
+    cfg._notes = tuple(notes)
+    return cfg
+
+
+def canonical_hash(cfg: RunConfig) -> str:
+    """sha256 of the result-relevant config as sorted JSON (the default run id is built from it)."""
+    dumped = cfg.model_dump(mode="json", exclude=NON_RESULT_KEYS)
+    text = json.dumps(dumped, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- reading -------------------------------------------------------------------------------
+
+def _read_bytes(path: Path) -> bytes:
+    if not path.exists():
+        raise ConfigError(f"config file not found: {path} (pass the path of a run.toml, "
+                          "e.g. configs/quickstart.toml)")
+    if not path.is_file():
+        raise ConfigError(f"config path is not a file: {path}")
+    return path.read_bytes()
+
+
+def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (bad byte at offset {exc.start}); "
+                          "save the file as UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib's message ends with "(at line L, column C)"
+        raise ConfigError(f"{path}: TOML syntax error: {exc}. "
+                          "See https://toml.io for the syntax (strings need quotes, "
+                          "tables are [name], arrays are [a, b]).") from None
+
+
+# --- secrets -------------------------------------------------------------------------------
+
+def _find_secrets(raw: dict[str, Any], loc: tuple = ()) -> list[Problem]:
+    """Credentials only come from the environment: a secret-looking key in the file is an error."""
+    found: list[Problem] = []
+    for key, value in raw.items():
+        here = (*loc, key)
+        if loc == ("prices",):  # model ids, not settings
+            continue
+        if isinstance(value, dict):
+            found += _find_secrets(value, here)
+        elif _SECRET_KEY.search(key):
+            found.append(Problem(here, f"looks like a credential; secrets are never read from "
+                                       f"the config file. Remove it and {_secret_fix(loc)}"))
+    return found
+
+
+def _secret_fix(table: tuple) -> str:
+    if table in (("provider", "openai"), ("provider", "anthropic")):
+        default = "OPENAI_API_KEY" if table[1] == "openai" else "ANTHROPIC_API_KEY"
+        return (f"export the key in the environment variable named by "
+                f"{key_path((*table, 'api_key_env'))} (default {default})")
+    if table[:1] == ("provider",):
+        return "use the AWS default credential chain (AWS_PROFILE, AWS_ACCESS_KEY_ID/" \
+               "AWS_SECRET_ACCESS_KEY in the environment, or an instance role)"
+    if table == ("memory",):
+        return "export the token in the environment variable named by [memory].auth_token_env " \
+               "(default MYCELIAN_API_KEY)"
+    return "export it in the environment and name the variable with an *_env key " \
+           '(e.g. api_key_env = "OPENAI_API_KEY")'
+
+
+def _without(raw: dict[str, Any], locs: set[tuple]) -> dict[str, Any]:
+    out = {}
+    for key, value in raw.items():
+        if (key,) in locs:
+            continue
+        inner = {loc[1:] for loc in locs if loc[0] == key and len(loc) > 1}
+        out[key] = _without(value, inner) if inner and isinstance(value, dict) else value
+    return out
+
+
+# --- pydantic errors -> key-named problems -------------------------------------------------
+
+_EXPECTED = {
+    "int_type": "an integer", "float_type": "a number", "string_type": "a string",
+    "bool_type": "true or false", "model_type": "a table", "dict_type": "a table",
+    "tuple_type": "an array", "list_type": "an array", "int_from_float": "an integer",
+}
+_TOML_TYPE = {bool: "boolean", int: "integer", float: "float", str: "string", dict: "table",
+              list: "array"}
+
+
+def _from_pydantic(err: dict[str, Any]) -> Problem:
+    loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")
+    # an *_env key holding something other than a NAME is probably a pasted secret: never echo it
+    hide = isinstance(loc[-1], str) and loc[-1].endswith("_env") and isinstance(value, str)
+    got = "got a value that is not a variable name" if hide else f"got {_show(value)}"
+    if kind == "extra_forbidden":
+        noun = "unknown table" if isinstance(value, dict) else "unknown key"
+        return Problem(loc, noun + _suggest(loc))
+    if kind in _EXPECTED:
+        return Problem(loc, f"{got}; expected {_EXPECTED[kind]}")
+    if kind == "literal_error":
+        allowed = err["ctx"]["expected"].replace("'", '"')
+        return Problem(loc, f"{got}; allowed values: {allowed}")
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        return Problem(loc, f"{got}; {_range(loc, err)}")
+    if kind == "missing":
+        return Problem(loc, "required key is missing; add it (e.g. " + f"{loc[-1]} = 0.5)")
+    if kind == "string_too_short":
+        return Problem(loc, f"{got}; must not be empty")
+    if kind == "value_error":
+        return Problem(loc, f"{got}; {err['msg'].removeprefix('Value error, ')}")
+    return Problem(loc, f"{got}; {err['msg']}")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a table"
+    type_name = _TOML_TYPE.get(type(value), type(value).__name__)
+    shown = json.dumps(value, default=str) if not isinstance(value, list) else json.dumps(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{type_name} {shown}"
+
+
+def _range(loc: tuple, err: dict[str, Any]) -> str:
+    """'allowed range 1..64' when both bounds are known, else pydantic's one-sided bound."""
+    owner = model_at(loc[:-1]) if isinstance(loc[-1], str) else None
+    field = owner.model_fields.get(loc[-1]) if owner else None
+    bounds = {}
+    for meta in field.metadata if field else ():
+        for attr in ("ge", "gt", "le", "lt"):
+            if getattr(meta, attr, None) is not None:
+                bounds[attr] = getattr(meta, attr)
+    low = bounds.get("ge", bounds.get("gt"))
+    high = bounds.get("le", bounds.get("lt"))
+    if low is not None and high is not None:
+        exclusive = " (exclusive)" if "gt" in bounds or "lt" in bounds else ""
+        return f"allowed range {low}..{high}{exclusive}"
+    ops = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+    bound = next((f"must be {ops[k]} {v}" for k, v in err.get("ctx", {}).items() if k in ops), None)
+    return bound or err["msg"].replace("Input should be", "must be")
+
+
+def _suggest(loc: tuple) -> str:
+    key, owner = str(loc[-1]), model_at(loc[:-1])
+    valid = list(owner.model_fields) if owner else []
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    elsewhere = [t for t in _tables_with_key(key) if t != loc[:-1]]
+    if elsewhere:
+        where = f"[{'.'.join(elsewhere[0])}]" if elsewhere[0] else "the top level"
+        return f"; `{key}` belongs in {where}"
+    if close:
+        return f"; did you mean `{close[0]}`?"
+    return f"; valid keys here: {', '.join(valid)}" if valid else ""
+
+
+def _tables_with_key(key: str, table: tuple = ()) -> list[tuple]:
+    owner = model_at(table)
+    if owner is None:
+        return []
+    found = [table] if key in owner.model_fields else []
+    for name in owner.model_fields:
+        if model_at((*table, name)) is not None:
+            found += _tables_with_key(key, (*table, name))
+    return found
+
+
+def _config_error(path: Path, problems: list[Problem]) -> ConfigError:
+    lines = [f"  {key_path(p.loc, top_level_note=True)}: {p.text}" for p in problems]
+    noun = "problem" if len(problems) == 1 else "problems"
+    return ConfigError(f"{path}: {len(problems)} config {noun}:\n" + "\n".join(lines))
+
+
+# --- paths ---------------------------------------------------------------------------------
+
+def _safe_stem(path: Path) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-.") or "run"
+    return stem[:100]
+
+
+def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]]:
+    """Make every path absolute (relative to the config's directory) and find the dataset file."""
+
+    def absolute(value: str) -> str:
+        return str((base / Path(value).expanduser()).resolve()) if value else ""
+
+    repo, top_file = absolute(cfg.dataset_repo_path), absolute(cfg.dataset_file)
+    dataset_file, problems = _resolve_dataset(
+        cfg, (repo, _origin(cfg.dataset_repo_path, base)),
+        (top_file or absolute(cfg.dataset.file), _origin(cfg.dataset_file or cfg.dataset.file, base)))
+    memory = cfg.memory.model_copy(update={"db_path": absolute(cfg.memory.db_path)})
+    run = cfg.run.model_copy(update={"output_dir": absolute(cfg.run.output_dir)})
+    dataset = cfg.dataset.model_copy(update={"file": dataset_file})
+    return cfg.model_copy(update={
+        "dataset_repo_path": repo, "dataset_file": top_file, "dataset": dataset,
+        "memory": memory, "run": run}), problems
+
+
+def _origin(written: str, base: Path) -> str:
+    """How a resolved path was written, so the user can find it in the file."""
+    if not written or Path(written).expanduser().is_absolute():
+        return ""
+    return f' (written "{written}", relative to the config\'s folder {base})'
+
+
+def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[str, str]
+                     ) -> tuple[str, list[Problem]]:
+    """The LongMemEval / fact-case file to read: explicit file first, else found in the clone."""
+    from benchmarker.datasets.longmemeval import find_longmemeval_file
+
+    (repo, repo_origin), (file, file_origin) = repo_at, file_at
+    file_key = ("dataset_file",) if cfg.dataset_file else ("dataset", "file")
+    if repo and not Path(repo).is_dir():
+        return "", [Problem(("dataset_repo_path",), f"not a directory: {repo}{repo_origin}; point "
+                            "it at your LongMemEval clone")]
+    if file:
+        if Path(file).is_file():
+            return file, []
+        return "", [Problem(file_key, f"file not found: {file}{file_origin}; fix the path, or "
+                            "remove it to find the file under dataset_repo_path")]
+    if cfg.dataset.kind != "longmemeval":
+        return "", []
+    if not repo:
+        return "", [Problem(("dataset", "kind"), 'is "longmemeval" but no data is named; set '
+                            'dataset_repo_path = "/path/to/LongMemEval" or dataset_file')]
+    found, tried = find_longmemeval_file(Path(repo), cfg.dataset.variant)
+    if found:
+        return str(found), []
+    return "", [Problem(("dataset_repo_path",), f"no LongMemEval_{cfg.dataset.variant.upper()} "
+                        f"file in {repo}{repo_origin}; tried {', '.join(p.name for p in tried[:2])} "
+                        f"in {repo}/data and {repo}. Download the files (huggingface.co/datasets/"
+                        "xiaowu0162/longmemeval-cleaned) into data/, or set dataset_file")]
+
+
+# --- key paths -------------------------------------------------------------------------------
+
+def model_at(table: tuple) -> type[BaseModel] | None:
+    """The model behind a TOML table path, e.g. ("provider", "openai") -> OpenAIConfig."""
+    cls: Any = RunConfig
+    i = 0
+    while i < len(table):
+        field = cls.model_fields.get(table[i]) if isinstance(table[i], str) else None
+        if field is None:
+            return None
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            cls, i = ann, i + 1
+        elif get_origin(ann) is dict and i + 1 < len(table):  # [prices."model-id"]
+            cls, i = get_args(ann)[1], i + 2
+        else:
+            return None
+    return cls
+
+
+def key_path(loc: tuple, top_level_note: bool = False) -> str:
+    """("provider", "openai", "base_url") -> "[provider.openai].base_url"."""
+    split = 0
+    for j in range(len(loc) - 1, 0, -1):
+        prefix = loc[:j]
+        if all(isinstance(x, str) for x in prefix) and (model_at(prefix) or prefix == ("prices",)):
+            split = j
+            break
+    tables, rest = loc[:split], loc[split:]
+    key = "".join(f"[{x}]" if isinstance(x, int) else (f".{x}" if i else str(x))
+                  for i, x in enumerate(rest))
+    if not tables:
+        return f"{key} (top level)" if top_level_note else key
+    quoted = [t if re.fullmatch(r"[A-Za-z0-9_-]+", t) else json.dumps(t) for t in tables]
+    return f"[{'.'.join(quoted)}].{key}"

@@ -1,0 +1,431 @@
+"""The TOML schema: frozen pydantic models (one per table, every key defaulted and bounded) and
+the rules that relate several keys (provider vs models, backend vs mcp_url, judge vs eval model).
+
+Nothing here touches the filesystem: `config.py` reads the file, resolves paths and finds the
+dataset, and turns pydantic's errors into messages that name the TOML key. Models are strict so
+that `"5"` is not quietly read as 5 nor `1` as `true`; arrays are tuples so configs are immutable.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+from typing import Annotated, Any, Literal, NamedTuple
+from urllib.parse import urlparse
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+
+LONGMEMEVAL_VARIANTS = ("s", "m", "oracle")
+DATASET_KINDS = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction")
+ALL_LEVELS = tuple(f"L{i}" for i in range(1, 17))
+PHASES = ("ingest", "qa", "eval")
+OFFLINE_AGENT, OFFLINE_READER = "offline-memory-agent", "offline-reader"
+TITLE_PLACEHOLDERS = ("question_id", "case_id", "run_id")
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+
+
+def _seq(default: tuple = ()) -> Any:
+    """A TOML array read as an immutable tuple (the tuple is lax about list input; items stay strict)."""
+    return Field(default=default, strict=False)
+
+
+def is_http_url(value: str) -> bool:
+    parsed = urlparse(value)
+    return parsed.scheme in ("http", "https") and bool(parsed.netloc)
+
+
+def _check_url(value: str) -> str:
+    if value and not is_http_url(value):
+        raise ValueError("expected an http(s) URL such as http://localhost:11546/mcp")
+    return value
+
+
+def _check_env_name(value: str) -> str:
+    if not _ENV_NAME.match(value):
+        raise ValueError("expected an environment variable NAME such as OPENAI_API_KEY, not a value")
+    return value
+
+
+UrlStr = Annotated[str, AfterValidator(_check_url)]
+EnvName = Annotated[str, AfterValidator(_check_env_name)]
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class DatasetConfig(_Table):
+    kind: Literal["longmemeval", "sample", "long_horizon", "levels", "fact_extraction"] = "sample"
+    variant: Literal["s", "m", "oracle"] = "s"
+    file: str = ""
+    seed: int = 42
+    seeds: tuple[int, ...] = _seq()
+    questions_per_type: int = Field(2, ge=1, le=50)
+    sessions_per_question: int = Field(8, ge=3, le=200)
+    turns: int = Field(300, ge=100, le=5000)
+    questions: int = Field(40, ge=1, le=1000)
+    holdout: bool = False
+    levels: tuple[Literal[ALL_LEVELS], ...] = _seq(ALL_LEVELS)  # type: ignore[valid-type]
+
+    @field_validator("seeds", "levels")
+    @classmethod
+    def _unique(cls, value: tuple) -> tuple:
+        dupes = sorted({str(v) for v in value if value.count(v) > 1})
+        if dupes:
+            raise ValueError(f"duplicate values {', '.join(dupes)}; list each once")
+        return value
+
+    @field_validator("levels")
+    @classmethod
+    def _non_empty(cls, value: tuple) -> tuple:
+        if not value:
+            raise ValueError('must not be empty; e.g. levels = ["L1", "L2"]')
+        return value
+
+
+class OpenAIConfig(_Table):
+    base_url: UrlStr = ""
+    api_key_env: EnvName = "OPENAI_API_KEY"
+
+
+class BedrockConfig(_Table):
+    region: str = "us-west-2"
+
+    @field_validator("region")
+    @classmethod
+    def _region(cls, value: str) -> str:
+        if not _REGION.match(value):
+            raise ValueError('expected an AWS region such as "us-west-2" (required for bedrock)')
+        return value
+
+
+class AnthropicConfig(_Table):
+    base_url: UrlStr = ""
+    api_key_env: EnvName = "ANTHROPIC_API_KEY"
+
+
+class ProviderConfig(_Table):
+    type: Literal["openai", "bedrock", "anthropic", "offline"] = "offline"
+    openai: OpenAIConfig = OpenAIConfig()
+    bedrock: BedrockConfig = BedrockConfig()
+    anthropic: AnthropicConfig = AnthropicConfig()
+
+
+class ModelsConfig(_Table):
+    agent: str = Field(OFFLINE_AGENT, min_length=1)
+    qa: str = Field(OFFLINE_READER, min_length=1)
+    eval: str = ""
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(1024, ge=1, le=200_000)
+
+
+class ParamsConfig(_Table):
+    top_k: int = Field(10, ge=1, le=100)
+    use_llm_judge: bool = True
+    max_tool_calls_per_turn: int = Field(5, ge=1, le=50)
+    memory_title_template: str = "{question_id}__{run_id}"
+    context_cadence: int = Field(6, ge=1, le=100)
+    qa_max_context_chars: int = Field(16000, ge=500, le=2_000_000)
+    consistency_timeout_s: float = Field(60.0, gt=0.0, le=3600.0)
+    recursion_limit: int = Field(40, ge=5, le=1000)
+
+    @field_validator("memory_title_template")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        try:
+            names = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
+        except ValueError as exc:
+            raise ValueError(f"not a valid template ({exc}); e.g. \"{{question_id}}__{{run_id}}\"")
+        unknown = sorted(names - set(TITLE_PLACEHOLDERS))
+        if unknown:
+            raise ValueError(f"unknown placeholder {{{unknown[0]}}}; allowed: "
+                             + ", ".join(f"{{{p}}}" for p in TITLE_PLACEHOLDERS))
+        if not names & {"question_id", "case_id"}:
+            raise ValueError("must contain {question_id} or {case_id} so each memory gets its own title")
+        return value
+
+
+class MemoryConfig(_Table):
+    backend: Literal["embedded", "mcp"] = "embedded"
+    mcp_url: UrlStr = ""
+    rest_url: UrlStr = ""
+    auth_token_env: EnvName = "MYCELIAN_API_KEY"
+    alpha: float = Field(0.6, ge=0.0, le=1.0)
+    embedder: Literal["minilm", "static", "ollama", "openai", "none"] = "minilm"
+    db_path: str = ""
+    index_lag_ms: int = Field(0, ge=0, le=600_000)
+    placeholder_context: bool = True
+    search_alpha: float = -1.0
+
+    @field_validator("search_alpha")
+    @classmethod
+    def _search_alpha(cls, value: float) -> float:
+        if value != -1.0 and not 0.0 <= value <= 1.0:
+            raise ValueError("expected -1 (service default) or a number in 0..1")
+        return value
+
+
+class RunSection(_Table):
+    mode: Literal["agent", "retrieval"] = "agent"
+    phases: tuple[Literal["ingest", "qa", "eval"], ...] = _seq(PHASES)
+    question_ids: tuple[str, ...] = _seq()
+    question_types: tuple[str, ...] = _seq()
+    limit: int = Field(0, ge=0)
+    sample: int = Field(0, ge=0)
+    sample_seed: int = 42
+    concurrency: int = Field(1, ge=1, le=64)
+    output_dir: str = Field("runs", min_length=1)
+    progress: bool = True
+
+    @field_validator("phases")
+    @classmethod
+    def _phases(cls, value: tuple) -> tuple:
+        if not value:
+            raise ValueError('must not be empty; e.g. phases = ["qa", "eval"]')
+        if len(set(value)) != len(value):
+            raise ValueError("lists a phase twice; list each of ingest, qa, eval at most once")
+        return tuple(p for p in PHASES if p in value)  # always run in pipeline order
+
+    @field_validator("question_ids", "question_types")
+    @classmethod
+    def _no_blank(cls, value: tuple) -> tuple:
+        if any(not v.strip() for v in value):
+            raise ValueError("contains an empty string")
+        return value
+
+
+class EvalConfig(_Table):
+    judge: Literal["auto", "llm", "official", "deterministic"] = "auto"
+    votes: int = Field(1, ge=1, le=9)
+    judge_retries: int = Field(3, ge=0, le=20)
+
+
+class RetryConfig(_Table):
+    max_attempts: int = Field(6, ge=1, le=50)
+    initial_backoff_s: float = Field(1.0, gt=0.0, le=600.0)
+    max_backoff_s: float = Field(60.0, gt=0.0, le=3600.0)
+
+
+class Price(_Table):
+    input: float = Field(ge=0.0)
+    output: float = Field(ge=0.0)
+
+
+class SweepConfig(_Table):
+    alpha: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] = _seq()
+    top_k: tuple[Annotated[int, Field(ge=1, le=100)], ...] = _seq()
+
+
+class SelfImproveConfig(_Table):
+    iterations: int = Field(0, ge=0, le=50)
+    holdout_fraction: float = Field(0.5, gt=0.0, lt=1.0)
+    min_gain: float = Field(0.0, ge=0.0, le=1.0)
+    seed: int = 7
+
+
+def dataset_shorthand(value: str) -> dict[str, str]:
+    """`dataset = "s"` means LongMemEval_S; `dataset = "sample"` names a generated kind."""
+    if value in LONGMEMEVAL_VARIANTS:
+        return {"kind": "longmemeval", "variant": value}
+    if value in DATASET_KINDS:
+        return {"kind": value}
+    raise ValueError("expected a LongMemEval variant (s, m, oracle), a dataset kind "
+                     f"({', '.join(DATASET_KINDS)}) or a [dataset] table")
+
+
+class RunConfig(_Table):
+    """The whole run.toml. After `load_config`, paths are absolute, `dataset.kind` and
+    `dataset.file` are resolved and `run_id` is never empty."""
+
+    dataset_repo_path: str = ""
+    dataset: DatasetConfig = DatasetConfig()
+    dataset_file: str = ""
+    vault_title: str = "longmemeval"
+    vault_id: str = ""
+    run_id: str = ""
+    provider: ProviderConfig = ProviderConfig()
+    models: ModelsConfig = ModelsConfig()
+    params: ParamsConfig = ParamsConfig()
+    memory: MemoryConfig = MemoryConfig()
+    run: RunSection = RunSection()
+    eval: EvalConfig = EvalConfig()
+    retry: RetryConfig = RetryConfig()
+    prices: dict[str, Price] = Field(default_factory=dict)
+    sweep: SweepConfig = SweepConfig()
+    self_improve: SelfImproveConfig = SelfImproveConfig()
+
+    _config_path: str = PrivateAttr("")
+    _config_sha256: str = PrivateAttr("")
+    _notes: tuple[str, ...] = PrivateAttr(())
+
+    @property
+    def effective_run_id(self) -> str:
+        """The run id in use: `run_id` from the file, else `<stem>-<8 hex of canonical hash>`."""
+        return self.run_id
+
+    @property
+    def config_path(self) -> Path | None:
+        return Path(self._config_path) if self._config_path else None
+
+    @property
+    def config_sha256(self) -> str:
+        """sha256 of the config file's bytes (the manifest records exactly what was run)."""
+        return self._config_sha256
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Things worth telling the user that are not errors (e.g. keys a mode ignores)."""
+        return self._notes
+
+    @property
+    def dataset_path(self) -> Path | None:
+        """The resolved data file (LongMemEval JSON or custom fact cases); None when generated."""
+        return Path(self.dataset.file) if self.dataset.file else None
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.run.output_dir) / self.run_id
+
+    @property
+    def judge_kind(self) -> str:
+        """What `[eval].judge = "auto"` means here: llm when an eval model is set and allowed."""
+        if self.eval.judge != "auto":
+            return self.eval.judge
+        return "llm" if self.models.eval and self.params.use_llm_judge else "deterministic"
+
+    def to_manifest(self) -> dict[str, Any]:
+        """JSON-safe record of the config as run, with the resolved dataset path and run id."""
+        return {
+            "config": self.model_dump(mode="json"),
+            "config_path": self._config_path,
+            "config_sha256": self._config_sha256,
+            "run_id": self.run_id,
+            "dataset_kind": self.dataset.kind,
+            "dataset_path": self.dataset.file or None,
+            "provider": self.provider.type,
+            "models": {"agent": self.models.agent, "qa": self.models.qa, "eval": self.models.eval},
+            "judge": self.judge_kind,
+            "memory_backend": self.memory.backend,
+            "notes": list(self._notes),
+        }
+
+    @field_validator("dataset", mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        return dataset_shorthand(value) if isinstance(value, str) else value
+
+    @field_validator("run_id")
+    @classmethod
+    def _run_id(cls, value: str) -> str:
+        if value and not _RUN_ID.match(value):
+            raise ValueError("use letters, digits, '.', '_' or '-' (it names a directory), "
+                             'e.g. run_id = "2025-08-28_a"')
+        return value
+
+
+# --- rules that relate several keys (no filesystem access; paths are resolved in config.py) ---
+
+class Problem(NamedTuple):
+    loc: tuple  # TOML key path as a tuple, e.g. ("run", "concurrency") or ("run", "phases", 0)
+    text: str  # what is wrong and how to fix it
+
+
+_MODEL_EXAMPLES = {"openai": "gpt-4o-mini", "anthropic": "claude-3-5-haiku-latest",
+                   "bedrock": "anthropic.claude-3-5-haiku-20241022-v1:0"}
+
+
+def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
+    """Apply the cross-key rules; return the config with the dataset kind inferred."""
+    from benchmarker.datasets.longmemeval import QUESTION_TYPES
+
+    problems: list[Problem] = []
+    notes: list[str] = []
+    data = cfg.dataset
+    if "kind" not in data.model_fields_set:
+        has_data = cfg.dataset_file or data.file or cfg.dataset_repo_path
+        data = data.model_copy(update={"kind": "longmemeval" if has_data else "sample"})
+    if cfg.dataset_file and data.file and cfg.dataset_file != data.file:
+        problems.append(Problem(("dataset_file",), "both dataset_file and [dataset].file are set; "
+                                                    "keep one"))
+    if cfg.dataset_file and data.kind != "longmemeval":
+        problems.append(Problem(("dataset_file",), f'is only read when [dataset].kind = '
+                                f'"longmemeval" (kind is "{data.kind}"); remove it or fix the kind'))
+    if data.file and data.kind not in ("longmemeval", "fact_extraction"):
+        problems.append(Problem(("dataset", "file"), f'is only read by kinds "longmemeval" and '
+                                f'"fact_extraction" (kind is "{data.kind}"); remove it'))
+    if data.kind in ("longmemeval", "sample"):
+        for i, qtype in enumerate(cfg.run.question_types):
+            if qtype not in QUESTION_TYPES:
+                problems.append(Problem(("run", "question_types", i),
+                                        f'got "{qtype}"; allowed: {", ".join(QUESTION_TYPES)}'))
+    problems += _model_rules(cfg, notes)
+    problems += _memory_rules(cfg)
+    if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
+        problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
+                                f'"{cfg.eval.judge}"; e.g. eval = "gpt-4o-mini"'))
+    if cfg.eval.judge == "official":
+        if not cfg.dataset_repo_path:
+            problems.append(Problem(("dataset_repo_path",), 'required when [eval].judge = '
+                                    '"official" (its evaluation scripts are run from the clone)'))
+        if data.kind not in ("longmemeval", "sample"):
+            problems.append(Problem(("eval", "judge"), '"official" only grades LongMemEval-format '
+                                    'datasets; use "llm" or "deterministic"'))
+    if cfg.retry.max_backoff_s < cfg.retry.initial_backoff_s:
+        problems.append(Problem(("retry", "max_backoff_s"), f"got {cfg.retry.max_backoff_s}; must "
+                                f"be >= [retry].initial_backoff_s ({cfg.retry.initial_backoff_s})"))
+    if not cfg.vault_title and not cfg.vault_id:
+        problems.append(Problem(("vault_title",), 'is empty and vault_id is not set; '
+                                'e.g. vault_title = "longmemeval"'))
+    return cfg.model_copy(update={"dataset": data}), problems, notes
+
+
+def _model_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
+    provider, models = cfg.provider.type, cfg.models
+    roles = {"agent": models.agent, "qa": models.qa, "eval": models.eval}
+    if cfg.run.mode == "retrieval":
+        notes.append('[run].mode = "retrieval" evaluates search only: [models] are not used')
+        return []
+    if provider == "offline":
+        offline = {"agent": f'"{OFFLINE_AGENT}"', "qa": f'"{OFFLINE_READER}"',
+                   "eval": '"" (the deterministic grader)'}
+        return [Problem(("models", role), f'got "{model_id}", but [provider].type = "offline" runs '
+                        f'only offline-* models; set [provider].type = "openai" (or bedrock, '
+                        f"anthropic) or use {offline[role]}")
+                for role, model_id in roles.items()
+                if model_id and not model_id.startswith("offline-")]
+    return [Problem(("models", role), f'required when [provider].type = "{provider}"; e.g. '
+                    f'{role} = "{_MODEL_EXAMPLES[provider]}" (or "{default}" to keep the offline '
+                    f"model for this role)")
+            for role, default in (("agent", OFFLINE_AGENT), ("qa", OFFLINE_READER))
+            if role not in models.model_fields_set]
+
+
+def _memory_rules(cfg: RunConfig) -> list[Problem]:
+    mem, problems = cfg.memory, []
+    if mem.backend == "mcp":
+        if not mem.mcp_url:
+            problems.append(Problem(("memory", "mcp_url"), 'required when [memory].backend = '
+                                    '"mcp"; e.g. mcp_url = "http://localhost:11546/mcp"'))
+        if mem.search_alpha >= 0 or cfg.sweep.alpha:
+            key = ("memory", "search_alpha") if mem.search_alpha >= 0 else ("sweep", "alpha")
+            problems.append(Problem(key, "per-request alpha needs the embedded service; a Mycelian "
+                                    "server's alpha is service-wide (set SEARCH_ALPHA on the server)"))
+        if mem.db_path:
+            problems.append(Problem(("memory", "db_path"), 'is only used by the embedded service; '
+                                    'remove it or set backend = "embedded"'))
+    elif mem.mcp_url:
+        problems.append(Problem(("memory", "mcp_url"), f'is set but [memory].backend = "embedded"; '
+                                'set backend = "mcp" to use that server, or remove mcp_url'))
+    if mem.embedder == "none":
+        fix = 'with embedder = "none" there are no vectors; use 0.0 (pure keyword) or an embedder'
+        if mem.alpha != 0:
+            problems.append(Problem(("memory", "alpha"), f"got {mem.alpha}; {fix}"))
+        if mem.search_alpha > 0:
+            problems.append(Problem(("memory", "search_alpha"), f"got {mem.search_alpha}; {fix}"))
+        if any(a > 0 for a in cfg.sweep.alpha):
+            problems.append(Problem(("sweep", "alpha"), f"has values above 0; {fix}"))
+    return problems

@@ -1,0 +1,69 @@
+"""Does a hypothesis decline to answer? ("I don't know", "you never mentioned", "can't be determined")
+
+Two uses, both in the deterministic grader:
+  - `_abs` questions (unanswerable by construction) are correct exactly when the hypothesis
+    abstains without also committing to a guess;
+  - on answerable questions, the abstention phrase is cut out *before* the answer is looked
+    for, so "No information is available" cannot match the answer "no", while "I'm not sure,
+    but it was Paris" still matches "Paris".
+
+Phrases are matched on `normalize.clean` text (lowercase, apostrophes removed: "dont").
+"""
+
+from __future__ import annotations
+
+import re
+
+from benchmarker.eval.normalize import clean
+
+_INFO = r"(?:information|info|details?|records?|data|memory|memories|mention|knowledge|notes?|context)"
+_VERB_DECLINE = (r"(?:mention|mentioned|say|said|tell|told|share|shared|specify|specified|provide|"
+                 r"provided|discuss|discussed|state|stated|indicate|include|record|recorded|recommend|recommended|"
+                 r"suggest|suggested)")
+
+ABSTENTION_PATTERNS: tuple[str, ...] = (
+    r"\b(?:i\s+)?(?:dont|do not|did not|didnt)\s+(?:actually\s+)?know\b",
+    rf"\b(?:dont|do not|doesnt|does not|didnt|did not)\s+have\s+(?:any\s+|enough\s+|that\s+|this\s+|the\s+|"
+    rf"specific\s+|a\s+)?(?:\w+\s+)?{_INFO}",
+    rf"\bno\s+(?:\w+\s+)?{_INFO}\b",
+    rf"\b(?:not|never)\s+(?:been\s+|be\s+)?(?:mentioned|specified|stated|provided|recorded|available|given|"
+    rf"discussed|shared|found|included|indicated|clear|known)\b",
+    rf"\b(?:isnt|wasnt|arent|werent)\s+(?:\w+\s+)?(?:mentioned|specified|stated|recorded|available|"
+    rf"provided|discussed|shared|included)\b",
+    rf"\b(?:never|didnt|did not|havent|have not|hasnt|has not|dont|do not)\s+(?:actually\s+|explicitly\s+)?{_VERB_DECLINE}\b",
+    r"\b(?:cannot|cant|can not|unable to|not able to|impossible to|couldnt|could not)\s+(?:be\s+)?"
+    r"(?:determine|determined|answer|answered|find|found|tell|say|know|known|recall|confirm|"
+    r"confirmed|identify|identified|provide|locate|verify|calculate|calculated)\b",
+    rf"\b(?:insufficient|not enough|lack of|missing)\s+(?:\w+\s+)?{_INFO}\b",
+    r"\b(?:unknown|unanswerable|not answerable|cannot be answered)\b",
+    rf"\b{_INFO}\s+(?:\w+\s+)?(?:is|was|are|were)\s+(?:not enough|insufficient|incomplete|missing|lacking|unavailable)\b",
+    r"\bthere\s+(?:is|was|are)\s+no\s+(?:\w+\s+)?(?:mention|information|record|details?|data)\b",
+    r"\bno\s+way\s+(?:for me\s+)?to\s+(?:know|tell|determine)\b",
+    r"\b(?:doesnt|does not|dont|do not)\s+(?:appear|seem)\s+to\s+(?:be|have)\b",
+    r"\b(?:not|isnt|wasnt|arent|werent)\s+(?:anywhere\s+)?in\s+(?:the|my|your|our|any)\s+(?:\w+\s+)?(?:memory|memories|records?|notes|conversations?|history|chats?)\b",
+    r"\b(?:not sure|not certain|unsure|no idea|cant recall|cannot recall|dont recall|do not recall|"
+    r"dont remember|do not remember|cant remember|cannot remember)\b",
+)
+_ABSTAIN_RE = re.compile("|".join(f"(?:{p})" for p in ABSTENTION_PATTERNS))
+
+# A hedge followed by a committed guess ("I'm not sure, but I think it was Max") is an answer,
+# not an abstention: a careful judge marks it wrong on an unanswerable question.
+_GUESS_RE = re.compile(
+    r"\b(?:my best guess|best guess|i (?:think|believe|guess|suspect)|probably|most likely|it (?:might|may|could)"
+    r" (?:be|have been)|(?:it|that) (?:is|was) likely)\b")
+
+
+def abstains(hypothesis: str) -> bool:
+    """True when the hypothesis declines to answer and does not then guess anyway."""
+    text = clean(hypothesis)
+    return bool(_ABSTAIN_RE.search(text)) and not _GUESS_RE.search(text)
+
+
+def has_abstention_phrase(hypothesis: str) -> bool:
+    """True when any abstention phrase occurs, guess or not."""
+    return bool(_ABSTAIN_RE.search(clean(hypothesis)))
+
+
+def strip_abstention(hypothesis: str) -> str:
+    """The cleaned hypothesis with every abstention phrase cut out (replaced by a clause break)."""
+    return _ABSTAIN_RE.sub(" ; ", clean(hypothesis))

@@ -1,0 +1,118 @@
+"""`mycelian-longmemeval compare BASE OTHER...`: did my change make memory better or worse?
+
+The first run is the baseline. For each other run, on the question ids judged in both:
+  - flips: correct -> wrong (b) and wrong -> correct (c), with the ids;
+  - exact McNemar p-value on (b, c): with paired data only the discordant questions carry
+    information about a difference;
+  - a paired bootstrap (seed 0, 10,000 resamples) 95% CI of accuracy(other) - accuracy(base).
+Per-type accuracies with Wilson intervals are shown side by side for every run (all judged
+questions of that run, not just the shared ones).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarker.eval.qa_metrics import qa_metrics
+from benchmarker.eval.records import load_results
+from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
+
+BOOTSTRAP_ITERATIONS = 10_000
+BOOTSTRAP_SEED = 0
+
+
+def _run_name(run_dir: Path) -> str:
+    manifest = run_dir / "manifest.json"
+    if manifest.is_file():
+        try:
+            return str(json.loads(manifest.read_text(encoding="utf-8")).get("run_id") or run_dir.name)
+        except (json.JSONDecodeError, OSError):
+            pass
+    return run_dir.name
+
+
+def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
+    """Flips, McNemar and paired bootstrap between two runs' results lines."""
+    a = {r["question_id"]: r.get("label") for r in base}
+    b = {r["question_id"]: r.get("label") for r in other}
+    common = sorted(q for q in a.keys() & b.keys() if a[q] is not None and b[q] is not None)
+    to_wrong = [q for q in common if a[q] and not b[q]]
+    to_right = [q for q in common if not a[q] and b[q]]
+    base_vals = [int(bool(a[q])) for q in common]
+    other_vals = [int(bool(b[q])) for q in common]
+    n = len(common)
+    return {
+        "n_common": n,
+        "excluded_unjudged_or_missing": len(a.keys() | b.keys()) - n,
+        "baseline_accuracy": (sum(base_vals) / n) if n else None,
+        "accuracy": (sum(other_vals) / n) if n else None,
+        "flips": {"correct_to_wrong": to_wrong, "wrong_to_correct": to_right},
+        "b": len(to_wrong), "c": len(to_right),
+        "mcnemar_p": mcnemar_exact(len(to_wrong), len(to_right)),
+        "bootstrap": paired_bootstrap(base_vals, other_vals, iterations=BOOTSTRAP_ITERATIONS,
+                                      seed=BOOTSTRAP_SEED),
+    }
+
+
+def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
+    """Side-by-side QA metrics and paired tests of every run against the first."""
+    runs = []
+    for run_dir in run_dirs:
+        run_dir = Path(run_dir)
+        results = load_results(run_dir)
+        runs.append({"name": _run_name(run_dir), "run_dir": str(run_dir), "results": results,
+                     "qa": qa_metrics(results)})
+    types = sorted({t for run in runs for t in run["qa"]["by_type"]})
+    pairs = [{"baseline": runs[0]["name"], "run": run["name"],
+              **compare_pair(runs[0]["results"], run["results"])} for run in runs[1:]]
+    return {"baseline": runs[0]["name"] if runs else None, "types": types,
+            "runs": [{k: v for k, v in run.items() if k != "results"} for run in runs], "pairs": pairs}
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _cell(c: dict[str, Any] | None) -> str:
+    if not c or not c.get("n"):
+        return "n/a"
+    lo, hi = c["ci95"]
+    return f"{_pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"
+
+
+def _ids(ids: list[str], limit: int = 30) -> str:
+    shown = ", ".join(f"`{q}`" for q in ids[:limit])
+    return (shown + (f" ... (+{len(ids) - limit})" if len(ids) > limit else "")) or "none"
+
+
+def format_compare(comparison: dict[str, Any]) -> str:
+    """The comparison as markdown: an accuracy table, then one section per run vs the baseline."""
+    runs = comparison["runs"]
+    lines = ["# Run comparison", "", f"Baseline: **{comparison['baseline']}**", "",
+             "| | " + " | ".join(r["name"] for r in runs) + " |",
+             "|---|" + "---|" * len(runs)]
+    rows = [("overall", lambda q: _cell(q["overall"])),
+            ("task-averaged", lambda q: _pct(q["task_averaged"]["accuracy"])),
+            ("abstention", lambda q: _cell(q["abstention"]))]
+    rows += [(t, (lambda t: lambda q: _cell(q["by_type"].get(t)))(t)) for t in comparison["types"]]
+    rows.append(("unjudged", lambda q: str(q["unjudged"])))
+    for label, fn in rows:
+        lines.append(f"| {label} | " + " | ".join(fn(r["qa"]) for r in runs) + " |")
+    lines.append("")
+    lines.append("Accuracy with a 95% Wilson interval; unjudged answers are excluded.")
+    for pair in comparison["pairs"]:
+        boot = pair["bootstrap"]
+        diff = "n/a" if boot["diff"] is None else (
+            f"{100 * boot['diff']:+.1f} points, 95% CI [{100 * boot['lo']:+.1f}, {100 * boot['hi']:+.1f}]")
+        lines += ["", f"## {pair['run']} vs {pair['baseline']}", "",
+                  f"- questions judged in both: {pair['n_common']} "
+                  f"(excluded: {pair['excluded_unjudged_or_missing']} unjudged or missing in one run)",
+                  f"- accuracy on those: {_pct(pair['baseline_accuracy'])} -> {_pct(pair['accuracy'])}",
+                  f"- difference (paired bootstrap, {boot['iterations']} resamples, seed {boot['seed']}): {diff}",
+                  f"- flips: {pair['b']} correct -> wrong, {pair['c']} wrong -> correct; "
+                  f"exact McNemar p = {pair['mcnemar_p']:.4g}",
+                  f"- correct -> wrong: {_ids(pair['flips']['correct_to_wrong'])}",
+                  f"- wrong -> correct: {_ids(pair['flips']['wrong_to_correct'])}"]
+    return "\n".join(lines) + "\n"

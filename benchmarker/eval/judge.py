@@ -1,0 +1,173 @@
+"""The LLM judge: pick the type's prompt, ask for yes/no at temperature 0, parse, retry.
+
+Routing (`choose_prompt`): an `_abs` question id goes to the abstention prompt FIRST, whatever
+its type (peers applied the abstention prompt wrongly); then temporal-reasoning,
+knowledge-update and single-session-preference have their own prompts; every other type
+(including in-house suites' categories) uses the base prompt. The prompts are ours, in
+`prompts/judge_*.txt`, with `{question}`, `{answer}` and `{hypothesis}` placeholders.
+
+Failure policy: an empty or unparsable reply, or an exception from the model, is retried
+(`retries` more times). If no attempt yields yes/no, the verdict is *unjudged* (label None):
+it is reported and excluded from accuracy denominators, never silently counted as wrong.
+
+Temperature: the judge runs at temperature 0. A model built with another numeric temperature
+is copied with temperature 0; a model with temperature None (reasoning models that reject the
+parameter) is left alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+
+from benchmarker.agent.prompts import load_prompt
+from benchmarker.eval.records import grading_fields
+
+TEMPLATES = {
+    "abstention": "judge_abstention",
+    "temporal-reasoning": "judge_temporal",
+    "knowledge-update": "judge_knowledge_update",
+    "single-session-preference": "judge_preference",
+}
+BASE_TEMPLATE = "judge_base"
+OFFICIAL_TEMPLATE = "official:get_anscheck_prompt"
+LONGMEMEVAL_TYPES = ("single-session-user", "single-session-assistant", "single-session-preference",
+                     "multi-session", "temporal-reasoning", "knowledge-update")
+
+# (task, question, answer, response, abstention=False) -> prompt; LongMemEval's signature.
+PromptBuilder = Callable[..., str]
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """One judged answer: label None means unjudged (every attempt failed)."""
+
+    label: bool | None
+    judge: str  # "llm" | "official"
+    model: str | None
+    template: str
+    reply: str
+    attempts: int
+    reason: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def unjudged(self) -> bool:
+        return self.label is None
+
+    def fields(self) -> dict[str, Any]:
+        """The results-line grading keys (see records.py)."""
+        return grading_fields(self.label, judge=self.judge, model=self.model, reason=self.reason,
+                              attempts=self.attempts, template=self.template, reply=self.reply,
+                              input_tokens=self.input_tokens, output_tokens=self.output_tokens)
+
+
+def choose_prompt(question_type: str, question_id: str) -> tuple[str, str]:
+    """(template name, template text) for a question: abstention first, then by type."""
+    if str(question_id).endswith("_abs"):
+        name = TEMPLATES["abstention"]
+    else:
+        name = TEMPLATES.get(question_type, BASE_TEMPLATE)
+    return name, load_prompt(name)
+
+
+def parse_yes_no(text: str | None) -> bool | None:
+    """yes -> True, no -> False; None when empty, both, or neither (then the judge retries).
+
+    Whole words only, so "know" is never read as "no"; a yes/no in the first three words wins
+    over later words ("No. The response says yes to ..." is no); "yes and no" is None. Reasoning blocks (<think>...</think>) are ignored.
+    """
+    if not text:
+        return None
+    cleaned = re.sub(r"<think>.*?</think>", " ", str(text), flags=re.S | re.I).lower()
+    words = re.findall(r"[a-z]+", cleaned)
+    if not words:
+        return None
+    leading = {w for w in words[:3] if w in ("yes", "no")}  # "Answer: yes", "**Yes**", "Yes."
+    if len(leading) == 1:
+        return leading.pop() == "yes"
+    if leading:  # "yes and no"
+        return None
+    found = {w for w in words if w in ("yes", "no")}
+    if len(found) == 1:
+        return found.pop() == "yes"
+    return None
+
+
+def model_id(model: BaseChatModel) -> str | None:
+    """The model id a chat model was built with, whatever the provider calls the attribute."""
+    for attr in ("model_name", "model", "model_id"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _at_zero_temperature(model: BaseChatModel) -> BaseChatModel:
+    temperature = getattr(model, "temperature", None)
+    if isinstance(temperature, (int, float)) and temperature != 0:
+        try:
+            return model.model_copy(update={"temperature": 0.0})
+        except Exception:  # a model class that forbids copies keeps its own setting
+            return model
+    return model
+
+
+def build_prompt(record: Mapping[str, Any], prompt_builder: PromptBuilder | None = None) -> tuple[str, str, str]:
+    """(judge kind, template name, prompt text) for one record."""
+    qtype, qid = str(record.get("question_type", "")), str(record.get("question_id", ""))
+    question, answer = str(record.get("question", "")), str(record.get("answer", ""))
+    hypothesis = str(record.get("hypothesis") or "")
+    if prompt_builder is not None and qtype in LONGMEMEVAL_TYPES:
+        prompt = prompt_builder(qtype, question, answer, hypothesis, abstention=qid.endswith("_abs"))
+        return "official", OFFICIAL_TEMPLATE, prompt
+    name, template = choose_prompt(qtype, qid)
+    return "llm", name, template.format(question=question, answer=answer, hypothesis=hypothesis)
+
+
+def _usage(response: Any) -> tuple[int, int]:
+    usage = getattr(response, "usage_metadata", None) or {}
+    return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+
+
+async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retries: int = 3,
+                       prompt_builder: PromptBuilder | None = None,
+                       backoff_s: float = 0.5) -> JudgeVerdict:
+    """Judge one results record (question_type, question_id, question, answer, hypothesis).
+
+    Makes at most 1 + `retries` calls. `prompt_builder` (from `official.load_official_prompt_builder`)
+    swaps our prompts for LongMemEval's own for the six LongMemEval types.
+    """
+    kind, template, prompt = build_prompt(record, prompt_builder)
+    judge_model = _at_zero_temperature(model)
+    name = model_id(model)
+    tokens_in = tokens_out = 0
+    reply, problem = "", ""
+    attempts = 0
+    for attempt in range(1 + max(0, retries)):
+        attempts = attempt + 1
+        try:
+            response = await judge_model.ainvoke([HumanMessage(prompt)])
+        except Exception as exc:  # network or provider error: retry, then report as unjudged
+            problem = f"judge call failed: {type(exc).__name__}: {str(exc)[:200]}"
+            if attempt < retries:
+                await asyncio.sleep(backoff_s * (2 ** attempt))
+            continue
+        i, o = _usage(response)
+        tokens_in, tokens_out = tokens_in + i, tokens_out + o
+        text = getattr(response, "text", None)  # content blocks flattened to text (langchain-core 1.x)
+        reply = str(text) if isinstance(text, str) else str(response.content or "")
+        label = parse_yes_no(reply)
+        if label is not None:
+            return JudgeVerdict(label, kind, name, template, reply.strip(), attempts,
+                                f"judge replied {'yes' if label else 'no'}", tokens_in, tokens_out)
+        problem = "empty judge reply" if not reply.strip() else f"unparsable judge reply {reply.strip()[:80]!r}"
+    return JudgeVerdict(None, kind, name, template, reply.strip(), attempts,
+                        f"unjudged after {attempts} attempts: {problem}", tokens_in, tokens_out)

@@ -1,0 +1,83 @@
+"""The grading part of a `results.jsonl` line, and reading run files back.
+
+A results line is the answers line (written by the QA phase) plus exactly these keys, which
+this package owns:
+
+    "label":          true | false | null      null = unjudged (excluded from every accuracy
+                                               denominator and counted separately)
+    "autoeval_label": {"model": str, "label": bool} | null
+                                               LongMemEval's own field; null when unjudged.
+                                               model = the judge model id, or "deterministic"
+    "grade": {
+        "judge":    "deterministic" | "llm" | "official"
+        "model":    str | null                 judge model id (null for deterministic)
+        "reason":   str                        why: matched rule, parse failure, error text
+        "attempts": int                        judge calls made (1 for deterministic)
+        "unjudged": bool                       true exactly when label is null
+        "template": str | null                 judge prompt used: "judge_base", ...,
+                                               "official:get_anscheck_prompt"
+        "reply":    str | null                 last raw judge reply (trimmed to 200 chars)
+        "score":    float | null               deterministic only: 1.0 on a match, else the
+                                               best token F1 (rubric recall for preference)
+        "tokens":   {"input": int, "output": int}   judge tokens summed over attempts
+    }
+
+Metrics read only these files, never live objects, so `report`/`compare` work on any run
+directory, including one produced on another machine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from benchmarker.errors import UserError
+
+GRADING_KEYS = ("label", "autoeval_label", "grade")
+
+
+def grading_fields(label: bool | None, *, judge: str, model: str | None, reason: str,
+                   attempts: int = 1, template: str | None = None, reply: str | None = None,
+                   score: float | None = None, input_tokens: int = 0,
+                   output_tokens: int = 0) -> dict[str, Any]:
+    """The three grading keys of a results line, in their documented shape."""
+    autoeval = None if label is None else {"model": model or judge, "label": bool(label)}
+    return {
+        "label": label,
+        "autoeval_label": autoeval,
+        "grade": {
+            "judge": judge, "model": model, "reason": reason, "attempts": attempts,
+            "unjudged": label is None, "template": template,
+            "reply": None if reply is None else reply[:200],
+            "score": score, "tokens": {"input": input_tokens, "output": output_tokens},
+        },
+    }
+
+
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Lines of a JSONL file; a torn last line (crash mid-write) is skipped, not fatal."""
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError as exc:
+            if number == len(lines):
+                return
+            raise UserError(f"{path}:{number}: not valid JSON ({exc.msg}); fix or delete that line") from exc
+
+
+def load_results(run_dir: Path) -> list[dict[str, Any]]:
+    """All results lines of a run; the last line wins when a question was re-judged."""
+    path = Path(run_dir) / "results.jsonl"
+    if not path.exists():
+        raise UserError(f"{path} not found: run the eval phase first "
+                        f"(phases = [\"eval\"]) or point at a finished run directory")
+    by_id: dict[str, dict[str, Any]] = {}
+    for record in iter_jsonl(path):
+        by_id[str(record.get("question_id"))] = record
+    return list(by_id.values())

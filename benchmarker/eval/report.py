@@ -1,0 +1,237 @@
+"""report.md + a self-contained report.html (+ plots/*.png) for one run directory.
+
+The markdown is the source; the HTML is rendered from it with the plots inlined as base64
+data URIs and the CSS inline, so the file can be mailed or attached to a PR as is. Other
+suites (levels, fact extraction, self-improve) append their own (title, markdown) sections.
+Order: what the run was, QA accuracy, retrieval, sweep, worst questions, cost and speed.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+from typing import Any
+
+from benchmarker.eval.markdown_html import render
+from benchmarker.eval.plots import metric_value, plot_accuracy_by_type, plot_recall_curves, plot_sweep_heatmap
+from benchmarker.eval.retrieval_metrics import evidence_sets, question_retrieval
+
+WORST_LIMIT = 15
+HITS_SHOWN = 5
+CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
+padding:0 1.2em;color:#222;line-height:1.45}
+h1{border-bottom:2px solid #4C72B0;padding-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px solid #ddd}
+h3{margin-top:1.4em;font-size:1.05em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.88em}th,td{border:1px solid #ccc;padding:.25em .6em;
+text-align:left;vertical-align:top}th{background:#f0f3f8}tr:nth-child(even) td{background:#fafafa}
+code{background:#f3f3f3;padding:0 .25em;border-radius:3px;font-size:.9em}
+pre{background:#f6f8fa;padding:.8em;overflow-x:auto}figure{margin:1em 0}img{max-width:100%}
+blockquote{border-left:4px solid #e0a030;background:#fff8e6;margin:1em 0;padding:.5em 1em}
+ul{padding-left:1.4em}li{margin:.15em 0}
+"""
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:.1f}%"
+
+
+def _num(v: float | None, fmt: str = "{:.3f}") -> str:
+    return "n/a" if v is None else fmt.format(v)
+
+
+def _text(text: Any, limit: int = 160) -> str:
+    s = " ".join(str(text if text is not None else "").split())
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+
+def _cell(text: Any, limit: int = 160) -> str:
+    return _text(text, limit).replace("|", "\\|")
+
+
+def _ci(c: dict[str, Any]) -> str:
+    return "n/a" if not c.get("ci95") else f"[{100 * c['ci95'][0]:.1f}, {100 * c['ci95'][1]:.1f}]"
+
+
+def _header(summary: dict[str, Any]) -> list[str]:
+    counts, run = summary.get("counts", {}), summary.get("run", {})
+    out = [f"# Benchmark report: {summary.get('run_id') or 'run'}", ""]
+    if summary.get("offline"):
+        out += ["> **Offline run.** Deterministic agent, extractive reader and deterministic grader: "
+                "a reproducible floor, not a model's score.", ""]
+    judges = ", ".join(f"{k} ({v})" for k, v in counts.get("judges", {}).items()) or "none"
+    out += [f"- questions: {counts.get('questions', 0)} (judged {counts.get('judged', 0)}, "
+            f"unjudged {counts.get('unjudged', 0)}, abstention {counts.get('abstention', 0)})",
+            f"- judge: {judges}; models: {', '.join(counts.get('judge_models', [])) or 'none'}"]
+    for key in ("dataset", "provider", "models", "memory_backend", "alpha", "top_k"):
+        if run.get(key) not in (None, "", {}):
+            out.append(f"- {key}: `{run[key]}`")
+    out += [f"- note: {n}" for n in summary.get("notes", [])
+            if not (summary.get("offline") and n.startswith("offline run"))]
+    return out + [""]
+
+
+def _qa_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
+    qa = summary.get("qa", {})
+    out = ["## QA accuracy", ""]
+    if not qa.get("judged"):
+        return out + ["No judged answers (no questions, or every answer unjudged).", ""]
+    out += ["| | n | correct | accuracy | 95% CI | unjudged |", "|---|---|---|---|---|---|"]
+    rows = [("**overall**", qa["overall"]), ("abstention", qa["abstention"])]
+    rows += list(qa.get("by_type", {}).items())
+    for name, c in rows:
+        out.append(f"| {name} | {c['n']} | {c['correct']} | {_pct(c['accuracy'])} | {_ci(c)} | {c['unjudged']} |")
+    ta = qa.get("task_averaged", {})
+    out += ["", f"Task-averaged accuracy (mean over {ta.get('n_types', 0)} types): **{_pct(ta.get('accuracy'))}**", ""]
+    return out + ([f"![accuracy by type](plots/{plot.name})", ""] if plot else [])
+
+
+def _retrieval_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
+    r = summary.get("retrieval", {})
+    out = ["## Retrieval", ""]
+    if not r.get("available"):
+        return out + [f"- {n}" for n in r.get("notes", ["no retrieval data"])] + [""]
+    m, n = r["metrics"], r["n"]
+    out += ["Means over non-abstention questions with evidence (LongMemEval definitions).", "",
+            "| k | session recall_any | session recall_all | session ndcg_any | turn recall_any "
+            "| turn recall_all | turn ndcg_any | n (session/turn) |", "|---|---|---|---|---|---|---|---|"]
+    for k in r["k_values"]:
+        vals = [_num(m.get(f"{lvl}.{met}@{k}")) for lvl in ("session", "turn")
+                for met in ("recall_any", "recall_all", "ndcg_any")]
+        out.append(f"| {k} | " + " | ".join(vals) + f" | {n.get(f'session@{k}', 0)}/{n.get(f'turn@{k}', 0)} |")
+    out += [""] + [f"- {note}" for note in r.get("notes", [])] + [""]
+    out += ([f"![recall at k](plots/{plot.name})", ""] if plot else []) + _retrieval_by_type(r)
+    return out
+
+
+def _retrieval_by_type(r: dict[str, Any]) -> list[str]:
+    usable = [k for k in r["k_values"] if r["n"].get(f"session@{k}") or r["n"].get(f"turn@{k}")]
+    if not usable or not r.get("by_type"):
+        return []
+    k = max(x for x in usable if x <= 10) if any(x <= 10 for x in usable) else usable[0]
+    out = [f"By question type, k = {k}:", "",
+           "| type | session recall_any | session recall_all | turn recall_any | turn recall_all | n |",
+           "|---|---|---|---|---|---|"]
+    for qtype, block in r["by_type"].items():
+        m = block["metrics"]
+        out.append(f"| {qtype} | {_num(m.get(f'session.recall_any@{k}'))} | {_num(m.get(f'session.recall_all@{k}'))} "
+                   f"| {_num(m.get(f'turn.recall_any@{k}'))} | {_num(m.get(f'turn.recall_all@{k}'))} "
+                   f"| {block['n'].get(f'session@{k}', 0)} |")
+    return out + [""]
+
+
+def _sweep_section(sweep: dict[str, Any], plot: Path | None) -> list[str]:
+    metric = sweep.get("metric", "session.recall_all@10")
+    out = ["## Sweep: alpha x top_k", "", f"Metric: `{metric}`", ""]
+    if plot:
+        out += [f"![sweep heatmap](plots/{plot.name})", ""]
+    out += ["| alpha | top_k | " + metric + " | QA accuracy |", "|---|---|---|---|"]
+    for p in sorted(sweep.get("points") or [], key=lambda p: (p["alpha"], p["top_k"])):
+        s = p.get("summary") or {}
+        out.append(f"| {p['alpha']:g} | {p['top_k']} | {_num(metric_value(s, metric))} "
+                   f"| {_pct(metric_value(s, 'qa.overall.accuracy'))} |")
+    return out + [""]
+
+
+def _retrieval_miss(record: dict[str, Any]) -> int:
+    k = int(record.get("top_k") or len(record.get("retrieved") or []) or 1)
+    per_q = question_retrieval(record, ks=(k,)) or {}
+    hit = (per_q.get("session") or {}).get(f"recall_any@{k}")
+    return 0 if hit == 0.0 else 1  # evidence never retrieved sorts first: the memory's fault
+
+
+def _worst_section(results: list[dict[str, Any]]) -> list[str]:
+    wrong = [r for r in results if r.get("label") is False]
+    unjudged = [r for r in results if r.get("label") is None and r.get("grade")]
+    out = ["## Worst questions", ""]
+    if not wrong and not unjudged:
+        return out + ["No incorrect or unjudged answers.", ""]
+    chosen = sorted(wrong, key=lambda r: (_retrieval_miss(r), str(r.get("question_type")), str(r.get("question_id"))))
+    chosen = (chosen + unjudged)[:WORST_LIMIT]
+    out.append(f"{len(wrong)} incorrect and {len(unjudged)} unjudged answers; showing {len(chosen)}, incorrect "
+               f"ones whose evidence was never retrieved first. ✔ marks a hit from an evidence session.")
+    for r in chosen:
+        state = "unjudged" if r.get("label") is None else "incorrect"
+        evidence = evidence_sets(r)
+        out += ["", f"### `{r.get('question_id')}` ({r.get('question_type')}, {state})", "",
+                f"- question: {_text(r.get('question'), 400)}",
+                f"- answer: {_text(r.get('answer'), 400)}",
+                f"- hypothesis: {_text(r.get('hypothesis'), 400)}",
+                f"- grade: {_text((r.get('grade') or {}).get('reason'), 300)}",
+                f"- evidence sessions: {', '.join(f'`{s}`' for s in sorted(evidence['session'])) or 'none'}"]
+        hits = sorted(r.get("retrieved") or [], key=lambda h: h.get("rank") or 0)[:HITS_SHOWN]
+        if hits:
+            out += ["", "| rank | session | turn | evidence | preview |", "|---|---|---|---|---|"]
+            for h in hits:
+                mark = "✔" if str(h.get("session_id")) in evidence["session"] else ""
+                preview = h.get("summary") or h.get("raw_preview") or ""
+                out.append(f"| {h.get('rank')} | `{_cell(h.get('session_id'), 40)}` | {h.get('turn_index')} "
+                           f"| {mark} | {_cell(preview, 180)} |")
+        elif r.get("retrieved") is not None:
+            out.append("- retrieved: nothing")
+    return out + [""]
+
+
+def _cost_section(summary: dict[str, Any]) -> list[str]:
+    cost, speed = summary.get("cost", {}), summary.get("speed", {})
+    out = ["## Cost and speed", "", "| role | input tokens | output tokens | USD |", "|---|---|---|---|"]
+    for role, t in cost.get("tokens", {}).items():
+        out.append(f"| {role} | {t['input']:,} | {t['output']:,} | {_num(cost.get('usd', {}).get(role), '{:.4f}')} |")
+    total = cost.get("tokens_total", {"input": 0, "output": 0})
+    out.append(f"| **total** | {total['input']:,} | {total['output']:,} | "
+               f"{_num(cost.get('usd', {}).get('total'), '{:.4f}')} |")
+    out += ["", "| phase | total (s) | mean per question (s) | n |", "|---|---|---|---|"]
+    for phase, p in speed.get("phases", {}).items():
+        out.append(f"| {phase.removesuffix('_s')} | {_num(p['sum'], '{:.1f}')} | {_num(p['mean'], '{:.2f}')} | {p['n']} |")
+    if "ledger" in cost.get("source", {}).values():
+        out += ["", "Tokens for these roles come from the run's token ledger, not from the results lines: "
+                + ", ".join(r for r, src in cost["source"].items() if src == "ledger") + "."]
+    if cost.get("unpriced_models"):
+        out += ["", "No price configured for: " + ", ".join(f"`{m}`" for m in cost["unpriced_models"])
+                + " (USD shown as n/a or partial)."]
+    lat = speed.get("tool_latency_ms", {})
+    out += ["", f"Memory tool latency over {lat.get('n', 0)} calls: p50 {_num(lat.get('p50'), '{:.1f}')} ms, "
+            f"p95 {_num(lat.get('p95'), '{:.1f}')} ms, max {_num(lat.get('max'), '{:.1f}')} ms.", ""]
+    return out
+
+
+def _data_uri(run_dir: Path, rel: str) -> str | None:
+    path = run_dir / rel
+    if not path.is_file():
+        return None
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *,
+                    sweep: dict[str, Any] | None = None,
+                    extra_sections: list[tuple[str, str]] | tuple = ()) -> str:
+    """Draw the plots into run_dir/plots and return the report markdown."""
+    plots = Path(run_dir) / "plots"
+    acc_plot = plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png")
+    recall_plot = plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png")
+    lines = _header(summary) + _qa_section(summary, acc_plot) + _retrieval_section(summary, recall_plot)
+    if sweep and sweep.get("points"):
+        lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))
+    lines += _worst_section(results) + _cost_section(summary)
+    for title, body in extra_sections:
+        lines += [f"## {title}", "", body.rstrip(), ""]
+    return "\n".join(lines)
+
+
+def write_report(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *,
+                 sweep: dict[str, Any] | None = None,
+                 extra_sections: list[tuple[str, str]] | tuple = ()) -> dict[str, Path]:
+    """Write report.md, report.html and plots/*.png into run_dir; return their paths."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    markdown = render_markdown(run_dir, summary, results, sweep=sweep, extra_sections=extra_sections)
+    md_path, html_path = run_dir / "report.md", run_dir / "report.html"
+    md_path.write_text(markdown, encoding="utf-8")
+    body = render(markdown, image_src=lambda rel: _data_uri(run_dir, rel))
+    title = html.escape(f"Benchmark report: {summary.get('run_id') or run_dir.name}")
+    html_path.write_text(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                         f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n",
+                         encoding="utf-8")
+    return {"markdown": md_path, "html": html_path,
+            **{p.stem: p for p in sorted((run_dir / "plots").glob("*.png"))}}

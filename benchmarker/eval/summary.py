@@ -1,0 +1,166 @@
+"""summary.json: every number of a run, computed from its results lines alone.
+
+Keys (schema_version 1; a null is "not available", never zero):
+
+    schema_version   1
+    run_id           run_meta["run_id"] or null
+    offline          true when run_meta["offline"]: offline-provider numbers (deterministic
+                     agent, extractive reader, deterministic grader) are a floor, not a model score
+    notes            human-readable caveats (offline, unjudged answers, retrieval k > top_k, ...)
+    run              run_meta as given (JSON-safe copy) minus "decisions" and "tokens"
+                     (optional run_meta inputs: "decisions" = decisions.jsonl lines, used for tool
+                     latency; "tokens" = the TokenLedger snapshot, used for cost when the results
+                     lines do not carry a role's tokens or cost)
+    qa               see qa_metrics.py: overall, task_averaged, abstention, by_type, judged, unjudged
+    retrieval        see retrieval_metrics.py: available, k_values, top_k, metrics
+                     {"session.recall_any@1" ... "turn.ndcg_any@50"}, n {"session@1" ...},
+                     excluded_abstention, questions {session, turn}, by_type, notes
+    cost
+      tokens         {"agent"|"qa"|"eval": {"input", "output"}}  sums over questions
+      tokens_total   {"input", "output"}
+      usd            {"agent","qa","eval","total"}  sums; null when nothing priced that role
+      source         {role: "results" | "ledger"}  where a role's tokens came from
+      unpriced_models  models the ledger had no price for
+    speed
+      phases         {"ingest_s"|"qa_s"|"eval_s": {"sum","mean","n"}}  seconds, as recorded per question
+      tool_latency_ms  {"n","p50","p95","mean","max"}  over every memory tool call (results lines'
+                     tool_latency_ms, else every decisions.jsonl latency_ms)
+      tool_latency_by_tool_ms  {tool: {"n","p50","p95","mean","max"}}  from decisions, when given
+    counts
+      questions, judged, unjudged, abstention
+      by_type        {question_type: questions}
+      by_kind        {kind: questions}
+      judges         {"deterministic"|"llm"|"official": questions graded that way}
+      judge_models   sorted judge model ids seen
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarker.eval.qa_metrics import is_abstention, qa_metrics
+from benchmarker.eval.retrieval_metrics import retrieval_metrics
+
+SCHEMA_VERSION = 1
+ROLES = ("agent", "qa", "eval")
+PHASES = ("ingest_s", "qa_s", "eval_s")
+OFFLINE_NOTE = ("offline run: deterministic memory agent, extractive reader and deterministic grader; "
+                "these numbers are a reproducible floor, not a language model's score")
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _role_tokens(record: dict[str, Any], role: str) -> dict[str, int]:
+    tokens = (record.get("tokens") or {}).get(role)
+    if tokens is None and role == "eval":  # judge tokens live in the grade until the harness copies them
+        tokens = (record.get("grade") or {}).get("tokens")
+    tokens = tokens or {}
+    return {"input": int(tokens.get("input") or 0), "output": int(tokens.get("output") or 0)}
+
+
+def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Token and dollar sums per role: from the results lines, else from the run's token ledger."""
+    tokens = {role: {"input": 0, "output": 0} for role in ROLES}
+    usd: dict[str, float | None] = {role: None for role in ROLES}
+    for r in results:
+        for role in ROLES:
+            t = _role_tokens(r, role)
+            tokens[role]["input"] += t["input"]
+            tokens[role]["output"] += t["output"]
+            value = _num((r.get("cost_usd") or {}).get(role))
+            if value is not None:
+                usd[role] = (usd[role] or 0.0) + value
+    source = {role: "results" for role in ROLES}
+    roles = (ledger or {}).get("roles") or {}
+    for role in ROLES:
+        entry = roles.get(role)
+        if not entry:
+            continue
+        if tokens[role] == {"input": 0, "output": 0}:  # e.g. agent tokens spent during ingestion
+            tokens[role] = {"input": int(entry.get("input_tokens") or 0), "output": int(entry.get("output_tokens") or 0)}
+            source[role] = "ledger"
+        if usd[role] is None and _num(entry.get("cost_usd")) is not None:
+            usd[role] = float(entry["cost_usd"])
+    priced = [v for v in usd.values() if v is not None]
+    return {"tokens": tokens,
+            "tokens_total": {"input": sum(t["input"] for t in tokens.values()),
+                             "output": sum(t["output"] for t in tokens.values())},
+            "usd": {**usd, "total": sum(priced) if priced else None}, "source": source,
+            "unpriced_models": list((ledger or {}).get("unpriced_models") or [])}
+
+
+def _latency(values: list[float]) -> dict[str, Any]:
+    lat = np.array(values, dtype=float)
+    out: dict[str, Any] = {"n": int(lat.size), "p50": None, "p95": None, "mean": None, "max": None}
+    if lat.size:
+        out.update(p50=float(np.percentile(lat, 50)), p95=float(np.percentile(lat, 95)),
+                   mean=float(lat.mean()), max=float(lat.max()))
+    return out
+
+
+def speed_block(results: list[dict[str, Any]], decisions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Phase wall times and memory tool latency percentiles (results lines, else decisions.jsonl)."""
+    phases = {}
+    for phase in PHASES:
+        vals = [v for r in results if (v := _num((r.get("timings") or {}).get(phase))) is not None]
+        phases[phase] = {"sum": sum(vals) if vals else None, "mean": (sum(vals) / len(vals)) if vals else None,
+                         "n": len(vals)}
+    values = [v for r in results for x in (r.get("tool_latency_ms") or []) if (v := _num(x)) is not None]
+    by_tool: dict[str, list[float]] = {}
+    for d in decisions or []:
+        if (v := _num(d.get("latency_ms"))) is not None:
+            by_tool.setdefault(str(d.get("tool")), []).append(v)
+    if not values:
+        values = [v for vals in by_tool.values() for v in vals]
+    return {"phases": phases, "tool_latency_ms": _latency(values),
+            "tool_latency_by_tool_ms": {tool: _latency(vals) for tool, vals in sorted(by_tool.items())}}
+
+
+def counts_block(results: list[dict[str, Any]]) -> dict[str, Any]:
+    judges = Counter(str((r.get("grade") or {}).get("judge")) for r in results if r.get("grade"))
+    models = {m for r in results if (m := (r.get("grade") or {}).get("model"))}
+    return {"questions": len(results),
+            "judged": sum(1 for r in results if r.get("label") is not None),
+            "unjudged": sum(1 for r in results if r.get("label") is None),
+            "abstention": sum(1 for r in results if is_abstention(r)),
+            "by_type": dict(sorted(Counter(str(r.get("question_type")) for r in results).items())),
+            "by_kind": dict(sorted(Counter(str(r.get("kind") or "unknown") for r in results).items())),
+            "judges": dict(sorted(judges.items())), "judge_models": sorted(models)}
+
+
+def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) -> dict[str, Any]:
+    """Every documented key, from results lines and run metadata only."""
+    qa = qa_metrics(results)
+    retrieval = retrieval_metrics(results)
+    notes: list[str] = []
+    offline = bool(run_meta.get("offline"))
+    if offline:
+        notes.append(OFFLINE_NOTE)
+    if qa["unjudged"]:
+        notes.append(f"{qa['unjudged']} answer(s) unjudged (the judge gave no usable yes/no); "
+                     "excluded from accuracy denominators")
+    if not results:
+        notes.append("no questions in this run")
+    notes.extend(retrieval.get("notes", []))
+    run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens")}
+    return {"schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
+            "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),
+            "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens")),
+            "speed": speed_block(results, run_meta.get("decisions")),
+            "counts": counts_block(results)}
+
+
+def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
+    """Write <run_dir>/summary.json atomically (a crash never leaves half a file)."""
+    path = Path(run_dir) / "summary.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,91 @@
+"""Node: metrics and the report, computed from the run directory's files alone.
+
+`mycelian-longmemeval report RUN_DIR` calls the same code, so a report can be rebuilt (or a
+finished run re-summarised after a metrics fix) without re-running anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from benchmarker.errors import UserError
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.state import RunState
+from benchmarker.run.jsonl import read_jsonl, write_json_atomic
+
+
+async def report(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    ctx.progress.set_phase("report")
+    run_meta = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge_kind,
+                "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
+                "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind}
+    summary, path = summarise_dir(ctx.store.answers_dir, ctx.store.run_dir, run_meta)
+    return {"summary": summary, "report_path": str(path)}
+
+
+def summarise_dir(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) -> tuple[dict[str, Any], Path]:
+    """summary.json + report.{md,html} + plots for one results directory."""
+    from benchmarker.eval.report import write_report
+    from benchmarker.eval.sections import extra_sections, suite_summaries
+    from benchmarker.eval.summary import build_summary
+
+    results = _latest(read_jsonl(answers_dir / "results.jsonl"))
+    decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
+    summary = build_summary(results, run_meta=run_meta | {"decisions": decisions})
+    summary.update(suite_summaries(results))
+    write_json_atomic(answers_dir / "summary.json", summary)
+    write_report(answers_dir, summary, results, extra_sections=extra_sections(summary))
+    return summary, answers_dir / "report.html"
+
+
+def _latest(lines) -> list[dict[str, Any]]:
+    latest: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        latest[line["question_id"]] = line
+    return list(latest.values())
+
+
+def rebuild_report(run_dir: Path) -> Path:
+    """The `report` verb: recompute every summary and report from the files on disk."""
+    manifest_path = run_dir / "manifest.json"
+    if not manifest_path.exists():
+        raise UserError(f"{run_dir}: no manifest.json; is this a run directory?")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    meta = {"run_id": manifest.get("run_id"), "offline": manifest.get("models", {}).get("offline", False),
+            "mode": manifest.get("config", {}).get("run", {}).get("mode", "agent"),
+            "judge": manifest.get("judge", {}).get("kind"), "tokens": manifest.get("tokens", {}),
+            "dataset_kind": manifest.get("dataset", {}).get("kind")}
+    points = sorted(p for p in (run_dir / "points").glob("*") if p.is_dir()) if (run_dir / "points").exists() else []
+    if not points:
+        return summarise_dir(run_dir, run_dir, meta)[1]
+    results = []
+    for point in points:
+        summary, _ = summarise_dir(point, run_dir, meta | {"point": point.name})
+        results.append((point.name, point, summary))
+    write_sweep_files(run_dir, results)
+    return run_dir / "report.html"
+
+
+def write_sweep_report(run_dir: Path, config, points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:
+    return write_sweep_files(run_dir, points)
+
+
+def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:
+    """The comparison table over sweep points and the alpha x top_k heatmap report."""
+    from benchmarker.eval.report import write_report
+    from benchmarker.eval.sweep import sweep_table
+
+    table = sweep_table(points)
+    write_json_atomic(run_dir / "sweep.json", table)
+    (run_dir / "sweep.md").write_text(table["markdown"], encoding="utf-8")
+    best = table.get("best") or {}
+    best_summary = next((s for label, _, s in points if label == best.get("label")), points[0][2] if points else {})
+    results = _latest(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl")) if best else []
+    write_report(run_dir, best_summary, results, sweep=table["heatmap"],
+                 extra_sections=[("Sweep", table["markdown"])])
+    return {"sweep": table, "best": best}

@@ -1,0 +1,238 @@
+"""MemoryClient: one long-lived MCP session to a memory server (Mycelian's tool contract).
+
+The same session serves two callers: the memory agent, through `client.tools` (LangChain tools
+loaded once with langchain-mcp-adapters, schemas unmodified), and the harness itself, through
+the typed calls below (vault and memory setup, consistency, search, entry listing).
+
+    async with MemoryClient.connect(url, headers=auth_headers(token)) as client:
+        vault_id = await client.ensure_vault("longmemeval")
+
+Open and close the client in the SAME asyncio task: the MCP transport runs in an anyio task
+group that refuses to be exited from another task (so no pytest-asyncio yield fixtures that
+hold one across tests). Any number of concurrent tasks may call through an open client.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
+
+from benchmarker.errors import MemoryToolError
+
+LOCAL_DEV_TOKEN = "LOCAL_DEV_MODE_NOT_FOR_PRODUCTION"
+PROMPT_TEMPLATE_KEYS = ("entry_capture_prompt", "summary_prompt", "context_prompt")
+
+# on_call(tool, args, result_text, latency_ms, error): error is None on success
+CallObserver = Callable[[str, dict[str, Any], str, float, "str | None"], None]
+
+
+def auth_headers(token: str | None = None) -> dict[str, str]:
+    """Bearer header for Mycelian; no token means Mycelian's local development token."""
+    return {"Authorization": f"Bearer {token or LOCAL_DEV_TOKEN}"}
+
+
+def tool_result_text(result: Any) -> str:
+    """Flatten any tool result shape to text: str, content blocks, ToolMessage, CallToolResult."""
+    if result is None:
+        return ""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, tuple) and len(result) == 2:  # (content, artifact) from content_and_artifact tools
+        return tool_result_text(result[0])
+    content = getattr(result, "content", None)
+    if content is not None and not isinstance(result, dict):  # ToolMessage, CallToolResult
+        return tool_result_text(content)
+    if isinstance(result, dict):
+        if "text" in result:
+            return str(result["text"])
+        return json.dumps(result)
+    if isinstance(result, (list, tuple)):
+        return "\n".join(part for part in (tool_result_text(b) for b in result) if part)
+    text = getattr(result, "text", None)
+    return str(text) if text is not None else str(result)
+
+
+class MemoryClient:
+    """Tools for the agent and typed calls for the harness, over one MCP session."""
+
+    def __init__(self, session: Any, tools: list[Any], *, url: str = "", on_call: CallObserver | None = None,
+                 timeout_s: float = 60.0):
+        self.session = session
+        self.tools = tools
+        self.url = url
+        self.on_call = on_call
+        self.timeout_s = timeout_s
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(cls, url: str, *, headers: dict[str, str] | None = None, timeout_s: float = 60.0,
+                      on_call: CallObserver | None = None) -> AsyncIterator["MemoryClient"]:
+        """Open the session, load the tools once, yield the client; close on exit (same task!)."""
+        import httpx
+        from langchain_mcp_adapters.tools import load_mcp_tools
+        from mcp import ClientSession
+        from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+        http = create_mcp_http_client(
+            headers=auth_headers() if headers is None else headers,
+            timeout=httpx.Timeout(timeout_s, read=max(timeout_s, 300.0)))
+        unreachable = (httpx.ConnectError, httpx.ConnectTimeout)
+        opened = False  # after this, a connection error is the caller's, not "server unreachable"
+        try:
+            async with http, streamable_http_client(url, http_client=http) as (read, write, _), \
+                    ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout_s)) as session:
+                await session.initialize()
+                tools = await load_mcp_tools(session)
+                opened = True
+                yield cls(session, tools, url=url, on_call=on_call, timeout_s=timeout_s)
+        except BaseExceptionGroup as group:
+            # The transport's task group wraps whatever escapes the body (a MemoryToolError, a
+            # KeyError in the caller's code): hand the caller its own exception back.
+            leaf = _only_leaf(group)
+            if isinstance(leaf, unreachable) and not opened:
+                raise ConnectionError(f"cannot reach the memory MCP server at {url}: {leaf}") from leaf
+            if leaf is None:
+                raise
+            raise leaf from None
+        except unreachable as exc:
+            if opened:
+                raise
+            raise ConnectionError(f"cannot reach the memory MCP server at {url}: {exc}") from exc
+
+    def with_observer(self, on_call: CallObserver | None) -> "MemoryClient":
+        """A view on the same session that reports harness calls to another observer (per case)."""
+        return MemoryClient(self.session, self.tools, url=self.url, on_call=on_call, timeout_s=self.timeout_s)
+
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    async def call(self, tool: str, args: dict[str, Any] | None = None, *, timeout_s: float | None = None) -> str:
+        """Call a tool; return its text. Raises MemoryToolError when the server sets isError."""
+        args = dict(args or {})
+        started = time.perf_counter()
+        error: str | None = None
+        text = ""
+        try:
+            timeout = timedelta(seconds=timeout_s) if timeout_s else None
+            result = await self.session.call_tool(tool, args, read_timeout_seconds=timeout)
+            text = tool_result_text(result.content)
+            if result.isError:
+                error = text or "tool returned an error without text"
+                raise MemoryToolError(tool, error)
+            return text
+        except MemoryToolError:
+            raise
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            if self.on_call is not None:
+                self.on_call(tool, args, text, (time.perf_counter() - started) * 1000.0, error)
+
+    async def call_json(self, tool: str, args: dict[str, Any] | None = None, **kw: Any) -> Any:
+        """Call a tool whose result is JSON and parse it."""
+        text = await self.call(tool, args, **kw)
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            raise MemoryToolError(tool, f"expected JSON, got: {text[:200]!r}") from None
+
+    async def ensure_vault(self, title: str, description: str = "") -> str:
+        """The id of the vault with this title, created when missing."""
+        for vault in _as_list(await self.call_json("list_vaults"), "vaults"):
+            if vault.get("title") == title:
+                return vault["vaultId"]
+        created = await self.call_json("create_vault", {"title": title, "description": description})
+        return created["vaultId"]
+
+    async def create_memory(self, vault_id: str, title: str, memory_type: str = "NOTES",
+                            description: str = "") -> dict[str, Any]:
+        return await self.call_json("create_memory_in_vault", {
+            "vault_id": vault_id, "title": title, "memory_type": memory_type, "description": description})
+
+    async def find_memory(self, vault_id: str, title: str) -> dict[str, Any] | None:
+        for mem in _as_list(await self.call_json("list_memories", {"vault_id": vault_id}), "memories"):
+            if mem.get("title") == title:
+                return mem
+        return None
+
+    async def get_default_prompts(self, memory_type: str = "chat") -> dict[str, Any]:
+        """Mycelian's prompts; raises MemoryToolError when any text is missing or empty."""
+        prompts = await self.call_json("get_default_prompts", {"memory_type": memory_type})
+        templates = prompts.get("templates") if isinstance(prompts, dict) else None
+        missing = [] if isinstance(templates, dict) else ["templates"]
+        if isinstance(prompts, dict) and not str(prompts.get("context_summary_rules") or "").strip():
+            missing.append("context_summary_rules")
+        if isinstance(templates, dict):
+            missing += [k for k in PROMPT_TEMPLATE_KEYS if not str(templates.get(k) or "").strip()]
+        if missing:
+            raise MemoryToolError("get_default_prompts",
+                                  f"the server returned empty or missing prompt texts: {', '.join(missing)}")
+        return prompts
+
+    async def await_consistency(self, memory_id: str, *, timeout_s: float | None = None) -> str:
+        return await self.call("await_consistency", {"memory_id": memory_id}, timeout_s=timeout_s)
+
+    async def search(self, memory_id: str, query: str, top_k: int = 10, alpha: float | None = None) -> dict[str, Any]:
+        """search_memories; `alpha` is only sent when set (Mycelian's alpha is service-wide)."""
+        args: dict[str, Any] = {"memory_id": memory_id, "query": query, "top_k": top_k}
+        if alpha is not None:
+            args["alpha"] = alpha
+        return await self.call_json("search_memories", args)
+
+    async def list_all_entries(self, vault_id: str, memory_id: str, page_size: int = 50) -> list[dict[str, Any]]:
+        """Every entry of a memory, oldest first (pages of `page_size` walked with `before`)."""
+        seen: dict[str, dict[str, Any]] = {}
+        before: str | None = None
+        while True:
+            args: dict[str, Any] = {"vault_id": vault_id, "memory_id": memory_id, "limit": page_size}
+            if before:
+                args["before"] = before
+            page = await self.call_json("list_entries", args)
+            entries = page.get("entries") or []
+            fresh = [e for e in entries if e.get("entryId") not in seen]
+            for entry in fresh:
+                seen[entry["entryId"]] = entry
+            cursor = page.get("next_before") or min((e.get("creationTime", "") for e in entries), default="")
+            if len(entries) < page_size or not fresh or not cursor or cursor == before:
+                break
+            before = cursor
+        return sorted(seen.values(), key=lambda e: e.get("creationTime", ""))
+
+    async def get_context(self, vault_id: str, memory_id: str) -> str:
+        return await self.call("get_context", {"vault_id": vault_id, "memory_id": memory_id})
+
+    async def put_context(self, vault_id: str, memory_id: str, content: str) -> str:
+        return await self.call("put_context", {"vault_id": vault_id, "memory_id": memory_id, "content": content})
+
+    async def add_entry(self, vault_id: str, memory_id: str, raw_entry: str, summary: str,
+                        tags: dict[str, Any] | None = None) -> str:
+        args: dict[str, Any] = {"vault_id": vault_id, "memory_id": memory_id, "raw_entry": raw_entry,
+                                "summary": summary}
+        if tags:
+            args["tags"] = tags
+        return await self.call("add_entry", args)
+
+
+def _only_leaf(group: BaseExceptionGroup) -> BaseException | None:
+    """The single exception inside (nested) groups, or None when there are several."""
+    leaves: list[BaseException] = []
+    stack: list[BaseException] = [group]
+    while stack:
+        exc = stack.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            stack.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    return leaves[0] if len(leaves) == 1 else None
+
+
+def _as_list(value: Any, key: str) -> list[dict[str, Any]]:
+    """JSON arrays may come bare, wrapped ({"vaults": [...]}) or as null."""
+    if isinstance(value, dict):
+        value = value.get(key)
+    return [v for v in value or [] if isinstance(v, dict)]

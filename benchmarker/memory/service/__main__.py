@@ -1,0 +1,19 @@
+"""`python -m benchmarker.memory.service [flags]`: the same server as `mycelian-longmemeval serve-memory`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from benchmarker.memory.service.cli import add_arguments, run
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarker.memory.service",
+                                     description="Serve the embedded Mycelian-compatible memory service.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

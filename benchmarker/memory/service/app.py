@@ -1,0 +1,88 @@
+"""The ASGI app: MCP streamable HTTP at /mcp plus Mycelian's REST health and search routes.
+
+    GET  /v0/health   {"status": "healthy", ...}  (what `make wait-backend-health` polls)
+    POST /v0/search   {"memoryId", "query", "topK", "alpha"?} -> search_memories' JSON
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import signal
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from benchmarker.memory.service.errors import NotFoundError, ServiceError
+from benchmarker.memory.service.service import MemoryService
+from benchmarker.memory.service.tools import build_mcp
+
+log = logging.getLogger(__name__)
+
+
+def _rest_routes(svc: MemoryService) -> list[Route]:
+    async def health(_: Request) -> JSONResponse:
+        return JSONResponse(svc.health())
+
+    async def search(request: Request) -> JSONResponse:
+        try:
+            body = json.loads(await request.body())
+        except (ValueError, UnicodeDecodeError):
+            return JSONResponse({"error": "body: expected a JSON object {memoryId, query, topK}"}, status_code=400)
+        if not isinstance(body, dict):
+            return JSONResponse({"error": "body: expected a JSON object {memoryId, query, topK}"}, status_code=400)
+        try:
+            result = await svc.search(body.get("memoryId"), body.get("query"), body.get("topK"), body.get("alpha"))
+        except NotFoundError as err:
+            return JSONResponse({"error": str(err)}, status_code=404)
+        except ServiceError as err:
+            return JSONResponse({"error": _rest_names(str(err))}, status_code=400)
+        return JSONResponse(result)
+
+    return [Route("/v0/health", health, methods=["GET"]), Route("/v0/search", search, methods=["POST"])]
+
+
+def _rest_names(message: str) -> str:
+    """REST callers send camelCase keys: name them that way in errors."""
+    for snake, camel in (("memory_id:", "memoryId:"), ("top_k:", "topK:")):
+        if message.startswith(snake):
+            return camel + message[len(snake):]
+    return message
+
+
+async def _watch_parent(parent: int) -> None:
+    """Stop (gracefully, via SIGTERM) when the process that launched us is gone."""
+    while True:
+        await asyncio.sleep(1.0)
+        if os.getppid() != parent:
+            log.warning("parent process %d exited; shutting down", parent)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+
+
+def build_app(svc: MemoryService) -> Starlette:
+    """The service's ASGI app; its lifespan resumes indexing and closes everything at shutdown."""
+    mcp = build_mcp(svc)
+    mcp_app = mcp.streamable_http_app()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        resumed = await svc.start()
+        if resumed:
+            log.warning("resuming: %d rows were stored but not yet indexed", resumed)
+        watcher = asyncio.create_task(_watch_parent(os.getppid())) if svc.settings.exit_with_parent else None
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+            await svc.close()
+
+    return Starlette(routes=[*_rest_routes(svc), *mcp_app.routes], lifespan=lifespan)

@@ -1,0 +1,102 @@
+"""`mycelian-longmemeval serve-memory` and `python -m benchmarker.memory.service`: flags -> settings -> uvicorn.
+
+The database and the embedder are opened before the server binds, so a bad flag, a locked
+database or a missing model is one clear line on stderr and exit code 2, not a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from benchmarker.memory.service.settings import (
+    DEFAULT_ALPHA,
+    DEFAULT_DB_PATH,
+    DEFAULT_EMBEDDER,
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    EMBEDDERS,
+    ServiceSettings,
+)
+
+_DEFAULTS = ServiceSettings()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The serve-memory flags (shared by the main CLI and `python -m benchmarker.memory.service`)."""
+    parser.add_argument("--host", default=DEFAULT_HOST, help="bind address (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port (default 11546, like Mycelian's MCP)")
+    parser.add_argument("--db", default=DEFAULT_DB_PATH, help="SQLite file (default ./mycelian-embedded.sqlite)")
+    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
+                        help="hybrid weight: 0 = BM25 only, 1 = vectors only (default 0.6, Mycelian's SEARCH_ALPHA)")
+    parser.add_argument("--embedder", choices=EMBEDDERS, default=DEFAULT_EMBEDDER,
+                        help=f"dense embedder (default {DEFAULT_EMBEDDER}; 'none' = BM25 only, needs --alpha 0)")
+    parser.add_argument("--index-lag-ms", type=int, default=0,
+                        help="delay before writes become searchable (to test a lagging index)")
+    parser.add_argument("--no-placeholder-context", dest="placeholder_context", action="store_false",
+                        help="start new memories without Mycelian's placeholder context")
+    parser.add_argument("--lenient-titles", dest="strict_titles", action="store_false",
+                        help="accept any title up to 50 characters (Mycelian allows only letters, digits, hyphen)")
+    parser.add_argument("--max-raw-entry-bytes", type=int, default=_DEFAULTS.max_raw_entry_bytes)
+    parser.add_argument("--max-summary-bytes", type=int, default=_DEFAULTS.max_summary_bytes)
+    parser.add_argument("--max-context-bytes", type=int, default=_DEFAULTS.max_context_bytes)
+    parser.add_argument("--max-query-bytes", type=int, default=_DEFAULTS.max_query_bytes)
+    parser.add_argument("--max-tags-bytes", type=int, default=_DEFAULTS.max_tags_bytes)
+    parser.add_argument("--embed-batch-size", type=int, default=_DEFAULTS.embed_batch_size)
+    parser.add_argument("--await-timeout-s", type=float, default=_DEFAULTS.await_timeout_s)
+    parser.add_argument("--vector-cache-mb", type=int, default=_DEFAULTS.vector_cache_mb)
+    parser.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
+    parser.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
+
+
+def settings_from_args(args: argparse.Namespace) -> ServiceSettings:
+    return ServiceSettings(
+        host=args.host, port=args.port, db_path=args.db, alpha=args.alpha, embedder=args.embedder,
+        index_lag_ms=args.index_lag_ms, placeholder_context=args.placeholder_context,
+        strict_titles=args.strict_titles, max_raw_entry_bytes=args.max_raw_entry_bytes,
+        max_summary_bytes=args.max_summary_bytes, max_context_bytes=args.max_context_bytes,
+        max_query_bytes=args.max_query_bytes, max_tags_bytes=args.max_tags_bytes,
+        embed_batch_size=args.embed_batch_size, await_timeout_s=args.await_timeout_s,
+        vector_cache_mb=args.vector_cache_mb, log_level=args.log_level, exit_with_parent=args.exit_with_parent)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until SIGINT/SIGTERM; 0 on a clean stop, 2 on bad settings, 1 when serving failed."""
+    settings = settings_from_args(args)
+    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if settings.port == 0:
+        print("serve-memory: --port 0 is for the launcher; give a port, e.g. --port 11546", file=sys.stderr)
+        return 2
+    return serve(settings)
+
+
+def serve(settings: ServiceSettings) -> int:
+    import uvicorn
+
+    from benchmarker.memory.service.app import build_app
+    from benchmarker.memory.service.errors import EmbedderError
+    from benchmarker.memory.service.service import MemoryService
+
+    try:
+        svc = MemoryService.open(settings)
+    except (ValueError, RuntimeError, EmbedderError, OSError) as err:
+        print(f"serve-memory: {err}", file=sys.stderr)
+        return 2
+    base = f"http://{settings.host}:{settings.port}"
+    print(f"serve-memory: MCP {base}/mcp, health {base}/v0/health, search {base}/v0/search | "
+          f"db {settings.db_path} | embedder {settings.embedder} | alpha {settings.alpha} | "
+          f"index lag {settings.index_lag_ms} ms", file=sys.stderr, flush=True)
+    config = uvicorn.Config(build_app(svc), host=settings.host, port=settings.port, log_level=settings.log_level,
+                            access_log=False, lifespan="on", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    try:
+        asyncio.run(server.serve())
+    except KeyboardInterrupt:
+        pass
+    if not server.started:
+        print(f"serve-memory: could not serve on {base} (see the messages above)", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,178 @@
+"""Start the embedded memory service as a subprocess and wait until it is healthy.
+
+    async with EmbeddedMemoryService(ServiceSettings(port=0, db_path=...), log_path=...) as svc:
+        url = svc.mcp_url            # http://127.0.0.1:<port>/mcp
+    with EmbeddedMemoryService(settings) as svc: ...   # the same, synchronously
+
+A subprocess (not a thread) keeps the embedder's CPU work and the server's event loop out of the
+harness's process. The child exits by itself when its parent dies (--exit-with-parent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from benchmarker.memory.service.healthwait import probe
+from benchmarker.memory.service.settings import ServiceSettings
+
+DEFAULT_STARTUP_TIMEOUT_S = 120.0  # the first `static` start distils a model (~30 s); minilm loads torch
+PORT_RETRIES = 3
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free a moment ago (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no log)"
+    return "\n".join(text.splitlines()[-lines:]) or "(empty log)"
+
+
+class EmbeddedMemoryService:
+    """The service in a child process: start, health-wait, URLs, stop (SIGTERM, then kill)."""
+
+    def __init__(self, settings: ServiceSettings, *, log_path: str | os.PathLike[str] | None = None,
+                 startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S, env: Mapping[str, str] | None = None):
+        settings.validate()
+        self.settings = settings
+        self.startup_timeout_s = startup_timeout_s
+        self.extra_env = dict(env or {})
+        if log_path is None:
+            fd, name = tempfile.mkstemp(prefix="embedded-memory-", suffix=".log")
+            os.close(fd)
+            log_path = name
+        self.log_path = Path(log_path)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+        self._port = settings.port
+
+    # -- addresses -----------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def _url_host(self) -> str:
+        return "127.0.0.1" if self.settings.host in ("0.0.0.0", "::", "") else self.settings.host
+
+    @property
+    def rest_url(self) -> str:
+        return f"http://{self._url_host}:{self._port}"
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.rest_url}/mcp"
+
+    @property
+    def health_url(self) -> str:
+        return f"{self.rest_url}/v0/health"
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> "EmbeddedMemoryService":
+        """Spawn the service and block until /v0/health is healthy (RuntimeError with the log tail if not)."""
+        if self.running:
+            return self
+        attempts = PORT_RETRIES if self.settings.port == 0 else 1
+        for attempt in range(1, attempts + 1):
+            self._port = self.settings.port or free_port(self._url_host)
+            self._spawn()
+            error = self._wait_healthy()
+            if error is None:
+                return self
+            self.stop()
+            if attempt < attempts and "address already in use" in error.lower():
+                continue
+            raise RuntimeError(error)
+        raise RuntimeError("unreachable")  # pragma: no cover
+
+    def _spawn(self) -> None:
+        settings = dataclasses.replace(self.settings, port=self._port, exit_with_parent=True)
+        env = dict(os.environ)
+        package_root = str(Path(__file__).resolve().parents[3])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+        env["PYTHONUNBUFFERED"] = "1"
+        env.update(self.extra_env)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.log_path, "ab")
+        command = [sys.executable, "-m", "benchmarker.memory.service", *settings.to_cli_args()]
+        self._log.write(f"$ {' '.join(command)}\n".encode())
+        self._log.flush()
+        self._proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                                      env=env)
+
+    def _wait_healthy(self) -> str | None:
+        """None once healthy, else a message with the reason and the log tail."""
+        assert self._proc is not None
+        deadline = time.monotonic() + self.startup_timeout_s
+        detail = "no answer yet"
+        while time.monotonic() < deadline:
+            code = self._proc.poll()
+            if code is not None:
+                return (f"the embedded memory service exited with code {code} before it was healthy "
+                        f"(log {self.log_path}):\n{_tail(self.log_path)}")
+            ok, detail = probe(self.health_url, timeout_s=2.0)
+            if ok:
+                return None
+            time.sleep(0.1)
+        return (f"the embedded memory service did not report healthy at {self.health_url} within "
+                f"{self.startup_timeout_s:.0f} s (last answer: {detail}); log {self.log_path}:\n{_tail(self.log_path)}")
+
+    def stop(self, timeout_s: float = 15.0) -> int | None:
+        """SIGTERM, then SIGKILL after `timeout_s`; returns the exit code (None if never started)."""
+        proc, self._proc = self._proc, None
+        code = None
+        if proc is not None:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout_s)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(5.0)
+            code = proc.returncode
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        return code
+
+    def __enter__(self) -> "EmbeddedMemoryService":
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> "EmbeddedMemoryService":
+        return await asyncio.to_thread(self.start)
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await asyncio.to_thread(self.stop)

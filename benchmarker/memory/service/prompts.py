@@ -1,0 +1,34 @@
+"""get_default_prompts: the memory agent's rules and templates, read from default_prompts/<type>/*.md."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from benchmarker.memory.service.errors import ServiceError
+
+PROMPTS_VERSION = "v1"
+TEMPLATE_NAMES = ("context_prompt", "entry_capture_prompt", "summary_prompt")
+
+
+def available_types() -> list[str]:
+    root = resources.files("benchmarker.memory.service") / "default_prompts"
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+@lru_cache(maxsize=8)
+def _load(memory_type: str) -> dict[str, Any]:
+    folder = resources.files("benchmarker.memory.service") / "default_prompts" / memory_type
+    read = lambda name: (folder / f"{name}.md").read_text(encoding="utf-8")  # noqa: E731
+    return {"version": PROMPTS_VERSION, "context_summary_rules": read("context_summary_rules"),
+            "templates": {name: read(name) for name in TEMPLATE_NAMES}}
+
+
+def default_prompts(memory_type: str) -> dict[str, Any]:
+    """The prompt set for `memory_type` (case-insensitive); unknown types name the argument."""
+    key = memory_type.strip().lower()
+    types = available_types()
+    if key not in types:
+        raise ServiceError("memory_type", f"unknown memory type {memory_type!r}; available: {', '.join(types)}")
+    return _load(key)

@@ -1,0 +1,226 @@
+"""MemoryService: the operations behind the 13 MCP tools and the REST routes, transport-free.
+
+Reads and writes run on the event loop thread (SQLite calls take well under a millisecond);
+embedding runs in worker threads. Every bad argument raises ServiceError naming the argument.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from benchmarker.memory.service import validation as check
+from benchmarker.memory.service.embedders import Embedder, create_embedder
+from benchmarker.memory.service.errors import NotFoundError, ServiceError
+from benchmarker.memory.service.indexer import Indexer
+from benchmarker.memory.service.prompts import default_prompts
+from benchmarker.memory.service.records import Memory, Vault
+from benchmarker.memory.service.search import HybridSearcher
+from benchmarker.memory.service.settings import PLACEHOLDER_CONTEXT, ServiceSettings
+from benchmarker.memory.service.store import Store
+from benchmarker.memory.service.timefmt import format_ts
+from benchmarker.memory.service.vectors import VectorCache
+
+log = logging.getLogger(__name__)
+QUERY_CACHE_SIZE = 512
+ENQUEUED, CONSISTENT = "enqueued", "consistent"
+
+
+class MemoryService:
+    """One database, one embedder, the index queues and the search over them."""
+
+    def __init__(self, settings: ServiceSettings, store: Store, embedder: Embedder | None):
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        model = embedder.model_id if embedder is not None else ""
+        self.vectors = VectorCache(lambda kind, mkey: store.load_vectors(kind, mkey, model),
+                                   settings.vector_cache_mb * 1024 * 1024)
+        self.searcher = HybridSearcher(store, self.vectors)
+        self.indexer = Indexer(store, self.vectors, embedder, lag_ms=settings.index_lag_ms,
+                               batch_size=settings.embed_batch_size)
+        self._query_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
+        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.started_at = format_ts(datetime.now(timezone.utc))
+
+    @classmethod
+    def open(cls, settings: ServiceSettings) -> "MemoryService":
+        """Validate settings, open the database and load the embedder (errors say what to fix)."""
+        settings.validate()
+        store = Store(settings.db_path)
+        try:
+            embedder = create_embedder(settings.embedder, settings.embed_batch_size)
+        except BaseException:
+            store.close()
+            raise
+        return cls(settings, store, embedder)
+
+    async def start(self) -> int:
+        """Resume indexing what a previous run left pending; returns how many rows were queued."""
+        return self.indexer.resume()
+
+    async def close(self) -> None:
+        await self.indexer.close()
+        self._query_executor.shutdown(wait=True, cancel_futures=True)
+        if self.embedder is not None:
+            self.embedder.close()
+        self.store.close()
+
+    # -- lookups ---------------------------------------------------------------------------------
+
+    def _vault(self, vault_id: Any) -> Vault:
+        vault_id = check.identifier("vault_id", vault_id)
+        vault = self.store.get_vault(vault_id)
+        if vault is None:
+            raise NotFoundError("vault_id", f"no vault with id {vault_id!r}; call list_vaults or create_vault")
+        return vault
+
+    def _memory(self, memory_id: Any, vault_id: Any = None) -> Memory:
+        vault = self._vault(vault_id) if vault_id is not None else None
+        memory_id = check.identifier("memory_id", memory_id)
+        memory = self.store.get_memory(memory_id)
+        if memory is None or (vault is not None and memory.vault_id != vault.vault_id):
+            where = f" in vault {vault.vault_id}" if vault is not None else ""
+            raise NotFoundError("memory_id", f"no memory with id {memory_id!r}{where}; call list_memories")
+        return memory
+
+    # -- vaults and memories -------------------------------------------------------------------
+
+    def create_vault(self, title: Any, description: Any = "") -> dict[str, Any]:
+        vault = self.store.create_vault(check.title(title, strict=self.settings.strict_titles),
+                                        check.description(description))
+        return vault.to_json()
+
+    def list_vaults(self) -> list[dict[str, Any]]:
+        return [v.to_brief() for v in self.store.list_vaults()]
+
+    def list_memories(self, vault_id: Any) -> list[dict[str, Any]]:
+        return [m.to_brief() for m in self.store.list_memories(self._vault(vault_id).vault_id)]
+
+    def create_memory(self, vault_id: Any, title: Any, memory_type: Any, description: Any = "") -> dict[str, Any]:
+        vault = self._vault(vault_id)
+        placeholder = PLACEHOLDER_CONTEXT if self.settings.placeholder_context else None
+        memory, context = self.store.create_memory(vault.vault_id, check.title(title, strict=self.settings.strict_titles),
+                                                   check.memory_type(memory_type), check.description(description),
+                                                   placeholder)
+        if context is not None:
+            self.indexer.enqueue("context", memory.mkey, context.seq)
+        return memory.to_json()
+
+    def get_memory(self, vault_id: Any, memory_id: Any) -> dict[str, Any]:
+        return self._memory(memory_id, vault_id).to_json()
+
+    # -- entries and contexts ------------------------------------------------------------------
+
+    def add_entry(self, vault_id: Any, memory_id: Any, raw_entry: Any, summary: Any, tags: Any = None) -> str:
+        raw = check.text("raw_entry", raw_entry, max_bytes=self.settings.max_raw_entry_bytes)
+        summ = check.text("summary", summary, max_bytes=self.settings.max_summary_bytes, allow_empty=True)
+        tags_json = check.tags(tags, max_bytes=self.settings.max_tags_bytes)
+        memory = self._memory(memory_id, vault_id)
+        entry = self.store.add_entry(memory, raw, summ, tags_json)
+        self.indexer.enqueue("entry", memory.mkey, entry.seq)
+        return ENQUEUED
+
+    def list_entries(self, vault_id: Any, memory_id: Any, limit: Any = None, before: Any = None,
+                     after: Any = None) -> dict[str, Any]:
+        applied = check.list_limit(limit)
+        before_ts, after_ts = check.cursor("before", before), check.cursor("after", after)
+        if before_ts and after_ts:
+            raise ServiceError("before", "pass only one of before or after")
+        memory = self._memory(memory_id, vault_id)
+        entries = self.store.list_entries(memory.mkey, applied, before_ts, after_ts)
+        full = len(entries) == applied
+        return {"entries": [e.to_json() for e in entries], "count": len(entries), "applied_limit": applied,
+                "next_before": entries[-1].creation_time if full and not after_ts else None,
+                "next_after": entries[0].creation_time if full and after_ts else None}
+
+    def get_entry(self, vault_id: Any, memory_id: Any, entry_id: Any) -> dict[str, Any]:
+        memory = self._memory(memory_id, vault_id)
+        entry_id = check.identifier("entry_id", entry_id)
+        entry = self.store.get_entry(entry_id)
+        if entry is None or entry.mkey != memory.mkey:
+            raise NotFoundError("entry_id", f"no entry with id {entry_id!r} in memory {memory.memory_id}")
+        return entry.to_json()
+
+    def put_context(self, vault_id: Any, memory_id: Any, content: Any) -> str:
+        text = check.text("content", content, max_bytes=self.settings.max_context_bytes)
+        memory = self._memory(memory_id, vault_id)
+        context = self.store.add_context(memory, text)
+        self.indexer.enqueue("context", memory.mkey, context.seq)
+        return ENQUEUED
+
+    def get_context(self, vault_id: Any, memory_id: Any) -> str:
+        memory = self._memory(memory_id, vault_id)
+        context = self.store.latest_context(memory.mkey)
+        if context is None:
+            raise NotFoundError("memory_id", f"context not found: memory {memory.memory_id} has no context yet; "
+                                             "call put_context first")
+        return context.content
+
+    async def await_consistency(self, memory_id: Any) -> str:
+        memory = self._memory(memory_id)
+        timeout = self.settings.await_timeout_s
+        try:
+            await self.indexer.wait_idle(memory.mkey, timeout)
+        except TimeoutError:
+            raise ServiceError("memory_id", f"memory {memory.memory_id} still has "
+                                            f"{self.indexer.pending(memory.mkey)} writes queued after {timeout:.0f} s "
+                                            f"(last index error: {self.indexer.last_error or 'none'})") from None
+        return CONSISTENT
+
+    # -- search ------------------------------------------------------------------------------------
+
+    async def search(self, memory_id: Any, query: Any, top_k: Any = None, alpha: Any = None) -> dict[str, Any]:
+        text = check.text("query", query, max_bytes=self.settings.max_query_bytes)
+        k = check.top_k(top_k)
+        a = check.alpha(alpha, default=self.settings.alpha, has_vectors=self.embedder is not None)
+        memory = self._memory(memory_id)
+        query_vec = await self._embed_query(text) if a > 0 else None
+        hits = self.searcher.search("entry", memory.mkey, text, query_vec, a, k)
+        rows = self.store.entries_by_seq([seq for seq, _ in hits])
+        entries = [rows[seq].to_hit(score) for seq, score in hits if seq in rows]
+        latest = self.store.latest_context(memory.mkey)
+        best_hits = self.searcher.search("context", memory.mkey, text, query_vec, a, 1)
+        best = self.store.contexts_by_seq([best_hits[0][0]]).get(best_hits[0][0]) if best_hits else None
+        return {"entries": entries, "count": len(entries),
+                "latestContext": latest.content if latest else "",
+                "contextTimestamp": latest.creation_time if latest else None,
+                "bestContext": best.content if best else "",
+                "bestContextTimestamp": best.creation_time if best else None,
+                "bestContextScore": round(best_hits[0][1], 6) if best else None,
+                "alpha": a}
+
+    async def _embed_query(self, text: str) -> np.ndarray:
+        cached = self._query_cache.get(text)
+        if cached is not None:
+            self._query_cache.move_to_end(text)
+            return cached
+        assert self.embedder is not None
+        try:
+            rows = await asyncio.get_running_loop().run_in_executor(self._query_executor, self.embedder.embed, [text])
+        except Exception as err:
+            raise ServiceError("query", f"could not be embedded ({err}); retry, or pass alpha=0 for BM25 only") from err
+        vector = rows[0]
+        self._query_cache[text] = vector
+        if len(self._query_cache) > QUERY_CACHE_SIZE:
+            self._query_cache.popitem(last=False)
+        return vector
+
+    # -- misc ----------------------------------------------------------------------------------------
+
+    def default_prompts(self, memory_type: Any) -> dict[str, Any]:
+        return default_prompts(check.text("memory_type", memory_type, max_bytes=64))
+
+    def health(self) -> dict[str, Any]:
+        return {"status": "healthy", "message": "Service is healthy",
+                "timestamp": format_ts(datetime.now(timezone.utc)),
+                "service": "mycelian-longmemeval embedded memory", "startedAt": self.started_at,
+                "embedder": self.settings.embedder, "embeddingModel": self.indexer.model_id,
+                "alpha": self.settings.alpha, "indexLagMs": self.settings.index_lag_ms,
+                "pendingIndexJobs": self.indexer.pending(), "lastIndexError": self.indexer.last_error}

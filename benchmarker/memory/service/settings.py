@@ -1,0 +1,111 @@
+"""Settings of the embedded memory service: one frozen dataclass shared by the CLI, the app and the launcher.
+
+Defaults mirror Mycelian's where Mycelian has one (SEARCH_ALPHA 0.6, MCP on 11546, a placeholder
+context in every new memory), so a run against the embedded service behaves like one against the
+real stack. Limits are documented here because they are part of the service's behaviour.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+
+# Mycelian's memory-service seeds every new memory with exactly this context text. Using the same
+# words lets one check (`text.strip() == PLACEHOLDER_CONTEXT` or a substring test) drop it on both
+# backends. Older Mycelian versions wrap it as {"activeContext": "..."}: test by substring there.
+PLACEHOLDER_CONTEXT = (
+    "This is default context that's created with the memory. "
+    "Instructions for AI Agent: Provide relevant context as soon as it's available."
+)
+
+EMBEDDERS = ("minilm", "static", "ollama", "openai", "none")
+# static: a model2vec model distilled from all-MiniLM-L6-v2. Chosen as default after measuring it
+# against minilm on LongMemEval sessions (see the README): same recall within noise, ~20x faster.
+DEFAULT_EMBEDDER = "static"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 11546
+DEFAULT_DB_PATH = "./mycelian-embedded.sqlite"
+DEFAULT_ALPHA = 0.6  # Mycelian's SEARCH_ALPHA default
+LOCAL_OWNER = "local_user"  # the single owner of every vault (Mycelian's dev-mode user)
+
+# Mycelian's title rule: letters, digits and hyphen, at most 50 characters.
+TITLE_MAX_CHARS = 50
+DESCRIPTION_MAX_CHARS = 500
+MEMORY_TYPE_MAX_CHARS = 64
+TOP_K_MIN, TOP_K_MAX, TOP_K_DEFAULT = 1, 100, 10
+LIST_LIMIT_MIN, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT = 1, 50, 25
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """Everything that changes how the service behaves; `validate()` before use."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT  # 0: the launcher picks a free port
+    db_path: str = DEFAULT_DB_PATH
+    alpha: float = DEFAULT_ALPHA  # 0 = pure BM25, 1 = pure vector (Weaviate's convention)
+    embedder: str = DEFAULT_EMBEDDER
+    index_lag_ms: int = 0  # delay before a write becomes searchable (to test a lagging index)
+    placeholder_context: bool = True
+    strict_titles: bool = True  # enforce Mycelian's title rule so runs port to the real stack
+    max_raw_entry_bytes: int = 64 * 1024  # Mycelian's REST API allows 9000 characters
+    max_summary_bytes: int = 8 * 1024
+    max_context_bytes: int = 256 * 1024
+    max_query_bytes: int = 8 * 1024
+    max_tags_bytes: int = 16 * 1024
+    embed_batch_size: int = 32
+    await_timeout_s: float = 600.0
+    vector_cache_mb: int = 512  # RAM for per-memory vector matrices (least recently used dropped)
+    log_level: str = "warning"
+    exit_with_parent: bool = False  # stop when the process that started us dies (launcher)
+
+    def validate(self) -> None:
+        """Raise ValueError naming the setting and the fix."""
+        if self.embedder not in EMBEDDERS:
+            raise ValueError(f"embedder: unknown embedder {self.embedder!r}; choose one of {', '.join(EMBEDDERS)}")
+        if not isinstance(self.alpha, (int, float)) or not math.isfinite(self.alpha) or not 0.0 <= self.alpha <= 1.0:
+            raise ValueError(f"alpha: must be a number between 0 and 1, got {self.alpha!r}")
+        if self.embedder == "none" and self.alpha != 0:
+            raise ValueError(f"alpha: embedder 'none' has no vectors, so only alpha=0 (pure BM25) works; "
+                             f"got alpha={self.alpha}. Pass --alpha 0 or choose another --embedder")
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"port: must be 0..65535, got {self.port}")
+        if self.index_lag_ms < 0:
+            raise ValueError(f"index_lag_ms: must be >= 0, got {self.index_lag_ms}")
+        if not self.db_path:
+            raise ValueError("db_path: must name a SQLite file, e.g. ./mycelian-embedded.sqlite")
+        for name in ("max_raw_entry_bytes", "max_summary_bytes", "max_context_bytes", "max_query_bytes",
+                     "max_tags_bytes", "embed_batch_size", "vector_cache_mb"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: must be >= 1, got {getattr(self, name)}")
+        if self.await_timeout_s <= 0:
+            raise ValueError(f"await_timeout_s: must be > 0, got {self.await_timeout_s}")
+
+    def to_cli_args(self) -> list[str]:
+        """The `serve-memory` arguments that reproduce these settings (used by the launcher)."""
+        args = ["--host", self.host, "--port", str(self.port), "--db", str(self.db_path),
+                "--alpha", repr(float(self.alpha)), "--embedder", self.embedder,
+                "--index-lag-ms", str(self.index_lag_ms),
+                "--max-raw-entry-bytes", str(self.max_raw_entry_bytes),
+                "--max-summary-bytes", str(self.max_summary_bytes),
+                "--max-context-bytes", str(self.max_context_bytes),
+                "--max-query-bytes", str(self.max_query_bytes),
+                "--max-tags-bytes", str(self.max_tags_bytes),
+                "--embed-batch-size", str(self.embed_batch_size),
+                "--await-timeout-s", repr(float(self.await_timeout_s)),
+                "--vector-cache-mb", str(self.vector_cache_mb),
+                "--log-level", self.log_level]
+        if not self.placeholder_context:
+            args.append("--no-placeholder-context")
+        if not self.strict_titles:
+            args.append("--lenient-titles")
+        if self.exit_with_parent:
+            args.append("--exit-with-parent")
+        return args
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def setting_names() -> list[str]:
+    return [f.name for f in fields(ServiceSettings)]

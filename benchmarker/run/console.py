@@ -1,0 +1,63 @@
+"""What `run` prints when it finishes: where the results are and a short table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _pct(cell: dict[str, Any] | None) -> str:
+    if not cell or cell.get("accuracy") is None:
+        return "-"
+    lo, hi = cell.get("ci95") or (None, None)
+    ci = f" [{lo * 100:.0f}-{hi * 100:.0f}]" if lo is not None else ""
+    return f"{cell['accuracy'] * 100:.1f}%{ci} (n={cell.get('n', 0)})"
+
+
+def summary_table(summary: dict[str, Any], title: str) -> Table:
+    table = Table(title=title, show_header=True)
+    table.add_column("metric")
+    table.add_column("value")
+    qa = summary.get("qa") or {}
+    if qa.get("judged"):
+        table.add_row("overall accuracy", _pct(qa.get("overall")))
+        ta = qa.get("task_averaged") or {}
+        if ta.get("accuracy") is not None:
+            table.add_row("task-averaged accuracy", f"{ta['accuracy'] * 100:.1f}%")
+        if (qa.get("abstention") or {}).get("n"):
+            table.add_row("abstention accuracy", _pct(qa.get("abstention")))
+        for qtype, cell in sorted((qa.get("by_type") or {}).items()):
+            table.add_row(f"  {qtype}", _pct(cell))
+    metrics = (summary.get("retrieval") or {}).get("metrics") or {}
+    for key in ("session.recall_any@5", "session.recall_all@10", "turn.recall_any@10"):
+        if metrics.get(key) is not None:
+            table.add_row(key, f"{metrics[key]:.3f}")
+    for name, section in (("levels", summary.get("levels")), ("fact extraction", summary.get("fact_extraction"))):
+        if section and section.get("headline"):
+            table.add_row(name, section["headline"])
+    cost = summary.get("cost") or {}
+    tokens = cost.get("tokens_total") or {}
+    if tokens:
+        usd = (cost.get("usd") or {}).get("total")
+        table.add_row("tokens in / out / cost",
+                      f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,} / "
+                      + (f"${usd:.4f}" if usd is not None else "unpriced"))
+    if summary.get("offline"):
+        table.add_row("note", "offline models: a reproducible floor, not a model's score")
+    return table
+
+
+def print_outcome(outcome) -> None:
+    console = Console()
+    console.print(f"results: {outcome.run_dir}")
+    report = outcome.run_dir / "report.html"
+    if report.exists():
+        console.print(f"report:  {report}")
+    if outcome.points and len(outcome.points) > 1:
+        sweep = (outcome.summary or {}).get("sweep") or {}
+        console.print(sweep.get("markdown", ""))
+        return
+    if outcome.summary:
+        console.print(summary_table(outcome.summary, f"run {outcome.run_dir.name}"))

@@ -1,0 +1,44 @@
+"""compare: a known flip pattern and a hand-computed exact McNemar p-value."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarker.eval.compare import compare_runs, format_compare
+from synthetic_run import result, write_run
+
+
+def _run(labels: dict[str, bool | None]) -> list[dict]:
+    return [result(qid, "multi-session" if i % 2 else "temporal-reasoning", label)
+            for i, (qid, label) in enumerate(labels.items())]
+
+
+def test_compare_known_flips(tmp_path):
+    base = {"q0": True, "q1": True, "q2": False, "q3": False, "q4": False, "q5": False, "q6": False,
+            "q7": False, "q8": True, "q9": False, "q10": True}
+    other = {"q0": True, "q1": False, "q2": True, "q3": True, "q4": True, "q5": True, "q6": True,
+             "q7": True, "q8": True, "q9": False, "q11": None}
+    a = write_run(tmp_path / "base", _run(base), run_id="baseline-run")
+    b = write_run(tmp_path / "new", _run(other))
+    cmp = compare_runs([a, b])
+    pair = cmp["pairs"][0]
+    assert cmp["baseline"] == "baseline-run" and pair["run"] == "new"
+    assert pair["n_common"] == 10  # q0..q9; q10 only in base, q11 unjudged
+    assert pair["flips"]["correct_to_wrong"] == ["q1"]
+    assert sorted(pair["flips"]["wrong_to_correct"]) == ["q2", "q3", "q4", "q5", "q6", "q7"]
+    # exact McNemar: b = 1, c = 6 -> 2 * P(X <= 1 | Bin(7, 1/2)) = 2 * 8/128 = 0.125
+    assert pair["mcnemar_p"] == pytest.approx(0.125)
+    assert pair["baseline_accuracy"] == 0.3 and pair["accuracy"] == 0.8
+    assert pair["bootstrap"]["diff"] == pytest.approx(0.5)
+    assert pair["bootstrap"]["lo"] <= 0.5 <= pair["bootstrap"]["hi"]
+    assert compare_runs([a, b])["pairs"][0]["bootstrap"] == pair["bootstrap"]  # seeded
+    text = format_compare(cmp)
+    assert "p = 0.125" in text and "`q1`" in text and "| temporal-reasoning |" in text
+    assert "1 correct -> wrong, 6 wrong -> correct" in text
+
+
+def test_compare_missing_results_is_a_user_error(tmp_path):
+    from benchmarker.errors import UserError
+
+    with pytest.raises(UserError):
+        compare_runs([tmp_path])

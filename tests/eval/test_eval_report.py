@@ -1,0 +1,58 @@
+"""report.md / report.html / plots for a small synthetic run, a sweep, and the edge cases."""
+
+from __future__ import annotations
+
+import re
+
+from benchmarker.eval.markdown_html import render
+from benchmarker.eval.report import write_report
+from benchmarker.eval.summary import build_summary
+from synthetic_run import result, small_run
+
+
+def test_report_for_a_small_run_and_a_sweep(tmp_path):
+    results = small_run()
+    summary = build_summary(results, run_meta={"run_id": "demo", "offline": True})
+    points = []
+    for alpha in (0.0, 0.5, 1.0):
+        for top_k in (5, 10):
+            s = build_summary(results, run_meta={})
+            s["retrieval"]["metrics"]["session.recall_all@10"] = None if top_k == 5 else alpha / 2 + 0.2
+            points.append({"alpha": alpha, "top_k": top_k, "summary": s})
+    sweep = {"points": points, "metric": "session.recall_all@10"}
+    paths = write_report(tmp_path, summary, results, sweep=sweep,
+                         extra_sections=[("Levels", "| level | score |\n|---|---|\n| L1 | 0.9 |")])
+    for name in ("accuracy_by_type", "recall_at_k", "sweep_heatmap"):
+        assert (tmp_path / "plots" / f"{name}.png").stat().st_size > 1000
+    md = paths["markdown"].read_text()
+    html = paths["html"].read_text()
+    assert "Offline run" in md and "## QA accuracy" in md and "## Worst questions" in md
+    assert "## Sweep: alpha x top_k" in md and "## Levels" in md
+    assert len(re.findall(r'src="data:image/png;base64,[A-Za-z0-9+/=]{100,}"', html)) == 3
+    assert "plots/" not in html.split("<body>")[1] and "http" not in html  # self-contained
+    assert "<b>" not in html and "&lt;b&gt;" in html  # hypotheses are escaped
+    assert "<td>L1</td>" in html
+    assert "✔" in md  # evidence hits are marked in the worst questions
+
+
+def test_report_edge_cases(tmp_path):
+    empty = build_summary([], run_meta={"run_id": "empty"})
+    write_report(tmp_path / "empty", empty, [])
+    assert "No judged answers" in (tmp_path / "empty" / "report.md").read_text()
+    assert not list((tmp_path / "empty" / "plots").glob("*.png")) if (tmp_path / "empty" / "plots").exists() else True
+
+    unjudged = [result(f"q{i}", "multi-session", None, judge="llm") for i in range(3)]
+    s = build_summary(unjudged, run_meta={})
+    write_report(tmp_path / "unjudged", s, unjudged)
+    md = (tmp_path / "unjudged" / "report.md").read_text()
+    assert "No judged answers" in md and "unjudged" in md and "no retrieval data" in md
+
+    det = [result("q1", "multi-session", False, judge="deterministic")]
+    write_report(tmp_path / "det", build_summary(det, run_meta={}), det)
+    assert "deterministic (1)" in (tmp_path / "det" / "report.md").read_text()
+
+
+def test_markdown_renderer_subset():
+    html = render("# T\n\n| a | b |\n|---|---|\n| `x` | **y** |\n\n- one\n- two\n\n```\n<code>\n```\n\ntext <i>")
+    assert '<h1 id="t">T</h1>' in html and "<td><code>x</code></td>" in html and "<strong>y</strong>" in html
+    assert "<ul><li>one</li><li>two</li></ul>" in html and "&lt;code&gt;" in html and "&lt;i&gt;" in html
