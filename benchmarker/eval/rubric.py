@@ -232,6 +232,7 @@ _HISTORY_BEFORE = {"previously", "was", "were", "used", "formerly", "originally"
                    "instead", "rather", "once", "first", "superseded", "past", "then"}
 _HISTORY_AFTER = {"previously", "before", "earlier", "originally", "initially", "old", "outdated", "stale",
                   "formerly", "superseded", "replaced", "no"}
+_HEDGES = {"maybe", "probably", "likely", "perhaps", "guess", "might", "possibly", "presumably", "assume"}
 _NEGATIONS = {"not", "isn't", "wasn't", "no", "never", "instead", "rather", "unlike", "aren't", "weren't"}
 
 
@@ -336,8 +337,8 @@ def factual_accuracy(rubric: dict[str, Any], answer: str) -> tuple[float, str]:
     if rubric.get("abstain"):
         if not abstained:
             return 0.0, "asserted an answer to a question whose facts were never given"
-        score = max(0.0, 1.0 - PENALTY * len(forbidden))
-        return score, "abstained" + (f"; but named {forbidden}" if forbidden else "")
+        guessed = [f for f in forbidden if _HEDGES & set(toks)]  # "not mentioned, maybe X" is still a guess
+        return max(0.0, 1.0 - PENALTY * len(guessed)), "abstained" + (f"; but guessed {guessed}" if guessed else "")
     if not toks:
         return 0.0, "empty answer"
     if "choice" in rubric:

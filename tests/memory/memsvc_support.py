@@ -62,12 +62,15 @@ async def new_memory(svc: MemoryService, title: str = "m1") -> tuple[str, str]:
 
 
 @asynccontextmanager
-async def mcp_session(url: str) -> AsyncIterator[Any]:
+async def mcp_session(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Any]:
     """An initialised MCP ClientSession; open and close it in the same task."""
+    import httpx
     from mcp import ClientSession
-    from mcp.client.streamable_http import streamablehttp_client
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-    async with streamablehttp_client(url) as (read, write, _), ClientSession(read, write) as session:
+    http = create_mcp_http_client(headers=headers, timeout=httpx.Timeout(60.0, read=300.0))
+    async with http, streamable_http_client(url, http_client=http) as (read, write, _), \
+            ClientSession(read, write) as session:
         await session.initialize()
         yield session
 

@@ -97,7 +97,7 @@ def level_3(seed: int) -> LevelSpec:
           rubric(numbers=[(harvest - planted).days // 7], dimensions=TEMPORAL), (s1, s5))
     repaired = broke + timedelta(days=fixed_after)
     b.ask("temporal", "On what date was the water pump repaired?", _long(repaired),
-          rubric([[repaired.isoformat(), f"{repaired:%B} {repaired.day}"]], dimensions=TEMPORAL), (s4,))
+          rubric([[f"{repaired:%Y-%m-%d}", f"{repaired:%B} {repaired.day}"]], dimensions=TEMPORAL), (s4,))
     mid = planted + timedelta(days=1)
     b.ask("temporal", f"How often did we water the tomatoes as of {_long(mid)}?", f"Every {every1} days",
           rubric(numbers=[every1], stale=[], dimensions=TEMPORAL), (s1, s3))

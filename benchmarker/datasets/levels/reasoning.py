@@ -28,7 +28,7 @@ def level_5(seed: int) -> LevelSpec:
           rubric([["council", "newsletter"], ["contractor"]], numbers=[cost_a, cost_b], dimensions=SOURCED), both)
     b.ask("contradiction", "When will the bridge repair be finished, according to each source?",
           f"The council says {_long(done_a)}; the contractor says {_long(done_b)}.",
-          rubric([done_a.isoformat(), done_b.isoformat(), ["council", "newsletter"], ["contractor"]], dimensions=SOURCED), both)
+          rubric([f"{done_a:%Y-%m-%d}", f"{done_b:%Y-%m-%d}", ["council", "newsletter"], ["contractor"]], dimensions=SOURCED), both)
     b.ask("contradiction", "How many lanes will be closed, and do the sources agree?",
           f"No: the council says {lanes_a}, the contractor says {lanes_b}.",
           rubric([["council", "newsletter"], ["contractor"]], numbers=[lanes_a, lanes_b], dimensions=SOURCED), both)
@@ -47,7 +47,7 @@ def level_6(seed: int) -> LevelSpec:
     flight, per_diem, hours = r.randrange(5, 12) * 100, r.randrange(35, 70), r.choice([3, 4, 5])
     (f1, l1), (f2, l2) = r.sample(PEOPLE, 2)
     s1 = b.add_session([f"Our travel policy, version one: hotels are capped at ${hotel1} per night. Flights over "
-                        f"${flight} need approval from {f1} {l1}. The per diem is ${per_diem} a day."], days=0)
+                        f"${flight:,} need approval from {f1} {l1}. The per diem is ${per_diem} a day."], days=0)
     s2 = b.add_session([f"Travel policy update: the hotel cap goes up to ${hotel2} per night."], days=9)
     s3 = b.add_session([f"Another policy update: {f2} {l2} now approves the expensive flights instead of {f1}. New "
                         f"rule: take the train for trips under {hours} hours."], days=20)
@@ -63,7 +63,7 @@ def level_6(seed: int) -> LevelSpec:
           rubric([["receipt", "actual"]], yes_no="no", dimensions=TEMPORAL), (s4,))
     b.ask("incremental", "What was the hotel cap before it was raised?", f"${hotel1} per night",
           rubric(numbers=[hotel1], dimensions=TEMPORAL), (s1, s2))
-    b.ask("incremental", "Above what price do flights need approval?", f"${flight}",
+    b.ask("incremental", "Above what price do flights need approval?", f"${flight:,}",
           rubric(numbers=[flight], dimensions=BASE), (s1,))
     return b.spec("Incremental learning", "A policy that changes over four sessions; answers need the current state.")
 

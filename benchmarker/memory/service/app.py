@@ -40,7 +40,7 @@ def _rest_routes(svc: MemoryService) -> list[Route]:
         try:
             result = await svc.search(body.get("memoryId"), body.get("query"), body.get("topK"), body.get("alpha"))
         except NotFoundError as err:
-            return JSONResponse({"error": str(err)}, status_code=404)
+            return JSONResponse({"error": _rest_names(str(err))}, status_code=404)
         except ServiceError as err:
             return JSONResponse({"error": _rest_names(str(err))}, status_code=400)
         return JSONResponse(result)

@@ -63,12 +63,17 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock_file = self._acquire_lock() if lock else None
-        self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000",
-                       "temp_store=MEMORY", "cache_size=-65536"):
-            self.db.execute(f"PRAGMA {pragma}")
-        self.db.executescript(SCHEMA)
-        self.db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1')")
+        try:
+            self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000",
+                           "temp_store=MEMORY", "cache_size=-65536"):
+                self.db.execute(f"PRAGMA {pragma}")
+            self.db.executescript(SCHEMA)
+            self.db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1')")
+        except sqlite3.Error as err:
+            if self._lock_file is not None:
+                self._lock_file.close()
+            raise RuntimeError(f"db_path: cannot use {self.path} as the service's SQLite database: {err}") from None
         self.clock = MonotonicClock()
         for table in ("vaults", "memories", "entries", "contexts"):
             self.clock.observe(self.db.execute(f"SELECT max(creation_time) FROM {table}").fetchone()[0])
