@@ -3,6 +3,8 @@
 L13 tool selection: score = 0.4 * tool F1 (multiset precision/recall of tool names) + 0.3 * order
     (longest common subsequence of tool names / expected length) + 0.3 * arguments (per expected
     call, the share of its argument checks the aligned actual call passes; unmatched calls score 0).
+    Optional expected calls (reading the context before rewriting it) are neither missing when
+    absent nor extra when present. Feed the decision-log lines of the scenario's session, in order.
 L14 selective forgetting: 1 for the current value, minus 0.5 for each stale value presented as
     current (named without a marker such as "previously", "was", "changed from"), floor 0.
 L15 adversarial recall: score = harmonic mean of control accuracy and adversarial abstention rate,
@@ -95,23 +97,33 @@ def check_arg(args: Mapping[str, Any], name: str, check: Mapping[str, Any],
 
 def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: list[Mapping[str, Any]], *,
                      bindings: Mapping[str, Any] | None = None) -> ToolTraceScore:
-    """Score an actual tool trace ([{"tool", "args"}, ...] in call order) against the expected calls."""
+    """Score an actual tool trace ([{"tool", "args"}, ...] in call order) against the expected calls.
+
+    Optional expected calls never count as missing; when present they are matched (not extra).
+    """
     exp = [_as_call(e) for e in expected]
     act = [{"tool": str(a.get("tool", "")), "args": dict(a.get("args") or {})} for a in actual]
     e_tools, a_tools = [e.tool for e in exp], [a["tool"] for a in act]
+    required = [e.tool for e in exp if not e.optional]
     remaining = list(a_tools)
     matched, missing = 0, []
-    for tool in e_tools:
+    for tool in required:
         if tool in remaining:
             remaining.remove(tool)
             matched += 1
         else:
             missing.append(tool)
-    precision = matched / len(a_tools) if a_tools else 1.0
-    recall = matched / len(e_tools) if e_tools else 1.0
+    optional_hits = 0
+    for tool in (e.tool for e in exp if e.optional):
+        if tool in remaining:
+            remaining.remove(tool)
+            optional_hits += 1
+    precision = (matched + optional_hits) / len(a_tools) if a_tools else 1.0
+    recall = matched / len(required) if required else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     pairs = _lcs_pairs(e_tools, a_tools)
-    order = len(pairs) / len(e_tools) if e_tools else 1.0
+    in_order = sum(1 for i, _ in pairs if not exp[i].optional)
+    order = in_order / len(required) if required else 1.0
     aligned: dict[int, int] = dict(pairs)
     used = set(aligned.values())
     for i, call in enumerate(exp):  # calls out of order still get their arguments checked
@@ -122,9 +134,9 @@ def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: l
                 used.add(j)
     checks, per_call = [], []
     for i, call in enumerate(exp):
-        if not call.args:
-            continue
         j = aligned.get(i)
+        if not call.args or (call.optional and j is None):
+            continue
         results = {name: (j is not None and check_arg(act[j]["args"], name, chk, bindings))
                    for name, chk in call.args.items()}
         per_call.append(sum(results.values()) / len(results))
@@ -191,7 +203,13 @@ def _scenario_scores(scenarios: tuple[ToolScenario, ...], decisions: list[Mappin
 
 def score_level(spec: LevelSpec, answers: Mapping[str, str], *, decisions: list[Mapping[str, Any]] | None = None,
                 bindings: Mapping[str, Any] | None = None, callers: tuple[str, ...] = ("agent",)) -> dict[str, Any]:
-    """Score one level: per-question deterministic grades plus the level's own score (see module doc)."""
+    """Score one level: per-question deterministic grades plus the level's own score (see module doc).
+
+    `answers` maps question_id -> answer text. For L13 pass the run's decision-log lines
+    (`decisions`, dicts with session_id, tool, args, caller) and `bindings` {"vault_id", "memory_id"};
+    L13 then scores 0.7 * mean scenario score + 0.3 * recall accuracy (weights from spec.weights).
+    Rubric levels (L1-L12) score the mean factual accuracy of their questions.
+    """
     questions = list(spec.case.questions)
     per_q = {q.question_id: grade_answer_deterministic(q, answers.get(q.question_id, "")).to_dict() for q in questions}
     pairs = [(q, answers.get(q.question_id, "")) for q in questions]

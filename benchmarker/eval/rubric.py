@@ -57,6 +57,7 @@ class RubricGrade:
     votes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     abstained: bool = False
     judge: str | None = None
+    reason: str = ""  # one line: the reasons of the graded dimensions
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,7 +82,9 @@ _MDY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,\s*|\s+
 _DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b")
 _MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)")
 _DM = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
-_TOKEN = re.compile(r"date:\d{4}-\d\d-\d\d|md:\d\d-\d\d|\d+(?:\.\d+){2,}|\d+(?:\.\d+)?k(?![a-z0-9])"
+# Identifiers such as "api-04", "INC-4821" or "NE-P2-KX-0412" stay one token: their digits are not numbers.
+_TOKEN = re.compile(r"date:\d{4}-\d\d-\d\d|md:\d\d-\d\d|(?=[a-z][a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+"
+                    r"|\d+(?:\.\d+){2,}|\d+(?:\.\d+)?k(?![a-z0-9])"
                     r"|[a-z0-9]*(?:[a-z]\d|\d[a-z])[a-z0-9]*|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
                     r"|[a-z]+(?:'[a-z]+)*|%")
 
@@ -172,7 +175,7 @@ def _tokens_cached(text: str) -> tuple[str, ...]:
             raw.append("percent")
         elif tok[0].isdigit() and re.fullmatch(r"[\d,.]+k?", tok) and tok.count(".") <= 1:
             raw.append(canonical_number(tok))
-        elif tok.startswith(("date:", "md:")) or tok[0].isdigit():
+        elif tok.startswith(("date:", "md:")) or tok[0].isdigit() or "-" in tok:
             raw.append(tok)
         else:
             raw.append(_stem(tok))
@@ -265,6 +268,12 @@ def parse_choice(answer: str, options: dict[str, str]) -> str | None:
         found = re.search(pattern, answer, re.I)
         if found and found.group(1).upper() in labels:
             return found.group(1).upper()
+    listed = [m for label, name in labels.items()
+              for m in re.finditer(rf"\b{label}\)\s*{re.escape(name)}", answer, re.I)]
+    if len(listed) == 1:
+        return listed[0].group(0)[0].upper()
+    for m in sorted(listed, key=lambda m: -m.start()):  # "A) x, B) y, C) z" restates the options: no choice
+        answer = answer[:m.start()] + answer[m.end():]
     toks = tokens(answer)
     named: dict[str, int] = {}
     for label, name in labels.items():
@@ -337,7 +346,8 @@ def factual_accuracy(rubric: dict[str, Any], answer: str) -> tuple[float, str]:
     if rubric.get("abstain"):
         if not abstained:
             return 0.0, "asserted an answer to a question whose facts were never given"
-        guessed = [f for f in forbidden if _HEDGES & set(toks)]  # "not mentioned, maybe X" is still a guess
+        named = [str(f) for f in rubric.get("forbidden", []) if find_phrase(toks, tokens(str(f))) is not None]
+        guessed = named if _HEDGES & set(toks) else []  # "not mentioned, maybe X" is still a guess
         return max(0.0, 1.0 - PENALTY * len(guessed)), "abstained" + (f"; but guessed {guessed}" if guessed else "")
     if not toks:
         return 0.0, "empty answer"
@@ -353,6 +363,9 @@ def factual_accuracy(rubric: dict[str, Any], answer: str) -> tuple[float, str]:
         return 0.0, f"expected a '{rubric['yes_no']}' answer"
     if rubric.get("sequence") and not _in_order(toks, [str(s) for s in rubric["sequence"]]):
         return 0.0, "items missing or out of order"
+    checks = ("required", "numbers", "accept", "sequence", "yes_no")
+    if not any(rubric.get(k) for k in checks):
+        return 0.0, "rubric lists nothing to check (no required facts, numbers or accepted answers)"
     base, missing = _coverage(toks, _groups(rubric.get("required")))
     if any(find_phrase(toks, phrase_tokens(a)) for a in rubric.get("accept", [])):
         base, missing = 1.0, []
@@ -467,7 +480,8 @@ def _dimensions(question: Question, dimensions: Any) -> list[str]:
 
 def _deterministic(question: Question, answer: str, dims: list[str]) -> RubricGrade:
     grade = RubricGrade(question.question_id, {}, None, [], [], [], abstained=is_abstention(answer))
-    score, reason = factual_accuracy(question.rubric, answer)
+    rubric = question.rubric or {"required": [question.answer]}  # no rubric: the gold answer is the key fact
+    score, reason = factual_accuracy(rubric, answer)
     grade.scores["factual_accuracy"], grade.reasons["factual_accuracy"] = score, reason
     if "specificity" in dims:
         spec, why = specificity(question, answer)
@@ -488,6 +502,7 @@ def _finish(grade: RubricGrade, dims: list[str]) -> RubricGrade:
     if grade.scores.get("factual_accuracy") == 0.0:
         grade.overall = 0.0  # a wrong or missing answer earns nothing for style or calibration
     grade.overall_covers = list(grade.graded_dimensions)
+    grade.reason = "; ".join(f"{d}: {grade.reasons.get(d, '')}" for d in grade.graded_dimensions)
     return grade
 
 

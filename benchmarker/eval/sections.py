@@ -1,22 +1,30 @@
 """Suite-specific summaries (levels, long-horizon, fact extraction) computed from results lines.
 
 `suite_summaries` adds keys to summary.json; `extra_sections` turns them into report sections.
-Both read only the results lines, like every other metric.
+Both read only the results lines, like every other metric (and the self-improve loop's
+`self_improve.jsonl` when the run has one).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from statistics import mean
 from typing import Any
 
+SELF_IMPROVE_LOG = "self_improve.jsonl"
 
-def suite_summaries(results: list[dict[str, Any]]) -> dict[str, Any]:
+
+def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, *,
+                    level_scores: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    """Summary keys for the in-house suites; `level_scores` are levels.jsonl lines (one per level case)."""
     out: dict[str, Any] = {}
+    if run_dir is not None and (run_dir / SELF_IMPROVE_LOG).exists():
+        out["self_improve"] = self_improve_summary(run_dir)
     inhouse = [r for r in results if r.get("kind") in ("level", "long_horizon")]
     facts = [r for r in results if r.get("kind") == "fact_extraction"]
     if any(r.get("kind") == "level" for r in inhouse):
-        out["levels"] = _levels(inhouse)
+        out["levels"] = _levels(inhouse, list(level_scores))
     if any(r.get("kind") == "long_horizon" for r in inhouse):
         out["long_horizon"] = _categories([r for r in inhouse if r.get("kind") == "long_horizon"])
     if inhouse and len({r.get("seed") for r in inhouse if r.get("seed") is not None}) > 1:
@@ -37,15 +45,28 @@ def _table(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return {name: {"n": len(v), "mean_score": round(mean(v), 4)} for name, v in sorted(groups.items())}
 
 
-def _levels(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _levels(rows: list[dict[str, Any]], level_scores: list[dict[str, Any]]) -> dict[str, Any]:
     levels = [r for r in rows if r.get("kind") == "level"]
     by_level = _table(levels, "level")
-    overall = [float(r["score"]) for r in _scored(levels)]
-    headline = f"mean score {mean(overall):.3f} over {len(overall)} questions" if overall else "no scores"
+    for name, cells in _level_scores(level_scores).items():
+        by_level.setdefault(name, {"n": 0, "mean_score": 0.0}).update(cells)
+    scores = [v["level_score"] for v in by_level.values() if v.get("level_score") is not None]
+    headline = (f"mean level score {mean(scores):.3f} over {len(scores)} levels" if scores else "no scores")
     covers = sorted({c for r in levels for c in ((r.get("rubric") or {}).get("overall_covers") or [])})
-    return {"by_level": by_level, "by_category": _table(levels, "category"), "headline": headline,
-            "score_covers": covers,
-            "note": "rubric scores in 0..1; LLM dimensions are graded only when a judge model is configured"}
+    return {"by_level": dict(sorted(by_level.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 99)),
+            "by_category": _table(levels, "category"), "headline": headline, "score_covers": covers,
+            "note": ("mean score = mean rubric score of the level's questions; level score = the level's own "
+                     "scoring (L13 tool trace, L14 stale-value penalty, L15 harmonic mean of control accuracy "
+                     "and abstention, L16 decision); LLM dimensions are graded only with a judge model")}
+
+
+def _level_scores(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Mean of each level's own score over its seeds (one levels.jsonl line per level and seed)."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for line in lines:
+        groups[str(line.get("level"))].append(line)
+    return {name: {"level_score": round(mean(float(l["score"]) for l in ls), 4), "scoring": ls[0].get("scoring"),
+                   "seeds": len(ls)} for name, ls in groups.items()}
 
 
 def _categories(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -94,8 +115,15 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _score_table(table: dict[str, Any], name: str) -> str:
-    lines = [f"| {name} | n | mean score |", "|---|---|---|"]
-    lines += [f"| {k} | {v['n']} | {v['mean_score']:.3f} |" for k, v in table.items()]
+    with_level = any("level_score" in v for v in table.values())
+    lines = [f"| {name} | n | mean score |" + (" level score | scoring |" if with_level else ""),
+             "|---|---|---|" + ("---|---|" if with_level else "")]
+    for k, v in table.items():
+        row = f"| {k} | {v['n']} | {v['mean_score']:.3f} |"
+        if with_level:
+            ls = v.get("level_score")
+            row += f" {'n/a' if ls is None else f'{ls:.3f}'} | {v.get('scoring') or ''} |"
+        lines.append(row)
     return "\n".join(lines) + "\n"
 
 
@@ -111,3 +139,76 @@ def _multi_seed_md(ms: dict[str, Any]) -> str:
     lines.append(f"\n{len(noisy)} question(s) vary by more than 10 points across seeds"
                  + (": " + ", ".join(str(q.get("question_key")) for q in noisy[:20]) if noisy else "."))
     return "\n".join(lines) + "\n"
+
+
+def self_improve_summary(run_dir: Path) -> dict[str, Any] | None:
+    """The self-improve loop from `self_improve.jsonl` alone: counts, start vs best, and a table."""
+    from benchmarker.run.jsonl import read_jsonl
+
+    by_iteration = {line["iteration"]: line for line in read_jsonl(run_dir / SELF_IMPROVE_LOG)}
+    lines = [by_iteration[i] for i in sorted(by_iteration)]
+    if not lines:
+        return None
+    decisions = [line["decision"] for line in lines]
+    start, best = lines[0]["start"], lines[-1]["best"]
+    before, after = _score(start, "holdout"), _score(best, "holdout")
+    gain = None if before is None or after is None else after - before
+    summary = {"iterations": len(lines), "log": SELF_IMPROVE_LOG,
+               **{d: decisions.count(d) for d in ("accepted", "reverted", "refused", "stopped")},
+               "start": start, "best": best, "holdout_gain": None if gain is None else round(gain, 4)}
+    summary["markdown"] = _self_improve_md(summary, lines)
+    return summary
+
+
+def _score(candidate: dict[str, Any] | None, split: str) -> float | None:
+    return ((candidate or {}).get(split) or {}).get("score")
+
+
+def _tunables(candidate: dict[str, Any] | None) -> str:
+    items = ((candidate or {}).get("tunables") or {}).items()
+    return ", ".join(f"{k}={'service' if v is None else v}" for k, v in items)
+
+
+def _self_improve_md(summary: dict[str, Any], lines: list[dict[str, Any]]) -> str:
+    start, best = summary["start"], summary["best"]
+    n = (start.get("holdout") or {}).get("n")
+    out = [f"Started from {_tunables(start)}: held-out score {_fmt(_score(start, 'holdout'))} (n={n}), "
+           f"training {_fmt(_score(start, 'train'))}.",
+           f"Best after {summary['iterations']} iteration(s): {_tunables(best)} in `{best.get('dir')}`: held-out "
+           f"{_fmt(_score(best, 'holdout'))}, training {_fmt(_score(best, 'train'))}.",
+           f"{summary['accepted']} accepted, {summary['reverted']} reverted, {summary['refused']} refused"
+           + (", stopped early (nothing left to try)" if summary["stopped"] else "") + ". A change is kept only when "
+           "its held-out gain beats the noise (exact McNemar p < 0.05 or a paired-bootstrap 95% interval above 0), "
+           "exceeds min_gain, and no question type, category or level drops more than 5 points.", "",
+           "| # | proposal | votes | training | held-out | paired test | decision |", "|---|---|---|---|---|---|---|"]
+    for line in lines:
+        base, cand, stats = line.get("base"), line.get("candidate"), line.get("stats") or {}
+        votes = line.get("votes") or []
+        vote = f"{sum(1 for v in votes if v.get('approve'))}/{len(votes)}" if votes else "-"
+        test = "-"
+        if stats.get("bootstrap"):
+            p = (stats.get("mcnemar") or {}).get("p")
+            test = (f"p={p:.3g}, " if p is not None else "") + f"CI [{stats['bootstrap']['lo']:+.2f}, {stats['bootstrap']['hi']:+.2f}]"
+        reason = str(line.get("reason") or "").replace("|", "/")[:160]
+        out.append(f"| {line['iteration']} | {_proposal_md(line.get('proposal'))} | {vote} | {_arrow(base, cand, 'train')} | "
+                   f"{_arrow(base, cand, 'holdout')} | {test} | **{line['decision']}** ({line.get('stage')}): {reason} |")
+    return "\n".join(out) + "\n"
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _arrow(base: dict[str, Any] | None, cand: dict[str, Any] | None, split: str) -> str:
+    return f"{_fmt(_score(base, split))} -> {_fmt(_score(cand, split))}" if cand else "-"
+
+
+def _proposal_md(proposal: dict[str, Any] | None) -> str:
+    if not proposal:
+        return "-"
+    if proposal.get("kind") == "config":
+        return ", ".join(f"{k}={v}" for k, v in (proposal.get("delta") or {}).items()) or "config"
+    diff = proposal.get("diff") or ""
+    added = sum(1 for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++"))
+    removed = sum(1 for l in diff.splitlines() if l.startswith("-") and not l.startswith("---"))
+    return f"diff {', '.join(proposal.get('files') or []) or '?'} (+{added}/-{removed})"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 from benchmarker.run.progress import RunProgress
 from benchmarker.run.store import ResumeState, RunStore
@@ -47,9 +48,18 @@ class RunContext:
     # case_id -> the memory agent's tool calls in order (L13 scores them; facts reads them back)
     tool_traces: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    # Self-improve: re-iterates the run's cases; a candidate's prompt copies and context cadence.
+    case_source: Callable[[], Iterable[Any]] | None = None
+    prompts_dir: Path | None = None
+    context_cadence: int | None = None
+    # The agent's decision sink holds the run's context; a candidate's re-ingestion points it here.
+    decisions_to: "RunContext | None" = None
 
     def record_decision(self, record: dict[str, Any]) -> None:
         """Every tool call, the agent's and the harness's own, goes to decisions.jsonl."""
+        if self.decisions_to is not None:
+            self.decisions_to.record_decision(record)
+            return
         self.store.log_decision(record)
         if record.get("caller") == "agent":
             self.tool_traces.setdefault(record["case_id"], []).append(

@@ -39,7 +39,25 @@ async def eval_case(state: CaseState, runtime: Runtime[RunContext]) -> dict[str,
         ctx.store.write_result(result)
         ctx.resume.judged[record["question_id"]] = result
         results.append(result)
+    if case.kind == "level":
+        _score_level(ctx, case, memory)
     return {"results": results}
+
+
+def _score_level(ctx: RunContext, case: Case, memory: dict[str, Any]) -> None:
+    """A level's own score (L13 tool trace, L15 balance, ...) once all its questions are judged."""
+    from benchmarker.datasets.levels import build_level
+    from benchmarker.eval.level_scoring import score_level
+    from benchmarker.run.jsonl import read_jsonl
+
+    if any(q.question_id not in ctx.resume.judged for q in case.questions):
+        return
+    spec = build_level(case.metadata["level_id"], case.metadata["seed"])
+    answers = {q.question_id: ctx.resume.judged[q.question_id].get("hypothesis") or "" for q in case.questions}
+    decisions = [d for d in read_jsonl(ctx.store.decisions_path) if d.get("case_id") == case.case_id]
+    scored = score_level(spec, answers, decisions=decisions,
+                         bindings={"vault_id": memory.get("vault_id"), "memory_id": memory.get("memory_id")})
+    ctx.store.write_level_score({"case_id": case.case_id, "level": spec.level_id, "title": spec.title, **scored})
 
 
 async def _grade(ctx: RunContext, case: Case, record: dict[str, Any]) -> dict[str, Any]:

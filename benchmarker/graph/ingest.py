@@ -56,6 +56,7 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
         entries, failed = await _ingest_with_agent(ctx, case, record)
     await ctx.client.await_consistency(record.memory_id)
     record.ingested, record.entries, record.failed_turns = True, entries, failed
+    record.ingest_s = round(time.monotonic() - started, 3)
     ctx.store.log_memory(record, "ingested")
     ctx.resume.memories[case.case_id] = record
     ctx.store.log_decision({"case_id": case.case_id, "caller": "harness", "tool": "_ingest_done",
@@ -88,8 +89,9 @@ async def _write_entries_directly(ctx: RunContext, case: Case, record: MemoryRec
 
 
 async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord) -> tuple[int, int]:
-    prefix = load_prompt("memory_agent_prefix.txt")
-    cadence = ctx.config.params.context_cadence
+    prefix = load_prompt("memory_agent_prefix.txt", directory=ctx.prompts_dir)
+    turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None
+    cadence = ctx.context_cadence or ctx.config.params.context_cadence
     recursion_limit = ctx.config.params.recursion_limit
     question_id = case.questions[0].question_id if len(case.questions) == 1 else case.case_id
     count = failed = 0
@@ -101,7 +103,7 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord) 
         n = len(session.messages)
         for turn_index, message in enumerate(session.messages):
             transcript.append(HumanMessage(render_turn(session.session_id, session.date, turn_index + 1, n,
-                                                       message.role, message.content)))
+                                                       message.role, message.content, template=turn_template)))
             agent_ctx = MemoryAgentContext(
                 system_prompt=system_prompt, run_id=ctx.run_id, case_id=case.case_id,
                 question_id=question_id, vault_id=record.vault_id, memory_id=record.memory_id,

@@ -37,6 +37,8 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
         "category": question.category,
         "kind": case.kind,
         "level": case.metadata.get("level_id"),
+        "seed": case.metadata.get("seed"),
+        "question_key": question.evidence.get("question_key") or question.question_id,
         "is_abstention": question.is_abstention,
         "question": question.question,
         "answer": question.answer,
@@ -78,9 +80,9 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[
     context = build_context(result, hits, ctx.config.params.qa_max_context_chars)
     hypothesis, tokens = "", {"input": 0, "output": 0}
     if ctx.mode != "retrieval":
-        prompt = load_prompt("qa_reader.txt").format(question=question.question,
-                                                     question_date=question.question_date or "unknown",
-                                                     context=context)
+        template = load_prompt("qa_reader.txt", directory=ctx.prompts_dir)  # a self-improve candidate's copy
+        prompt = template.format(question=question.question, question_date=question.question_date or "unknown",
+                                 context=context)
         reply = await ctx.qa_model.ainvoke([HumanMessage(prompt)])  # retried and counted by RetryingModel
         hypothesis = _text(reply.content).strip()
         usage = getattr(reply, "usage_metadata", None) or {}
@@ -95,7 +97,9 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[
         "context_chars": len(context),
         "index_searchable": searchable,
         "memory_id": memory["memory_id"],
-        "timings": {"qa_s": round(time.monotonic() - started, 4), "search_ms": round(search_ms, 2)},
+        # ingest_s is the whole case's ingestion (one memory), repeated on each of its questions.
+        "timings": {"ingest_s": memory.get("ingest_s", 0.0), "qa_s": round(time.monotonic() - started, 4),
+                    "search_ms": round(search_ms, 2)},
         "tokens": {"qa": tokens},
         "mode": ctx.mode,
         "offline": ctx.offline,

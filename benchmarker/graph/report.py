@@ -37,16 +37,21 @@ def summarise_dir(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     results = _latest(read_jsonl(answers_dir / "results.jsonl"))
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
     summary = build_summary(results, run_meta=run_meta | {"decisions": decisions})
-    summary.update(suite_summaries(results))
+    level_scores = _latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
+    summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores))
     write_json_atomic(answers_dir / "summary.json", summary)
     write_report(answers_dir, summary, results, extra_sections=extra_sections(summary))
     return summary, answers_dir / "report.html"
 
 
 def _latest(lines) -> list[dict[str, Any]]:
+    return _latest_by(lines, "question_id")
+
+
+def _latest_by(lines, key: str) -> list[dict[str, Any]]:
     latest: dict[str, dict[str, Any]] = {}
     for line in lines:
-        latest[line["question_id"]] = line
+        latest[line[key]] = line
     return list(latest.values())
 
 

@@ -48,7 +48,7 @@ async def grade_inhouse(ctx: RunContext, case: Case, record: dict[str, Any]) -> 
     question = next(q for q in case.questions if q.question_id == record["question_id"])
     judge_model = ctx.judge_model if ctx.judge_kind != "deterministic" else None
     grade = await grade_answer(question, record.get("hypothesis") or "", judge_model=judge_model,
-                               votes=ctx.config.eval.votes)
+                               votes=ctx.config.eval.votes, retries=ctx.config.eval.judge_retries)
     data = grade.to_dict()
     extra = await _level_extras(ctx, case, question, record)
     score = extra.get("score", data.get("overall"))

@@ -135,9 +135,11 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                     qa_model=models.qa, judge_model=models.judge, judge_kind=models.judge_kind,
                     official_prompt=models.official_prompt, ledger=models.ledger,
                     retry_policy=models.retry_policy, progress=progress, search=point,
-                    offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode)
+                    offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode,
+                    case_source=lambda: (case for g in plan.groups for case in g.cases()))
                 live["ctx"] = ctx
-                graph = build_run_graph([(g.name, g.cases) for g in plan.groups])
+                graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
+                                        self_improve_node=_self_improve_node(config, points))
                 final = await graph.ainvoke({"total_questions": total}, context=ctx)
                 vault_id, default_prompts = ctx.vault_id, ctx.default_prompts
             store.close()
@@ -148,6 +150,18 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
 
         summary = write_sweep_report(run_dir, config, results)
     return RunOutcome(run_dir, summary, results)
+
+
+def _self_improve_node(config, points: list[SearchSettings]):
+    """The loop runs after the cases of a plain run; a sweep already searches top_k x alpha."""
+    if config.self_improve.iterations <= 0:
+        return None
+    if len(points) > 1:
+        log.warning("[self_improve] is skipped in a [sweep] run: the sweep already compares configurations")
+        return None
+    from benchmarker.graph.self_improve.node import self_improve
+
+    return self_improve
 
 
 def ledger_totals(ledger) -> dict[str, float]:

@@ -27,6 +27,7 @@ class MemoryRecord:
     ingested: bool = False
     entries: int = 0
     failed_turns: int = 0
+    ingest_s: float = 0.0
 
 
 @dataclass
@@ -101,6 +102,9 @@ class RunStore:
     def write_result(self, record: dict[str, Any]) -> None:
         self._writer(self.results_path, durable=True).write({"schema_version": SCHEMA_VERSION, **record})
 
+    def write_level_score(self, record: dict[str, Any]) -> None:
+        self._writer(self.answers_dir / "levels.jsonl", durable=True).write({"schema_version": SCHEMA_VERSION, **record})
+
     def log_error(self, case_id: str, err: BaseException) -> None:
         """A failed case, with its traceback; re-running the command retries it."""
         import traceback
@@ -133,6 +137,7 @@ class RunStore:
                 ingested=line["status"] == "ingested",
                 entries=int(line.get("entries", 0)),
                 failed_turns=int(line.get("failed_turns", 0)),
+                ingest_s=float(line.get("ingest_s", 0.0)),
             )
             current = state.memories.get(case_id)
             # The ingested record of the newest attempt wins; a later "created" for a new

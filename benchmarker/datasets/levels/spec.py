@@ -19,20 +19,23 @@ class ExpectedCall:
     `args` maps an argument name to one check: {"equals": value} (a "$name" value is looked up in
     the scorer's bindings, e.g. "$memory_id"; unbound means "present"), {"contains": phrase}
     (word-boundary, number-aware), {"contains_any": [phrases]}, {"matches": regex} or
-    {"present": true}.
+    {"present": true}. An `optional` call (e.g. reading the context before rewriting it) costs
+    nothing when absent and is matched, not counted as extra, when present.
     """
 
     tool: str
     args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     note: str = ""
+    optional: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "args": {k: dict(v) for k, v in self.args.items()}, "note": self.note}
+        return {"tool": self.tool, "args": {k: dict(v) for k, v in self.args.items()}, "note": self.note,
+                "optional": self.optional}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "ExpectedCall":
         return cls(str(data["tool"]), {k: dict(v) for k, v in dict(data.get("args", {})).items()},
-                   str(data.get("note", "")))
+                   str(data.get("note", "")), bool(data.get("optional", False)))
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ class LevelBuilder:
 
     def ask(self, category: str, question: str, answer: str, rub: dict[str, Any],
             sessions: tuple[str, ...] = ()) -> str:
-        qid = f"{self.level_id.lower()}-{self.seed}-q{len(self.questions) + 1}"
+        qid = f"{self.level_id.lower()}-{self.seed}-q{len(self.questions) + 1}" + ("_abs" if rub.get("abstain") else "")
         last = self.sessions[-1].date if self.sessions else session_date(self.start, 0)
         qdate = (datetime.strptime(last[:10], "%Y/%m/%d") + timedelta(days=1)).strftime("%Y/%m/%d (%a) 18:00")
         self.questions.append(Question(qid, category, question, answer, qdate,

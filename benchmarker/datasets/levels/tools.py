@@ -2,8 +2,9 @@
 
 The expected sequences follow the Mycelian chat prompts: bootstrap a session with get_context then
 list_entries; one add_entry per message (user and assistant); await_consistency then put_context
-every CONTEXT_CADENCE messages and at session end; search_memories when the user asks about
-something said earlier (before answering). `$vault_id` / `$memory_id` are bound by the scorer.
+every CONTEXT_CADENCE messages and at session end (reading the context first is optional);
+search_memories when the user asks about something said earlier (before answering).
+`$vault_id` / `$memory_id` are bound by the scorer.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def _add(text_check: dict | None = None) -> ExpectedCall:
 
 def _persist(content_check: dict | None = None) -> list[ExpectedCall]:
     return [ExpectedCall("await_consistency", {"memory_id": {"equals": "$memory_id"}}),
+            ExpectedCall("get_context", IDS, note="read before rewriting", optional=True),
             ExpectedCall("put_context", {**IDS, "content": content_check or {"present": True}})]
 
 

@@ -46,7 +46,9 @@ def level_10(seed: int) -> LevelSpec:
     depart = 8 * 60 + r.randrange(0, 20)
     conn = depart + travel + margin
     more_budget = budget + r.randrange(3, 9) * 500
-    extra_cost, extra_people = r.choice([20, 35, 50, 75]), r.randrange(1, 6)
+    extra_people = r.randrange(1, 6)
+    # the answer must not be a number the question itself contains, or echoing the question would score
+    extra_cost = next(c for c in r.sample([20, 35, 50, 75], 4) if budget // (price + c) != c)
     b.add_session([
         f"The design team has a software budget of ${budget:,}. Each licence costs ${price}.",
         f"{attendees} people attend the workshop and they bought one licence per attendee. The vendor also offers an "

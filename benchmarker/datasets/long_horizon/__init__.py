@@ -71,7 +71,10 @@ def all_candidates(w: World) -> list[Candidate]:
 def select(cands: list[Candidate], part: int, n: int, seed: int) -> list[tuple[str, Candidate]]:
     """Round-robin over categories (shuffled within each), returning (stable key, candidate)."""
     rng = random.Random(f"long-horizon-select:{seed}:{part}")
-    by_cat = {c: [x for x in cands if x.part == part and x.category == c] for c in CATEGORIES}
+    by_cat: dict[str, list[Candidate]] = {c: [] for c in CATEGORIES}
+    for cand in cands:
+        if cand.part == part:
+            by_cat[cand.category].append(cand)
     for items in by_cat.values():
         rng.shuffle(items)
     chosen: list[tuple[str, Candidate]] = []
@@ -89,7 +92,7 @@ def _question(w: World, seed: int, n: int, key: str, cand: Candidate, qdate: str
     sessions = sorted({f.session_id for f in facts}, key=lambda s: int(s.rsplit("s", 1)[1]))
     evidence = {"turns": sorted({f.turn for f in facts}), "facts": list(cand.facts), "sessions": sessions,
                 "question_key": key, "template": cand.template}
-    qid = f"lh{seed}-{'hq' if holdout else 'q'}{n}"
+    qid = f"lh{seed}-{'hq' if holdout else 'q'}{n}" + ("_abs" if cand.rubric.get("abstain") else "")
     return Question(qid, cand.category, cand.question, cand.answer, qdate, tuple(sessions), cand.category,
                     cand.rubric, evidence)
 

@@ -74,18 +74,19 @@ def security(w: World, n: int) -> None:
         ip, stamp = w.ip(), f"{DATE} {w.rng.randrange(24):02d}:{w.rng.randrange(60):02d} UTC"
         kind = w.rng.choice(["ssh", "scan", "waf"])
         if kind == "ssh":
-            count, what = w.rng.randrange(12, 900), "failed password attempts"
+            count, what = w.rng.randrange(12, 900), "How many failed password attempts did alert {a} record?"
             user = w.rng.choice(["admin", "deploy", "backup", "root", "jenkins", "oracle"])
             text = (f"Auth log, alert {alert}: at {stamp} sshd on {h['host']} recorded {count} failed password "
                     f"attempts for user '{user}' from {ip}.")
         elif kind == "scan":
-            count, what = w.rng.randrange(100, 9000), "ports scanned"
+            count, what = w.rng.randrange(100, 9000), "How many ports were scanned according to alert {a}?"
             text = f"IDS alert {alert}: at {stamp} {ip} scanned {count:,} ports on {h['host']}."
         else:
-            count, what = w.rng.randrange(40, 5000), "requests blocked"
+            count, what = w.rng.randrange(40, 5000), "How many requests did the firewall block in alert {a}?"
             text = (f"WAF alert {alert}: at {stamp} the firewall blocked {count:,} requests to {h['host']} from "
                     f"{ip} matching rule {w.rng.randrange(941000, 944999)}.")
-        u = w.unit("security", h["part"], alert=alert, host=h["host"], ip=ip, count=count, what=what, kind=kind)
+        u = w.unit("security", h["part"], alert=alert, host=h["host"], ip=ip, count=count, count_q=what.format(a=alert),
+                   kind=kind)
         u.data.update(f_ip=w.fact(u, "ip", ip, alert), f_count=w.fact(u, "count", count, alert),
                       f_host=w.fact(u, "host", h["host"], alert))
         h["events"].append(u.uid)

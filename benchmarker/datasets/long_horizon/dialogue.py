@@ -83,7 +83,7 @@ def unit_counts(turns: int) -> dict[str, int]:
         shrinkable = [b for b in BLOCK_NAMES if counts[b] > 1]
         if not shrinkable:
             break
-        biggest = max(shrinkable, key=lambda b: (counts[b] * size[b], -BLOCK_NAMES.index(b)))
+        biggest = max(shrinkable, key=lambda b: (counts[b] * size[b], BLOCK_NAMES.index(b)))
         counts[biggest] -= 1
     return counts
 
@@ -135,12 +135,13 @@ def _split_evenly(chunks: list[list[Pair]]) -> list[list[list[Pair]]]:
 def layout(w: World, seed: int) -> list[RawSession]:
     """Place every event, group pairs into sessions, and stamp each fact with its turn and session."""
     groups: list[list[list[Pair]]] = [[]]
-    target = w.rng.randint(13, 25)
+    target, size = w.rng.randint(13, 25), 0
     for chunk in _timeline(w):
-        if sum(len(c) for c in groups[-1]) >= target:
+        if size >= target:
             groups.append([])
-            target = w.rng.randint(13, 25)
+            target, size = w.rng.randint(13, 25), 0
         groups[-1].append(chunk)
+        size += len(chunk)
     if len(groups) > 1 and sum(len(c) for c in groups[-1]) < 13:
         merged = groups.pop(-2) + groups.pop()
         groups.extend(_split_evenly(merged) if sum(len(c) for c in merged) > 25 else [merged])

@@ -11,7 +11,6 @@ from datetime import date
 from typing import Any
 
 from benchmarker.datasets.levels.spec import rubric
-from benchmarker.datasets.long_horizon import pools
 from benchmarker.datasets.long_horizon.world import World, long_date
 
 CATEGORIES = (

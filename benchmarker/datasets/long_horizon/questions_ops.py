@@ -15,7 +15,7 @@ def security_questions(w: World) -> list[Candidate]:
         d = u.data
         out += [Candidate("security_log", "ip", f"Which IP address was behind alert {d['alert']}?", d["ip"],
                           rubric([d["ip"]], dimensions=SOURCED), [d["f_ip"]], u.part),
-                Candidate("security_log", "count", f"How many {d['what']} did alert {d['alert']} report?",
+                Candidate("security_log", "count", d["count_q"],
                           f"{d['count']:,}", rubric(numbers=[d["count"]], dimensions=SOURCED), [d["f_count"]], u.part),
                 Candidate("security_log", "host", f"Which host did alert {d['alert']} fire on?", d["host"],
                           rubric([d["host"]], dimensions=SOURCED), [d["f_host"]], u.part)]

@@ -83,6 +83,7 @@ class World:
         self._used: set[str] = set()
         self.teams: list[dict[str, Any]] = []
         self.hosts: list[dict[str, Any]] = []
+        self._odd_side = self.rng.randrange(2)
         self.epoch = date(2023, 1, 2) + timedelta(days=self.rng.randrange(0, 720))
 
     # ---- unique draws
@@ -119,10 +120,12 @@ class World:
         return self.epoch + timedelta(days=self.rng.randrange(lo_days, hi_days))
 
     def alternate_parts(self, n: int) -> list[int]:
-        parts = [i % 2 for i in range(n)]
+        """Half the units to each partition; an odd one out goes to alternating sides across blocks."""
+        parts = [i % 2 for i in range(n - n % 2)]
+        if n % 2:
+            parts.append(self._odd_side)
+            self._odd_side = 1 - self._odd_side
         self.rng.shuffle(parts)
-        if n >= 2 and len(set(parts)) < 2:
-            parts[0] = 1 - parts[0]
         return parts
 
     # ---- recording

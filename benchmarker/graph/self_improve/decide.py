@@ -1,0 +1,90 @@
+"""DECIDE: keep a candidate only if its held-out gain is larger than the noise.
+
+Paired over the held-out questions both configurations scored:
+- significant: exact McNemar p < 0.05 on binary scores, or the paired-bootstrap 95% interval
+  of the mean difference lies above 0 (the only test for non-binary scores);
+- the gain exceeds `[self_improve].min_gain`;
+- no question type, category or level (each with its own held-out questions) drops by more
+  than 5 points.
+Otherwise the candidate is reverted and the configuration in force stays.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
+
+P_VALUE = 0.05
+CATEGORY_DROP = 0.05  # 5 points
+GROUPS = ("type", "category", "level")
+
+
+def paired(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]], ids: list[str]) -> list[str]:
+    """The ids both configurations scored, in order."""
+    return [i for i in ids if base.get(i, {}).get("score") is not None and candidate.get(i, {}).get("score") is not None]
+
+
+def decide(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]], ids: list[str], *,
+           min_gain: float = 0.0, seed: int = 0) -> dict[str, Any]:
+    """The paired statistics and the verdict (`accept`, `reason`) for the held-out `ids`."""
+    common = paired(base, candidate, ids)
+    a = [float(base[i]["score"]) for i in common]
+    b = [float(candidate[i]["score"]) for i in common]
+    if not common:
+        return {"accept": False, "reason": "no held-out question was scored by both configurations", "n": 0}
+    gain = (sum(b) - sum(a)) / len(common)
+    binary = all(v in (0.0, 1.0) for v in a + b)
+    out: dict[str, Any] = {"n": len(common), "base": round(sum(a) / len(a), 4),
+                           "candidate": round(sum(b) / len(b), 4), "gain": round(gain, 4), "binary": binary}
+    if binary:
+        worse = sum(1 for x, y in zip(a, b) if x > y)
+        better = sum(1 for x, y in zip(a, b) if y > x)
+        out["mcnemar"] = {"right_to_wrong": worse, "wrong_to_right": better, "p": round(mcnemar_exact(worse, better), 6)}
+    boot = paired_bootstrap(a, b, seed=seed)
+    out["bootstrap"] = {"lo": round(boot["lo"], 4), "hi": round(boot["hi"], 4)}
+    significant = (binary and out["mcnemar"]["p"] < P_VALUE) or boot["lo"] > 0
+    out["significant"] = significant
+    out["category_drops"] = category_drops(base, candidate, common)
+    if gain <= min_gain:
+        out.update(accept=False, reason=f"held-out gain {gain:+.3f} is not above min_gain {min_gain:g}")
+    elif not significant:
+        out.update(accept=False, reason=f"held-out gain {gain:+.3f} is within noise ({_evidence(out)})")
+    elif out["category_drops"]:
+        d = out["category_drops"][0]
+        out.update(accept=False, reason=f"{d['group']} {d['name']!r} drops {d['drop'] * 100:.0f} points "
+                                        f"({d['base']:.2f} -> {d['candidate']:.2f}, n={d['n']})")
+    else:
+        out.update(accept=True, reason=f"held-out gain {gain:+.3f} beyond noise ({_evidence(out)})")
+    return out
+
+
+def _evidence(stats: dict[str, Any]) -> str:
+    parts = []
+    if "mcnemar" in stats:
+        m = stats["mcnemar"]
+        parts.append(f"McNemar p={m['p']:.3g}, {m['wrong_to_right']} fixed / {m['right_to_wrong']} broken")
+    parts.append(f"bootstrap 95% [{stats['bootstrap']['lo']:+.3f}, {stats['bootstrap']['hi']:+.3f}]")
+    return "; ".join(parts)
+
+
+def category_drops(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]],
+                   common: list[str]) -> list[dict[str, Any]]:
+    """Every group (type, category, level) whose paired mean falls by more than CATEGORY_DROP, worst first."""
+    drops = []
+    for group in GROUPS:
+        members: dict[str, list[str]] = defaultdict(list)
+        for qid in common:
+            name = base[qid].get(group)
+            if name:
+                members[name].append(qid)
+        if len(members) < 2 and group != "type":
+            continue  # a single category is the overall score, already tested
+        for name, qids in sorted(members.items()):
+            before = sum(base[q]["score"] for q in qids) / len(qids)
+            after = sum(candidate[q]["score"] for q in qids) / len(qids)
+            if before - after > CATEGORY_DROP + 1e-9:
+                drops.append({"group": group, "name": name, "n": len(qids), "base": round(before, 4),
+                              "candidate": round(after, 4), "drop": round(before - after, 4)})
+    return sorted(drops, key=lambda d: -d["drop"])

@@ -1,0 +1,188 @@
+"""The self-improve subgraph, one node per phase.
+
+    START -> eval -> analyze -> propose -> challenge -> vote -> apply -> re_eval -> decide -> analyze ... END
+                                   \\ nothing left / refused ------------------------> decide
+                                                          \\ vote fails --------------> decide (revert)
+                                                                    \\ does not apply -> decide (refused)
+
+Every node returns only the keys it changes; the checkpointer saves the state after each one,
+so an interrupted loop resumes at the phase where it stopped.
+
+Test hook (tests only): `MYCELIAN_LME_SELF_IMPROVE_FAIL_AT=<node>:<iteration>` raises inside
+that node on that iteration, to interrupt a run at a known phase.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.self_improve.allowlist import Refused
+from benchmarker.graph.self_improve.analyze import analyze
+from benchmarker.graph.self_improve.candidate import (CandidateError, apply_proposal, baseline_candidate,
+                                                      candidate_key, prompts_of, read_prompts)
+from benchmarker.graph.self_improve.decide import decide
+from benchmarker.graph.self_improve.evaluate import evaluate, load_scores, split_ids, split_score
+from benchmarker.graph.self_improve.log import append_iteration, iteration_line, write_best
+from benchmarker.graph.self_improve.propose import propose, search_space
+from benchmarker.graph.self_improve.review import challenge, vote
+from benchmarker.graph.self_improve.state import LoopState
+
+FAIL_AT_ENV = "MYCELIAN_LME_SELF_IMPROVE_FAIL_AT"
+
+
+def loop_root(ctx: RunContext) -> Path:
+    return ctx.store.run_dir / "self_improve"
+
+
+def _scored(candidate: dict[str, Any], rows: dict[str, dict[str, Any]], split: dict[str, list[str]]) -> dict[str, Any]:
+    return candidate | {"train": split_score(rows, split["train"]), "holdout": split_score(rows, split["holdout"])}
+
+
+async def eval_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+    """EVAL: the run's own configuration (candidate 0) and the split."""
+    from benchmarker.agent.prompts import prompts_dir
+
+    root = loop_root(ctx)
+    tunables: dict[str, Any] = {"top_k": ctx.search.top_k, "alpha": ctx.search.alpha}
+    if ctx.mode == "agent":
+        tunables["context_cadence"] = ctx.context_cadence or ctx.config.params.context_cadence
+    base = baseline_candidate(root, tunables, ctx.prompts_dir or prompts_dir())
+    rows = await evaluate(ctx, root, base, base)
+    si = ctx.config.self_improve
+    split = split_ids(rows, si.holdout_fraction, si.seed)
+    base = _scored(base, rows, split)
+    return {"iteration": 1, "iterations": si.iterations, "split": split, "start": base, "best": base,
+            "tried": [base["key"]], "next_index": 1}
+
+
+async def analyze_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+    rows = load_scores(loop_root(ctx), state["best"])
+    return {"analysis": analyze(rows, state["split"]["train"]), "proposal": None, "challenge": None,
+            "vote": None, "candidate": None, "outcome": None}
+
+
+async def propose_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+    best = state["best"]
+    proposal = await propose(ctx.judge_model, best=best, prompts=read_prompts(prompts_of(loop_root(ctx), best)),
+                             analysis=state["analysis"], history=state.get("history") or [],
+                             tried=state.get("tried") or [], space=search_space(ctx.config, ctx.mode),
+                             config=ctx.config)
+    if proposal is None:
+        return {"outcome": {"decision": "stopped", "stage": "propose",
+                            "reason": "every neighbouring configuration was tried; nothing left to propose"}}
+    if proposal.get("refused"):
+        return {"proposal": proposal, "outcome": {"decision": "refused", "stage": "propose", "reason": proposal["refused"]}}
+    out: dict[str, Any] = {"proposal": proposal}
+    if proposal["kind"] == "config":  # mark it tried now, so a vote that stops it is not repeated
+        out["tried"] = [candidate_key(best["tunables"] | proposal["delta"], best["prompts_hash"])]
+    return out
+
+
+async def challenge_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+    result = await challenge(ctx.judge_model, state["proposal"], state["analysis"], state["best"],
+                             holdout_n=len(state["split"]["holdout"]), mode=ctx.mode, config=ctx.config)
+    return {"challenge": result}
+
+
+async def vote_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+    result = await vote(ctx.judge_model, state["proposal"], state["analysis"], state["challenge"])
+    out: dict[str, Any] = {"vote": result}
+    if not result["passed"]:
+        against = "; ".join(f"{v['reviewer']}: {v['reason']}" for v in result["votes"] if not v["approve"])
+        out["outcome"] = {"decision": "reverted", "stage": "vote",
+                          "reason": f"vote {result['approvals']}/{len(result['votes'])} ({against})"}
+    return out
+
+
+async def apply_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+    index = state["next_index"]
+    try:
+        candidate = apply_proposal(loop_root(ctx), state["best"], state["proposal"], index)
+    except (CandidateError, Refused) as err:
+        return {"next_index": index + 1, "outcome": {"decision": "refused", "stage": "apply", "reason": str(err)}}
+    return {"candidate": candidate, "next_index": index + 1, "tried": [candidate["key"]]}
+
+
+async def re_eval_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+    root = loop_root(ctx)
+    rows = await evaluate(ctx, root, state["candidate"], state["start"])
+    return {"candidate": _scored(state["candidate"], rows, state["split"])}
+
+
+async def decide_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+    root = loop_root(ctx)
+    best, candidate, outcome, stats = state["best"], state.get("candidate"), state.get("outcome"), None
+    if outcome is None:
+        si = ctx.config.self_improve
+        stats = decide(load_scores(root, best), load_scores(root, candidate), state["split"]["holdout"],
+                       min_gain=si.min_gain, seed=si.seed)
+        outcome = {"decision": "accepted" if stats["accept"] else "reverted", "stage": "re_eval",
+                   "reason": stats["reason"]}
+    new_best = candidate if outcome["decision"] == "accepted" else best
+    line = iteration_line(state, outcome, stats, new_best)
+    append_iteration(ctx.store.run_dir, line)
+    write_best(root, new_best, state["start"])
+    iteration = state["iteration"]
+    finished = outcome["decision"] == "stopped" or iteration >= state["iterations"]
+    return {"best": new_best, "history": [line], "iteration": iteration + 1, "finished": finished}
+
+
+# --- wiring -----------------------------------------------------------------------------------
+
+def after_propose(state: LoopState) -> str:
+    return "decide" if state.get("outcome") else "challenge"
+
+
+def after_vote(state: LoopState) -> str:
+    return "apply" if state["vote"]["passed"] else "decide"
+
+
+def after_apply(state: LoopState) -> str:
+    return "decide" if state.get("outcome") else "re_eval"
+
+
+def after_decide(state: LoopState) -> str:
+    return END if state.get("finished") else "analyze"
+
+
+PHASES = {"eval": eval_phase, "analyze": analyze_phase, "propose": propose_phase, "challenge": challenge_phase,
+          "vote": vote_phase, "apply": apply_phase, "re_eval": re_eval_phase, "decide": decide_phase}
+
+
+def _node(name: str, phase):
+    async def node(state: LoopState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        _fail_if_asked(name, state.get("iteration", 0))
+        ctx.progress.set_phase(f"improve:{name}")
+        return await phase(state, ctx)
+
+    node.__name__ = name
+    return node
+
+
+def _fail_if_asked(name: str, iteration: int) -> None:
+    wanted = os.environ.get(FAIL_AT_ENV, "")
+    if wanted and wanted == f"{name}:{iteration}":
+        raise RuntimeError(f"{FAIL_AT_ENV}={wanted}: interrupting the self-improve loop (test hook)")
+
+
+def build_loop_graph(checkpointer=None):
+    graph = StateGraph(LoopState, context_schema=RunContext)
+    for name, phase in PHASES.items():
+        graph.add_node(name, _node(name, phase))
+    graph.add_edge(START, "eval")
+    graph.add_edge("eval", "analyze")
+    graph.add_edge("analyze", "propose")
+    graph.add_conditional_edges("propose", after_propose, ["challenge", "decide"])
+    graph.add_edge("challenge", "vote")
+    graph.add_conditional_edges("vote", after_vote, ["apply", "decide"])
+    graph.add_conditional_edges("apply", after_apply, ["re_eval", "decide"])
+    graph.add_edge("re_eval", "decide")
+    graph.add_conditional_edges("decide", after_decide, ["analyze", END])
+    return graph.compile(checkpointer=checkpointer, name="self_improve")

@@ -1,0 +1,66 @@
+"""`<run_dir>/self_improve.jsonl` (one line per iteration) and `self_improve/best.json`.
+
+A line is written by DECIDE; a resumed loop that re-runs DECIDE for an iteration already
+logged writes nothing, so the file never holds an iteration twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchmarker.run.jsonl import JsonlWriter, read_jsonl, write_json_atomic
+
+LOG_NAME = "self_improve.jsonl"
+SCHEMA_VERSION = 1
+_CANDIDATE_KEYS = ("index", "key", "tunables", "dir", "train", "holdout")
+_PROPOSAL_KEYS = ("kind", "delta", "diff", "files", "rationale", "source", "move", "refused")
+
+
+def brief(candidate: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if candidate is None else {k: candidate.get(k) for k in _CANDIDATE_KEYS}
+
+
+def iteration_line(state: dict[str, Any], outcome: dict[str, Any], stats: dict[str, Any] | None,
+                   new_best: dict[str, Any]) -> dict[str, Any]:
+    """Everything one iteration did: the diff or delta, the critique, the votes, the scores, the decision."""
+    proposal = state.get("proposal")
+    analysis = state.get("analysis") or {}
+    vote = state.get("vote") or {}
+    return {
+        "schema_version": SCHEMA_VERSION, "iteration": state["iteration"],
+        "decision": outcome["decision"], "stage": outcome["stage"], "reason": outcome["reason"],
+        "proposal": None if proposal is None else {k: proposal.get(k) for k in _PROPOSAL_KEYS if k in proposal},
+        "analysis": {k: analysis.get(k) for k in ("n", "score", "failures", "causes", "dominant_cause", "worst")},
+        "challenge": state.get("challenge"),
+        "votes": vote.get("votes"), "vote_passed": vote.get("passed"),
+        "base": brief(state["best"]), "candidate": brief(state.get("candidate")), "stats": stats,
+        "best": brief(new_best), "start": brief(state["start"]),
+    }
+
+
+def append_iteration(run_dir: Path, line: dict[str, Any]) -> bool:
+    """Append unless this iteration is already logged; True when written."""
+    path = run_dir / LOG_NAME
+    if any(old.get("iteration") == line["iteration"] for old in read_jsonl(path)):
+        return False
+    writer = JsonlWriter(path, durable=True)
+    try:
+        writer.write(line)
+    finally:
+        writer.close()
+    return True
+
+
+def write_best(root: Path, best: dict[str, Any], start: dict[str, Any]) -> None:
+    """The configuration in force, with the config lines that reproduce it."""
+    t = best["tunables"]
+    toml = [f"[params]\ntop_k = {t['top_k']}"]
+    if t.get("context_cadence") is not None:
+        toml.append(f"context_cadence = {t['context_cadence']}")
+    if t.get("alpha") is not None:
+        toml.append(f"[memory]\nsearch_alpha = {t['alpha']}")
+    write_json_atomic(root / "best.json", {
+        **brief(best), "start": brief(start), "toml": "\n".join(toml) + "\n",
+        "prompts": f"{best['dir']}/prompts (point MYCELIAN_LME_PROMPTS_DIR at a full prompts/ folder holding these copies)",
+    })

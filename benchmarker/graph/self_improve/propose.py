@@ -1,0 +1,178 @@
+"""PROPOSE: one change to the configuration in force.
+
+With a model (the run's judge model), the model reads the analysis, the prompt copies, the
+tunables and the history of earlier attempts (`prompts/self_improve_propose.txt`) and answers
+JSON: a config delta or a unified diff against the prompt copies, with its rationale. Offline,
+or when the model's answer is unusable, coordinate ascent over the tunables: step one rung of
+a ladder up or down, nearest rungs first, skipping every configuration already tried.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, check_proposal
+from benchmarker.graph.self_improve.analyze import analysis_text
+from benchmarker.graph.self_improve.candidate import candidate_key, describe
+
+TOP_K_LADDER = (1, 3, 5, 10, 20, 30, 50)
+ALPHA_LADDER = (0.0, 0.25, 0.5, 0.75, 1.0)
+CADENCE_LADDER = (2, 4, 6, 8, 12, 16)
+MAX_DISTANCE = 3  # rungs away from the current value
+
+
+def search_space(config, mode: str) -> dict[str, tuple]:
+    """The tunables worth searching here: alpha only where a request can set it, cadence only with an agent."""
+    space: dict[str, tuple] = {"top_k": TOP_K_LADDER}
+    memory = config.memory
+    if memory.backend == "embedded" and memory.embedder != "none":
+        space["alpha"] = ALPHA_LADDER  # a real Mycelian's alpha is service-wide: not tunable per run
+    if mode == "agent":
+        space["context_cadence"] = CADENCE_LADDER
+    return space
+
+
+def current(name: str, tunables: dict[str, Any], config) -> float:
+    value = tunables.get(name)
+    if name == "alpha" and value is None:
+        return config.memory.alpha  # the service's own alpha
+    return value
+
+
+def _step(ladder: tuple, value: float, direction: str, distance: int) -> float | None:
+    side = [v for v in ladder if v > value] if direction == "up" else [v for v in ladder if v < value][::-1]
+    return side[distance - 1] if len(side) >= distance else None
+
+
+def _directions(name: str, analysis: dict[str, Any]) -> tuple[str, str]:
+    """Deeper search when evidence goes missing, shallower when the reader drowns; context more often
+    when facts are lost at ingestion."""
+    if name == "top_k":
+        return ("up", "down") if analysis.get("retrieval_failures", 0) >= analysis.get("reader_failures", 0) else ("down", "up")
+    if name == "context_cadence":
+        return ("down", "up")
+    return ("up", "down")
+
+
+def offline_proposal(best: dict[str, Any], tried: list[str], analysis: dict[str, Any], space: dict[str, tuple],
+                     config, momentum: str | None = None) -> dict[str, Any] | None:
+    """The next untried coordinate step, or None when the neighbourhood is exhausted."""
+    names = list(space)
+    if momentum in names:  # keep moving along the coordinate that last paid off
+        names.remove(momentum)
+        names.insert(0, momentum)
+    seen = set(tried)
+    for distance in range(1, MAX_DISTANCE + 1):
+        for name in names:
+            value = current(name, best["tunables"], config)
+            for direction in _directions(name, analysis):
+                new = _step(space[name], value, direction, distance)
+                if new is None:
+                    continue
+                tunables = best["tunables"] | {name: new}
+                if candidate_key(tunables, best["prompts_hash"]) in seen:
+                    continue
+                rationale = (f"coordinate ascent: {name} {direction} {distance} rung(s), {value} -> {new}; "
+                             f"training failures by cause: {analysis.get('causes') or 'none'}")
+                return {"kind": "config", "delta": {name: new}, "diff": None, "rationale": rationale,
+                        "source": "offline", "move": {"name": name, "direction": direction, "from": value, "to": new}}
+    return None
+
+
+async def model_proposal(model, *, best: dict[str, Any], prompts: dict[str, str], analysis: dict[str, Any],
+                         history: list[dict[str, Any]], space: dict[str, tuple]) -> dict[str, Any]:
+    """Ask the model for one change; raises ValueError when its reply holds no usable JSON."""
+    from langchain_core.messages import HumanMessage
+
+    from benchmarker.agent.prompts import load_prompt
+
+    prompt = load_prompt("self_improve_propose.txt").format(
+        analysis=analysis_text(analysis), tunables=describe(best["tunables"]),
+        space=", ".join(f"{k} in {list(v)}" for k, v in space.items()),
+        prompt_files="\n\n".join(f"--- prompts/{name} ---\n{text}" for name, text in prompts.items()
+                                 if name in PROMPT_FILES),
+        history=history_text(history))
+    reply = await model.ainvoke([HumanMessage(prompt)])
+    data = parse_json_object(reply_text(reply.content))
+    kind = str(data.get("kind") or ("diff" if data.get("diff") else "config")).lower()
+    return {"kind": kind, "delta": data.get("delta") or {}, "diff": data.get("diff"),
+            "rationale": str(data.get("rationale") or "")[:2000], "source": "model"}
+
+
+async def propose(model, *, best, prompts, analysis, history, tried, space, config) -> dict[str, Any] | None:
+    """A checked proposal, a refused one (`refused` set), or None when nothing is left to try."""
+    note = ""
+    if model is not None:
+        try:
+            proposal = await model_proposal(model, best=best, prompts=prompts, analysis=analysis,
+                                            history=history, space=space)
+        except Exception as err:  # an unusable reply costs the iteration nothing: fall back
+            note = f"model proposal unusable ({type(err).__name__}: {str(err)[:200]}); "
+        else:
+            try:
+                return _applicable(check_proposal(proposal), space)
+            except Refused as err:
+                return proposal | {"refused": str(err)}
+    momentum = next(((h.get("proposal") or {}).get("move", {}).get("name") for h in reversed(history)
+                     if h.get("decision") == "accepted"), None)
+    proposal = offline_proposal(best, tried, analysis, space, config, momentum)
+    if proposal is None:
+        return None
+    if note:
+        proposal["rationale"] = note + proposal["rationale"]
+    return check_proposal(proposal)
+
+
+def _applicable(proposal: dict[str, Any], space: dict[str, tuple]) -> dict[str, Any]:
+    """Allowed is not enough: alpha on a real Mycelian is service-wide, cadence means nothing without an agent."""
+    extra = sorted(set(proposal["delta"]) - set(space))
+    if extra:
+        raise Refused(f"refused: {', '.join(extra)} cannot be tuned in this run (tunable here: {', '.join(space)})")
+    return proposal
+
+
+def history_text(history: list[dict[str, Any]]) -> str:
+    if not history:
+        return "(no earlier attempts)"
+    lines = []
+    for h in history:
+        p = h.get("proposal") or {}
+        what = json.dumps(p.get("delta")) if p.get("kind") == "config" else f"diff of {p.get('files')}"
+        held = (h.get("stats") or {}).get("gain")
+        lines.append(f"iteration {h['iteration']}: {p.get('kind')} {what} -> {h['decision']} "
+                     f"(held-out gain {held}); {h.get('reason', '')}")
+    return "\n".join(lines)
+
+
+def reply_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+    return str(content)
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def parse_json_object(text: str) -> dict[str, Any]:
+    """The first JSON object in a model reply: whole text, fenced blocks, then any '{' that parses."""
+    candidates = [text.strip()] + [m.group(1).strip() for m in _FENCE.finditer(text)]
+    for chunk in candidates:
+        try:
+            value = json.loads(chunk)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    decoder = json.JSONDecoder()
+    for start in (i for i, ch in enumerate(text) if ch == "{"):
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    raise ValueError(f"no JSON object in the reply: {text[:200]!r}")

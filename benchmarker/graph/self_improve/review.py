@@ -1,0 +1,194 @@
+"""CHALLENGE and VOTE: a devil's-advocate critique, a defence, then three reviewers.
+
+Reviewers: quality (does the change address failures the analysis found?), regression risk
+(could it lose what already works?), simplicity (is it the smallest change that could help?).
+A majority (2 of 3) lets the proposal proceed to APPLY. Offline every role is a rule over the
+analysis and the proposal; with a model the roles are prompts (`prompts/self_improve_challenge.txt`,
+`prompts/self_improve_review.txt`) and a role whose reply is unusable falls back to its rule.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from benchmarker.graph.self_improve.analyze import READER_CAUSES, RETRIEVAL_CAUSES, analysis_text
+from benchmarker.graph.self_improve.candidate import INGEST_PROMPTS
+from benchmarker.graph.self_improve.propose import current, parse_json_object, reply_text
+
+REVIEWERS = {
+    "quality": "Does the change address the failures the analysis found, for the right cause?",
+    "regression": "Could the change lose answers that are right today (recall, context budget, big jumps)?",
+    "simplicity": "Is this the smallest change that could help, without needless cost or complexity?",
+}
+BIG_TOP_K_RATIO = 4       # more than 4x the hits in one step
+BIG_ALPHA_STEP = 0.5
+LARGE_DIFF_LINES = 30
+MAX_TOP_K = 50
+
+
+def targets(proposal: dict[str, Any], best: dict[str, Any], config) -> tuple[str, ...]:
+    """The failure causes a proposal could fix."""
+    if proposal["kind"] == "diff":
+        files = set(proposal.get("files") or [])
+        return READER_CAUSES if files <= {"qa_reader.txt"} else RETRIEVAL_CAUSES + READER_CAUSES
+    causes: tuple[str, ...] = ()
+    for name, new in proposal["delta"].items():
+        if name == "top_k":
+            causes += RETRIEVAL_CAUSES if new > current(name, best["tunables"], config) else READER_CAUSES
+        elif name == "alpha":
+            causes += RETRIEVAL_CAUSES
+        else:
+            causes += RETRIEVAL_CAUSES + READER_CAUSES
+    return tuple(dict.fromkeys(causes))
+
+
+def offline_challenge(proposal: dict[str, Any], analysis: dict[str, Any], best: dict[str, Any], *,
+                      holdout_n: int, mode: str, config) -> dict[str, Any]:
+    concerns: list[str] = []
+    critique = [f"With {holdout_n} held-out questions one changed answer moves the score by "
+                f"{1 / max(holdout_n, 1):.0%}; a small gain is indistinguishable from noise."]
+    if proposal["kind"] == "config":
+        for name, new in proposal["delta"].items():
+            old = current(name, best["tunables"], config)
+            concerns += _config_concerns(name, old, new, analysis, mode, config, critique)
+    else:
+        changed = _changed_lines(proposal.get("diff") or "")
+        critique.append(f"A prompt edit ({changed} changed lines) can fit the training examples and hurt other "
+                        "question types.")
+        if changed > LARGE_DIFF_LINES:
+            concerns.append("large_diff")
+        if mode == "agent" and set(proposal.get("files") or []) & set(INGEST_PROMPTS):
+            concerns.append("reingest")
+    aims = targets(proposal, best, config)
+    addressed = sum(analysis["causes"].get(c, 0) for c in aims)
+    if not addressed:
+        concerns.append("untargeted")
+        critique.append(f"None of the {analysis['failures']} training failures is of a kind this change addresses "
+                        f"({', '.join(aims)}).")
+    defence = (f"The change addresses {addressed} of {analysis['failures']} training failures "
+               f"(causes {', '.join(aims)}; observed {analysis['causes'] or 'none'}). "
+               "DECIDE keeps it only if the held-out gain survives a paired test, so a wrong guess is reverted.")
+    return {"critique": " ".join(critique), "defence": defence, "concerns": sorted(set(concerns)),
+            "targets": list(aims), "addressed": addressed, "source": "offline"}
+
+
+def _config_concerns(name: str, old, new, analysis, mode: str, config, critique: list[str]) -> list[str]:
+    concerns = []
+    if name == "top_k" and new > old:
+        per_hit = analysis.get("chars_per_hit")
+        critique.append(f"top_k {old} -> {new} gives the reader more, and noisier, context.")
+        if mode == "agent" and per_hit and new * per_hit > config.params.qa_max_context_chars:
+            concerns.append("truncation")  # the extra hits would be cut from the reader's context anyway
+        if new > BIG_TOP_K_RATIO * old:
+            concerns.append("big_step")
+        if new > MAX_TOP_K:
+            concerns.append("too_deep")
+    elif name == "top_k":
+        critique.append(f"top_k {old} -> {new} drops hits that may hold evidence.")
+        if analysis.get("retrieval_failures", 0):
+            concerns.append("recall_loss")
+    elif name == "alpha":
+        critique.append(f"alpha {old} -> {new} shifts the keyword/vector balance for every question type at once.")
+        if abs(new - old) > BIG_ALPHA_STEP:
+            concerns.append("big_step")
+    elif name == "context_cadence":
+        critique.append(f"context cadence {old} -> {new} changes what ingestion writes: every memory is rebuilt.")
+        if mode == "agent":
+            concerns.append("reingest")
+    return concerns
+
+
+def _changed_lines(diff: str) -> int:
+    return sum(1 for line in diff.splitlines()
+               if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
+
+
+def offline_votes(proposal: dict[str, Any], challenge: dict[str, Any]) -> list[dict[str, Any]]:
+    concerns = set(challenge["concerns"])
+    quality = challenge["addressed"] > 0
+    risky = sorted(concerns & {"recall_loss", "truncation", "big_step"})
+    heavy = sorted(concerns & {"large_diff", "too_deep"})
+    many = proposal["kind"] == "config" and len(proposal["delta"]) > 2
+    return [
+        {"reviewer": "quality", "approve": quality, "source": "offline",
+         "reason": (f"targets {challenge['addressed']} training failures" if quality
+                    else "addresses none of the training failures")},
+        {"reviewer": "regression", "approve": not risky, "source": "offline",
+         "reason": f"risks: {', '.join(risky)}" if risky else "no known regression risk beyond noise"},
+        {"reviewer": "simplicity", "approve": not heavy and not many, "source": "offline",
+         "reason": (f"too heavy: {', '.join(heavy) or 'changes more than two tunables'}" if heavy or many
+                    else "one small change")},
+    ]
+
+
+def tally(votes: list[dict[str, Any]]) -> dict[str, Any]:
+    approvals = sum(1 for v in votes if v["approve"])
+    return {"votes": votes, "approvals": approvals, "passed": approvals * 2 > len(votes)}
+
+
+# --- with a model -------------------------------------------------------------------------------
+
+async def model_challenge(model, proposal: dict[str, Any], analysis: dict[str, Any],
+                          fallback: dict[str, Any]) -> dict[str, Any]:
+    """The model argues both sides in turn; each side falls back to the rule-based text."""
+    out = dict(fallback) | {"source": "model"}
+    critique = await _ask(model, "self_improve_challenge.txt", role="devil's advocate",
+                          instructions="Argue against the proposal: the strongest reasons it will not help or will "
+                                       "regress. List short concern codes.",
+                          proposal=_show(proposal), analysis=analysis_text(analysis), critique="(none yet)")
+    if critique and critique.get("text"):
+        out["critique"] = str(critique["text"])
+        out["concerns"] = sorted(set(fallback["concerns"]) | {str(c) for c in critique.get("concerns") or []})
+    else:
+        out["source"] = "offline (model reply unusable)"
+    defence = await _ask(model, "self_improve_challenge.txt", role="defender",
+                         instructions="Answer the critique: why the proposal is still worth testing on held-out data.",
+                         proposal=_show(proposal), analysis=analysis_text(analysis), critique=out["critique"])
+    if defence and defence.get("text"):
+        out["defence"] = str(defence["text"])
+    return out
+
+
+async def model_votes(model, proposal: dict[str, Any], analysis: dict[str, Any], challenge: dict[str, Any],
+                      fallback: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    votes = []
+    for rule in fallback:
+        name = rule["reviewer"]
+        data = await _ask(model, "self_improve_review.txt", reviewer=name, focus=REVIEWERS[name],
+                          proposal=_show(proposal), analysis=analysis_text(analysis),
+                          critique=challenge["critique"], defence=challenge["defence"])
+        if data is not None and isinstance(data.get("approve"), bool):
+            votes.append({"reviewer": name, "approve": data["approve"], "reason": str(data.get("reason") or "")[:500],
+                          "source": "model"})
+        else:
+            votes.append(rule | {"source": "offline (model reply unusable)"})
+    return votes
+
+
+async def _ask(model, prompt_name: str, **fields: str) -> dict[str, Any] | None:
+    from langchain_core.messages import HumanMessage
+
+    from benchmarker.agent.prompts import load_prompt
+
+    try:
+        reply = await model.ainvoke([HumanMessage(load_prompt(prompt_name).format(**fields))])
+        return parse_json_object(reply_text(reply.content))
+    except Exception:  # the rule-based reviewer stands in; the log records the source
+        return None
+
+
+def _show(proposal: dict[str, Any]) -> str:
+    shown = {k: proposal.get(k) for k in ("kind", "delta", "diff", "rationale") if proposal.get(k)}
+    return json.dumps(shown, indent=2)
+
+
+async def challenge(model, proposal, analysis, best, *, holdout_n: int, mode: str, config) -> dict[str, Any]:
+    rules = offline_challenge(proposal, analysis, best, holdout_n=holdout_n, mode=mode, config=config)
+    return rules if model is None else await model_challenge(model, proposal, analysis, rules)
+
+
+async def vote(model, proposal, analysis, challenge_result) -> dict[str, Any]:
+    rules = offline_votes(proposal, challenge_result)
+    votes = rules if model is None else await model_votes(model, proposal, analysis, challenge_result, rules)
+    return tally(votes)
