@@ -40,6 +40,10 @@ def summarise_dir(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     level_scores = _latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores))
     write_json_atomic(answers_dir / "summary.json", summary)
+    if any(r.get("kind") == "longmemeval" and r.get("label") is not None for r in results):
+        from benchmarker.eval.official import write_official_outputs
+
+        write_official_outputs(answers_dir, [r for r in results if r.get("kind") == "longmemeval"])
     write_report(answers_dir, summary, results, extra_sections=extra_sections(summary))
     return summary, answers_dir / "report.html"
 

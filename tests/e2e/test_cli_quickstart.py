@@ -80,6 +80,8 @@ def test_outputs_agree_with_each_other_and_the_dataset(quick_run: Path) -> None:
     assert manifest["dataset"]["sha256"] and manifest["package_version"]
     summary = json.loads((quick_run / "summary.json").read_text(encoding="utf-8"))
     assert summary["counts"]["questions"] == len(ids)
+    official = list((quick_run / "official").glob("hypotheses.jsonl.eval-results-*"))
+    assert official and all("autoeval_label" in json.loads(l) for l in official[0].read_text().splitlines())
 
 
 def test_every_message_was_written_once_with_its_session_tags(quick_run: Path) -> None:
