@@ -34,9 +34,9 @@ def prompts_dir() -> Path:
 PROMPTS_DIR = prompts_dir()
 
 
-def load_prompt(name: str) -> str:
-    """The text of `prompts/<name>.txt` (a trailing newline removed)."""
-    directory = prompts_dir()
+def load_prompt(name: str, directory: Path | None = None) -> str:
+    """The text of `prompts/<name>.txt` (a trailing newline removed); `directory` overrides `prompts/`."""
+    directory = prompts_dir() if directory is None else Path(directory)
     path = directory / (name if name.endswith(".txt") else f"{name}.txt")
     if not path.is_file():
         where = f"${PROMPTS_ENV}={directory}" if os.environ.get(PROMPTS_ENV) else str(directory)

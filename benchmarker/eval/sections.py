@@ -188,10 +188,16 @@ def _self_improve_md(summary: dict[str, Any], lines: list[dict[str, Any]]) -> st
         test = "-"
         if stats.get("bootstrap"):
             p = (stats.get("mcnemar") or {}).get("p")
-            test = (f"p={p:.3g}, " if p is not None else "") + f"CI [{stats['bootstrap']['lo']:+.2f}, {stats['bootstrap']['hi']:+.2f}]"
+            ci = stats["bootstrap"]
+            test = (f"p={p:.3g}, " if p is not None else "") + f"CI [{ci['lo']:+.2f}, {ci['hi']:+.2f}]"
         reason = str(line.get("reason") or "").replace("|", "/")[:160]
-        out.append(f"| {line['iteration']} | {_proposal_md(line.get('proposal'))} | {vote} | {_arrow(base, cand, 'train')} | "
-                   f"{_arrow(base, cand, 'holdout')} | {test} | **{line['decision']}** ({line.get('stage')}): {reason} |")
+        out.append(f"| {line['iteration']} | {_proposal_md(line.get('proposal'))} | {vote} | "
+                   f"{_arrow(base, cand, 'train')} | {_arrow(base, cand, 'holdout')} | {test} | "
+                   f"**{line['decision']}** ({line.get('stage')}): {reason} |")
+    for line in lines:
+        diff = (line.get("proposal") or {}).get("diff")
+        if diff:
+            out += ["", f"Iteration {line['iteration']} prompt diff ({line['decision']}):", "```diff", diff.rstrip(), "```"]
     return "\n".join(out) + "\n"
 
 

@@ -35,8 +35,9 @@ def analyze(rows: dict[str, dict[str, Any]], ids: list[str]) -> dict[str, Any]:
     for key, field in DIMENSIONS:
         if any(r.get(field) for r in scored.values()):
             out[key] = _groups(scored.values(), field)
-    out["worst"] = sorted(((key, name, g["score"], g["n"]) for key, _ in DIMENSIONS for name, g in out.get(key, {}).items()
-                           if g["failures"]), key=lambda t: (t[2], -t[3]))[:5]
+    groups = [(key, name, g["score"], g["n"]) for key, _ in DIMENSIONS for name, g in out.get(key, {}).items()
+              if g["failures"]]
+    out["worst"] = sorted(groups, key=lambda t: (t[2], -t[3]))[:5]
     examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for qid, r in sorted(failures.items()):
         if len(examples[r["cause"]]) < EXAMPLES_PER_CAUSE:

@@ -23,7 +23,8 @@ GROUPS = ("type", "category", "level")
 
 def paired(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]], ids: list[str]) -> list[str]:
     """The ids both configurations scored, in order."""
-    return [i for i in ids if base.get(i, {}).get("score") is not None and candidate.get(i, {}).get("score") is not None]
+    return [i for i in ids
+            if base.get(i, {}).get("score") is not None and candidate.get(i, {}).get("score") is not None]
 
 
 def decide(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]], ids: list[str], *,
@@ -41,7 +42,8 @@ def decide(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]]
     if binary:
         worse = sum(1 for x, y in zip(a, b) if x > y)
         better = sum(1 for x, y in zip(a, b) if y > x)
-        out["mcnemar"] = {"right_to_wrong": worse, "wrong_to_right": better, "p": round(mcnemar_exact(worse, better), 6)}
+        out["mcnemar"] = {"right_to_wrong": worse, "wrong_to_right": better,
+                          "p": round(mcnemar_exact(worse, better), 6)}
     boot = paired_bootstrap(a, b, seed=seed)
     out["bootstrap"] = {"lo": round(boot["lo"], 4), "hi": round(boot["hi"], 4)}
     significant = (binary and out["mcnemar"]["p"] < P_VALUE) or boot["lo"] > 0

@@ -69,7 +69,8 @@ async def analyze_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
 
 async def propose_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     best = state["best"]
-    proposal = await propose(ctx.judge_model, best=best, prompts=read_prompts(prompts_of(loop_root(ctx), best)),
+    prompts = read_prompts(prompts_of(loop_root(ctx), best)) if ctx.mode == "agent" else {}
+    proposal = await propose(ctx.judge_model, best=best, prompts=prompts,
                              analysis=state["analysis"], history=state.get("history") or [],
                              tried=state.get("tried") or [], space=search_space(ctx.config, ctx.mode),
                              config=ctx.config)
@@ -77,7 +78,8 @@ async def propose_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
         return {"outcome": {"decision": "stopped", "stage": "propose",
                             "reason": "every neighbouring configuration was tried; nothing left to propose"}}
     if proposal.get("refused"):
-        return {"proposal": proposal, "outcome": {"decision": "refused", "stage": "propose", "reason": proposal["refused"]}}
+        return {"proposal": proposal,
+                "outcome": {"decision": "refused", "stage": "propose", "reason": proposal["refused"]}}
     out: dict[str, Any] = {"proposal": proposal}
     if proposal["kind"] == "config":  # mark it tried now, so a vote that stops it is not repeated
         out["tried"] = [candidate_key(best["tunables"] | proposal["delta"], best["prompts_hash"])]

@@ -62,5 +62,6 @@ def write_best(root: Path, best: dict[str, Any], start: dict[str, Any]) -> None:
         toml.append(f"[memory]\nsearch_alpha = {t['alpha']}")
     write_json_atomic(root / "best.json", {
         **brief(best), "start": brief(start), "toml": "\n".join(toml) + "\n",
-        "prompts": f"{best['dir']}/prompts (point MYCELIAN_LME_PROMPTS_DIR at a full prompts/ folder holding these copies)",
+        "prompts": f"{best['dir']}/prompts (to use them, copy them over a full prompts/ folder and point "
+                   "MYCELIAN_LME_PROMPTS_DIR at it)",
     })

@@ -50,7 +50,8 @@ def _directions(name: str, analysis: dict[str, Any]) -> tuple[str, str]:
     """Deeper search when evidence goes missing, shallower when the reader drowns; context more often
     when facts are lost at ingestion."""
     if name == "top_k":
-        return ("up", "down") if analysis.get("retrieval_failures", 0) >= analysis.get("reader_failures", 0) else ("down", "up")
+        deeper = analysis.get("retrieval_failures", 0) >= analysis.get("reader_failures", 0)
+        return ("up", "down") if deeper else ("down", "up")
     if name == "context_cadence":
         return ("down", "up")
     return ("up", "down")
@@ -92,7 +93,8 @@ async def model_proposal(model, *, best: dict[str, Any], prompts: dict[str, str]
         analysis=analysis_text(analysis), tunables=describe(best["tunables"]),
         space=", ".join(f"{k} in {list(v)}" for k, v in space.items()),
         prompt_files="\n\n".join(f"--- prompts/{name} ---\n{text}" for name, text in prompts.items()
-                                 if name in PROMPT_FILES),
+                                 if name in PROMPT_FILES) or "(none: a retrieval-only run reads no prompt; "
+                                                             "propose a config delta)",
         history=history_text(history))
     reply = await model.ainvoke([HumanMessage(prompt)])
     data = parse_json_object(reply_text(reply.content))
@@ -112,7 +114,7 @@ async def propose(model, *, best, prompts, analysis, history, tried, space, conf
             note = f"model proposal unusable ({type(err).__name__}: {str(err)[:200]}); "
         else:
             try:
-                return _applicable(check_proposal(proposal), space)
+                return _applicable(check_proposal(proposal), space, prompts)
             except Refused as err:
                 return proposal | {"refused": str(err)}
     momentum = next(((h.get("proposal") or {}).get("move", {}).get("name") for h in reversed(history)
@@ -125,8 +127,11 @@ async def propose(model, *, best, prompts, analysis, history, tried, space, conf
     return check_proposal(proposal)
 
 
-def _applicable(proposal: dict[str, Any], space: dict[str, tuple]) -> dict[str, Any]:
-    """Allowed is not enough: alpha on a real Mycelian is service-wide, cadence means nothing without an agent."""
+def _applicable(proposal: dict[str, Any], space: dict[str, tuple], prompts: dict[str, str]) -> dict[str, Any]:
+    """Allowed is not enough: alpha on a real Mycelian is service-wide, cadence means nothing without an agent,
+    and a retrieval-only run reads no prompt."""
+    if proposal["kind"] == "diff" and not prompts:
+        raise Refused("refused: this run uses no prompt (retrieval-only), so a prompt diff cannot change its score")
     extra = sorted(set(proposal["delta"]) - set(space))
     if extra:
         raise Refused(f"refused: {', '.join(extra)} cannot be tuned in this run (tunable here: {', '.join(space)})")
