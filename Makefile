@@ -6,7 +6,7 @@ CONFIG ?= configs/quickstart.toml
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-fast bench bench-memory bench-loader bench-harness bench-generator clean-runs
+.PHONY: install run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator clean-runs
 
 install: $(STAMP)
 
@@ -27,10 +27,13 @@ test: install
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
 
-bench: bench-memory bench-harness bench-generator bench-loader
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader
 
 bench-memory: install
 	$(PYTHON) bench/bench_memory.py
+
+bench-embedders: install
+	$(PYTHON) bench/bench_embedders.py
 
 bench-harness: install
 	$(PYTHON) bench/bench_harness.py

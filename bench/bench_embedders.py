@@ -80,7 +80,8 @@ def evaluate(data: list[dict], name: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.sqlite")
         model = embedder.model_id if embedder is not None else ""
-        searcher = HybridSearcher(store, VectorCache(lambda kind, mkey: store.load_vectors(kind, mkey, model), 1 << 30))
+        searcher = HybridSearcher(store, VectorCache(lambda kind, mkey: store.load_vectors(kind, mkey, model), 1 << 30),
+                                  threaded=False)
         for question in data:
             answers = set(question["answer_session_ids"]) & set(question["haystack_session_ids"])
             mkey, session_of, evidence, seconds, count = build(question, embedder, store)
@@ -94,7 +95,7 @@ def evaluate(data: list[dict], name: str) -> dict:
                 query_ms.append((time.perf_counter() - started) * 1000)
             modes = {"bm25": 0.0} if embedder is None else {"dense": 1.0, "hybrid0.6": 0.6}
             for mode, alpha in modes.items():
-                hits = searcher.search("entry", mkey, question["question"], qvec, alpha, 100)
+                hits = searcher.rank("entry", mkey, question["question"], qvec, alpha, 100)
                 ranked = rank_sessions(hits, session_of)
                 for k in KS:
                     results.setdefault(f"{mode}@{k}", []).append(session_recall(ranked, answers, k))

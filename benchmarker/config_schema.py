@@ -155,7 +155,7 @@ class MemoryConfig(_Table):
     rest_url: UrlStr = ""
     auth_token_env: EnvName = "MYCELIAN_API_KEY"
     alpha: float = Field(0.6, ge=0.0, le=1.0)
-    embedder: Literal["minilm", "static", "ollama", "openai", "none"] = "minilm"
+    embedder: Literal["minilm", "static", "ollama", "openai", "none"] = "static"
     db_path: str = ""
     index_lag_ms: int = Field(0, ge=0, le=600_000)
     placeholder_context: bool = True

@@ -70,7 +70,8 @@ class TurnToolCapMiddleware(ToolCallLimitMiddleware):
 
 def trace_tags(context: Any) -> dict[str, Any]:
     """The harness's trace tags for this turn (keys that are None are left out)."""
-    return {k: getattr(context, k) for k in TRACE_TAG_KEYS if getattr(context, k, None) is not None}
+    # Mycelian reads tags as string -> string and silently drops all tags of an entry otherwise.
+    return {k: str(getattr(context, k)) for k in TRACE_TAG_KEYS if getattr(context, k, None) is not None}
 
 
 def merge_tags(model_tags: Any, harness_tags: dict[str, Any]) -> dict[str, Any]:

@@ -84,8 +84,11 @@ def names_in(sentence: str) -> list[str]:
 
 
 def raw_entry(role: str, content: str, session_date: str) -> str:
-    """The entry text: the dialogue's own date and the speaker, then the message verbatim."""
-    return f"[{session_date}] {role}: {content}"
+    """The entry text: the dialogue's own date and the speaker, then the message verbatim.
+
+    Cut at 9,000 characters, the longest entry Mycelian's REST API accepts.
+    """
+    return f"[{session_date}] {role}: {content}"[:9000]
 
 
 # --- the context document ------------------------------------------------------------------

@@ -23,11 +23,16 @@ from benchmarker.run.store import MemoryRecord
 
 log = logging.getLogger(__name__)
 SUMMARY_CHARS = 512
+RAW_ENTRY_CHARS = 9000  # Mycelian's REST API rejects longer entries
 
 
-def entry_tags(ctx: RunContext, case: Case, session: Session, turn_index: int, role: str) -> dict[str, Any]:
-    """The trace tags every entry carries, so retrieval can be mapped back to sessions and turns."""
-    return {
+def entry_tags(ctx: RunContext, case: Case, session: Session, turn_index: int, role: str) -> dict[str, str]:
+    """The trace tags every entry carries, so retrieval can be mapped back to sessions and turns.
+
+    All values are strings: Mycelian reads tags as string -> string and drops the whole tag map
+    of an entry that has any other value type.
+    """
+    tags = {
         "run_id": ctx.run_id,
         "case_id": case.case_id,
         "question_id": case.questions[0].question_id if len(case.questions) == 1 else case.case_id,
@@ -36,6 +41,7 @@ def entry_tags(ctx: RunContext, case: Case, session: Session, turn_index: int, r
         "turn_index": turn_index,
         "role": role,
     }
+    return {key: str(value) for key, value in tags.items()}
 
 
 async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -80,7 +86,7 @@ async def _write_entries_directly(ctx: RunContext, case: Case, record: MemoryRec
     count = 0
     for session in case.sessions:
         for turn_index, message in enumerate(session.messages):
-            raw = f"[{session.date}] {message.role}: {message.content}"
+            raw = f"[{session.date}] {message.role}: {message.content}"[:RAW_ENTRY_CHARS]
             await ctx.client.add_entry(record.vault_id, record.memory_id, raw_entry=raw,
                                        summary=raw[:SUMMARY_CHARS],
                                        tags=entry_tags(ctx, case, session, turn_index, message.role))

@@ -24,7 +24,7 @@ def _placeholder_texts() -> tuple[str, ...]:
         return ()
 
 
-PLACEHOLDER_MARKERS = ("default context that should be replaced",)
+PLACEHOLDER_MARKERS = ("this is default context",)
 
 
 def is_placeholder_context(text: str | None) -> bool:

@@ -46,7 +46,7 @@ async def test_offline_session_against_the_embedded_service(embedded):
     assert [o.tool_calls for o in outcomes] == [3, 1, 4]
     assert all(r["error"] is None for _, r in decisions), [r for _, r in decisions if r["error"]]
     assert [e["rawEntry"] for e in entries] == [f"[{SESSION_DATE}] {role}: {text}" for role, text in SESSION]
-    assert entries[0]["tags"]["session_id"] == "s1" and entries[0]["tags"]["turn_index"] == 0
+    assert entries[0]["tags"]["session_id"] == "s1" and entries[0]["tags"]["turn_index"] == "0"  # Mycelian tags are strings
     assert "On 2023-05-20 the user said:" in entries[0]["summary"] and "March 2021" in entries[0]["summary"]
     assert "## facts" in context and "Chautauqua" in context
     assert any("Chautauqua" in h["rawEntry"] for h in hits["entries"])

@@ -56,9 +56,9 @@ async def test_a_session_follows_the_capture_rules(memory_server):
     assert first["summary"].startswith("On 2023-05-20 the user said:") and "2 cats" in first["summary"]
     assert "Luna" in first["summary"] and len(first["summary"]) <= 512
     assert "$45" in entries[2]["summary"]
-    assert HARNESS_TAGS <= set(first["tags"]) and first["tags"]["turn_index"] == 0
+    assert HARNESS_TAGS <= set(first["tags"]) and first["tags"]["turn_index"] == "0"
     assert first["tags"]["session_date"] == SESSION_DATE and first["tags"]["question_id"] == "q-1"
-    assert entries[1]["tags"]["role"] == "assistant" and entries[1]["tags"]["turn_index"] == 1
+    assert entries[1]["tags"]["role"] == "assistant" and entries[1]["tags"]["turn_index"] == "1"
 
     contexts = memory_server.state.contexts[memory_id]
     assert len(contexts) == 1 + 3  # placeholder + messages 3, 6, 7

@@ -71,12 +71,12 @@ async def test_index_lag_makes_writes_searchable_only_after_the_lag(tmp_path):
 
 
 async def test_await_consistency_only_waits_for_its_own_memory(tmp_path):
-    svc = open_service(tmp_path / "two.sqlite", index_lag_ms=2000)
+    svc = open_service(tmp_path / "two.sqlite", index_lag_ms=800)
     await svc.start()
     try:
         vault_id, slow = await new_memory(svc, "slow")
         _, idle = await new_memory(svc, "idle")
-        await asyncio.sleep(2.1)  # let the placeholder contexts index
+        await asyncio.sleep(0.9)  # let the placeholder contexts index
         svc.add_entry(vault_id, slow, "queued", "queued")
         started = time.monotonic()
         assert await svc.await_consistency(idle) == "consistent"

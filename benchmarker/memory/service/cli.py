@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 
 from benchmarker.memory.service.settings import (
@@ -62,11 +63,22 @@ def settings_from_args(args: argparse.Namespace) -> ServiceSettings:
         vector_cache_mb=args.vector_cache_mb, log_level=args.log_level, exit_with_parent=args.exit_with_parent)
 
 
+class _ClosedStreamNoise(logging.Filter):
+    """The MCP SDK logs a traceback when a client closes its session while the GET stream is open."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (type(exc).__name__ == "ClosedResourceError" and "standalone SSE" in str(record.msg))
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGINT/SIGTERM; 0 on a clean stop, 2 on bad settings, 1 when serving failed."""
     settings = settings_from_args(args)
+    for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # see service.limit_blas_threads
+        os.environ.setdefault(var, "1")
     logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("mcp.server.streamable_http").addFilter(_ClosedStreamNoise())
     if settings.port == 0:
         print("serve-memory: --port 0 is for the launcher; give a port, e.g. --port 11546", file=sys.stderr)
         return 2

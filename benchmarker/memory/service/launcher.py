@@ -27,7 +27,7 @@ from typing import IO
 from benchmarker.memory.service.healthwait import probe
 from benchmarker.memory.service.settings import ServiceSettings
 
-DEFAULT_STARTUP_TIMEOUT_S = 120.0  # the first `static` start distils a model (~30 s); minilm loads torch
+DEFAULT_STARTUP_TIMEOUT_S = 300.0  # the first `static` start distils a model (20-80 s on 2 cores)
 PORT_RETRIES = 3
 
 

@@ -8,18 +8,26 @@ runs BM25 alone, alpha = 1 the vector search alone. Ties (to 1e-9) go to the new
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from benchmarker.memory.service.store import Store
+from benchmarker.memory.service.store import Store, bm25_query
 from benchmarker.memory.service.vectors import VectorCache
 
-# Weaviate's default BM25 stopword preset ("en"): dropped from queries unless nothing else is left.
+# Query-side stopwords (documents keep every word): Weaviate's "en" preset plus pronouns, question
+# words and auxiliaries. They match nearly every chat message, add almost nothing to BM25 (their
+# IDF is ~0) and cost a scan of every matching row; dropped unless nothing else is left.
 STOPWORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there "
-    "these they this to was will with".split())
+    "these they this to was will with "
+    "i me my mine myself we us our ours you your yours he him his she her hers its they them theirs "
+    "what which who whom whose when where why how do does did doing done have has had having am were "
+    "been being can could would should shall may might must about from up down out off over so than too "
+    "very just also any some all each both few more most other same only own again once here s t".split())
 MAX_QUERY_TOKENS = 64
 DEFAULT_CANDIDATES = 100
 _TOKEN = re.compile(r"[^\W_]+")
@@ -73,22 +81,52 @@ def fuse(bm25: Sequence[tuple[int, float]], dense: Sequence[tuple[int, float]],
 
 
 class HybridSearcher:
-    """Runs both searches over one memory's indexed rows and fuses them."""
+    """Runs both searches over one memory's indexed rows and fuses them.
 
-    def __init__(self, store: Store, vectors: VectorCache, candidates: int = DEFAULT_CANDIDATES):
+    `search` (async) runs the BM25 query on a read-only connection in its own thread, so a long
+    full-text scan never stalls the event loop; the dense part stays on the loop, where the
+    indexer appends vectors (the vector matrices are not shared across threads).
+    """
+
+    def __init__(self, store: Store, vectors: VectorCache, candidates: int = DEFAULT_CANDIDATES,
+                 threaded: bool = True):
         self.store = store
         self.vectors = vectors
         self.candidates = candidates
+        self._reader = store.reader() if threaded else None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bm25") if threaded else None
 
-    def search(self, kind: str, mkey: int, query: str, query_vec: np.ndarray | None, alpha: float,
-               top_k: int) -> list[tuple[int, float]]:
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+        if self._reader is not None:
+            self._reader.close()
+
+    def rank(self, kind: str, mkey: int, query: str, query_vec: np.ndarray | None, alpha: float, top_k: int,
+             keyword: list[tuple[int, float]] | None = None) -> list[tuple[int, float]]:
         """(seq, score) of the top_k best rows of `kind` ("entry" or "context") in memory `mkey`."""
         n = max(top_k, self.candidates)
-        keyword: list[tuple[int, float]] = []
+        if keyword is None:
+            expression = fts_expression(query) if alpha < 1.0 else None
+            keyword = self.store.bm25(kind, mkey, expression, n) if expression is not None else []
         dense: list[tuple[int, float]] = []
-        expression = fts_expression(query)
-        if alpha < 1.0 and expression is not None:
-            keyword = self.store.bm25(kind, mkey, expression, n)
         if alpha > 0.0 and query_vec is not None:
             dense = self.vectors.get(kind, mkey).top(query_vec, n)
         return fuse(keyword, dense, alpha)[:top_k]
+
+    async def keyword(self, kind: str, mkey: int, query: str, top_k: int) -> list[tuple[int, float]]:
+        """The BM25 candidates for `rank`, queried off the event loop (runs alongside the embedder)."""
+        expression = fts_expression(query)
+        if expression is None:
+            return []
+        n = max(top_k, self.candidates)
+        if self._executor is None or self._reader is None:
+            return self.store.bm25(kind, mkey, expression, n)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, bm25_query, self._reader, kind, mkey, expression, n)
+
+    async def search(self, kind: str, mkey: int, query: str, query_vec: np.ndarray | None, alpha: float,
+                     top_k: int) -> list[tuple[int, float]]:
+        """`rank`, with the BM25 query off the event loop."""
+        keyword = await self.keyword(kind, mkey, query, top_k) if alpha < 1.0 else []
+        return self.rank(kind, mkey, query, query_vec, alpha, top_k, keyword=keyword)

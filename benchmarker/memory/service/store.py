@@ -164,7 +164,8 @@ class Store:
         entry_id, created = str(uuid.uuid4()), self.clock.now()
         with self._tx() as db:
             cur = db.execute("INSERT INTO entries(entry_id, mkey, raw_entry, summary, tags, creation_time) "
-                             "VALUES (?, ?, ?, ?, ?, ?)", (entry_id, memory.mkey, raw_entry, summary, tags_json, created))
+                             "VALUES (?, ?, ?, ?, ?, ?)",
+                             (entry_id, memory.mkey, raw_entry, summary, tags_json, created))
         return Entry(int(cur.lastrowid), entry_id, memory.mkey, memory.memory_id, memory.vault_id,
                      raw_entry, summary, tags_json, created)
 
@@ -262,14 +263,14 @@ class Store:
 
     def bm25(self, kind: str, mkey: int, expression: str, limit: int) -> list[tuple[int, float]]:
         """(seq, score) best first; score = -bm25() so that higher is better."""
-        if kind == "entry":
-            sql = ("SELECT rowid, bm25(entries_fts, 0.0, 1.0, 1.0) AS s FROM entries_fts "
-                   "WHERE entries_fts MATCH ? ORDER BY s LIMIT ?")
-        else:
-            sql = ("SELECT rowid, bm25(contexts_fts, 0.0, 1.0) AS s FROM contexts_fts "
-                   "WHERE contexts_fts MATCH ? ORDER BY s LIMIT ?")
-        match = f'mtag : "m{mkey}" AND ({expression})'
-        return [(int(seq), -float(s)) for seq, s in self.db.execute(sql, (match, limit))]
+        return bm25_query(self.db, kind, mkey, expression, limit)
+
+    def reader(self) -> sqlite3.Connection:
+        """A read-only connection for another thread (WAL: readers never block the writer)."""
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA query_only=1")
+        db.execute("PRAGMA busy_timeout=5000")
+        return db
 
     def load_vectors(self, kind: str, mkey: int, model: str) -> tuple[np.ndarray, np.ndarray | None]:
         """(seqs, matrix) of one memory's vectors for one model, in insertion order."""
@@ -281,3 +282,17 @@ class Store:
         seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
         return seqs, matrix.copy()
+
+
+_BM25_SQL = {
+    "entry": "SELECT rowid, bm25(entries_fts, 0.0, 1.0, 1.0) AS s FROM entries_fts "
+             "WHERE entries_fts MATCH ? ORDER BY s LIMIT ?",
+    "context": "SELECT rowid, bm25(contexts_fts, 0.0, 1.0) AS s FROM contexts_fts "
+               "WHERE contexts_fts MATCH ? ORDER BY s LIMIT ?",
+}
+
+
+def bm25_query(db: sqlite3.Connection, kind: str, mkey: int, expression: str, limit: int) -> list[tuple[int, float]]:
+    """BM25 over one memory's rows: the memory tag (weight 0) AND the query's OR-ed phrases."""
+    match = f'mtag : "m{mkey}" AND ({expression})'
+    return [(int(seq), -float(s)) for seq, s in db.execute(_BM25_SQL[kind], (match, limit))]

@@ -22,6 +22,15 @@ from benchmarker.memory.service.service import MemoryService
 SESSION_IDLE_TIMEOUT_S = 24 * 3600.0  # a harness may sit in a long QA phase between calls
 VaultId = Annotated[str, Field(description="The UUID of the vault")]
 MemoryId = Annotated[str, Field(description="The UUID of the memory")]
+Title = Annotated[str, Field(description="Title (<=50 chars: letters, digits, hyphen)")]
+Description = Annotated[str | None, Field(description="Optional description")]
+Tags = Annotated[dict[str, Any] | None, Field(description="Optional JSON object of tags")]
+Limit = Annotated[float | None, Field(description="Max rows (1-50), default 25")]
+Before = Annotated[str | None, Field(description="Return entries created before this RFC3339 timestamp")]
+After = Annotated[str | None, Field(description="Return entries created after this RFC3339 timestamp")]
+TopK = Annotated[float | None, Field(description="Number of results to return (1-100, default 10)")]
+Alpha = Annotated[float | None, Field(description="Optional hybrid weight: 0 = keyword (BM25) only, "
+                                                  "1 = vector only; default: the service's alpha")]
 
 
 def _json(value: Any) -> str:
@@ -75,8 +84,7 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
 def build_tools(svc: MemoryService) -> list[Tool]:
     """The contract's tools, bound to one service."""
 
-    async def create_vault(title: Annotated[str, Field(description="Vault title (<=50 chars: letters, digits, hyphen)")],
-                           description: Annotated[str | None, Field(description="Optional vault description")] = None) -> str:
+    async def create_vault(title: Title, description: Description = None) -> str:
         return _json(svc.create_vault(title, description))
 
     async def list_vaults() -> str:
@@ -86,10 +94,9 @@ def build_tools(svc: MemoryService) -> list[Tool]:
         return _json(svc.list_memories(vault_id))
 
     async def create_memory_in_vault(
-            vault_id: VaultId,
-            title: Annotated[str, Field(description="Memory title (<=50 chars: letters, digits, hyphen)")],
+            vault_id: VaultId, title: Title,
             memory_type: Annotated[str, Field(description="Memory type, e.g. NOTES, PROJECT, CHAT")],
-            description: Annotated[str | None, Field(description="Optional memory description")] = None) -> str:
+            description: Description = None) -> str:
         return _json(svc.create_memory(vault_id, title, memory_type, description))
 
     async def get_memory(vault_id: VaultId, memory_id: MemoryId) -> str:
@@ -98,13 +105,11 @@ def build_tools(svc: MemoryService) -> list[Tool]:
     async def add_entry(vault_id: VaultId, memory_id: MemoryId,
                         raw_entry: Annotated[str, Field(description="Raw entry text")],
                         summary: Annotated[str, Field(description="Short summary of the entry")],
-                        tags: Annotated[dict[str, Any] | None, Field(description="Optional JSON object of tags")] = None) -> str:
+                        tags: Tags = None) -> str:
         return svc.add_entry(vault_id, memory_id, raw_entry, summary, tags)
 
-    async def list_entries(vault_id: VaultId, memory_id: MemoryId,
-                           limit: Annotated[float | None, Field(description="Max rows (1-50), default 25")] = None,
-                           before: Annotated[str | None, Field(description="Return entries created before this RFC3339 timestamp")] = None,
-                           after: Annotated[str | None, Field(description="Return entries created after this RFC3339 timestamp")] = None) -> str:
+    async def list_entries(vault_id: VaultId, memory_id: MemoryId, limit: Limit = None, before: Before = None,
+                           after: After = None) -> str:
         return _json(svc.list_entries(vault_id, memory_id, limit, before, after))
 
     async def get_entry(vault_id: VaultId, memory_id: MemoryId,
@@ -112,7 +117,7 @@ def build_tools(svc: MemoryService) -> list[Tool]:
         return _json(svc.get_entry(vault_id, memory_id, entry_id))
 
     async def put_context(vault_id: VaultId, memory_id: MemoryId,
-                          content: Annotated[str, Field(description="The whole context document (plain text)")]) -> str:
+                          content: Annotated[str, Field(description="The whole context document (text)")]) -> str:
         return svc.put_context(vault_id, memory_id, content)
 
     async def get_context(vault_id: VaultId, memory_id: MemoryId) -> str:
@@ -121,11 +126,8 @@ def build_tools(svc: MemoryService) -> list[Tool]:
     async def await_consistency(memory_id: MemoryId) -> str:
         return await svc.await_consistency(memory_id)
 
-    async def search_memories(
-            memory_id: MemoryId, query: Annotated[str, Field(description="Search query text")],
-            top_k: Annotated[float | None, Field(description="Number of results to return (1-100, default 10)")] = None,
-            alpha: Annotated[float | None, Field(description="Optional hybrid weight: 0 = keyword (BM25) only, "
-                                                             "1 = vector only; default: the service's alpha")] = None) -> str:
+    async def search_memories(memory_id: MemoryId, query: Annotated[str, Field(description="Search query text")],
+                              top_k: TopK = None, alpha: Alpha = None) -> str:
         return _json(await svc.search(memory_id, query, top_k, alpha))
 
     async def get_default_prompts(memory_type: Annotated[str, Field(description="Memory type, e.g. chat")]) -> str:
@@ -164,4 +166,5 @@ def build_mcp(svc: MemoryService) -> FastMCP:
     settings = svc.settings
     return FastMCP("mycelian-longmemeval-memory", host=settings.host, port=settings.port, tools=build_tools(svc),
                    instructions="Mycelian-compatible memory service (embedded, SQLite + hybrid search).",
-                   log_level=settings.log_level.upper(), session_idle_timeout=SESSION_IDLE_TIMEOUT_S)
+                   log_level=settings.log_level.upper(), session_idle_timeout=SESSION_IDLE_TIMEOUT_S,
+                   json_response=True)

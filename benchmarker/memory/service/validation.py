@@ -96,7 +96,8 @@ def whole_number(argument: str, value: Any, *, low: int, high: int, default: int
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ServiceError(argument, f"must be a whole number from {low} to {high}, got {value!r}")
     if value != int(value) or not low <= value <= high:
-        raise ServiceError(argument, f"must be a whole number from {low} to {high}, got {value!r}")
+        shown = int(value) if isinstance(value, float) and value.is_integer() else value
+        raise ServiceError(argument, f"must be a whole number from {low} to {high}, got {shown!r}")
     return int(value)
 
 
