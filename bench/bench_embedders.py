@@ -29,7 +29,7 @@ from benchmarker.memory.service.search import HybridSearcher  # noqa: E402
 from benchmarker.memory.service.store import Store  # noqa: E402
 from benchmarker.memory.service.vectors import VectorCache  # noqa: E402
 
-DEFAULT_DATA = Path("/work/shared/data/longmemeval/longmemeval_s_5q.json")
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_5q.json"
 KS = (1, 5, 10)
 
 

@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
+from tests.shared_data import REAL_5Q
+
 from benchmarker.datasets.longmemeval import (
     dataset_sha256, find_longmemeval_file, iter_longmemeval, parse_date, scan_question_index)
 from benchmarker.errors import DatasetError
 
-REAL = Path("/work/shared/data/longmemeval/longmemeval_s_5q.json")
+REAL = REAL_5Q
 
 
 def instance(qid: str = "q1", **over: Any) -> dict[str, Any]:

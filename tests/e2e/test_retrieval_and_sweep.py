@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_data import REAL_5Q
+
 pytestmark = pytest.mark.slow
-REAL_5Q = Path(__file__).resolve().parents[3] / "shared" / "data" / "longmemeval" / "longmemeval_s_5q.json"
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:

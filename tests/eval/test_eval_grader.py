@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_data import REAL_5Q
+
 from benchmarker.eval.grader import answer_variants, grade_deterministic, off_by_one, rubric_keywords
 from benchmarker.eval.normalize import token_texts
 
@@ -86,7 +88,7 @@ def test_grade_fields_shape():
     assert fields["grade"]["unjudged"] is False and fields["grade"]["score"] == 1.0
 
 
-FIVE_Q = Path("/work/shared/data/longmemeval/longmemeval_s_5q.json")
+FIVE_Q = REAL_5Q
 
 
 def test_gold_answers_pass_their_own_grader():

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_data import REAL_5Q
+
 from benchmarker.eval.retrieval_metrics import (dcg, question_retrieval, retrieval_metrics, score_ranking,
                                                 session_ranking)
 
-FIVE_Q = Path("/work/shared/data/longmemeval/longmemeval_s_5q.json")
+FIVE_Q = REAL_5Q
 
 
 def hit(rank, session, turn):
