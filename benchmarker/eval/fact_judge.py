@@ -17,6 +17,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
+from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.datasets.fact_extraction import FactCase, fact_case_of
 from benchmarker.datasets.schema import Case
@@ -85,11 +86,6 @@ def render_fact_judge_prompt(fc: FactCase, extracted_output: str, *, template: s
     return _PLACEHOLDER.sub(lambda m: values[m[1]], template if template is not None else load_prompt(JUDGE_PROMPT))
 
 
-def _reply_text(reply: Any) -> str:
-    content = getattr(reply, "content", reply)
-    if isinstance(content, list):  # content blocks (Anthropic, Bedrock)
-        return "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content)
-    return str(content or "")
 
 
 def _objects(text: str) -> list[dict[str, Any]]:
@@ -165,7 +161,7 @@ async def judge_facts(
         for key in tokens:
             tokens[key] += int(usage.get(key) or 0)
         try:
-            lists = parse_judge_reply(_reply_text(reply))
+            lists = parse_judge_reply(message_text(reply))
         except JudgeReplyError as exc:
             error = str(exc)
             continue

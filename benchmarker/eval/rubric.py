@@ -30,6 +30,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from benchmarker.agent.messages import message_text
 from benchmarker.datasets.schema import Question
 
 DETERMINISTIC = ("factual_accuracy", "specificity")
@@ -417,13 +418,6 @@ def render_prompt(dimension: str, question: Question, answer: str) -> str:
         gold_answer=question.answer, answer=answer, rubric=json.dumps(rubric, sort_keys=True))
 
 
-def _reply_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        parts.append(block.get("text", "") if isinstance(block, dict) else str(block))
-    return "".join(parts)
 
 
 def parse_judge_reply(text: str) -> dict[str, Any] | None:
@@ -453,7 +447,7 @@ async def _judge_vote(model: Any, prompt: str, retries: int) -> dict[str, Any]:
         except Exception as exc:  # recorded on the vote; a failed call is not a zero
             error = f"{type(exc).__name__}: {exc}"
             continue
-        raw = _reply_text(getattr(reply, "content", reply))
+        raw = message_text(reply)
         parsed = parse_judge_reply(raw)
         if parsed is not None:
             return {**parsed, "attempts": attempt, "raw": raw}

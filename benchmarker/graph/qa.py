@@ -12,6 +12,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.graph.context import RunContext
@@ -84,7 +85,7 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[
         prompt = template.format(question=question.question, question_date=question.question_date or "unknown",
                                  context=context)
         reply = await ctx.qa_model.ainvoke([HumanMessage(prompt)])  # retried and counted by RetryingModel
-        hypothesis = _text(reply.content).strip()
+        hypothesis = message_text(reply).strip()
         usage = getattr(reply, "usage_metadata", None) or {}
         tokens = {"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}
     for hit in hits:
@@ -107,11 +108,3 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[
     ctx.store.write_answer(record)
     ctx.resume.answered[question.question_id] = record
     return record
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
-    return str(content)

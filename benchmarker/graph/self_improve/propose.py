@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from benchmarker.agent.messages import message_text
 from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, check_proposal
 from benchmarker.graph.self_improve.analyze import analysis_text
 from benchmarker.graph.self_improve.candidate import candidate_key, describe
@@ -152,11 +153,7 @@ def history_text(history: list[dict[str, Any]]) -> str:
 
 
 def reply_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
-    return str(content)
+    return message_text(content)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
