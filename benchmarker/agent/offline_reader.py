@@ -108,6 +108,9 @@ def _candidates(context: str) -> list[tuple[str, str, str]]:
     return out
 
 
+NEAR_TIE = 0.9  # candidates scoring within 10% of the best count as tied
+
+
 def extract_answer(question: str, context: str, *, min_overlap_ratio: float = 0.34) -> str:
     """The best-matching context sentence, or ABSTAIN_ANSWER when too few question words match."""
     q_words = set(content_words(question))
@@ -117,7 +120,7 @@ def extract_answer(question: str, context: str, *, min_overlap_ratio: float = 0.
     doc_freq = Counter(w for sentence, _, _ in candidates for w in set(content_words(sentence)))
     n = len(candidates)
     wants_count, wants_time = bool(COUNT_RE.search(question)), bool(TIME_RE.search(question))
-    best: tuple[float, int, str, str, str] | None = None
+    scored: list[tuple[float, int, str, str, str]] = []
     for sentence, line, date in candidates:
         matched = q_words & set(content_words(sentence))
         if not matched:
@@ -127,11 +130,17 @@ def extract_answer(question: str, context: str, *, min_overlap_ratio: float = 0.
             score += 1.0
         if wants_time and (date or DATE_RE.search(sentence)):
             score += 0.5
-        if best is None or score > best[0]:  # ties keep the earlier sentence (higher-ranked hit)
-            best = (score, len(matched), sentence, line, date)
+        scored.append((score, len(matched), sentence, line, date))
     needed = max(1, round(min_overlap_ratio * len(q_words)))
-    if best is None or best[1] < needed:
+    if not scored or max(s[0] for s in scored) <= 0:
         return ABSTAIN_ANSWER
+    top = max(s[0] for s in scored)
+    # Near-ties go to the most recent entry (the prompt's rule: the latest statement is the current
+    # state, e.g. an updated value); among equals the earlier sentence (higher-ranked hit) wins.
+    near = [s for s in scored if s[0] >= NEAR_TIE * top and s[1] >= needed]
+    if not near:
+        return ABSTAIN_ANSWER
+    best = max(near, key=lambda s: (s[4], s[0], -scored.index(s)))
     _, _, sentence, line, date = best
     # A short entry is answered whole: its other sentences often carry the answer ("She works as ...").
     answer = line if len(line) <= SHORT_ENTRY else sentence
