@@ -95,3 +95,28 @@ async def test_sigkill_mid_ingestion_then_resume(tmp_path: Path) -> None:
                 keys = [(e["tags"]["session_id"], e["tags"]["turn_index"]) for e in entries]
                 assert len(keys) == len(set(keys)), f"duplicate entries in {case_id}"
                 assert len(keys) == messages[case_id]
+
+
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(CONFIG.format(out=out).replace('run_id = "resume"', 'run_id = "ctrlc"'), encoding="utf-8")
+    run_dir = out / "ctrlc"
+    proc = _start(cfg, tmp_path)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not any(d["tool"] == "add_entry" for d in _lines(run_dir / "decisions.jsonl")):
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "run the same command again to resume" in err.decode()
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
+    service = subprocess.run(["pgrep", "-f", str(run_dir / "memory.sqlite")], capture_output=True, text=True)
+    assert service.stdout.strip() == ""  # the embedded service went down with the run
+
+    again = subprocess.run([sys.executable, "-m", "benchmarker.cli", "run", str(cfg)], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and len(manifest["attempts"]) == 2
