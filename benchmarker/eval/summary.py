@@ -23,6 +23,7 @@ Keys (schema_version 1; a null is "not available", never zero):
       unpriced_models  models the ledger had no price for
     speed
       phases         {"ingest_s"|"qa_s"|"eval_s": {"sum","mean","n"}}  seconds, as recorded per question
+                     (ingest_s once per case: a case's questions share one ingestion)
       tool_latency_ms  {"n","p50","p95","mean","max"}  over every memory tool call (results lines'
                      tool_latency_ms, else every decisions.jsonl latency_ms)
       tool_latency_by_tool_ms  {tool: {"n","p50","p95","mean","max"}}  from decisions, when given
@@ -109,7 +110,10 @@ def speed_block(results: list[dict[str, Any]], decisions: list[dict[str, Any]] |
     """Phase wall times and memory tool latency percentiles (results lines, else decisions.jsonl)."""
     phases = {}
     for phase in PHASES:
-        vals = [v for r in results if (v := _num((r.get("timings") or {}).get(phase))) is not None]
+        rows = results
+        if phase == "ingest_s":  # one ingestion per case (memory), repeated on each of its questions
+            rows = list({r.get("case_id") or r.get("question_id"): r for r in results}.values())
+        vals = [v for r in rows if (v := _num((r.get("timings") or {}).get(phase))) is not None]
         phases[phase] = {"sum": sum(vals) if vals else None, "mean": (sum(vals) / len(vals)) if vals else None,
                          "n": len(vals)}
     values = [v for r in results for x in (r.get("tool_latency_ms") or []) if (v := _num(x)) is not None]
