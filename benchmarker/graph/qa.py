@@ -58,8 +58,12 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     if not pending:
         return {}
     ctx.progress.set_phase("qa")
+    waited = time.monotonic()
     searchable = await wait_until_searchable(ctx, memory["vault_id"], memory["memory_id"],
                                              ctx.config.params.consistency_timeout_s)
+    ctx.store.log_decision({"case_id": case.case_id, "caller": "harness", "tool": "_wait_searchable", "args": {},
+                            "latency_ms": round((time.monotonic() - waited) * 1000, 1),
+                            "result_preview": "searchable" if searchable else "timed out: index still lagging"})
     answers = []
     for question in pending:
         answers.append(await _answer(ctx, case, question, memory, searchable))

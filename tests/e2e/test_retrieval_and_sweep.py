@@ -131,3 +131,31 @@ progress = false
         dates = [d["args"]["tags"]["session_date"] for d in adds if d["question_id"] == q["question_id"]]
         parsed = [parse_date(x) for x in dates]
         assert parsed == sorted(parsed)
+
+
+def test_qa_waits_for_a_lagging_index(tmp_path: Path) -> None:
+    """With indexing delayed, QA still sees every entry: it polls until the last write is searchable."""
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(f"""
+run_id = "lag"
+[dataset]
+kind = "sample"
+questions_per_type = 1
+sessions_per_question = 3
+[memory]
+embedder = "none"
+alpha = 0.0
+index_lag_ms = 1500
+[run]
+mode = "retrieval"
+question_types = ["single-session-user", "knowledge-update"]
+output_dir = "{tmp_path / 'runs'}"
+progress = false
+""", encoding="utf-8")
+    proc = cli("run", str(cfg), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = lines(tmp_path / "runs" / "lag" / "results.jsonl")
+    assert results and all(r["index_searchable"] for r in results)
+    waits = [d for d in lines(tmp_path / "runs" / "lag" / "decisions.jsonl") if d["tool"] == "_wait_searchable"]
+    assert waits and max(w["latency_ms"] for w in waits) >= 1000  # it really had to poll the lagging index
+    assert all(r["retrieved"] for r in results if not r["is_abstention"])

@@ -1,9 +1,13 @@
 """Per-memory background indexing queues: Mycelian's "accepted now, searchable soon" semantics.
 
 add_entry and put_context store the row and enqueue its seq here. One asyncio task per memory
-drains that memory's queue in batches: it waits out `index_lag_ms`, embeds the batch in a
-worker thread (the event loop keeps serving), then writes the full-text rows and vectors in
-one transaction. `wait_idle(mkey)` is await_consistency: it returns when the queue is empty.
+drains that memory's queue in batches: it embeds the batch in a worker thread (the event loop
+keeps serving), then writes the full-text rows and vectors in one transaction.
+`wait_idle(mkey)` is await_consistency: it returns when the queue is empty.
+
+`index_lag_ms` models Mycelian's search index (Weaviate, fed by an outbox worker) lagging
+behind consistent writes: a drained batch becomes searchable only once its lag has passed, and
+await_consistency does NOT wait for that, exactly the case a harness must handle by polling.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class Indexer:
         self.batch_size = batch_size
         self.last_error: str | None = None
         self._queues: dict[int, _MemoryQueue] = {}
+        self._lagging: set[asyncio.Task[None]] = set()  # drained batches waiting out index_lag_ms
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-index")
 
     @property
@@ -81,7 +86,7 @@ class Indexer:
         if mkey is not None:
             queue = self._queues.get(mkey)
             return len(queue.jobs) if queue else 0
-        return sum(len(q.jobs) for q in self._queues.values())
+        return sum(len(q.jobs) for q in self._queues.values()) + len(self._lagging)
 
     def busy(self, mkey: int) -> bool:
         queue = self._queues.get(mkey)
@@ -96,6 +101,7 @@ class Indexer:
 
     async def close(self) -> None:
         tasks = [q.task for q in self._queues.values() if q.task is not None and not q.task.done()]
+        tasks += [t for t in self._lagging if not t.done()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -103,15 +109,14 @@ class Indexer:
 
     async def _drain(self, queue: _MemoryQueue) -> None:
         while queue.jobs:
-            delay = queue.jobs[0].ready_at - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            now = time.monotonic()
-            batch: list[_Job] = []
-            while queue.jobs and len(batch) < self.batch_size and queue.jobs[0].ready_at <= now:
-                batch.append(queue.jobs.popleft())
+            batch = [queue.jobs.popleft() for _ in range(min(self.batch_size, len(queue.jobs)))]
             try:
-                await self._index(batch)
+                prepared = await self._prepare(batch)
+                delay = max(job.ready_at for job in batch) - time.monotonic()
+                if delay > 0:
+                    self._publish_after(prepared, delay)
+                else:
+                    self._publish(*prepared)
             except asyncio.CancelledError:
                 raise
             except Exception as err:  # never lose the queue: log, remember, keep draining
@@ -119,12 +124,30 @@ class Indexer:
                 log.exception("indexing a batch of %d failed", len(batch))
         queue.idle.set()
 
-    async def _index(self, batch: list[_Job]) -> None:
+    def _publish_after(self, prepared: tuple, delay: float) -> None:
+        """Make a drained batch searchable once its lag has passed (rows stay stored meanwhile)."""
+
+        async def later() -> None:
+            await asyncio.sleep(delay)
+            try:
+                self._publish(*prepared)
+            except Exception as err:  # the rows are still pending in the store: a restart indexes them
+                self.last_error = f"{type(err).__name__}: {err}"
+                log.exception("publishing a lagged batch failed")
+
+        task = asyncio.get_running_loop().create_task(later(), name="index-lag")
+        self._lagging.add(task)
+        task.add_done_callback(self._lagging.discard)
+
+    async def _prepare(self, batch: list[_Job]) -> tuple:
         entries = self.store.entries_by_seq([j.seq for j in batch if j.kind == "entry"])
         contexts = self.store.contexts_by_seq([j.seq for j in batch if j.kind == "context"])
         entry_rows, context_rows = list(entries.values()), list(contexts.values())
         texts = [e.embed_text for e in entry_rows] + [c.content for c in context_rows]
         vectors = await self._embed(texts) if texts and self.embedder is not None else None
+        return entry_rows, context_rows, vectors
+
+    def _publish(self, entry_rows: list, context_rows: list, vectors: np.ndarray | None) -> None:
         self.store.write_index(entry_rows, context_rows, vectors, self.model_id if vectors is not None else None)
         if vectors is None:
             return

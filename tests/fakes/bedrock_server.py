@@ -1,0 +1,206 @@
+"""ScriptedBedrockServer: the Bedrock Runtime Converse API (`POST /model/{modelId}/converse`) on 127.0.0.1.
+
+The real `langchain_aws.ChatBedrockConverse` + boto3/botocore client talks to it through
+`endpoint_url` (`make_chat_model(..., base_url=server.endpoint_url)`), so request serialisation,
+SigV4 signing, response parsing and error parsing are all botocore's own. The wire format follows
+botocore's service model (`botocore/data/bedrock-runtime/2023-09-30/service-2.json`, protocol
+rest-json):
+
+- request: `modelId` is the URI label (URL-encoded by botocore: `...-v1%3A0`); the JSON body has
+  `messages`, `system`, `inferenceConfig`, `toolConfig`, ...
+- response: `{"output": {"message": {"role": "assistant", "content": [{"text": ..} | {"toolUse": ..}]}},
+  "stopReason": "end_turn" | "tool_use", "usage": {"inputTokens", "outputTokens", "totalTokens"},
+  "metrics": {"latencyMs": ..}}`
+- errors: the modelled HTTP status, header `x-amzn-ErrorType: <Code>:http://internal.amazon.com/coral/...`
+  and body `{"message": ...}`; botocore raises `ClientError` with `Error.Code == <Code>`.
+
+    with ScriptedBedrockServer([tool_call("add_entry", {...}), throttling(), reply("Recorded.")]) as server:
+        model = make_chat_model("bedrock", MODEL, role="agent", region="us-west-2", base_url=server.endpoint_url)
+        ...
+        server.requests    # request JSON bodies, in arrival order (rejected ones included)
+        server.model_ids   # the decoded modelId of each request; server.raw_paths the paths as sent
+
+Script specs are those of `tests.fakes.openai_server` (`reply`, `tool_call`, `tool_calls`, a bare
+string, a callable script) plus `aws_error(code, message, status=None)` / `throttling()` /
+`validation_error(message)`; an `http_error(status, ...)` spec is mapped to the AWS error code
+Bedrock uses for that status. Usage may be given as `{"prompt_tokens", "completion_tokens"}` or
+`{"inputTokens", "outputTokens"}` (default 100 / 20). An exhausted list script answers 418.
+
+With `validate=True` (the default) the server also applies Bedrock's request rules before the
+script is consulted, and answers `ValidationException` (400) without consuming a spec when one is
+broken: non-empty `messages` starting with a user turn and alternating roles; no blank text
+blocks; no trailing whitespace at the end of the last message's text (Bedrock enforces this for
+final assistant content; modelled on user and assistant text alike, so a missing normaliser is
+caught); `toolConfig` present whenever toolUse / toolResult blocks are sent; every toolUse answered
+by a toolResult with the same id in the next user message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from tests.fakes import ThreadedUvicorn
+from tests.fakes.openai_server import Script, Spec, reply, tool_call, tool_calls  # noqa: F401  (re-exported)
+
+CORAL = "http://internal.amazon.com/coral/com.amazon.bedrock/"
+DEFAULT_USAGE = {"inputTokens": 100, "outputTokens": 20}
+
+# HTTP status of each Converse error shape in the service model.
+ERROR_STATUS = {
+    "AccessDeniedException": 403, "ResourceNotFoundException": 404, "ModelTimeoutException": 408,
+    "ThrottlingException": 429, "ModelNotReadyException": 429, "InternalServerException": 500,
+    "ServiceUnavailableException": 503, "ValidationException": 400, "ModelErrorException": 424,
+}
+STATUS_CODE = {400: "ValidationException", 403: "AccessDeniedException", 404: "ResourceNotFoundException",
+               408: "ModelTimeoutException", 424: "ModelErrorException", 429: "ThrottlingException",
+               500: "InternalServerException", 503: "ServiceUnavailableException"}
+
+
+def aws_error(code: str, message: str = "error", *, status: int | None = None,
+              headers: dict[str, str] | None = None, **extra: Any) -> Spec:
+    """An AWS-style error answer (status defaults to the one the service model gives `code`)."""
+    return {"aws_error": {"code": code, "message": message, "status": status or ERROR_STATUS.get(code, 400),
+                          "headers": headers or {}}, **extra}
+
+
+def throttling(message: str = "Too many requests, please wait before trying again.", **extra: Any) -> Spec:
+    return aws_error("ThrottlingException", message, **extra)
+
+
+def validation_error(message: str = "Malformed input request", **extra: Any) -> Spec:
+    return aws_error("ValidationException", message, **extra)
+
+
+def _usage(spec: Spec) -> dict[str, int]:
+    given = spec.get("usage") or {}
+    inp = given.get("inputTokens", given.get("prompt_tokens", DEFAULT_USAGE["inputTokens"]))
+    out = given.get("outputTokens", given.get("completion_tokens", DEFAULT_USAGE["outputTokens"]))
+    return {"inputTokens": int(inp), "outputTokens": int(out), "totalTokens": int(inp) + int(out)}
+
+
+def bedrock_request_problem(body: dict[str, Any]) -> str | None:
+    """The ValidationException message Bedrock would give this Converse request, or None."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "A conversation must start with a user message. Try again with a conversation that starts with a user message."
+    has_tool_blocks = False
+    for i, message in enumerate(messages):
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            return f"messages.{i}.role: member must satisfy enum value set: [user, assistant]"
+        if i == 0 and role != "user":
+            return ("A conversation must start with a user message. "
+                    "Try again with a conversation that starts with a user message.")
+        if i > 0 and role == messages[i - 1].get("role"):
+            return ("A conversation must alternate between user and assistant roles. "
+                    "Make sure the conversation alternates between user and assistant roles and try again.")
+        content = message.get("content")
+        if not isinstance(content, list) or not content:
+            return f"The content field in the Message object at messages.{i} is empty. Add a ContentBlock object to the content field and try again."
+        for j, block in enumerate(content):
+            if "text" in block and not str(block["text"]).strip():
+                return (f"The text field in the ContentBlock object at messages.{i}.content.{j} is blank. "
+                        "Add text to the text field, and try again.")
+            has_tool_blocks = has_tool_blocks or "toolUse" in block or "toolResult" in block
+        uses = [b["toolUse"]["toolUseId"] for b in content if "toolUse" in b]
+        if uses:
+            nxt = messages[i + 1] if i + 1 < len(messages) else None
+            results = {b["toolResult"]["toolUseId"] for b in (nxt or {}).get("content", []) if "toolResult" in b}
+            if nxt is not None and not set(uses) <= results:
+                return (f"Expected toolResult blocks at messages.{i + 1}.content for the following Ids: "
+                        + ", ".join(u for u in uses if u not in results))
+    if has_tool_blocks and not body.get("toolConfig"):
+        return "The toolConfig field must be defined when using toolUse and toolResult content blocks."
+    last = messages[-1]
+    texts = [b["text"] for b in last.get("content", []) if "text" in b]
+    if texts and texts[-1] != texts[-1].rstrip():
+        who = "assistant" if last.get("role") == "assistant" else "user"
+        return f"messages: final {who} content cannot end with trailing whitespace"
+    return None
+
+
+class ScriptedBedrockServer:
+    """Bedrock Runtime Converse fake; `.endpoint_url` is "http://127.0.0.1:PORT" (pass it as base_url)."""
+
+    def __init__(self, script: list[Spec | str] | Callable[[dict[str, Any]], Spec | str], *,
+                 validate: bool = True):
+        self.script = Script(script)
+        self.validate = validate
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.model_ids: list[str] = []
+        self.raw_paths: list[str] = []
+        self.request_times: list[float] = []
+        self.responses: list[tuple[int, dict[str, Any]]] = []   # (status, body) as answered
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        app = Starlette(routes=[Route("/model/{model_id:path}/converse", self._converse, methods=["POST"])])
+        self._runner = ThreadedUvicorn(app, lifespan="off")
+        self.endpoint_url = ""
+
+    async def _converse(self, request: Request) -> Response:
+        body = await request.json()
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(dict(request.headers))
+            self.model_ids.append(request.path_params["model_id"])
+            self.raw_paths.append(request.scope.get("raw_path", b"").decode("latin-1"))
+            self.request_times.append(time.monotonic())
+        problem = bedrock_request_problem(body) if self.validate else None
+        if problem is not None:
+            return self._error("ValidationException", problem, 400, {})
+        spec = self.script.next(body)
+        if spec is None:
+            return self._error("ScriptExhaustedException", "ScriptedBedrockServer: script exhausted", 418, {})
+        if spec.get("delay_s"):
+            await asyncio.sleep(spec["delay_s"])
+        if "aws_error" in spec:
+            err = spec["aws_error"]
+            return self._error(err["code"], err["message"], err["status"], err.get("headers") or {})
+        if "error" in spec:  # an openai_server.http_error spec
+            err = spec["error"]
+            code = err.get("type") or STATUS_CODE.get(err["status"], "InternalServerException")
+            return self._error(code, err["message"], err["status"], err.get("headers") or {})
+        content: list[dict[str, Any]] = []
+        if spec.get("text"):
+            content.append({"text": spec["text"]})
+        for name, args in spec.get("tool_calls", []):
+            content.append({"toolUse": {"toolUseId": f"tooluse_{next(self._ids):04d}", "name": name,
+                                        "input": args}})
+        payload = {"output": {"message": {"role": "assistant", "content": content}},
+                   "stopReason": "tool_use" if spec.get("tool_calls") else "end_turn",
+                   "usage": _usage(spec), "metrics": {"latencyMs": 1}}
+        self.responses.append((200, payload))
+        return JSONResponse(payload, headers={"x-amzn-RequestId": str(uuid.uuid4())})
+
+    def _error(self, code: str, message: str, status: int, headers: dict[str, str]) -> Response:
+        payload = {"message": message}
+        self.responses.append((status, {"code": code, **payload}))
+        return JSONResponse(payload, status_code=status,
+                            headers={"x-amzn-ErrorType": f"{code}:{CORAL}", "x-amzn-RequestId": str(uuid.uuid4()),
+                                     **headers})
+
+    def start(self) -> "ScriptedBedrockServer":
+        self._runner.start()
+        self.endpoint_url = f"http://127.0.0.1:{self._runner.port}"
+        return self
+
+    def stop(self) -> None:
+        self._runner.stop()
+
+    def __enter__(self) -> "ScriptedBedrockServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
