@@ -4,6 +4,7 @@
     report RUN_DIR        re-compute summary.json and the report from a run directory's files
     compare RUN_DIR ...   side by side, per-question flips and a paired significance test
     serve-memory          the embedded Mycelian-compatible memory service (MCP on /mcp)
+    estimate CONFIG       tokens and cost of a run before paying for it
     sample PATH           write the generated LongMemEval-format sample dataset
 """
 
@@ -26,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
 
     run = verbs.add_parser("run", help="run or resume the benchmark described by a TOML config")
     run.add_argument("config", type=Path)
+
+    estimate = verbs.add_parser("estimate", help="estimate tokens and cost of the run a TOML config describes")
+    estimate.add_argument("config", type=Path)
 
     report = verbs.add_parser("report", help="rebuild summary.json and report.{md,html} from a run directory")
     report.add_argument("run_dir", type=Path)
@@ -69,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == "run":
         return _run(args.config)
+    if args.verb == "estimate":
+        return _estimate(args.config)
     if args.verb == "report":
         from benchmarker.graph.report import rebuild_report
 
@@ -98,6 +104,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"wrote {args.path}")
         return 0
     raise AssertionError(args.verb)
+
+
+def _estimate(config_path: Path) -> int:
+    import tempfile
+
+    from benchmarker.config import load_config
+    from benchmarker.run.estimate import estimate_run, format_estimate
+
+    config = load_config(config_path)
+    with tempfile.TemporaryDirectory() as scratch:  # generated data is written here, not into runs/
+        print(format_estimate(estimate_run(config, Path(scratch)), config))
+    return 0
 
 
 def _run(config_path: Path) -> int:
