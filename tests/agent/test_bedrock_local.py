@@ -28,6 +28,7 @@ from tests.fakes.bedrock_server import (
     tool_call,
     validation_error,
 )
+from tests.fakes.openai_server import http_error
 
 MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
 REGION = "us-west-2"
@@ -130,6 +131,21 @@ async def test_throttling_retries_stop_at_max_attempts():
     assert caught.value.response["Error"]["Code"] == "ThrottlingException"
 
 
+async def test_connection_refused_is_retried_then_raised(caplog):
+    from botocore.exceptions import EndpointConnectionError
+
+    with ScriptedBedrockServer([]) as server:
+        model = bedrock_model(server)
+    # the server is gone: every attempt is refused at connect time
+    with caplog.at_level("WARNING", logger="benchmarker.agent.retry"):
+        with pytest.raises(EndpointConnectionError) as caught:
+            await ainvoke_with_retry(model, "q", policy=RetryPolicy(3, 0.01, 0.05), provider="bedrock")
+    assert is_retryable(caught.value)
+    assert [r.getMessage().split(": ")[0] for r in caplog.records] == [
+        "qa model call failed (attempt 1/3)", "qa model call failed (attempt 2/3)"]
+    assert server.requests == []
+
+
 @pytest.mark.parametrize("error", [
     validation_error("The provided model identifier is invalid."),
     aws_error("AccessDeniedException", "You don't have access to the model with the specified model ID."),
@@ -147,13 +163,58 @@ async def test_request_errors_fail_at_once(error):
     assert ledger.snapshot()["roles"] == {}
 
 
+async def test_callable_script_and_http_error_specs_map_to_aws_codes():
+    def script(body: dict) -> dict:
+        if len(server.requests) == 1:
+            return http_error(503, "busy")
+        return reply("echo: " + texts(body["messages"][-1])[0])
+
+    with ScriptedBedrockServer(script) as server:
+        answer = await ainvoke_with_retry(bedrock_model(server), "ping", policy=FAST)
+    assert answer.text == "echo: ping"
+    assert [(status, body.get("code")) for status, body in server.responses] == [
+        (503, "ServiceUnavailableException"), (200, None)]
+
+
+USE = {"toolUse": {"toolUseId": "t1", "name": "add_entry", "input": {}}}
+RESULT = {"toolResult": {"toolUseId": "t1", "content": [{"text": "enqueued"}]}}
+TOOLS = {"tools": [{"toolSpec": {"name": "add_entry", "inputSchema": {"json": {"type": "object"}}}}]}
+
+
+def user(*blocks: dict | str) -> dict:
+    return {"role": "user", "content": [{"text": b} if isinstance(b, str) else b for b in blocks]}
+
+
+def assistant(*blocks: dict | str) -> dict:
+    return {"role": "assistant", "content": [{"text": b} if isinstance(b, str) else b for b in blocks]}
+
+
+@pytest.mark.parametrize(("body", "problem"), [
+    ({"messages": [user("hi")]}, None),
+    ({"messages": []}, "must start with a user message"),
+    ({"messages": [assistant("hi")]}, "must start with a user message"),
+    ({"messages": [user("a"), user("b")]}, "must alternate"),
+    ({"messages": [user(" ")]}, "is blank"),
+    ({"messages": [user("hi\n")]}, "trailing whitespace"),
+    ({"messages": [user("hi"), assistant("ok ")]}, "final assistant content cannot end with trailing whitespace"),
+    ({"messages": [user("hi "), assistant("ok")]}, None),   # only the final content is checked
+    ({"messages": [user("hi"), assistant(USE), user(RESULT)]}, "toolConfig field must be defined"),
+    ({"messages": [user("hi"), assistant(USE), user("no result")], "toolConfig": TOOLS}, "Expected toolResult"),
+    ({"messages": [user("hi"), assistant(USE), user(RESULT)], "toolConfig": TOOLS}, None),
+])
+def test_the_fake_applies_bedrocks_request_rules(body, problem):
+    found = bedrock_request_problem(body)
+    assert (found is None) if problem is None else (problem in (found or "")), found
+
+
 # --- Bedrock's trailing-whitespace rule ------------------------------------------------------------
 
 CONVERSATION = [
     SystemMessage("You answer questions about the user."),
     HumanMessage("I adopted two cats in 2021.  \n"),
     AIMessage("Noted: two cats.\n\n"),
-    HumanMessage([{"type": "text", "text": "How many cats do I have?"}, {"type": "text", "text": "Answer briefly. \t\n"}]),
+    HumanMessage([{"type": "text", "text": "How many cats do I have?"},
+                  {"type": "text", "text": "Answer briefly. \t\n"}]),
 ]
 
 

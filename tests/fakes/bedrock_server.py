@@ -89,25 +89,29 @@ def _usage(spec: Spec) -> dict[str, int]:
     return {"inputTokens": int(inp), "outputTokens": int(out), "totalTokens": int(inp) + int(out)}
 
 
+START_USER = ("A conversation must start with a user message. "
+              "Try again with a conversation that starts with a user message.")
+
+
 def bedrock_request_problem(body: dict[str, Any]) -> str | None:
     """The ValidationException message Bedrock would give this Converse request, or None."""
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        return "A conversation must start with a user message. Try again with a conversation that starts with a user message."
+        return START_USER
     has_tool_blocks = False
     for i, message in enumerate(messages):
         role = message.get("role")
         if role not in ("user", "assistant"):
             return f"messages.{i}.role: member must satisfy enum value set: [user, assistant]"
         if i == 0 and role != "user":
-            return ("A conversation must start with a user message. "
-                    "Try again with a conversation that starts with a user message.")
+            return START_USER
         if i > 0 and role == messages[i - 1].get("role"):
             return ("A conversation must alternate between user and assistant roles. "
                     "Make sure the conversation alternates between user and assistant roles and try again.")
         content = message.get("content")
         if not isinstance(content, list) or not content:
-            return f"The content field in the Message object at messages.{i} is empty. Add a ContentBlock object to the content field and try again."
+            return (f"The content field in the Message object at messages.{i} is empty. "
+                    "Add a ContentBlock object to the content field and try again.")
         for j, block in enumerate(content):
             if "text" in block and not str(block["text"]).strip():
                 return (f"The text field in the ContentBlock object at messages.{i}.content.{j} is blank. "
