@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 from benchmarker.datasets.source import DatasetPlan, plan_dataset
+from benchmarker.errors import UserError
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import RunContext, SearchSettings
 from benchmarker.run.manifest import build_manifest, utc_now
@@ -86,7 +87,11 @@ async def execute_run(config) -> RunOutcome:
     try:
         async with memory_server(config, run_dir) as mcp_url:
             manifest["memory"]["mcp_url"] = mcp_url
-            outcome = await _run_points(config, run_id, run_dir, plan, models, mcp_url)
+            try:
+                outcome = await _run_points(config, run_id, run_dir, plan, models, mcp_url)
+            except ConnectionError as err:
+                raise UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
+                                "(make start-mcp-streamable-server && make wait-backend-health).") from err
         status = "finished"
     except (KeyboardInterrupt, _Cancelled):
         status = "interrupted"

@@ -100,3 +100,12 @@ def test_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "concurency" in proc.stderr and "run.toml" in proc.stderr
     assert not (tmp_path / "runs").exists()  # nothing started
+
+
+def test_unreachable_memory_server_is_a_clear_error(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, '[memory]\nbackend = "mcp"\nmcp_url = "http://127.0.0.1:9/mcp"\n'
+                                 f'[run]\noutput_dir = "{tmp_path / "runs"}"\nprogress = false\n')
+    proc = run_cli("run", str(cfg), cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2
+    assert "cannot reach the memory MCP server at http://127.0.0.1:9/mcp" in proc.stderr
+    assert "[memory].mcp_url" in proc.stderr and "Traceback" not in proc.stderr
