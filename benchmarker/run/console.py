@@ -41,9 +41,11 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
     tokens = cost.get("tokens_total") or {}
     if tokens:
         usd = (cost.get("usd") or {}).get("total")
+        if usd is None and not tokens.get("input") and not tokens.get("output"):
+            usd = 0.0  # nothing was spent, so nothing needs a price
         table.add_row("tokens in / out / cost",
                       f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,} / "
-                      + (f"${usd:.4f}" if usd is not None else "unpriced"))
+                      + (f"${usd:.4f}" if usd is not None else "unpriced: add [prices]"))
     if summary.get("offline"):
         table.add_row("note", "offline models: a reproducible floor, not a model's score")
     return table
@@ -52,6 +54,12 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
 def print_outcome(outcome) -> None:
     console = Console()
     console.print(f"results: {outcome.run_dir}")
+    if outcome.skipped:
+        errors = outcome.run_dir / "errors.jsonl"
+        console.print(f"[yellow]warning:[/] {len(outcome.skipped)} case(s) did not finish: "
+                      f"{', '.join(outcome.skipped[:10])}{' ...' if len(outcome.skipped) > 10 else ''}. "
+                      + (f"Errors are in {errors}. " if errors.exists() else "Reasons are in the progress log above. ")
+                      + "Re-running the same command retries them.")
     report = outcome.run_dir / "report.html"
     if report.exists():
         console.print(f"report:  {report}")

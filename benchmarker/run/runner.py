@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -30,6 +30,7 @@ class RunOutcome:
     run_dir: Path
     summary: dict[str, Any]
     points: list[tuple[str, Path, dict[str, Any]]]
+    skipped: list[str] = field(default_factory=list)  # cases that failed or could not run (see errors.jsonl)
 
 
 @contextlib.asynccontextmanager
@@ -115,6 +116,7 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
 
     points = sweep_points(config)
     results: list[tuple[str, Path, dict[str, Any]]] = []
+    skipped: list[str] = []
     summary: dict[str, Any] = {}
     live: dict[str, RunContext] = {}
 
@@ -150,11 +152,12 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
             store.close()
             summary = final.get("summary", {})
             results.append((point.label, answers_dir, summary))
+            skipped.extend(c for c in final.get("cases_skipped", []) if c not in skipped)
     if len(points) > 1:
         from benchmarker.graph.report import write_sweep_report
 
         summary = write_sweep_report(run_dir, config, results)
-    return RunOutcome(run_dir, summary, results)
+    return RunOutcome(run_dir, summary, results, skipped)
 
 
 def _self_improve_node(config, points: list[SearchSettings]):
