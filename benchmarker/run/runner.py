@@ -6,6 +6,7 @@ session (opened and closed in this task), the models and the writers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
@@ -94,7 +95,7 @@ async def execute_run(config) -> RunOutcome:
                 raise UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
                                 "(make start-mcp-streamable-server && make wait-backend-health).") from err
         status = "finished"
-    except (KeyboardInterrupt, _Cancelled):
+    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C cancels the run's task inside the loop
         status = "interrupted"
         raise
     finally:
@@ -102,12 +103,6 @@ async def execute_run(config) -> RunOutcome:
         base_store.write_manifest(manifest)
         base_store.close()
     return outcome
-
-
-try:  # asyncio.CancelledError is what Ctrl-C becomes inside the loop
-    from asyncio import CancelledError as _Cancelled
-except ImportError:  # pragma: no cover
-    _Cancelled = KeyboardInterrupt  # type: ignore[misc,assignment]
 
 
 async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
