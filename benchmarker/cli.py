@@ -2,6 +2,7 @@
 
     run CONFIG            run (or resume) the benchmark a TOML file describes
     report RUN_DIR        re-compute summary.json and the report from a run directory's files
+    score RUN_DIR CONFIG  judge a finished run's answers again with CONFIG's judge (no re-ingestion)
     compare RUN_DIR ...   side by side, per-question flips and a paired significance test
     serve-memory          the embedded Mycelian-compatible memory service (MCP on /mcp)
     estimate CONFIG       tokens and cost of a run before paying for it
@@ -33,6 +34,10 @@ def _parser() -> argparse.ArgumentParser:
 
     report = verbs.add_parser("report", help="rebuild summary.json and report.{md,html} from a run directory")
     report.add_argument("run_dir", type=Path)
+
+    score = verbs.add_parser("score", help="re-judge a finished run's answers with the judge a config describes")
+    score.add_argument("run_dir", type=Path)
+    score.add_argument("config", type=Path, help="a TOML whose [provider], [models].eval and [eval] set the judge")
 
     compare = verbs.add_parser("compare", help="compare runs: per type, flips, McNemar / paired bootstrap")
     compare.add_argument("run_dirs", type=Path, nargs="+")
@@ -80,6 +85,13 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         path = rebuild_report(args.run_dir)
         print(f"report: {path}")
+        return 0
+    if args.verb == "score":
+        from benchmarker.config import load_config
+        from benchmarker.run.rescore import rescore
+
+        out = asyncio.run(rescore(args.run_dir, load_config(args.config)))
+        print(f"scores: {out}\nreport: {out / 'report.html'}")
         return 0
     if args.verb == "compare":
         from benchmarker.eval.compare import compare_runs, format_compare

@@ -109,3 +109,26 @@ def test_unreachable_memory_server_is_a_clear_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "cannot reach the memory MCP server at http://127.0.0.1:9/mcp" in proc.stderr
     assert "[memory].mcp_url" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_score_rejudges_a_finished_run_without_touching_it(quick_run: Path, tmp_path: Path) -> None:
+    from tests.fakes.openai_server import ScriptedOpenAIServer
+
+    before = (quick_run / "results.jsonl").read_text(encoding="utf-8")
+    with ScriptedOpenAIServer(lambda request: {"text": "yes"}) as judge:
+        cfg = write_config(tmp_path, f'[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{judge.base_url}"\n'
+                                     '[models]\nagent = "a"\nqa = "q"\neval = "judge-x"\n[eval]\njudge = "llm"\n')
+        env_cmd = [sys.executable, "-m", "benchmarker.cli", "score", str(quick_run), str(cfg)]
+        env = dict(os.environ, OPENAI_API_KEY="dummy")
+        first = subprocess.run(env_cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert first.returncode == 0, first.stderr[-3000:]
+        asked = len(judge.requests)
+        again = subprocess.run(env_cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0 and len(judge.requests) == asked  # resumable: nothing judged twice
+    out = quick_run / "scores" / "llm-judge-x"
+    results = read_lines(out / "results.jsonl")
+    assert asked == len(results) and all(r["label"] is True and r["grade"]["judge"] == "llm" for r in results)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["qa"]["overall"]["accuracy"] == 1.0
+    assert (out / "report.html").exists()
+    assert (quick_run / "results.jsonl").read_text(encoding="utf-8") == before
