@@ -28,12 +28,11 @@ directory, including one produced on another machine.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.run.jsonl import latest_by, read_jsonl
 
 GRADING_KEYS = ("label", "autoeval_label", "grade")
 
@@ -56,28 +55,10 @@ def grading_fields(label: bool | None, *, judge: str, model: str | None, reason:
     }
 
 
-def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Lines of a JSONL file; a torn last line (crash mid-write) is skipped, not fatal."""
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError as exc:
-            if number == len(lines):
-                return
-            raise UserError(f"{path}:{number}: not valid JSON ({exc.msg}); fix or delete that line") from exc
-
-
 def load_results(run_dir: Path) -> list[dict[str, Any]]:
     """All results lines of a run; the last line wins when a question was re-judged."""
     path = Path(run_dir) / "results.jsonl"
     if not path.exists():
         raise UserError(f"{path} not found: run the eval phase first "
                         f"(phases = [\"eval\"]) or point at a finished run directory")
-    by_id: dict[str, dict[str, Any]] = {}
-    for record in iter_jsonl(path):
-        by_id[str(record.get("question_id"))] = record
-    return list(by_id.values())
+    return latest_by(read_jsonl(path), "question_id")

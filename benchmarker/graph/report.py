@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 from benchmarker.errors import UserError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
-from benchmarker.run.jsonl import read_jsonl, write_json_atomic
+from benchmarker.run.jsonl import latest_by, read_jsonl, write_json_atomic
 
 
 async def report(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -34,10 +34,10 @@ def summarise_dir(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     from benchmarker.eval.sections import extra_sections, suite_summaries
     from benchmarker.eval.summary import build_summary
 
-    results = _latest(read_jsonl(answers_dir / "results.jsonl"))
+    results = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
     summary = build_summary(results, run_meta=run_meta | {"decisions": decisions})
-    level_scores = _latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
+    level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores))
     write_json_atomic(answers_dir / "summary.json", summary)
     if any(r.get("kind") == "longmemeval" and r.get("label") is not None for r in results):
@@ -46,17 +46,6 @@ def summarise_dir(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
         write_official_outputs(answers_dir, [r for r in results if r.get("kind") == "longmemeval"])
     write_report(answers_dir, summary, results, extra_sections=extra_sections(summary))
     return summary, answers_dir / "report.html"
-
-
-def _latest(lines) -> list[dict[str, Any]]:
-    return _latest_by(lines, "question_id")
-
-
-def _latest_by(lines, key: str) -> list[dict[str, Any]]:
-    latest: dict[str, dict[str, Any]] = {}
-    for line in lines:
-        latest[line[key]] = line
-    return list(latest.values())
 
 
 def rebuild_report(run_dir: Path) -> Path:
@@ -94,7 +83,7 @@ def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any
     (run_dir / "sweep.md").write_text(table["markdown"], encoding="utf-8")
     best = table.get("best") or {}
     best_summary = next((s for label, _, s in points if label == best.get("label")), points[0][2] if points else {})
-    results = _latest(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl")) if best else []
+    results = latest_by(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl"), "question_id") if best else []
     write_report(run_dir, best_summary, results, sweep=table["heatmap"],
                  extra_sections=[("Sweep", table["markdown"])])
     return {"sweep": table, "best": best}

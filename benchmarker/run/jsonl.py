@@ -10,24 +10,37 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
+
+from benchmarker.errors import UserError
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield every complete record; a torn final line (no newline, bad JSON) is skipped."""
+    """Yield every record. A torn final line (no newline, or not JSON: a writer killed mid-line) is
+    skipped; a bad line anywhere else is real damage and raises a UserError naming file and line."""
     if not path.exists():
         return
     with path.open("rb") as handle:
-        for raw in handle:
-            if not raw.endswith(b"\n"):
-                return  # torn tail from a killed writer
-            line = raw.strip()
-            if not line:
-                continue
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError:
-                continue
+        lines = handle.read().split(b"\n")
+    # split() leaves b"" after a final newline; anything else there is a line cut off mid-write.
+    torn_tail = lines.pop()
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield json.loads(raw)
+        except json.JSONDecodeError as exc:
+            if number == len(lines) and not torn_tail:
+                return  # the last complete-looking line was itself torn (fsync raced the kill)
+            raise UserError(f"{path}:{number}: not valid JSON ({exc.msg}); fix or delete that line") from exc
+
+
+def latest_by(lines: Iterable[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """One record per `key`, the last one written winning (a re-judged question, a rescored level)."""
+    latest: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        latest[str(line.get(key))] = line
+    return list(latest.values())
 
 
 def repair_tail(path: Path) -> None:

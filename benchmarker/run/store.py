@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarker.run.jsonl import JsonlWriter, read_jsonl, write_json_atomic
+from benchmarker.run.jsonl import JsonlWriter, latest_by, read_jsonl, write_json_atomic
 
 SCHEMA_VERSION = 1
 
@@ -152,7 +152,4 @@ class RunStore:
 
     def load_results(self) -> list[dict[str, Any]]:
         """Results in file order, one per question (a re-judged question keeps its last line)."""
-        latest: dict[str, dict[str, Any]] = {}
-        for line in read_jsonl(self.results_path):
-            latest[line["question_id"]] = line
-        return list(latest.values())
+        return latest_by(read_jsonl(self.results_path), "question_id")
