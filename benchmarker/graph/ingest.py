@@ -15,6 +15,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from benchmarker.agent.memory_agent import MemoryAgentContext, run_agent_turn
+from benchmarker.agent.middleware import trace_tags
 from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, render_turn
 from benchmarker.datasets.schema import Case, Session
 from benchmarker.graph.context import RunContext
@@ -26,22 +27,15 @@ SUMMARY_CHARS = 512
 RAW_ENTRY_CHARS = 9000  # Mycelian's REST API rejects longer entries
 
 
-def entry_tags(ctx: RunContext, case: Case, session: Session, turn_index: int, role: str) -> dict[str, str]:
-    """The trace tags every entry carries, so retrieval can be mapped back to sessions and turns.
-
-    All values are strings: Mycelian reads tags as string -> string and drops the whole tag map
-    of an entry that has any other value type.
-    """
-    tags = {
-        "run_id": ctx.run_id,
-        "case_id": case.case_id,
-        "question_id": case.questions[0].question_id if len(case.questions) == 1 else case.case_id,
-        "session_id": session.session_id,
-        "session_date": session.date,
-        "turn_index": turn_index,
-        "role": role,
-    }
-    return {key: str(value) for key, value in tags.items()}
+def turn_context(ctx: RunContext, case: Case, record: MemoryRecord, session: Session, turn_index: int,
+                 role: str, system_prompt: str = "") -> MemoryAgentContext:
+    """Who and where one dataset message is: the agent's runtime context and the source of the
+    trace tags every entry carries (agent mode merges them in middleware, retrieval mode directly)."""
+    question_id = case.questions[0].question_id if len(case.questions) == 1 else case.case_id
+    return MemoryAgentContext(system_prompt=system_prompt, run_id=ctx.run_id, case_id=case.case_id,
+                              question_id=question_id, vault_id=record.vault_id, memory_id=record.memory_id,
+                              session_id=session.session_id, session_date=session.date, turn_index=turn_index,
+                              role=role)
 
 
 async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -89,7 +83,8 @@ async def _write_entries_directly(ctx: RunContext, case: Case, record: MemoryRec
             raw = f"[{session.date}] {message.role}: {message.content}"[:RAW_ENTRY_CHARS]
             await ctx.client.add_entry(record.vault_id, record.memory_id, raw_entry=raw,
                                        summary=raw[:SUMMARY_CHARS],
-                                       tags=entry_tags(ctx, case, session, turn_index, message.role))
+                                       tags=trace_tags(turn_context(ctx, case, record, session, turn_index,
+                                                                    message.role)))
             count += 1
     return count
 
@@ -99,7 +94,6 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord) 
     turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None
     cadence = ctx.context_cadence or ctx.config.params.context_cadence
     recursion_limit = ctx.config.params.recursion_limit
-    question_id = case.questions[0].question_id if len(case.questions) == 1 else case.case_id
     count = failed = 0
     for session in case.sessions:
         system_prompt = compose_memory_system_prompt(
@@ -110,18 +104,14 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord) 
         for turn_index, message in enumerate(session.messages):
             transcript.append(HumanMessage(render_turn(session.session_id, session.date, turn_index + 1, n,
                                                        message.role, message.content, template=turn_template)))
-            agent_ctx = MemoryAgentContext(
-                system_prompt=system_prompt, run_id=ctx.run_id, case_id=case.case_id,
-                question_id=question_id, vault_id=record.vault_id, memory_id=record.memory_id,
-                session_id=session.session_id, session_date=session.date, turn_index=turn_index,
-                role=message.role)
+            agent_ctx = turn_context(ctx, case, record, session, turn_index, message.role, system_prompt)
             outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx, recursion_limit=recursion_limit)
             count += 1
             if not outcome.ok:
                 failed += 1
                 log.warning("case %s session %s turn %d failed: %s", case.case_id, session.session_id,
                             turn_index, outcome.failed_reason)
-                ctx.store.log_decision({"case_id": case.case_id, "question_id": question_id,
+                ctx.store.log_decision({"case_id": case.case_id, "question_id": agent_ctx.question_id,
                                         "session_id": session.session_id, "turn": turn_index,
                                         "caller": "harness", "tool": "_turn_failed", "args": {},
                                         "error": outcome.failed_reason})
