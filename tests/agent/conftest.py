@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-# `tests.fakes` must be importable; pyproject has no pytest `pythonpath`, so add the repo root.
-ROOT = str(Path(__file__).resolve().parents[2])
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from tests.fakes.mcp_memory import FakeMemoryServer  # noqa: E402
+from benchmarker.memory.service.launcher import EmbeddedMemoryService
+from benchmarker.memory.service.settings import ServiceSettings
+from tests.fakes.mcp_memory import FakeMemoryServer
 
 
 @pytest.fixture
 def memory_server():
     with FakeMemoryServer() as server:
         yield server
+
+
+@pytest.fixture
+def embedded(tmp_path):
+    """The project's embedded memory service (keyword search only, so it starts in a second)."""
+    settings = ServiceSettings(port=0, db_path=str(tmp_path / "memory.sqlite"), embedder="none", alpha=0.0)
+    with EmbeddedMemoryService(settings, log_path=tmp_path / "service.log") as svc:
+        yield svc

@@ -257,16 +257,6 @@ async def test_a_plain_string_question_with_trailing_newline_is_stripped():
 
 # --- the memory agent over Bedrock with the embedded memory service's MCP tools ----------------------
 
-service = pytest.importorskip("benchmarker.memory.service.launcher")
-settings_mod = pytest.importorskip("benchmarker.memory.service.settings")
-
-
-@pytest.fixture
-def embedded(tmp_path):
-    settings = settings_mod.ServiceSettings(port=0, db_path=str(tmp_path / "memory.sqlite"), embedder="none",
-                                            alpha=0.0)
-    with service.EmbeddedMemoryService(settings, log_path=tmp_path / "service.log") as svc:
-        yield svc
 
 
 async def test_memory_agent_records_an_entry_through_bedrock_tool_use(embedded):

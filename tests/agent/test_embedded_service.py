@@ -6,27 +6,16 @@ against the reference backend (real subprocess, SQLite, Mycelian's prompts and p
 
 from __future__ import annotations
 
-import pytest
 
 from benchmarker.memory.client import MemoryClient
 from tests.agent.support import SESSION_DATE, agent_context, offline_setup, run_session
 
-service = pytest.importorskip("benchmarker.memory.service.launcher")
-settings_mod = pytest.importorskip("benchmarker.memory.service.settings")
 
 SESSION = [
     ("user", "I moved to Denver in March 2021 and I run 3 times a week."),
     ("assistant", "Denver is great for running at altitude."),
     ("user", "My favourite trail is Chautauqua with my friend Priya."),
 ]
-
-
-@pytest.fixture
-def embedded(tmp_path):
-    settings = settings_mod.ServiceSettings(port=0, db_path=str(tmp_path / "memory.sqlite"), embedder="none",
-                                            alpha=0.0)
-    with service.EmbeddedMemoryService(settings, log_path=tmp_path / "service.log") as svc:
-        yield svc
 
 
 async def test_offline_session_against_the_embedded_service(embedded):

@@ -4,30 +4,20 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.cli import read_lines, run_cli
+
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.run([sys.executable, "-m", "benchmarker.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def write_config(tmp_path: Path, body: str) -> Path:
     path = tmp_path / "run.toml"
     path.write_text(body, encoding="utf-8")
     return path
-
-
-def read_lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 QUICK = """
@@ -118,12 +108,11 @@ def test_score_rejudges_a_finished_run_without_touching_it(quick_run: Path, tmp_
     with ScriptedOpenAIServer(lambda request: {"text": "yes"}) as judge:
         cfg = write_config(tmp_path, f'[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{judge.base_url}"\n'
                                      '[models]\nagent = "a"\nqa = "q"\neval = "judge-x"\n[eval]\njudge = "llm"\n')
-        env_cmd = [sys.executable, "-m", "benchmarker.cli", "score", str(quick_run), str(cfg)]
         env = dict(os.environ, OPENAI_API_KEY="dummy")
-        first = subprocess.run(env_cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        first = run_cli("score", str(quick_run), str(cfg), cwd=tmp_path, env=env, timeout=300)
         assert first.returncode == 0, first.stderr[-3000:]
         asked = len(judge.requests)
-        again = subprocess.run(env_cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        again = run_cli("score", str(quick_run), str(cfg), cwd=tmp_path, env=env, timeout=300)
         assert again.returncode == 0 and len(judge.requests) == asked  # resumable: nothing judged twice
     out = quick_run / "scores" / "llm-judge-x"
     results = read_lines(out / "results.jsonl")

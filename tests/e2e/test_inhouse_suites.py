@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.e2e.cli import read_lines as lines, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -16,14 +16,9 @@ def run(tmp_path: Path, body: str, run_id: str) -> Path:
     cfg = tmp_path / f"{run_id}.toml"
     cfg.write_text(f'run_id = "{run_id}"\n{body}\n[memory]\nembedder = "static"\n'
                    f'[run]\noutput_dir = "{tmp_path / "runs"}"\nprogress = false\nconcurrency = 2\n', encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "benchmarker.cli", "run", str(cfg)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=900)
+    proc = run_cli("run", str(cfg), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return tmp_path / "runs" / run_id
-
-
-def lines(path: Path) -> list[dict]:
-    return [json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l.strip()]
 
 
 def test_every_level_runs_as_its_own_graph_node_and_is_scored(tmp_path: Path) -> None:

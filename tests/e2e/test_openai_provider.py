@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from benchmarker.agent.prompts import parse_memory_system_prompt
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.service.launcher import EmbeddedMemoryService
 from benchmarker.memory.service.settings import ServiceSettings
+from tests.e2e.cli import run_cli
 from tests.fakes.openai_server import ScriptedOpenAIServer, http_error, reply, tool_call
 
 pytestmark = pytest.mark.slow
@@ -100,8 +99,7 @@ output_dir = "{tmp_path / 'runs'}"
 progress = false
 """, encoding="utf-8")
         env = dict(os.environ, OPENAI_API_KEY="dummy-key")
-        proc = subprocess.run([sys.executable, "-m", "benchmarker.cli", "run", str(cfg)], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=300)
+        proc = run_cli("run", str(cfg), cwd=tmp_path, env=env, timeout=300)
         assert proc.returncode == 0, proc.stderr[-4000:]
         requests = list(llm.requests)
         import asyncio

@@ -16,6 +16,7 @@ import pytest
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.service.launcher import EmbeddedMemoryService
 from benchmarker.memory.service.settings import ServiceSettings
+from tests.e2e.cli import run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -69,8 +70,7 @@ async def test_sigkill_mid_ingestion_then_resume(tmp_path: Path) -> None:
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
 
-    second = subprocess.run([sys.executable, "-m", "benchmarker.cli", "run", str(cfg)], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=600)
+    second = run_cli("run", str(cfg), cwd=tmp_path, timeout=600)
     assert second.returncode == 0, second.stderr[-4000:]
 
     dataset = json.loads((run_dir / "data" / "sample_longmemeval.json").read_text(encoding="utf-8"))
@@ -115,8 +115,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> No
     service = subprocess.run(["pgrep", "-f", str(run_dir / "memory.sqlite")], capture_output=True, text=True)
     assert service.stdout.strip() == ""  # the embedded service went down with the run
 
-    again = subprocess.run([sys.executable, "-m", "benchmarker.cli", "run", str(cfg)], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=600)
+    again = run_cli("run", str(cfg), cwd=tmp_path, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["status"] == "finished" and len(manifest["attempts"]) == 2

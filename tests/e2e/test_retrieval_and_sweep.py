@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from benchmarker.datasets.longmemeval import parse_date
+from tests.e2e.cli import read_lines as lines, run_cli as cli
 from tests.shared_data import REAL_5Q
 
 pytestmark = pytest.mark.slow
-
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "benchmarker.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=900)
-
-
-def lines(path: Path) -> list[dict]:
-    return [json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l.strip()]
 
 
 @pytest.mark.skipif(not REAL_5Q.exists(), reason="../shared/data/longmemeval/longmemeval_s_5q.json is absent")
