@@ -38,6 +38,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
     "eval": {"judge_retries"},
     "params": {"consistency_timeout_s"},
     "memory": {"auth_token_env"},
+    "agent": {"prompt_cache"},  # caching changes what a call costs, not what the model is sent
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
 }
 

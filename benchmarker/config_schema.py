@@ -149,6 +149,31 @@ class ParamsConfig(_Table):
         return value
 
 
+MEMORY_AGENT_TOOLS = ("get_context", "list_entries", "add_entry", "put_context", "await_consistency",
+                      "search_memories")  # what Mycelian's capture rules use; the other 7 tools cost tokens only
+INGEST_UNITS = ("message", "exchange", "session")
+
+
+class AgentConfig(_Table):
+    """How the memory agent is called: what it sees per call, and how its prompt prefix is cached."""
+
+    prompt_cache: bool = True
+    tools: tuple[str, ...] = _seq(MEMORY_AGENT_TOOLS)
+    ingest_unit: Literal["message", "exchange", "session"] = "message"
+
+    @field_validator("tools")
+    @classmethod
+    def _tools(cls, value: tuple) -> tuple:
+        if not value:
+            raise ValueError('must not be empty; e.g. tools = ["add_entry", "get_context", "put_context"]')
+        dupes = sorted({v for v in value if value.count(v) > 1})
+        if dupes:
+            raise ValueError(f"lists {', '.join(dupes)} twice; list each tool once")
+        if "add_entry" not in value:
+            raise ValueError('must include "add_entry" (the agent cannot write memory without it)')
+        return value
+
+
 class MemoryConfig(_Table):
     backend: Literal["embedded", "mcp"] = "embedded"
     mcp_url: UrlStr = ""
@@ -211,8 +236,13 @@ class RetryConfig(_Table):
 
 
 class Price(_Table):
+    """USD per million tokens. A missing `cached_input` prices cache reads at `input` and a missing
+    `cache_write` prices cache writes at `input` (the ledger says so in `price_notes`)."""
+
     input: float = Field(ge=0.0)
     output: float = Field(ge=0.0)
+    cached_input: float | None = Field(None, ge=0.0)
+    cache_write: float | None = Field(None, ge=0.0)
 
 
 class SweepConfig(_Table):
@@ -250,6 +280,7 @@ class RunConfig(_Table):
     provider: ProviderConfig = ProviderConfig()
     models: ModelsConfig = ModelsConfig()
     params: ParamsConfig = ParamsConfig()
+    agent: AgentConfig = AgentConfig()
     memory: MemoryConfig = MemoryConfig()
     run: RunSection = RunSection()
     eval: EvalConfig = EvalConfig()

@@ -1,8 +1,15 @@
-"""Token and cost ledger: tokens per role (agent, qa, eval) and per model, priced from the config.
+"""Token and cost ledger: tokens per role (agent, qa, eval), per model and per case, priced from the config.
 
-Counts come from `AIMessage.usage_metadata` (input_tokens, output_tokens), which every provider
-integration fills. Prices are USD per million tokens (`[prices]` in the config). Offline models
-cost nothing and are labelled `offline` in the snapshot; a model without a price is listed in
+Counts come from `AIMessage.usage_metadata`, which every provider integration fills the same way:
+`input_tokens` is the WHOLE prompt (cache reads and cache writes included) and
+`input_token_details` says how much of it was read from the prompt cache (`cache_read`) and how
+much was written to it (`cache_creation`, or Anthropic's `ephemeral_5m_input_tokens` /
+`ephemeral_1h_input_tokens`). Plain input is the rest.
+
+Prices are USD per million tokens (`[prices."<model>"]`: `input`, `output`, `cached_input`,
+`cache_write`). A missing `cached_input` prices cache reads at `input`, a missing `cache_write`
+prices cache writes at `input`; both are listed in `price_notes` so a report never hides the
+assumption. Offline models cost nothing; a model without any price is listed in
 `unpriced_models` instead of silently costing zero.
 """
 
@@ -10,82 +17,159 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage
 
 ROLES = ("agent", "qa", "eval")
+CACHE_WRITE_KEYS = ("cache_creation", "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
 @dataclass
-class _Tally:
+class Usage:
+    """Token counts of one or more calls; `input_tokens` includes the cached and cache-written parts."""
+
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    @property
+    def plain_input_tokens(self) -> int:
+        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
+
+    @property
+    def cache_hit_share(self) -> float | None:
+        """Share of input tokens read from the prompt cache (None without input)."""
+        return self.cache_read_tokens / self.input_tokens if self.input_tokens else None
+
+    def add(self, other: "Usage") -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "plain_input_tokens": self.plain_input_tokens,
+                "cache_hit_share": self.cache_hit_share}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Usage":
+        return cls(**{f.name: int(data.get(f.name) or 0) for f in fields(cls)})
+
+
+def usage_of(message: BaseMessage) -> Usage:
+    """One reply's usage from its usage_metadata (a reply without usage counts as one call, 0 tokens)."""
+    meta = getattr(message, "usage_metadata", None) or {}
+    details = meta.get("input_token_details") or {}
+    return Usage(calls=1, input_tokens=int(meta.get("input_tokens") or 0),
+                 output_tokens=int(meta.get("output_tokens") or 0),
+                 cache_read_tokens=int(details.get("cache_read") or 0),
+                 cache_write_tokens=sum(int(details.get(k) or 0) for k in CACHE_WRITE_KEYS))
 
 
 def is_offline_model(model_id: str) -> bool:
     return model_id.startswith("offline")
 
 
-class TokenLedger:
-    """Thread- and task-safe counters; `snapshot()` is a JSON-ready dict."""
+def price_usage(usage: Usage, price: Mapping[str, Any] | None, model_id: str) -> tuple[float | None, list[str]]:
+    """USD for `usage` under `price` (USD per million tokens) and the notes on assumed prices."""
+    if is_offline_model(model_id):
+        return 0.0, []
+    if price is None:
+        return None, []
+    notes = []
+    plain, out = float(price.get("input") or 0.0), float(price.get("output") or 0.0)
+    read, write = price.get("cached_input"), price.get("cache_write")
+    if read is None and usage.cache_read_tokens:
+        notes.append(f"{model_id}: no cached_input price, cache reads priced at the input price (an upper bound)")
+    if write is None and usage.cache_write_tokens:
+        notes.append(f"{model_id}: no cache_write price, cache writes priced at the input price "
+                     "(Anthropic and Bedrock charge 1.25x input for 5-minute cache writes)")
+    usd = (usage.plain_input_tokens * plain + usage.output_tokens * out
+           + usage.cache_read_tokens * float(plain if read is None else read)
+           + usage.cache_write_tokens * float(plain if write is None else write)) / 1e6
+    return usd, notes
 
-    def __init__(self, prices: Mapping[str, Mapping[str, float]] | None = None):
-        self.prices = {k: dict(v) for k, v in (prices or {}).items()}
+
+class TokenLedger:
+    """Thread- and task-safe counters; `snapshot()` is a JSON-ready dict.
+
+    `earlier` (a previous snapshot, e.g. from the manifest of an interrupted attempt) seeds the
+    totals, so a resumed run reports everything the run has cost, not only the last attempt.
+    """
+
+    def __init__(self, prices: Mapping[str, Any] | None = None, *, earlier: Mapping[str, Any] | None = None):
+        self.prices = {k: _price_dict(v) for k, v in (prices or {}).items()}
         self._lock = threading.Lock()
-        self._tallies: dict[tuple[str, str], _Tally] = {}
+        self._tallies: dict[tuple[str, str], Usage] = {}
+        self._cases: dict[str, Usage] = {}
+        for role, bucket in ((earlier or {}).get("roles") or {}).items():
+            for model, entry in (bucket.get("models") or {}).items():
+                self._tallies[(role, model)] = Usage.from_dict(entry)
+
+    def record_usage(self, role: str, model_id: str, usage: Usage, *, case_id: str | None = None) -> None:
+        with self._lock:
+            self._tallies.setdefault((role, model_id), Usage()).add(usage)
+            if case_id is not None and role == "agent":
+                self._cases.setdefault(case_id, Usage()).add(usage)
 
     def record(self, role: str, model_id: str, input_tokens: int, output_tokens: int) -> None:
-        """Count one successful model call."""
-        with self._lock:
-            tally = self._tallies.setdefault((role, model_id), _Tally())
-            tally.calls += 1
-            tally.input_tokens += int(input_tokens or 0)
-            tally.output_tokens += int(output_tokens or 0)
+        """Count one successful call without cache details."""
+        self.record_usage(role, model_id, Usage(1, int(input_tokens or 0), int(output_tokens or 0)))
 
-    def record_message(self, role: str, model_id: str, message: BaseMessage) -> None:
-        """Count a reply from its usage_metadata (a call without usage counts with 0 tokens)."""
-        usage = getattr(message, "usage_metadata", None) or {}
-        self.record(role, model_id, usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+    def record_message(self, role: str, model_id: str, message: BaseMessage, *, case_id: str | None = None) -> None:
+        """Count a reply from its usage_metadata."""
+        self.record_usage(role, model_id, usage_of(message), case_id=case_id)
+
+    def case_usage(self, case_id: str, model_id: str) -> dict[str, Any]:
+        """The memory agent's usage and cost for one case so far (this process)."""
+        with self._lock:
+            usage = Usage(**asdict(self._cases.get(case_id, Usage())))
+        usd, _ = price_usage(usage, self.prices.get(model_id), model_id)
+        return {**usage.as_dict(), "model": model_id, "cost_usd": usd}
 
     def cost_usd(self, model_id: str, input_tokens: int, output_tokens: int) -> float | None:
-        """Cost from the price table; 0 for offline models, None when the model has no price."""
-        if is_offline_model(model_id):
-            return 0.0
-        price = self.prices.get(model_id)
-        if price is None:
-            return None
-        return (input_tokens * float(price.get("input", 0.0)) + output_tokens * float(price.get("output", 0.0))) / 1e6
+        """Cost of plain (uncached) tokens; 0 for offline models, None when the model has no price."""
+        return price_usage(Usage(1, input_tokens, output_tokens), self.prices.get(model_id), model_id)[0]
 
     def snapshot(self) -> dict[str, Any]:
-        """{"roles": {role: totals + "models": {model_id: totals}}, "total": totals, "unpriced_models": [...]}"""
+        """{"roles": {role: totals + "models": {model_id: totals}}, "total": totals,
+        "unpriced_models": [...], "price_notes": [...]}; totals carry calls, input_tokens,
+        output_tokens, cache_read_tokens, cache_write_tokens, plain_input_tokens, cache_hit_share, cost_usd."""
         with self._lock:
-            items = [(role, model, _Tally(t.calls, t.input_tokens, t.output_tokens))
-                     for (role, model), t in self._tallies.items()]
+            items = sorted((role, model, Usage(**asdict(u))) for (role, model), u in self._tallies.items())
         roles: dict[str, dict[str, Any]] = {}
-        total = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
+        total, total_usd = Usage(), 0.0
         unpriced: set[str] = set()
-        for role, model, t in sorted(items):
-            cost = self.cost_usd(model, t.input_tokens, t.output_tokens)
-            if cost is None:
+        notes: list[str] = []
+        role_usage: dict[str, Usage] = {}
+        role_usd: dict[str, float] = {}
+        for role, model, usage in items:
+            usd, price_notes = price_usage(usage, self.prices.get(model), model)
+            notes += [n for n in price_notes if n not in notes]
+            if usd is None:
                 unpriced.add(model)
-            entry = {"calls": t.calls, "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
-                     "cost_usd": cost, "offline": is_offline_model(model)}
-            bucket = roles.setdefault(role, {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0,
-                                             "models": {}})
-            bucket["models"][model] = entry
-            for key in ("calls", "input_tokens", "output_tokens"):
-                bucket[key] += entry[key]
-                total[key] += entry[key]
-            bucket["cost_usd"] += cost or 0.0
-            total["cost_usd"] += cost or 0.0
-        return {"roles": roles, "total": total, "unpriced_models": sorted(unpriced)}
+            bucket = roles.setdefault(role, {"models": {}})
+            bucket["models"][model] = {**usage.as_dict(), "cost_usd": usd, "offline": is_offline_model(model)}
+            role_usage.setdefault(role, Usage()).add(usage)
+            role_usd[role] = role_usd.get(role, 0.0) + (usd or 0.0)
+            total.add(usage)
+            total_usd += usd or 0.0
+        for role, bucket in roles.items():
+            bucket.update(role_usage[role].as_dict(), cost_usd=role_usd[role])
+        return {"roles": roles, "total": {**total.as_dict(), "cost_usd": total_usd},
+                "unpriced_models": sorted(unpriced), "price_notes": notes}
 
     def middleware(self, role: str = "agent", model_id: str | None = None) -> "LedgerMiddleware":
         return LedgerMiddleware(self, role=role, model_id=model_id)
+
+
+def _price_dict(price: Any) -> dict[str, Any]:
+    if isinstance(price, Mapping):
+        return dict(price)
+    return {k: getattr(price, k, None) for k in ("input", "output", "cached_input", "cache_write")}
 
 
 class LedgerMiddleware(AgentMiddleware):
@@ -106,9 +190,10 @@ class LedgerMiddleware(AgentMiddleware):
         if messages is None:  # ExtendedModelResponse
             messages = getattr(getattr(response, "model_response", None), "result", None) or []
         model_id = self.model_id or model_name_of(request.model)
+        case_id = getattr(getattr(request.runtime, "context", None), "case_id", None)
         for message in messages:
             if isinstance(message, AIMessage):
-                self.ledger.record_message(self.role, model_id, message)
+                self.ledger.record_message(self.role, model_id, message, case_id=case_id)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         response = handler(request)

@@ -52,6 +52,9 @@ class MemoryAgentContext:
     session_date: str
     turn_index: int = 0   # index of the message within its session (0-based)
     role: str = "user"    # speaker of the message being recorded
+    # (turn_index, role) of every message of this agent turn when it holds several (ingest unit
+    # exchange / session); () for one message. Entries are tagged per message from it.
+    unit_turns: tuple[tuple[int, str], ...] = ()
 
     def for_turn(self, turn_index: int, role: str) -> "MemoryAgentContext":
         return dataclasses.replace(self, turn_index=turn_index, role=role)
@@ -72,9 +75,17 @@ class TurnOutcome:
 def build_memory_agent(model: Any, tools: Sequence[Any], *, max_tool_calls_per_turn: int,
                        retry_policy: RetryPolicy, ledger: TokenLedger | None = None,
                        decision_sink: DecisionSink | None = None, provider: str = "",
-                       model_id: str | None = None) -> Any:
-    """The compiled agent (LangGraph) with our middleware, outermost first."""
+                       model_id: str | None = None, prompt_cache: bool = False) -> Any:
+    """The compiled agent (LangGraph) with our middleware, outermost first.
+
+    `prompt_cache` adds the provider's prompt-caching middleware (see caching.py) right after the
+    system prompt is set, so the breakpoints land on the final request.
+    """
     middleware: list[Any] = [system_prompt_middleware()]
+    if prompt_cache:
+        from benchmarker.agent.caching import prompt_cache_middleware
+
+        middleware += prompt_cache_middleware(provider, model_id or model_name_of(model))[0]
     if provider == "bedrock":
         middleware.append(BedrockWhitespaceMiddleware())
     if ledger is not None:

@@ -50,14 +50,22 @@ class TurnCapState(ToolCallLimitState):
 
 
 class TurnToolCapMiddleware(ToolCallLimitMiddleware):
-    """ToolCallLimitMiddleware(run_limit=N, exit_behavior="end") that also marks the turn failed."""
+    """ToolCallLimitMiddleware(run_limit=N, exit_behavior="end") that also marks the turn failed.
+
+    N is per message: a turn that holds several messages (ingest unit exchange / session) gets
+    N x its message count (`MemoryAgentContext.unit_turns`).
+    """
 
     state_schema = TurnCapState  # type: ignore[assignment]
 
     def __init__(self, max_tool_calls: int):
         super().__init__(run_limit=max_tool_calls, exit_behavior="end")
+        self.per_message = max_tool_calls
 
     def after_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        messages = len(getattr(getattr(runtime, "context", None), "unit_turns", ()) or ()) or 1
+        # after_model runs synchronously between awaits, so setting the limit for this call is safe
+        self.run_limit = self.per_message * messages
         update = super().after_model(state, runtime)
         if update and update.get("jump_to") == "end":
             update["turn_failed"] = (f"tool-call cap reached: the model asked for more than {self.run_limit} "
@@ -74,8 +82,7 @@ def trace_tags(context: Any) -> dict[str, Any]:
     return {k: str(getattr(context, k)) for k in TRACE_TAG_KEYS if getattr(context, k, None) is not None}
 
 
-def merge_tags(model_tags: Any, harness_tags: dict[str, Any]) -> dict[str, Any]:
-    """The model's own tags, with the harness's trace tags on top (they must stay exact for metrics)."""
+def _parse_tags(model_tags: Any) -> dict[str, Any]:
     if isinstance(model_tags, str):
         try:
             model_tags = json.loads(model_tags)
@@ -83,7 +90,40 @@ def merge_tags(model_tags: Any, harness_tags: dict[str, Any]) -> dict[str, Any]:
             model_tags = {"model_tags": model_tags}
     if not isinstance(model_tags, dict):
         model_tags = {} if model_tags is None else {"model_tags": model_tags}
-    return {**model_tags, **harness_tags}
+    return model_tags
+
+
+def merge_tags(model_tags: Any, harness_tags: dict[str, Any]) -> dict[str, str]:
+    """The model's own tags, with the harness's trace tags on top (they must stay exact for metrics).
+
+    Every value becomes a string: Mycelian silently drops ALL tags of an entry whose tag map has a
+    non-string value (a model writing `"message": 3` would otherwise erase the trace tags).
+    """
+    merged = {**_parse_tags(model_tags), **harness_tags}
+    return {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in merged.items()}
+
+
+def entry_turn_context(context: Any, call: dict[str, Any], messages: list[Any]) -> Any:
+    """The context of the message an add_entry records, when one agent turn holds several messages.
+
+    The model names the message by its number (`tags.message`, from the header); without a usable
+    number the k-th add_entry of the turn records the k-th message (the order the prompt asks for).
+    """
+    unit = tuple(getattr(context, "unit_turns", ()) or ())
+    if len(unit) <= 1:
+        return context
+    by_number = {turn_index + 1: (turn_index, role) for turn_index, role in unit}
+    number = _parse_tags((call.get("args") or {}).get("tags")).get("message")
+    try:
+        if int(str(number)) in by_number:
+            return context.for_turn(*by_number[int(str(number))])
+    except ValueError:
+        pass
+    last_human = max((i for i, m in enumerate(messages) if getattr(m, "type", "") == "human"), default=-1)
+    ids = [tc.get("id") for m in messages[last_human + 1:] for tc in (getattr(m, "tool_calls", None) or [])
+           if tc.get("name") == "add_entry"]
+    position = ids.index(call.get("id")) if call.get("id") in ids else len(ids)
+    return context.for_turn(*unit[min(position, len(unit) - 1)])
 
 
 class HarnessToolMiddleware(AgentMiddleware):
@@ -94,14 +134,17 @@ class HarnessToolMiddleware(AgentMiddleware):
         super().__init__()
         self.decision_sink = decision_sink
 
-    def _prepare(self, request: Any) -> Any:
+    def _prepare(self, request: Any) -> tuple[Any, Any]:
+        """The request with trace tags merged into add_entry, and the context of the recorded message."""
         call = request.tool_call
         context = getattr(request.runtime, "context", None)
         if call["name"] == "add_entry" and context is not None:
+            messages = (getattr(request, "state", None) or {}).get("messages") or []
+            context = entry_turn_context(context, call, messages)
             args = dict(call.get("args") or {})
             args["tags"] = merge_tags(args.get("tags"), trace_tags(context))
             request = request.override(tool_call={**call, "args": args})
-        return request
+        return request, context
 
     def _finish(self, request: Any, result: Any, started: float) -> tuple[Any, dict[str, Any]]:
         call = request.tool_call
@@ -126,7 +169,7 @@ class HarnessToolMiddleware(AgentMiddleware):
                            name=call["name"], status="error")
 
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        request = self._prepare(request)
+        request, context = self._prepare(request)
         started = time.perf_counter()
         try:
             result = handler(request)
@@ -134,14 +177,14 @@ class HarnessToolMiddleware(AgentMiddleware):
             result = self._error_message(request, exc)
         result, record = self._finish(request, result, started)
         if self.decision_sink is not None:
-            outcome = self.decision_sink(getattr(request.runtime, "context", None), record)
+            outcome = self.decision_sink(context, record)
             if inspect.iscoroutine(outcome):
                 outcome.close()
                 raise TypeError("an async decision_sink needs the async agent API (ainvoke / run_agent_turn)")
         return result
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        request = self._prepare(request)
+        request, context = self._prepare(request)
         started = time.perf_counter()
         try:
             result = await handler(request)
@@ -149,7 +192,7 @@ class HarnessToolMiddleware(AgentMiddleware):
             result = self._error_message(request, exc)
         result, record = self._finish(request, result, started)
         if self.decision_sink is not None:
-            outcome = self.decision_sink(getattr(request.runtime, "context", None), record)
+            outcome = self.decision_sink(context, record)
             if inspect.isawaitable(outcome):
                 await outcome
         return result

@@ -1,11 +1,14 @@
 """The offline memory agent: a deterministic policy that follows Mycelian's capture rules with
 real tool calls, through the same prebuilt agent loop a real model drives.
 
-Per dataset message (one agent invocation) it reads the system prompt (vault, memory, cadence)
-and the newest turn header (session, date, message i of n), then emits one tool call per model
-step: on message 1 `get_context` and `list_entries(limit=10)`; always one `add_entry`; every
-`cadence` messages and at the session's last message `await_consistency`, `get_context` (reused
-from the bootstrap on message 1) and `put_context`; then "Recorded.". At most 5 calls a message.
+Per agent invocation it reads the system prompt (vault, memory, cadence) and the newest chat
+turn's headers (session, date, message i of n). With one message per turn (`ingest_unit =
+"message"`) it emits one tool call per model step: on message 1 `get_context` and
+`list_entries(limit=10)`; always one `add_entry`; every `cadence` messages and at the session's
+last message `await_consistency`, `get_context` (reused from the bootstrap on message 1) and
+`put_context`; then "Recorded.". At most 5 calls a message. With several messages per turn
+(exchange, session) independent calls go in one reply: the bootstrap pair, then every
+`add_entry`, then the context update once.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from benchmarker.agent.offline_reader import ZERO_USAGE, content_words, has_number, iso_date, split_sentences
-from benchmarker.agent.prompts import MemoryPromptFacts, TurnHeader, parse_memory_system_prompt, parse_turn
+from benchmarker.agent.prompts import MemoryPromptFacts, TurnHeader, parse_memory_system_prompt, parse_unit
 
 SUMMARY_MAX = 512
 CONTEXT_MAX = 5000
@@ -167,12 +170,29 @@ def _clip(text: str, limit: int) -> str:
 # --- the policy ----------------------------------------------------------------------------
 
 def plan_for(turn: TurnHeader, cadence: int) -> list[str]:
-    """The tool calls for one message, in order."""
+    """The tool calls for one message, in order (message unit: one call per model step)."""
     plan = ["get_context", "list_entries"] if turn.turn_number == 1 else []
     plan.append("add_entry")
-    if turn.turn_number == turn.turn_count or (cadence > 0 and turn.turn_number % cadence == 0):
+    if _context_due(turn, cadence):
         plan += ["await_consistency"] + ([] if turn.turn_number == 1 else ["get_context"]) + ["put_context"]
     return plan
+
+
+def plan_for_unit(turns: list[TurnHeader], cadence: int) -> list[list[tuple[str, int]]]:
+    """Model steps for several messages at once (exchange / session unit): each step is a list of
+    (tool, index of the message in the unit) calls made in one reply, so independent calls go together."""
+    steps: list[list[tuple[str, int]]] = []
+    if turns[0].turn_number == 1:
+        steps.append([("get_context", 0), ("list_entries", 0)])
+    steps.append([("add_entry", i) for i in range(len(turns))])
+    if any(_context_due(t, cadence) for t in turns):
+        last = len(turns) - 1
+        steps += [[("await_consistency", last)], [("get_context", last)], [("put_context", last)]]
+    return steps
+
+
+def _context_due(turn: TurnHeader, cadence: int) -> bool:
+    return turn.turn_number == turn.turn_count or (cadence > 0 and turn.turn_number % cadence == 0)
 
 
 def _latest_result(after: list[BaseMessage], tool: str) -> str:
@@ -191,25 +211,34 @@ def next_step(messages: list[BaseMessage], tool_names: tuple[str, ...] = ()) -> 
         raise ValueError("offline memory agent: the system prompt does not state vault_id / memory_id / cadence "
                          "(compose it with compose_memory_system_prompt)")
     last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
-    turn = parse_turn(messages[last_human].text) if last_human >= 0 else None
-    if turn is None:
+    turns = parse_unit(messages[last_human].text) if last_human >= 0 else []
+    if not turns:
         return _reply("Nothing to record: the newest message has no turn header.")
     after = messages[last_human + 1:]
     if any(isinstance(m, ToolMessage) and m.status == "error" and "tool call limit" in m.text.lower()
            for m in after):
         return _reply("Stopped: tool-call limit.")
-    step = sum(len(m.tool_calls) for m in after if isinstance(m, AIMessage))
-    plan = plan_for(turn, facts.context_cadence)
-    if step >= len(plan):
+    if len(turns) == 1:
+        steps = [[(name, 0)] for name in plan_for(turns[0], facts.context_cadence)]
+        done = sum(len(m.tool_calls) for m in after if isinstance(m, AIMessage))
+    else:
+        steps = plan_for_unit(turns, facts.context_cadence)
+        done = sum(1 for m in after if isinstance(m, AIMessage) and m.tool_calls)
+    # Steps whose tool the agent was not given ([agent] tools) are skipped; add_entry is always there.
+    steps = [kept for step in steps if (kept := [c for c in step if not tool_names or c[0] in tool_names
+                                                 or c[0] == "add_entry"])]
+    if done >= len(steps):
         return _reply("Recorded.")
-    name = plan[step]
-    if tool_names and name not in tool_names:
-        raise RuntimeError(f"offline memory agent: the memory server offers no {name!r} tool "
-                           f"(it has: {', '.join(sorted(tool_names))})")
-    args = _tool_args(name, facts, turn, messages[:last_human + 1], after)
-    call_id = re.sub(r"[^A-Za-z0-9_-]", "_", f"call_{turn.session_id}_{turn.turn_number}_{step}")[:64]
-    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": call_id, "type": "tool_call"}],
-                     usage_metadata=dict(ZERO_USAGE))
+    calls = []
+    for k, (name, index) in enumerate(steps[done]):
+        if tool_names and name not in tool_names:
+            raise RuntimeError(f"offline memory agent: the memory server offers no {name!r} tool "
+                               f"(it has: {', '.join(sorted(tool_names))})")
+        turn = turns[index]
+        args = _tool_args(name, facts, turn, messages[:last_human + 1], after)
+        call_id = re.sub(r"[^A-Za-z0-9_-]", "_", f"call_{turn.session_id}_{turn.turn_number}_{done}_{k}")[:64]
+        calls.append({"name": name, "args": args, "id": call_id, "type": "tool_call"})
+    return AIMessage(content="", tool_calls=calls, usage_metadata=dict(ZERO_USAGE))
 
 
 def _tool_args(name: str, facts: MemoryPromptFacts, turn: TurnHeader, transcript: list[BaseMessage],
@@ -224,10 +253,10 @@ def _tool_args(name: str, facts: MemoryPromptFacts, turn: TurnHeader, transcript
     if name == "add_entry":
         return {**ids, "raw_entry": raw_entry(turn.role, turn.content, turn.session_date),
                 "summary": summarize_message(turn.role, turn.content, turn.session_date),
-                "tags": {"role": turn.role, "session_date": turn.session_date}}
+                "tags": {"role": turn.role, "session_date": turn.session_date, "message": turn.turn_number}}
     # put_context: this session's messages so far, merged into the context read back just before
-    turns = [t for t in (parse_turn(m.text) for m in transcript if isinstance(m, HumanMessage))
-             if t is not None and t.session_id == turn.session_id]
+    turns = [t for m in transcript if isinstance(m, HumanMessage) for t in parse_unit(m.text)
+             if t.session_id == turn.session_id and t.turn_number <= turn.turn_number]
     return {**ids, "content": build_context(_latest_result(after, "get_context"), turns)}
 
 

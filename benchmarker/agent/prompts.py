@@ -60,16 +60,12 @@ class MemoryPromptFacts:
 
     vault_id: str
     memory_id: str
-    session_id: str
-    session_date: str
     context_cadence: int
 
 
 _FACT_PATTERNS = {
     "vault_id": re.compile(r"^- vault_id: (.+)$", re.M),
     "memory_id": re.compile(r"^- memory_id: (.+)$", re.M),
-    "session_id": re.compile(r"^- session_id: (.+)$", re.M),
-    "session_date": re.compile(r"^- session_date: (.+)$", re.M),
     "context_cadence": re.compile(r"^- Context cadence: every (\d+) messages", re.M),
 }
 
@@ -79,11 +75,23 @@ DEFAULT_PROMPT_SECTIONS = (
     ("Summaries", "summary_prompt"),
     ("Context document", "context_prompt"),
 )
+INGEST_UNITS = ("message", "exchange", "session")
+
+
+def unit_instructions(unit: str, directory: Path | None = None) -> str:
+    """How messages reach the agent for an `[agent] ingest_unit` (`prompts/ingest_unit_<unit>.txt`)."""
+    if unit not in INGEST_UNITS:
+        raise ValueError(f"unknown ingest unit {unit!r}; expected one of {', '.join(INGEST_UNITS)}")
+    return load_prompt(f"ingest_unit_{unit}", directory)
 
 
 def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str, Any], *, vault_id: str,
-                                 memory_id: str, session_id: str, session_date: str, context_cadence: int) -> str:
-    """prefix (ids, session, cadence) + Mycelian's rules and three templates; fails on empty texts."""
+                                 memory_id: str, context_cadence: int, unit_text: str | None = None) -> str:
+    """prefix (ids, cadence, ingest unit) + Mycelian's rules and three templates; fails on empty texts.
+
+    Nothing in it changes between the calls of one case (no session, date, time or counter), so the
+    tools + system prefix is byte-identical and cacheable across all of a question's sessions.
+    """
     templates = default_prompts.get("templates") or {}
     texts = []
     for heading, key in DEFAULT_PROMPT_SECTIONS:
@@ -93,27 +101,27 @@ def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str
             raise ValueError(f"get_default_prompts returned an empty {name}: refusing to run the memory agent "
                              "without Mycelian's prompts (check the memory server version)")
         texts.append(f"## {heading}\n{text.strip()}")
-    prefix = prefix_template.format(vault_id=vault_id, memory_id=memory_id, session_id=session_id,
-                                    session_date=session_date, context_cadence=context_cadence)
+    unit_text = unit_instructions("message") if unit_text is None else unit_text
+    prefix = prefix_template.format(vault_id=vault_id, memory_id=memory_id, context_cadence=context_cadence,
+                                    unit_instructions=unit_text.rstrip())
     prompt = prefix.rstrip() + "\n\n" + "\n\n".join(texts)
-    expected = MemoryPromptFacts(vault_id, memory_id, session_id, session_date, int(context_cadence))
+    expected = MemoryPromptFacts(vault_id, memory_id, int(context_cadence))
     if parse_memory_system_prompt(prompt) != expected:
-        raise ValueError(f"{MEMORY_AGENT_PREFIX}.txt no longer states the ids, session and cadence in the lines "
-                         "'- vault_id: ...', '- memory_id: ...', '- session_id: ...', '- session_date: ...', "
-                         "'- Context cadence: every N messages'; keep them (the offline agent reads them)")
+        raise ValueError(f"{MEMORY_AGENT_PREFIX}.txt no longer states the ids and cadence in the lines "
+                         "'- vault_id: ...', '- memory_id: ...', '- Context cadence: every N messages'; "
+                         "keep them (the offline agent reads them)")
     return prompt
 
 
 def parse_memory_system_prompt(text: str) -> MemoryPromptFacts | None:
-    """Read ids, session and cadence back from a composed system prompt (first occurrences)."""
+    """Read ids and cadence back from a composed system prompt (first occurrences)."""
     found: dict[str, str] = {}
     for key, pattern in _FACT_PATTERNS.items():
         match = pattern.search(text)
         if match is None:
             return None
         found[key] = match.group(1).strip()
-    return MemoryPromptFacts(found["vault_id"], found["memory_id"], found["session_id"], found["session_date"],
-                             int(found["context_cadence"]))
+    return MemoryPromptFacts(found["vault_id"], found["memory_id"], int(found["context_cadence"]))
 
 
 # --- one dataset message as an agent turn ---------------------------------------------------
@@ -148,6 +156,43 @@ def parse_turn(text: str) -> TurnHeader | None:
     g = match.groupdict()
     return TurnHeader(g["session_id"], g["session_date"], int(g["turn_number"]), int(g["turn_count"]),
                       g["role"], g["content"])
+
+
+UNIT_SEPARATOR = "\n\n"
+_HEADER_LINE = re.compile(r"^\[session (?P<session_id>.+?) \| (?P<session_date>.*?) \| message (?P<turn_number>\d+) "
+                          r"of (?P<turn_count>\d+)\] (?P<role>[A-Za-z_]+):$", re.M)
+
+
+def render_unit(turns: list[tuple[str, str, int, int, str, str]], *, template: str | None = None) -> str:
+    """Several messages (an exchange, a session) as one chat turn: each with its own header."""
+    return UNIT_SEPARATOR.join(render_turn(*turn, template=template) for turn in turns)
+
+
+def parse_unit(text: str) -> list[TurnHeader]:
+    """The inverse of render_unit: every message of a chat turn (one for a plain turn, [] without a header).
+
+    A header-like line inside a message counts only when it continues the numbering of the same
+    session, so quoted headers in message text do not split a message.
+    """
+    starts: list[re.Match[str]] = []
+    for match in _HEADER_LINE.finditer(text):
+        if not starts:
+            if match.start() != 0:
+                return []
+            starts.append(match)
+            continue
+        prev = starts[-1]
+        if (match.group("session_id") == prev.group("session_id")
+                and int(match.group("turn_number")) == int(prev.group("turn_number")) + 1
+                and text[:match.start()].endswith(UNIT_SEPARATOR)):
+            starts.append(match)
+    turns = []
+    for i, match in enumerate(starts):
+        end = starts[i + 1].start() - len(UNIT_SEPARATOR) if i + 1 < len(starts) else len(text)
+        header = parse_turn(text[match.start():end])
+        if header is not None:
+            turns.append(header)
+    return turns
 
 
 # --- QA reader prompt -------------------------------------------------------------------------

@@ -54,6 +54,9 @@ class RunContext:
     context_cadence: int | None = None
     # The agent's decision sink holds the run's context; a candidate's re-ingestion points it here.
     decisions_to: "RunContext | None" = None
+    # `replay`: a finished run's recorded writes to re-apply instead of running the agent
+    # (benchmarker.run.replay.ReplaySource); None for a normal run.
+    replay: Any | None = None
 
     def record_decision(self, record: dict[str, Any]) -> None:
         """Every tool call, the agent's and the harness's own, goes to decisions.jsonl."""

@@ -1,12 +1,15 @@
 """Node: stream the case's sessions into memory, in date order.
 
-Agent mode: a fresh agent state per session; every dataset message is appended to that
-session's rolling transcript and the memory agent is invoked with it. Retrieval mode: every
-message is written straight to memory as an entry (no agent, no model) to isolate the index.
+Agent mode: a fresh agent state per session; the session's messages are grouped by `[agent]
+ingest_unit` (one message, one exchange, or the whole session), each group is appended to the
+session's rolling transcript as one chat turn and the memory agent is invoked with it. Retrieval
+mode: every message is written straight to memory as an entry (no agent, no model) to isolate the
+index. Replay: a finished run's recorded writes are re-applied (graph/replay.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from typing import Any
@@ -16,7 +19,7 @@ from langgraph.runtime import Runtime
 
 from benchmarker.agent.memory_agent import MemoryAgentContext, run_agent_turn
 from benchmarker.agent.middleware import trace_tags
-from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, render_turn
+from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, render_unit, unit_instructions
 from benchmarker.datasets.schema import Case, Session
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
@@ -50,13 +53,19 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
     started = time.monotonic()
     if case.kind == "fact_extraction":
         await _seed_existing_memory(ctx, case, record)
-    if ctx.mode == "retrieval":
+    if ctx.replay is not None:
+        from benchmarker.graph.replay import replay_into_memory
+
+        entries, failed = await replay_into_memory(ctx, case, record)
+    elif ctx.mode == "retrieval":
         entries, failed = await _write_entries_directly(ctx, case, record), 0
     else:
         entries, failed = await _ingest_with_agent(ctx, case, record)
     await ctx.client.await_consistency(record.memory_id)
     record.ingested, record.entries, record.failed_turns = True, entries, failed
     record.ingest_s = round(time.monotonic() - started, 3)
+    if ctx.agent is not None and ctx.replay is None and ctx.mode == "agent":
+        record.agent_usage = ctx.ledger.case_usage(case.case_id, ctx.config.models.agent)
     ctx.store.log_memory(record, "ingested")
     ctx.resume.memories[case.case_id] = record
     ctx.store.log_decision({"case_id": case.case_id, "caller": "harness", "tool": "_ingest_done",
@@ -89,30 +98,53 @@ async def _write_entries_directly(ctx: RunContext, case: Case, record: MemoryRec
     return count
 
 
+def ingest_units(roles: list[str], unit: str) -> list[list[int]]:
+    """Message indices of a session grouped into agent turns: one message, one exchange (a user
+    message and the replies after it), or the whole session."""
+    if unit == "session":
+        return [list(range(len(roles)))] if roles else []
+    if unit == "message":
+        return [[i] for i in range(len(roles))]
+    groups: list[list[int]] = []
+    for i, role in enumerate(roles):
+        if role == "user" or not groups:
+            groups.append([i])
+        else:
+            groups[-1].append(i)
+    return groups
+
+
 async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord) -> tuple[int, int]:
-    prefix = load_prompt("memory_agent_prefix.txt", directory=ctx.prompts_dir)
+    unit = ctx.config.agent.ingest_unit
     turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None
-    cadence = ctx.context_cadence or ctx.config.params.context_cadence
-    recursion_limit = ctx.config.params.recursion_limit
+    # One system prompt per case: the same bytes on every call of every session (a cacheable prefix).
+    system_prompt = compose_memory_system_prompt(
+        load_prompt("memory_agent_prefix.txt", directory=ctx.prompts_dir), ctx.default_prompts,
+        vault_id=record.vault_id, memory_id=record.memory_id,
+        context_cadence=ctx.context_cadence or ctx.config.params.context_cadence,
+        unit_text=unit_instructions(unit, ctx.prompts_dir))
     count = failed = 0
     for session in case.sessions:
-        system_prompt = compose_memory_system_prompt(
-            prefix, ctx.default_prompts, vault_id=record.vault_id, memory_id=record.memory_id,
-            session_id=session.session_id, session_date=session.date, context_cadence=cadence)
         transcript: list[HumanMessage] = []  # fresh agent state per session
         n = len(session.messages)
-        for turn_index, message in enumerate(session.messages):
-            transcript.append(HumanMessage(render_turn(session.session_id, session.date, turn_index + 1, n,
-                                                       message.role, message.content, template=turn_template)))
-            agent_ctx = turn_context(ctx, case, record, session, turn_index, message.role, system_prompt)
-            outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx, recursion_limit=recursion_limit)
-            count += 1
+        for group in ingest_units([m.role for m in session.messages], unit):
+            turns = [(session.session_id, session.date, i + 1, n, session.messages[i].role,
+                      session.messages[i].content) for i in group]
+            transcript.append(HumanMessage(render_unit(turns, template=turn_template)))
+            last = group[-1]
+            agent_ctx = turn_context(ctx, case, record, session, last, session.messages[last].role, system_prompt)
+            if len(group) > 1:
+                agent_ctx = dataclasses.replace(agent_ctx, unit_turns=tuple(
+                    (i, session.messages[i].role) for i in group))
+            outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx,
+                                           recursion_limit=ctx.config.params.recursion_limit * len(group))
+            count += len(group)
             if not outcome.ok:
                 failed += 1
-                log.warning("case %s session %s turn %d failed: %s", case.case_id, session.session_id,
-                            turn_index, outcome.failed_reason)
+                log.warning("case %s session %s messages %d-%d failed: %s", case.case_id, session.session_id,
+                            group[0], last, outcome.failed_reason)
                 ctx.store.log_decision({"case_id": case.case_id, "question_id": agent_ctx.question_id,
-                                        "session_id": session.session_id, "turn": turn_index,
-                                        "caller": "harness", "tool": "_turn_failed", "args": {},
+                                        "session_id": session.session_id, "turn": last,
+                                        "turns": group, "caller": "harness", "tool": "_turn_failed", "args": {},
                                         "error": outcome.failed_reason})
     return count, failed

@@ -47,6 +47,8 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
     known = ctx.resume.memories.get(case.case_id)
     if known is not None and known.ingested:
         return {"memory": known.__dict__}
+    if ctx.replay is not None and (reason := ctx.replay.missing_reason(case.case_id)):
+        return {"skipped": reason}  # nothing recorded to replay: no memory is created
     if "ingest" not in ctx.phases:
         reason = f"case {case.case_id} has no finished ingestion in this run; add 'ingest' to [run].phases"
         return {"skipped": reason}

@@ -23,6 +23,10 @@ async def setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]
     if missing:
         raise UserError(f"the memory server at {ctx.config.memory.mcp_url or 'embedded'} lacks MCP tools "
                         f"{missing}; is it a Mycelian MCP server?")
+    unknown = [name for name in ctx.config.agent.tools if name not in names]
+    if unknown and ctx.agent is not None:
+        raise UserError(f"{ctx.config.config_path}: [agent].tools names {unknown}, which the memory server does not "
+                        f"offer; it has: {', '.join(sorted(names))}")
     if ctx.config.vault_id:
         ctx.vault_id = ctx.config.vault_id
     else:

@@ -21,21 +21,32 @@ class RunModels:
     retry_policy: Any
     max_tool_calls_per_turn: int
     model_ids: dict[str, str]
+    prompt_cache: bool = False
+    agent_tools: tuple[str, ...] = ()
 
     @property
     def offline(self) -> bool:
         return self.provider == "offline"
 
     def build_agent(self, tools: list[Any], decision_sink: Any):
+        """The memory agent over the `[agent] tools` subset of the server's tools (in server order)."""
         from benchmarker.agent.memory_agent import build_memory_agent
 
-        return build_memory_agent(self.agent_model, tools, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
+        chosen = [tool for tool in tools if not self.agent_tools or tool.name in self.agent_tools]
+        return build_memory_agent(self.agent_model, chosen, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
                                   retry_policy=self.retry_policy, ledger=self.ledger, decision_sink=decision_sink,
-                                  provider=self.provider, model_id=self.model_ids["agent"])
+                                  provider=self.provider, model_id=self.model_ids["agent"],
+                                  prompt_cache=self.prompt_cache)
+
+    def prompt_cache_note(self) -> str:
+        from benchmarker.agent.caching import prompt_cache_middleware
+
+        return prompt_cache_middleware(self.provider, self.model_ids["agent"], enabled=self.prompt_cache)[1]
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, **self.model_ids, "judge": self.judge_kind,
-                "offline": self.offline,
+                "offline": self.offline, "prompt_cache": self.prompt_cache_note(),
+                "agent_tools": list(self.agent_tools),
                 "note": "offline: deterministic policy, extractive reader and grader; a floor, not a model score"
                 if self.offline else ""}
 
@@ -56,13 +67,15 @@ def choose_judge(config) -> tuple[str, str]:
     return wanted, f"{wanted} judge {config.models.eval}"
 
 
-def build_models(config) -> RunModels:
+def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_agent: bool = True) -> RunModels:
+    """The run's models; `with_agent=False` never builds the memory agent's model (replay re-applies
+    recorded writes instead of calling it)."""
     from benchmarker.agent.ledger import TokenLedger
     from benchmarker.agent.providers import make_chat_model
     from benchmarker.agent.retry import RetryPolicy
 
     provider = config.provider.type
-    ledger = TokenLedger(prices=dict(config.prices))
+    ledger = TokenLedger(prices=dict(config.prices), earlier=earlier_tokens)
     retry_policy = RetryPolicy(max_attempts=config.retry.max_attempts,
                                initial_backoff_s=config.retry.initial_backoff_s,
                                max_backoff_s=config.retry.max_backoff_s)
@@ -70,7 +83,7 @@ def build_models(config) -> RunModels:
     common = dict(temperature=config.models.temperature, max_tokens=config.models.max_tokens, **provider_kwargs)
     agent_model = qa_model = judge_model = None
     if config.run.mode == "agent":
-        if "ingest" in config.run.phases:
+        if with_agent and "ingest" in config.run.phases:
             agent_model = make_chat_model(provider, config.models.agent, role="agent", **common)
         from benchmarker.agent.retry import RetryingModel
 
@@ -97,7 +110,8 @@ def build_models(config) -> RunModels:
     return RunModels(provider=provider, agent_model=agent_model, qa=qa_model, judge=judge_model,
                      judge_kind=judge_kind, judge_note=note, official_prompt=official, ledger=ledger,
                      retry_policy=retry_policy, max_tool_calls_per_turn=config.params.max_tool_calls_per_turn,
-                     model_ids={"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval})
+                     model_ids={"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval},
+                     prompt_cache=config.agent.prompt_cache, agent_tools=tuple(config.agent.tools))
 
 
 def _provider_kwargs(config) -> dict[str, Any]:

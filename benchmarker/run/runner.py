@@ -11,7 +11,7 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from benchmarker.datasets.source import DatasetPlan, plan_dataset
 from benchmarker.errors import UserError
@@ -21,6 +21,9 @@ from benchmarker.run.manifest import build_manifest, utc_now
 from benchmarker.run.models import RunModels, build_models
 from benchmarker.run.progress import RunProgress
 from benchmarker.run.store import RunStore
+
+if TYPE_CHECKING:
+    from benchmarker.run.replay import ReplaySource
 
 log = logging.getLogger(__name__)
 LOCAL_DEV_TOKEN = "LOCAL_DEV_MODE_NOT_FOR_PRODUCTION"
@@ -75,14 +78,19 @@ def sweep_points(config) -> list[SearchSettings]:
     return points
 
 
-async def execute_run(config) -> RunOutcome:
+async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOutcome:
+    """Run (or resume) what `config` describes. With `replay`, ingestion re-applies that finished
+    run's recorded memory writes instead of running the memory agent (whose model is never built)."""
     run_id = config.run_id
     run_dir = config.run_dir
     base_store = RunStore(run_dir)
     plan = plan_dataset(config, run_dir)
-    models = build_models(config)
     previous = _read_json(base_store.manifest_path)
+    # The ledger starts from what earlier attempts of this run spent: a resume reports the whole cost.
+    models = build_models(config, earlier_tokens=(previous or {}).get("tokens"), with_agent=replay is None)
     manifest = _manifest(config, run_id, plan, models, previous)
+    if replay is not None:
+        manifest["replay"] = replay.describe()
     base_store.write_manifest(manifest)
     outcome = RunOutcome(run_dir, {}, [])
     status = "failed"
@@ -90,7 +98,7 @@ async def execute_run(config) -> RunOutcome:
         async with memory_server(config, run_dir) as mcp_url:
             manifest["memory"]["mcp_url"] = mcp_url
             try:
-                outcome = await _run_points(config, run_id, run_dir, plan, models, mcp_url)
+                outcome = await _run_points(config, run_id, run_dir, plan, models, mcp_url, replay)
             except ConnectionError as err:
                 raise UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
                                 "(make start-mcp-streamable-server && make wait-backend-health).") from err
@@ -106,7 +114,7 @@ async def execute_run(config) -> RunOutcome:
 
 
 async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
-                      mcp_url: str) -> RunOutcome:
+                      mcp_url: str, replay: "ReplaySource | None" = None) -> RunOutcome:
     from benchmarker.memory.client import MemoryClient
 
     points = sweep_points(config)
@@ -121,7 +129,7 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                                      "caller": "agent", **record})
 
     async with MemoryClient.connect(mcp_url, headers=_auth_headers(config)) as client:
-        needs_agent = config.run.mode == "agent" and "ingest" in config.run.phases
+        needs_agent = replay is None and config.run.mode == "agent" and "ingest" in config.run.phases
         agent = models.build_agent(client.tools, decision_sink) if needs_agent else None
         default_prompts: dict[str, Any] = {}
         vault_id = ""
@@ -137,7 +145,7 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                     qa_model=models.qa, judge_model=models.judge, judge_kind=models.judge_kind,
                     official_prompt=models.official_prompt, ledger=models.ledger,
                     retry_policy=models.retry_policy, progress=progress, search=point,
-                    offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode,
+                    offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode, replay=replay,
                     case_source=lambda: (case for g in plan.groups for case in g.cases()))
                 live["ctx"] = ctx
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups],

@@ -28,6 +28,8 @@ class MemoryRecord:
     entries: int = 0
     failed_turns: int = 0
     ingest_s: float = 0.0
+    # The memory agent's tokens and cost for this case (this attempt's process; see TokenLedger.case_usage).
+    agent_usage: dict[str, Any] | None = None
 
 
 @dataclass
@@ -138,6 +140,7 @@ class RunStore:
                 entries=int(line.get("entries", 0)),
                 failed_turns=int(line.get("failed_turns", 0)),
                 ingest_s=float(line.get("ingest_s", 0.0)),
+                agent_usage=line.get("agent_usage"),
             )
             current = state.memories.get(case_id)
             # The ingested record of the newest attempt wins; a later "created" for a new

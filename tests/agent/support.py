@@ -67,8 +67,7 @@ def agent_context(vault_id: str, memory_id: str, prompts: dict, *, session_id: s
     from benchmarker.agent.prompts import MEMORY_AGENT_PREFIX, compose_memory_system_prompt, load_prompt
 
     system = compose_memory_system_prompt(load_prompt(MEMORY_AGENT_PREFIX), prompts, vault_id=vault_id,
-                                          memory_id=memory_id, session_id=session_id, session_date=session_date,
-                                          context_cadence=cadence)
+                                          memory_id=memory_id, context_cadence=cadence)
     return MemoryAgentContext(system_prompt=system, run_id="run-1", case_id="case-1", question_id="q-1",
                               vault_id=vault_id, memory_id=memory_id, session_id=session_id,
                               session_date=session_date)

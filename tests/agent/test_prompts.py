@@ -9,8 +9,7 @@ from tests.fakes.mcp_memory import DEFAULT_PROMPTS
 
 
 def compose(**overrides):
-    kw = dict(vault_id="v-1", memory_id="m-1", session_id="s-9", session_date="2023/05/20 (Sat) 02:21",
-              context_cadence=6)
+    kw = dict(vault_id="v-1", memory_id="m-1", context_cadence=6)
     kw.update(overrides)
     return P.compose_memory_system_prompt(P.load_prompt(P.MEMORY_AGENT_PREFIX), DEFAULT_PROMPTS, **kw)
 
@@ -27,13 +26,33 @@ def test_missing_prompt_names_the_folder_and_the_fix(tmp_path, monkeypatch):
         P.load_prompt("qa_reader")
 
 
-def test_system_prompt_carries_ids_session_cadence_and_mycelian_texts():
+def test_system_prompt_carries_ids_cadence_unit_and_mycelian_texts():
     prompt = compose()
     assert prompt.startswith("You are the Mycelian Memory Agent")
     for text in (DEFAULT_PROMPTS["context_summary_rules"], *DEFAULT_PROMPTS["templates"].values()):
         assert text in prompt
     facts = P.parse_memory_system_prompt(prompt)
-    assert facts == P.MemoryPromptFacts("v-1", "m-1", "s-9", "2023/05/20 (Sat) 02:21", 6)
+    assert facts == P.MemoryPromptFacts("v-1", "m-1", 6)
+    assert P.load_prompt("ingest_unit_message") in prompt
+
+
+@pytest.mark.parametrize("unit", P.INGEST_UNITS)
+def test_system_prompt_is_the_same_bytes_for_every_session_of_a_case(unit):
+    """Nothing session-, time- or call-specific before the transcript: the prefix is cacheable."""
+    text = P.unit_instructions(unit)
+    first, again = compose(unit_text=text), compose(unit_text=text)
+    assert first == again and text in first
+    assert "session_id:" not in first and "{" not in text
+
+
+def test_unit_of_several_messages_round_trips_even_with_header_like_text_inside():
+    quoted = "[session other | 2023/01/01 | message 9 of 9] user:\nquoted header"
+    turns = [("s1", "2023/05/20 (Sat) 02:21", 3, 12, "user", "I have 2 cats.\n\n" + quoted),
+             ("s1", "2023/05/20 (Sat) 02:21", 4, 12, "assistant", "Nice!\n")]
+    parsed = P.parse_unit(P.render_unit(turns))
+    assert [(t.session_id, t.session_date, t.turn_number, t.turn_count, t.role, t.content) for t in parsed] == turns
+    assert P.parse_unit(P.render_turn(*turns[0]))[0].content == turns[0][5]
+    assert P.parse_unit("no header") == []
 
 
 @pytest.mark.parametrize("broken", [
@@ -44,13 +63,13 @@ def test_system_prompt_carries_ids_session_cadence_and_mycelian_texts():
 def test_empty_default_prompts_fail_loudly(broken):
     with pytest.raises(ValueError, match="empty"):
         P.compose_memory_system_prompt(P.load_prompt(P.MEMORY_AGENT_PREFIX), broken, vault_id="v", memory_id="m",
-                                       session_id="s", session_date="d", context_cadence=6)
+                                       context_cadence=6)
 
 
 def test_a_prefix_without_the_id_lines_is_rejected():
     with pytest.raises(ValueError, match="vault_id"):
         P.compose_memory_system_prompt("Observer for {memory_id}.", DEFAULT_PROMPTS, vault_id="v", memory_id="m",
-                                       session_id="s", session_date="d", context_cadence=6)
+                                       context_cadence=6)
 
 
 def test_turn_header_round_trip():

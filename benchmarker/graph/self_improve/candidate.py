@@ -134,6 +134,7 @@ _DUMMY_DEFAULTS = {"context_summary_rules": "rules",
 def validate_prompts(directory: Path) -> None:
     """Every prompt copy still renders and parses back (the offline models and the ids depend on it)."""
     from benchmarker.agent.prompts import (QAPrompt, TurnHeader, compose_memory_system_prompt, load_prompt,
+                                           unit_instructions,
                                            parse_qa_prompt, parse_turn, render_qa_prompt, render_turn)
 
     try:
@@ -146,8 +147,8 @@ def validate_prompts(directory: Path) -> None:
         if parse_turn(turn) != TurnHeader("s1", "2023/05/20", 1, 2, "user", "hello"):
             raise ValueError("agent_turn.txt must keep its '[session ... | date | message i of n] role:' header")
         compose_memory_system_prompt(load_prompt("memory_agent_prefix.txt", directory), _DUMMY_DEFAULTS,
-                                     vault_id="v", memory_id="m", session_id="s1", session_date="2023/05/20",
-                                     context_cadence=6)
+                                     vault_id="v", memory_id="m", context_cadence=6,
+                                     unit_text=unit_instructions("message", directory))
     except (KeyError, IndexError, ValueError) as err:
         raise CandidateError(f"patched prompts are broken: {type(err).__name__}: {err}") from err
 
