@@ -3,6 +3,8 @@
     run CONFIG            run (or resume) the benchmark a TOML file describes
     report RUN_DIR        re-compute summary.json and the report from a run directory's files
     score RUN_DIR CONFIG  judge a finished run's answers again with CONFIG's judge (no re-ingestion)
+    replay RUN_DIR CONFIG re-apply a finished run's recorded memory writes to CONFIG's memory backend,
+                          then QA and eval with CONFIG's reader and judge (no agent model call)
     compare RUN_DIR ...   side by side, per-question flips and a paired significance test
     serve-memory          the embedded Mycelian-compatible memory service (MCP on /mcp)
     estimate CONFIG       tokens and cost of a run before paying for it
@@ -38,6 +40,13 @@ def _parser() -> argparse.ArgumentParser:
     score = verbs.add_parser("score", help="re-judge a finished run's answers with the judge a config describes")
     score.add_argument("run_dir", type=Path)
     score.add_argument("config", type=Path, help="a TOML whose [provider], [models].eval and [eval] set the judge")
+
+    replay = verbs.add_parser(
+        "replay", help="re-apply a finished run's memory writes into CONFIG's memory backend, then QA and eval "
+                       "(no agent model call)")
+    replay.add_argument("run_dir", type=Path, help="a finished agent-mode run directory (its decisions.jsonl)")
+    replay.add_argument("config", type=Path, help="a TOML whose [memory], [params], [models].qa and [eval] "
+                                                  "are used; same dataset and questions as the run")
 
     compare = verbs.add_parser("compare", help="compare runs: per type, flips, McNemar / paired bootstrap")
     compare.add_argument("run_dirs", type=Path, nargs="+")
@@ -92,6 +101,13 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         out = asyncio.run(rescore(args.run_dir, load_config(args.config)))
         print(f"scores: {out}\nreport: {out / 'report.html'}")
+        return 0
+    if args.verb == "replay":
+        from benchmarker.config import load_config
+        from benchmarker.run.replay import execute_replay, print_replay_outcome
+
+        outcome = asyncio.run(execute_replay(args.run_dir, load_config(args.config)))
+        print_replay_outcome(outcome, args.run_dir)
         return 0
     if args.verb == "compare":
         from benchmarker.eval.compare import compare_runs, format_compare

@@ -175,12 +175,19 @@ def _worst_section(results: list[dict[str, Any]]) -> list[str]:
 
 def _cost_section(summary: dict[str, Any]) -> list[str]:
     cost, speed = summary.get("cost", {}), summary.get("speed", {})
-    out = ["## Cost and speed", "", "| role | input tokens | output tokens | USD |", "|---|---|---|---|"]
-    for role, t in cost.get("tokens", {}).items():
-        out.append(f"| {role} | {t['input']:,} | {t['output']:,} | {_num(cost.get('usd', {}).get(role), '{:.4f}')} |")
-    total = cost.get("tokens_total", {"input": 0, "output": 0})
-    out.append(f"| **total** | {total['input']:,} | {total['output']:,} | "
-               f"{_num(cost.get('usd', {}).get('total'), '{:.4f}')} |")
+    out = ["## Cost and speed", "", "| role | input tokens | of which cache reads | cache writes | cache-hit share "
+           "| output tokens | USD |", "|---|---|---|---|---|---|---|"]
+    shares = cost.get("cache_hit_share", {})
+    rows = [*cost.get("tokens", {}).items(), ("**total**", cost.get("tokens_total", {}))]
+    for role, t in rows:
+        key = "total" if role == "**total**" else role
+        out.append(f"| {role} | {t.get('input', 0):,} | {t.get('cache_read', 0):,} | {t.get('cache_write', 0):,} | "
+                   f"{_num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | "
+                   f"{_num(cost.get('usd', {}).get(key), '{:.4f}')} |")
+    out += ["", f"Cost per question: {_num(cost.get('usd_per_question'), '${:.4f}')}. Input tokens include the "
+            "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
+            "cache_write."]
+    out += [f"- {note}" for note in cost.get("price_notes", [])]
     out += ["", "| phase | total (s) | mean per question (s) | n |", "|---|---|---|---|"]
     for phase, p in speed.get("phases", {}).items():
         out.append(f"| {phase.removesuffix('_s')} | {_num(p['sum'], '{:.1f}')} | {_num(p['mean'], '{:.2f}')} | {p['n']} |")

@@ -16,11 +16,15 @@ Keys (schema_version 1; a null is "not available", never zero):
                      {"session.recall_any@1" ... "turn.ndcg_any@50"}, n {"session@1" ...},
                      excluded_abstention, questions {session, turn}, by_type, notes
     cost
-      tokens         {"agent"|"qa"|"eval": {"input", "output"}}  sums over questions
-      tokens_total   {"input", "output"}
+      tokens         {"agent"|"qa"|"eval": {"input", "output", "cache_read", "cache_write"}}  sums;
+                     input includes the cache reads and writes (as providers count it)
+      tokens_total   {"input", "output", "cache_read", "cache_write"}
+      cache_hit_share  {"agent","qa","eval","total"}  cache_read / input; null without input
       usd            {"agent","qa","eval","total"}  sums; null when nothing priced that role
+      usd_per_question  usd.total / questions (null when nothing is priced)
       source         {role: "results" | "ledger"}  where a role's tokens came from
       unpriced_models  models the ledger had no price for
+      price_notes    prices the ledger had to assume (a missing cached_input / cache_write price)
     speed
       phases         {"ingest_s"|"qa_s"|"eval_s": {"sum","mean","n"}}  seconds, as recorded per question
                      (ingest_s once per case: a case's questions share one ingestion)
@@ -58,23 +62,31 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+TOKEN_KEYS = ("input", "output", "cache_read", "cache_write")
+_LEDGER_KEYS = {"input": "input_tokens", "output": "output_tokens", "cache_read": "cache_read_tokens",
+                "cache_write": "cache_write_tokens"}
+
+
 def _role_tokens(record: dict[str, Any], role: str) -> dict[str, int]:
     tokens = (record.get("tokens") or {}).get(role)
     if tokens is None and role == "eval":  # judge tokens live in the grade until the harness copies them
         tokens = (record.get("grade") or {}).get("tokens")
     tokens = tokens or {}
-    return {"input": int(tokens.get("input") or 0), "output": int(tokens.get("output") or 0)}
+    return {key: int(tokens.get(key) or 0) for key in TOKEN_KEYS}
+
+
+def _share(tokens: dict[str, int]) -> float | None:
+    return tokens["cache_read"] / tokens["input"] if tokens["input"] else None
 
 
 def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = None) -> dict[str, Any]:
     """Token and dollar sums per role: from the results lines, else from the run's token ledger."""
-    tokens = {role: {"input": 0, "output": 0} for role in ROLES}
+    tokens = {role: dict.fromkeys(TOKEN_KEYS, 0) for role in ROLES}
     usd: dict[str, float | None] = {role: None for role in ROLES}
     for r in results:
         for role in ROLES:
-            t = _role_tokens(r, role)
-            tokens[role]["input"] += t["input"]
-            tokens[role]["output"] += t["output"]
+            for key, value in _role_tokens(r, role).items():
+                tokens[role][key] += value
             value = _num((r.get("cost_usd") or {}).get(role))
             if value is not None:
                 usd[role] = (usd[role] or 0.0) + value
@@ -84,17 +96,21 @@ def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = No
         entry = roles.get(role)
         if not entry:
             continue
-        if tokens[role] == {"input": 0, "output": 0}:  # e.g. agent tokens spent during ingestion
-            tokens[role] = {"input": int(entry.get("input_tokens") or 0), "output": int(entry.get("output_tokens") or 0)}
+        if not tokens[role]["input"] and not tokens[role]["output"]:  # e.g. agent tokens spent during ingestion
+            tokens[role] = {key: int(entry.get(_LEDGER_KEYS[key]) or 0) for key in TOKEN_KEYS}
             source[role] = "ledger"
         if usd[role] is None and _num(entry.get("cost_usd")) is not None:
             usd[role] = float(entry["cost_usd"])
     priced = [v for v in usd.values() if v is not None]
-    return {"tokens": tokens,
-            "tokens_total": {"input": sum(t["input"] for t in tokens.values()),
-                             "output": sum(t["output"] for t in tokens.values())},
-            "usd": {**usd, "total": sum(priced) if priced else None}, "source": source,
-            "unpriced_models": list((ledger or {}).get("unpriced_models") or [])}
+    total = {key: sum(t[key] for t in tokens.values()) for key in TOKEN_KEYS}
+    usd_total = sum(priced) if priced else None
+    return {"tokens": tokens, "tokens_total": total,
+            "cache_hit_share": {**{role: _share(t) for role, t in tokens.items()}, "total": _share(total)},
+            "usd": {**usd, "total": usd_total},
+            "usd_per_question": usd_total / len(results) if usd_total is not None and results else None,
+            "source": source,
+            "unpriced_models": list((ledger or {}).get("unpriced_models") or []),
+            "price_notes": list((ledger or {}).get("price_notes") or [])}
 
 
 def _latency(values: list[float]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from benchmarker.agent.ledger import usage_of
 from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.datasets.schema import Case, Question
@@ -90,8 +91,9 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[
                                  context=context)
         reply = await ctx.qa_model.ainvoke([HumanMessage(prompt)])  # retried and counted by RetryingModel
         hypothesis = message_text(reply).strip()
-        usage = getattr(reply, "usage_metadata", None) or {}
-        tokens = {"input": usage.get("input_tokens", 0), "output": usage.get("output_tokens", 0)}
+        usage = usage_of(reply)
+        tokens = {"input": usage.input_tokens, "output": usage.output_tokens,
+                  "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}
     for hit in hits:
         hit.pop("raw_entry", None)
     record = base_record(case, question) | {

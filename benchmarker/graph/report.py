@@ -24,6 +24,9 @@ async def report(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any
     run_meta = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge_kind,
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
                 "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind}
+    if ctx.replay is not None:  # where the writes came from, and proof that no agent model was called
+        agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
+        run_meta["replay"] = ctx.replay.describe() | {"agent_calls": agent.get("calls", 0)}
     summary, path = summarise_dir(ctx.store.answers_dir, ctx.store.run_dir, run_meta)
     return {"summary": summary, "report_path": str(path)}
 
@@ -58,6 +61,9 @@ def rebuild_report(run_dir: Path) -> Path:
             "mode": manifest.get("config", {}).get("run", {}).get("mode", "agent"),
             "judge": manifest.get("judge", {}).get("kind"), "tokens": manifest.get("tokens", {}),
             "dataset_kind": manifest.get("dataset", {}).get("kind")}
+    if manifest.get("replay"):
+        agent = (manifest.get("tokens") or {}).get("roles", {}).get("agent") or {}
+        meta["replay"] = manifest["replay"] | {"agent_calls": agent.get("calls", 0)}
     points = sorted(p for p in (run_dir / "points").glob("*") if p.is_dir()) if (run_dir / "points").exists() else []
     if not points:
         return summarise_dir(run_dir, run_dir, meta)[1]

@@ -1,4 +1,5 @@
-"""Progress for long runs: questions done / total, phase, ETA, tool calls, tokens and cost.
+"""Progress for long runs: questions done / total, phase, ETA, tool calls, tokens, cache-hit share,
+cost and cost per question.
 
 On a terminal it is a live rich bar; elsewhere (CI, nohup, a log file) one line per finished
 case, so a 10-hour run's log still says how far it got and what it cost so far.
@@ -56,8 +57,11 @@ class RunProgress:
 
     def _extra(self) -> str:
         s = self._stats()
-        return (f"tools {self.tool_calls}  tok {int(s.get('tokens', 0)):,}  "
-                f"${s.get('cost_usd', 0.0):.4f}")
+        share = s.get("cache_hit_share")
+        cost = s.get("cost_usd", 0.0)
+        per_question = f"  ${cost / self.done:.4f}/q" if self.done else ""
+        return (f"tools {self.tool_calls}  tok {int(s.get('tokens', 0)):,}"
+                + (f"  cache {share:.0%}" if share is not None else "") + f"  ${cost:.4f}{per_question}")
 
     def _refresh(self) -> None:
         if self._progress is not None and self._task is not None:

@@ -177,7 +177,8 @@ def _self_improve_node(config, points: list[SearchSettings]):
 
 def ledger_totals(ledger) -> dict[str, float]:
     total = ledger.snapshot()["total"]
-    return {"tokens": total["input_tokens"] + total["output_tokens"], "cost_usd": total["cost_usd"]}
+    return {"tokens": total["input_tokens"] + total["output_tokens"], "cost_usd": total["cost_usd"],
+            "cache_hit_share": total["cache_hit_share"]}
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

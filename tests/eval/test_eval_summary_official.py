@@ -27,7 +27,9 @@ def test_summary_keys_and_sums(tmp_path):
     n = len(results)  # 14 lines, each with the same tokens, costs and timings
     assert summary["counts"]["questions"] == n and summary["counts"]["unjudged"] == 1
     assert summary["counts"]["judges"] == {"llm": n}
-    assert summary["cost"]["tokens"]["agent"] == {"input": 1000 * n, "output": 100 * n}
+    assert summary["cost"]["tokens"]["agent"] == {"input": 1000 * n, "output": 100 * n, "cache_read": 0,
+                                                  "cache_write": 0}
+    assert summary["cost"]["usd_per_question"] == pytest.approx(0.0155)
     assert summary["cost"]["usd"]["total"] == pytest.approx(0.0155 * n)
     assert summary["speed"]["phases"]["ingest_s"] == {"sum": 2.0 * n, "mean": 2.0, "n": n}
     # latencies are 10, 20, 30 repeated: p50 = 20; p95 of that multiset = 30
@@ -42,7 +44,8 @@ def test_summary_falls_back_to_ledger_and_decisions():
     ledger = {"roles": {"agent": {"input_tokens": 7, "output_tokens": 3, "cost_usd": 0.5}}}
     decisions = [{"tool": "add_entry", "latency_ms": 4.0}, {"tool": "search_memories", "latency_ms": 8.0}]
     s = build_summary(bare, run_meta={"tokens": ledger, "decisions": decisions})
-    assert s["cost"]["tokens"]["agent"] == {"input": 7, "output": 3} and s["cost"]["source"]["agent"] == "ledger"
+    assert s["cost"]["tokens"]["agent"] == {"input": 7, "output": 3, "cache_read": 0, "cache_write": 0}
+    assert s["cost"]["source"]["agent"] == "ledger"
     assert s["cost"]["usd"]["agent"] == 0.5 and s["cost"]["usd"]["qa"] is None
     assert s["speed"]["tool_latency_ms"]["n"] == 2 and s["speed"]["tool_latency_ms"]["p50"] == 6.0
     assert set(s["speed"]["tool_latency_by_tool_ms"]) == {"add_entry", "search_memories"}
@@ -138,3 +141,14 @@ def test_official_outputs_are_readable_by_the_metrics_script(tmp_path):
     judged = [r for r in small_run() if r["label"] is not None]
     assert got["n"] == 13 and got["overall"] == pytest.approx(sum(r["label"] for r in judged) / 13)
     assert got["abstention"] == 1.0
+
+
+def test_cost_shows_cache_reads_writes_share_and_cost_per_question():
+    bare = [{"question_id": q, "question_type": "x", "label": True} for q in ("a", "b")]
+    ledger = {"roles": {"agent": {"input_tokens": 10_000, "output_tokens": 50, "cache_read_tokens": 8_500,
+                                  "cache_write_tokens": 1_000, "cost_usd": 0.004}},
+              "price_notes": ["m: no cache_write price, cache writes priced at the input price"]}
+    cost = build_summary(bare, run_meta={"tokens": ledger})["cost"]
+    assert cost["tokens"]["agent"] == {"input": 10_000, "output": 50, "cache_read": 8_500, "cache_write": 1_000}
+    assert cost["cache_hit_share"]["agent"] == pytest.approx(0.85) and cost["cache_hit_share"]["qa"] is None
+    assert cost["usd_per_question"] == pytest.approx(0.002) and cost["price_notes"] == ledger["price_notes"]

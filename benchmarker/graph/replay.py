@@ -1,0 +1,54 @@
+"""Ingestion by replay: re-send a finished run's recorded memory writes into this run's fresh memory.
+
+Called by the ingest node when the run context carries a `benchmarker.run.replay.ReplaySource`.
+No model is involved: each recorded add_entry / put_context goes out with the same arguments,
+except vault_id / memory_id (the new memory's) and the `run_id` trace tag (this run's), so
+retrieval metrics map hits to sessions and turns through the same tags as in the source run.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from benchmarker.datasets.schema import Case
+from benchmarker.errors import MemoryToolError
+from benchmarker.graph.context import RunContext
+from benchmarker.run.store import MemoryRecord
+
+RESULT_PREVIEW_CHARS = 300
+
+
+def rebind(args: dict[str, Any], *, vault_id: str, memory_id: str, run_id: str) -> dict[str, Any]:
+    """The recorded arguments aimed at another memory, tagged with another run id."""
+    sent = {**args, "vault_id": vault_id, "memory_id": memory_id}
+    if isinstance(sent.get("tags"), dict):
+        sent["tags"] = {**sent["tags"], "run_id": run_id}
+    return sent
+
+
+async def replay_into_memory(ctx: RunContext, case: Case, record: MemoryRecord) -> tuple[int, int]:
+    """Re-apply the case's recorded writes in order; return (entries written, failed writes).
+
+    A write the server refuses (isError) is logged and counted as failed, and the replay goes on,
+    as the agent would have; anything else (a dead connection) fails the case, whose memory is
+    then abandoned: re-running the command replays it into a new one (attempt + 1).
+    """
+    written = failed = 0
+    for write in ctx.replay.writes_for(case.case_id):
+        args = rebind(write.args, vault_id=record.vault_id, memory_id=record.memory_id, run_id=ctx.run_id)
+        started = time.perf_counter()
+        text, error = "", None
+        try:
+            text = await ctx.client.call(write.tool, args)
+        except MemoryToolError as err:
+            error = err.message
+            failed += 1
+        else:
+            written += write.tool == "add_entry"
+        ctx.store.log_decision({"case_id": case.case_id, "question_id": write.question_id,
+                                "session_id": write.session_id, "turn": write.turn, "caller": "replay",
+                                "tool": write.tool, "args": args, "result_preview": text[:RESULT_PREVIEW_CHARS],
+                                "latency_ms": round((time.perf_counter() - started) * 1000.0, 3), "error": error})
+        ctx.progress.add_tool_calls()
+    return written, failed
