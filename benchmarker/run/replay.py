@@ -79,7 +79,7 @@ class ReplaySource:
         if not (run_dir / "decisions.jsonl").is_file():
             raise UserError(f"{run_dir}: no decisions.jsonl; replay re-applies the memory writes recorded there, "
                             "so the source must be a run that ingested with the memory agent")
-        mode = ((manifest.get("config") or {}).get("run") or {}).get("mode", "agent")
+        mode = (source_config(manifest).get("run") or {}).get("mode", "agent")
         if mode == "retrieval":
             raise UserError(f"{manifest_path}: the source run was made in retrieval mode ([run].mode = \"retrieval\"): "
                             "its writes are the dataset's messages, not agent decisions, so there is nothing to "
@@ -110,7 +110,7 @@ class ReplaySource:
         """The manifest's "replay" block."""
         return {"source_run_dir": str(self.run_dir), "source_run_id": self.run_id,
                 "source_manifest_sha256": self.manifest_sha256, "decisions_replayed": self.decisions_replayed,
-                "cases": len(self.writes)}
+                "cases": len(self.writes), "source_agent_model": (self.manifest.get("models") or {}).get("agent")}
 
 
 def _ingested_memories(path: Path) -> dict[str, str]:
@@ -149,6 +149,12 @@ def _recorded_writes(path: Path, memories: dict[str, str]) -> dict[str, list[Rec
 
 # --- is CONFIG about the same cases? -------------------------------------------------------------
 
+def source_config(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The source run's config tables (the manifest's "config" is `RunConfig.to_manifest()`, the
+    tables under its own "config" key)."""
+    block = manifest.get("config") or {}
+    return block.get("config") if isinstance(block.get("config"), dict) else block
+
 def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[str] | None:
     """Raise UserError when CONFIG's dataset or selection is not the source run's; return CONFIG's
     selected question ids (a subset of the source's is fine), or None for kinds without a selection."""
@@ -156,7 +162,7 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
 
     kind = config.dataset.kind
     source = manifest.get("dataset") or {}
-    source_table = (manifest.get("config") or {}).get("dataset") or {}
+    source_table = source_config(manifest).get("dataset") or {}
     where = config.config_path or "CONFIG"
     if kind not in REPLAYABLE_KINDS:
         raise UserError(f"{where}: [dataset].kind = {kind!r} cannot be replayed (levels score the agent's own "
@@ -181,14 +187,14 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
 
         index = scan_question_index(plan.path)
     mine = _select(index, config.run.model_dump(mode="json"))
-    theirs = set(_select(index, (manifest.get("config") or {}).get("run") or {}))
+    theirs = set(_select(index, source_config(manifest).get("run") or {}))
     extra = [qid for qid in mine if qid not in theirs]
     if extra:
         shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
         raise UserError(f"{where}: [run] selects {len(extra)} question(s) the source run did not select ({shown}); "
                         f"replay only makes sense on the source's cases: make [run] "
                         f"{' / '.join(SELECTION_KEYS)} select the same questions (or a subset) as in "
-                        f"{manifest_path} (config.run)")
+                        f"{manifest_path} (config.config.run)")
     return set(mine)
 
 
@@ -298,7 +304,7 @@ def side_by_side(source_dir: Path, replay_dir: Path) -> list[tuple[str, str, str
 
 
 def print_replay_outcome(outcome, source_dir: Path) -> None:
-    """Where the replay is, the usual run summary, and source vs replay side by side."""
+    """Where the replay is, then source vs replay side by side (a sweep prints its own table instead)."""
     from dataclasses import replace
 
     from rich.console import Console
@@ -306,21 +312,23 @@ def print_replay_outcome(outcome, source_dir: Path) -> None:
 
     from benchmarker.run.console import print_outcome
 
-    manifest = _json(outcome.run_dir / "manifest.json")
     source_dir = Path(source_dir)
-    info = manifest.get("replay") or {}
-    console = Console()
+    info = _json(outcome.run_dir / "manifest.json").get("replay") or {}
     ingested_in_source = _ingested_memories(source_dir / "memories.jsonl")
     not_in_source = [c for c in outcome.skipped if c not in ingested_in_source]
-    print_outcome(replace(outcome, skipped=[c for c in outcome.skipped if c not in not_in_source]))
+    sweep = len(outcome.points) > 1
+    print_outcome(replace(outcome, summary=outcome.summary if sweep else {},
+                          skipped=[c for c in outcome.skipped if c not in not_in_source]))
+    console = Console()
     if not_in_source:
         console.print(f"[yellow]note:[/] {len(not_in_source)} case(s) not replayed: no finished ingestion in the "
                       f"source run ({', '.join(not_in_source[:10])}{' ...' if len(not_in_source) > 10 else ''})")
-    table = Table(title=f"source {info.get('source_run_id', source_dir.name)} vs replay {outcome.run_dir.name} "
-                        f"({info.get('decisions_replayed', 0)} writes replayed)")
+    if sweep:
+        return
+    table = Table(title=f"source {info.get('source_run_id', source_dir.name)} vs replay {outcome.run_dir.name}: "
+                        f"{info.get('decisions_replayed', 0)} writes replayed")
     for column in ("metric", "source", "replay"):
         table.add_column(column)
     for row in side_by_side(source_dir, outcome.run_dir):
         table.add_row(*row)
     console.print(table)
-
