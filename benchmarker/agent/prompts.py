@@ -79,10 +79,17 @@ INGEST_UNITS = ("message", "exchange", "session")
 
 
 def unit_instructions(unit: str, directory: Path | None = None) -> str:
-    """How messages reach the agent for an `[agent] ingest_unit` (`prompts/ingest_unit_<unit>.txt`)."""
+    """How messages reach the agent for an `[agent] ingest_unit` (`prompts/ingest_unit_<unit>.txt`).
+
+    A prompts copy without the unit files (self-improve candidates copy only the files they may
+    change) reads the shipped text.
+    """
     if unit not in INGEST_UNITS:
         raise ValueError(f"unknown ingest unit {unit!r}; expected one of {', '.join(INGEST_UNITS)}")
-    return load_prompt(f"ingest_unit_{unit}", directory)
+    name = f"ingest_unit_{unit}"
+    if directory is not None and not (Path(directory) / f"{name}.txt").is_file():
+        directory = None
+    return load_prompt(name, directory)
 
 
 def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str, Any], *, vault_id: str,
