@@ -6,7 +6,7 @@ CONFIG ?= configs/quickstart.toml
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator clean-runs
+.PHONY: install run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate clean-runs
 
 install: $(STAMP)
 
@@ -27,7 +27,7 @@ test: install
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate
 
 bench-memory: install
 	$(PYTHON) bench/bench_memory.py
@@ -43,6 +43,9 @@ bench-generator: install
 
 bench-loader: install
 	$(PYTHON) bench/bench_loader.py
+
+bench-estimate: install
+	$(PYTHON) bench/bench_estimate.py
 
 clean-runs:
 	rm -rf runs

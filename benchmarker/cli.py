@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
 
     estimate = verbs.add_parser("estimate", help="estimate tokens and cost of the run a TOML config describes")
     estimate.add_argument("config", type=Path)
+    estimate.add_argument("--json", action="store_true",
+                          help="print one JSON object (schema_version 1) instead of the tables")
 
     report = verbs.add_parser("report", help="rebuild summary.json and report.{md,html} from a run directory")
     report.add_argument("run_dir", type=Path)
@@ -88,7 +90,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == "run":
         return _run(args.config)
     if args.verb == "estimate":
-        return _estimate(args.config)
+        return _estimate(args.config, as_json=args.json)
     if args.verb == "report":
         from benchmarker.graph.report import rebuild_report
 
@@ -134,15 +136,17 @@ def _dispatch(args: argparse.Namespace) -> int:
     raise AssertionError(args.verb)
 
 
-def _estimate(config_path: Path) -> int:
+def _estimate(config_path: Path, *, as_json: bool = False) -> int:
+    import json
     import tempfile
 
     from benchmarker.config import load_config
-    from benchmarker.run.estimate import estimate_run, format_estimate
+    from benchmarker.run.estimate import estimate_json, estimate_run, format_estimate
 
     config = load_config(config_path)
     with tempfile.TemporaryDirectory() as scratch:  # generated data is written here, not into runs/
-        print(format_estimate(estimate_run(config, Path(scratch)), config))
+        est = estimate_run(config, Path(scratch))
+    print(json.dumps(estimate_json(est, config), indent=2) if as_json else format_estimate(est, config))
     return 0
 
 

@@ -45,7 +45,8 @@ async def replay_into_memory(ctx: RunContext, case: Case, record: MemoryRecord) 
             error = err.message
             failed += 1
         else:
-            written += write.tool == "add_entry"
+            if write.tool == "add_entry":
+                written += 1
         ctx.store.log_decision({"case_id": case.case_id, "question_id": write.question_id,
                                 "session_id": write.session_id, "turn": write.turn, "caller": "replay",
                                 "tool": write.tool, "args": args, "result_preview": text[:RESULT_PREVIEW_CHARS],

@@ -1,10 +1,30 @@
-"""`mycelian-longmemeval estimate CONFIG`: tokens and cost of a run before paying for it.
+"""`mycelian-longmemeval estimate CONFIG [--json]`: tokens and cost of a run before paying for it.
 
-A run's agent cost is dominated by the rolling transcript: turn t of a session sends the system
-prompt plus all t messages so far, once per model call of that turn. This counts exactly that
-from the selected data (tokens ~ characters / 4, the usual rule of thumb for English), with the
-call pattern of Mycelian's capture rules (bootstrap on the first turn, one add_entry per
-message, put_context on cadence). Real models vary; the estimate says which assumptions it used.
+The selected data is streamed once and every memory-agent model call is simulated call by call
+(benchmarker/run/estimate_model.py): the offline agent's call pattern per ingest unit, the tool
+schemas of `[agent] tools`, the case-stable system prompt, the session's rolling transcript, and
+the provider's prompt cache. The same data is simulated under the settings worth comparing:
+prompt cache off / on x ingest unit message / exchange / session with the configured tools, plus
+"message, cache off, all 13 tools" (how every call was sent before `[agent]`), the baseline.
+
+`--json` prints one object instead of the tables (schema_version 1):
+
+    schema_version        1
+    dataset               {questions, cases, sessions, messages}
+    setting               {provider, agent_model, prompt_cache, ingest_unit, tools, cache}
+                          (cache: what prompt caching means for this provider and model)
+    roles                 {agent|qa|eval: {model, calls, input_tokens, output_tokens, cache_read_tokens,
+                           cache_write_tokens, plain_input_tokens, cache_hit_share, cost_usd}}
+                          (the memory agent under the configured setting)
+    total_usd             sum over priced roles (null when a used model has no price)
+    comparison            [{label, prompt_cache, ingest_unit, tools, baseline, matches_config, agent_calls,
+                            agent_input_tokens, cache_read_tokens, cache_write_tokens, cache_hit_share,
+                            agent_output_tokens, agent_usd, total_usd, times_cheaper}]  (times_cheaper: baseline / row)
+    tool_schema_tokens    {all_tools, configured, saved_per_call, configured_tools}
+    system_prompt_tokens  {message, exchange, session}
+    assumptions           [text, ...]
+    price_notes           [text, ...]  (cache reads / writes priced at the input price for lack of a price)
+    unpriced_models       [model, ...]
 """
 
 from __future__ import annotations
@@ -13,15 +33,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarker.agent.ledger import Usage, price_usage
+from benchmarker.config_schema import MEMORY_AGENT_TOOLS
 from benchmarker.datasets.source import plan_dataset
+from benchmarker.run.estimate_model import (
+    ADD_ENTRY_ARGS_TOKENS, CALL_TOKENS, CHARS_PER_TOKEN, CONTEXT_BASE_CHARS, CONTEXT_CHARS_PER_MESSAGE,
+    CONTEXT_MAX_CHARS, LIST_ENTRY_OVERHEAD_CHARS, REPLY_TOKENS, AgentModel, CachePolicy, Setting, agent_model,
+    cache_policy, simulate_case)
 
-CHARS_PER_TOKEN = 4.0
-SYSTEM_PROMPT_TOKENS = 2400      # our prefix + Mycelian's four default prompt texts
-TOOL_SCHEMA_TOKENS = 1500        # 13 MCP tool schemas sent with every agent call
-CALLS_PER_TURN = 2               # the add_entry call, then the final "recorded" reply
-BOOTSTRAP_CALLS = 2              # get_context, list_entries on a session's first message
-CONTEXT_CALLS = 3                # await_consistency, get_context, put_context on cadence
-AGENT_OUTPUT_PER_CALL = 120      # a summary-bearing tool call or a short reply
+SCHEMA_VERSION = 1
+UNITS = ("message", "exchange", "session")
 QA_OVERHEAD_TOKENS = 350         # the reader prompt around the retrieved context
 ENTRY_TOKENS = 120               # a retrieved entry as shown to the reader
 QA_OUTPUT = 60
@@ -29,90 +50,244 @@ JUDGE_INPUT, JUDGE_OUTPUT = 350, 5
 
 
 @dataclass
+class Variant:
+    setting: Setting
+    label: str
+    baseline: bool = False
+    agent: Usage = field(default_factory=Usage)
+
+
+@dataclass
 class Estimate:
+    configured: Setting
+    variants: list[Variant]
+    all_tools: tuple[str, ...]
+    model: AgentModel | None = None      # None when the run makes no memory-agent call
     questions: int = 0
     cases: int = 0
     sessions: int = 0
     messages: int = 0
-    agent_calls: int = 0
-    tokens: dict[str, dict[str, int]] = field(default_factory=lambda: {r: {"input": 0, "output": 0}
-                                                                       for r in ("agent", "qa", "eval")})
+    qa: Usage = field(default_factory=Usage)
+    eval: Usage = field(default_factory=Usage)
 
-    def add(self, role: str, calls: int, input_tokens: float, output_tokens: float) -> None:
-        self.tokens[role]["input"] += int(input_tokens)
-        self.tokens[role]["output"] += int(output_tokens)
-        if role == "agent":
-            self.agent_calls += calls
+    @property
+    def agent(self) -> Usage:
+        """The memory agent under the configured setting."""
+        return next(v.agent for v in self.variants if v.setting == self.configured and not v.baseline)
+
+    @property
+    def agent_calls(self) -> int:
+        return self.agent.calls
+
+    def usage(self, role: str) -> Usage:
+        return {"agent": self.agent, "qa": self.qa, "eval": self.eval}[role]
 
 
-def _tokens(text: str) -> float:
-    return len(text) / CHARS_PER_TOKEN
+def _settings(config, all_tools: tuple[str, ...]) -> list[Variant]:
+    tools = tuple(config.agent.tools)
+    baseline = Setting(False, "message", all_tools)
+    variants = [Variant(baseline, baseline.label(all_tools) + " (baseline)", baseline=True)]
+    for unit in UNITS:
+        for cached in (False, True):
+            setting = Setting(cached, unit, tools)
+            variants.append(Variant(setting, setting.label(all_tools)))
+    return variants
 
 
 def estimate_run(config, scratch_dir: Path) -> Estimate:
-    """Walk the selected cases once (streamed) and count what the run would send."""
+    """Walk the selected cases once (streamed) and simulate what every setting would send."""
+    configured = Setting(config.agent.prompt_cache, config.agent.ingest_unit, tuple(config.agent.tools))
+    agent_used = config.run.mode == "agent" and "ingest" in config.run.phases
+    model = agent_model(config) if agent_used else None
+    all_tools = tuple(model.schema_chars) if model else tuple(MEMORY_AGENT_TOOLS)
+    est = Estimate(configured, _settings(config, all_tools), all_tools, model)
+    policies = {cached: cache_policy(config.provider.type, config.models.agent, cached) for cached in (False, True)}
     plan = plan_dataset(config, scratch_dir)
-    est = Estimate()
-    cadence = config.params.context_cadence
-    agent_mode = config.run.mode == "agent"
     for group in plan.groups:
         for case in group.cases():
             est.cases += 1
             est.questions += len(case.questions) or 1
-            for session in case.sessions:
-                est.sessions += 1
-                so_far = 0.0
-                for turn, message in enumerate(session.messages, start=1):
-                    est.messages += 1
-                    so_far += _tokens(message.content) + 20  # + the turn header
-                    if not agent_mode or "ingest" not in config.run.phases:
-                        continue
-                    calls = CALLS_PER_TURN + (BOOTSTRAP_CALLS if turn == 1 else 0)
-                    if turn % cadence == 0 or turn == len(session.messages):
-                        calls += CONTEXT_CALLS
-                    prompt = SYSTEM_PROMPT_TOKENS + TOOL_SCHEMA_TOKENS + so_far
-                    # each later call of the turn also re-sends the earlier calls and their results
-                    est.add("agent", calls, calls * prompt + calls * (calls - 1) / 2 * 150,
-                            calls * AGENT_OUTPUT_PER_CALL)
-            if agent_mode and "qa" in config.run.phases:
-                context = min(config.params.top_k * ENTRY_TOKENS, config.params.qa_max_context_chars / CHARS_PER_TOKEN)
+            est.sessions += len(case.sessions)
+            est.messages += sum(len(s.messages) for s in case.sessions)
+            if model is not None:
+                for v in est.variants:
+                    v.agent.add(simulate_case(case, v.setting, model, policies[v.setting.prompt_cache]))
+            if config.run.mode == "agent" and "qa" in config.run.phases:
                 n = len(case.questions)
-                est.add("qa", n, n * (QA_OVERHEAD_TOKENS + context), n * QA_OUTPUT)
+                context = min(config.params.top_k * ENTRY_TOKENS, config.params.qa_max_context_chars / CHARS_PER_TOKEN)
+                est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + context)), n * QA_OUTPUT))
                 if config.models.eval and config.params.use_llm_judge and "eval" in config.run.phases:
-                    est.add("eval", n, n * JUDGE_INPUT, n * JUDGE_OUTPUT)
+                    est.eval.add(Usage(n, n * JUDGE_INPUT, n * JUDGE_OUTPUT))
     return est
 
 
-def cost(est: Estimate, config) -> dict[str, float | None]:
-    prices = {k: v for k, v in config.prices.items()}
-    out: dict[str, float | None] = {}
-    for role, model in (("agent", config.models.agent), ("qa", config.models.qa), ("eval", config.models.eval)):
-        tokens = est.tokens[role]
-        if not tokens["input"] and not tokens["output"]:
-            out[role] = 0.0
-        elif model.startswith("offline"):
-            out[role] = 0.0
-        elif model in prices:
-            out[role] = (tokens["input"] * prices[model].input + tokens["output"] * prices[model].output) / 1e6
-        else:
-            out[role] = None
+# --- cost --------------------------------------------------------------------------------------
+
+def _models(config) -> dict[str, str]:
+    return {"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval}
+
+
+def _usd(usage: Usage, config, model_id: str, notes: list[str] | None = None) -> float | None:
+    if not usage.calls and not usage.input_tokens and not usage.output_tokens:
+        return 0.0
+    price = config.prices.get(model_id)
+    usd, price_notes = price_usage(usage, None if price is None else price.model_dump(), model_id)
+    if notes is not None:
+        notes += [n for n in price_notes if n not in notes]
+    return usd
+
+
+def cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, float | None]:
+    """USD per role under the configured setting (None: the model has no price in [prices])."""
+    models = _models(config)
+    return {role: _usd(est.usage(role), config, models[role], notes) for role in ("agent", "qa", "eval")}
+
+
+def _total(values: list[float | None]) -> float | None:
+    return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
+
+
+def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per compared setting (QA and judge are the same in every row)."""
+    models = _models(config)
+    rest = [_usd(est.qa, config, models["qa"], notes), _usd(est.eval, config, models["eval"], notes)]
+    rows = []
+    for v in est.variants:
+        agent_usd = _usd(v.agent, config, models["agent"], notes)
+        rows.append({"label": v.label, "prompt_cache": v.setting.prompt_cache, "ingest_unit": v.setting.unit,
+                     "tools": list(v.setting.tools), "baseline": v.baseline,
+                     "matches_config": v.setting == est.configured, "agent_calls": v.agent.calls,
+                     "agent_input_tokens": v.agent.input_tokens, "cache_read_tokens": v.agent.cache_read_tokens,
+                     "cache_write_tokens": v.agent.cache_write_tokens, "cache_hit_share": v.agent.cache_hit_share,
+                     "agent_output_tokens": v.agent.output_tokens, "agent_usd": agent_usd,
+                     "total_usd": _total([agent_usd, *rest])})
+    base = rows[0]["total_usd"]
+    for row in rows:
+        row["times_cheaper"] = base / row["total_usd"] if base and row["total_usd"] else None
+    return rows
+
+
+def schema_tokens(est: Estimate) -> dict[str, Any]:
+    if est.model is None:
+        return {"all_tools": 0, "configured": 0, "saved_per_call": 0, "configured_tools": list(est.configured.tools)}
+    full, mine = est.model.tools_tokens(est.all_tools), est.model.tools_tokens(est.configured.tools)
+    return {"all_tools": full, "configured": mine, "saved_per_call": full - mine,
+            "configured_tools": list(est.configured.tools)}
+
+
+def assumptions(est: Estimate, config) -> list[str]:
+    policy = cache_policy(config.provider.type, config.models.agent, True)  # what the cache-on rows mean
+    out = [f"~{CHARS_PER_TOKEN:g} characters per token (tiktoken cannot load its vocabularies offline; real "
+           "tokenizers differ by some 10-20%)."]
+    if est.model is not None:
+        out += _agent_assumptions(config, policy)
+    out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
+               f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {JUDGE_INPUT} in, "
+               f"{JUDGE_OUTPUT} out; both one-shot, never cached.")
     return out
 
 
-def format_estimate(est: Estimate, config) -> str:
-    usd = cost(est, config)
-    lines = [f"questions {est.questions}, cases (memories) {est.cases}, sessions {est.sessions}, "
-             f"messages {est.messages}, agent model calls ~{est.agent_calls:,}", "",
-             "| role | model | input tokens | output tokens | cost (USD) |", "|---|---|---|---|---|"]
-    models: dict[str, Any] = {"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval or "-"}
-    for role in ("agent", "qa", "eval"):
-        t = est.tokens[role]
-        c = usd[role]
-        lines.append(f"| {role} | {models[role]} | {t['input']:,} | {t['output']:,} | "
-                     + ("no price in [prices]" if c is None else f"{c:,.2f}") + " |")
-    known = [c for c in usd.values() if c is not None]
-    lines += ["", f"total (priced roles): ${sum(known):,.2f}. Assumptions: ~{CHARS_PER_TOKEN:g} characters per token, "
-              f"{CALLS_PER_TURN} agent calls per message (+{BOOTSTRAP_CALLS} at a session's start, "
-              f"+{CONTEXT_CALLS} every {config.params.context_cadence} messages), the rolling transcript re-sent "
-              "on every call; real models make more or fewer tool calls."]
+def _agent_assumptions(config, policy: CachePolicy) -> list[str]:
+    out = [f"memory-agent calls follow the offline agent's policy (bootstrap get_context + list_entries on a "
+           f"session's first turn, one add_entry per message, await_consistency + get_context + put_context every "
+           f"{config.params.context_cadence} messages and at a session's end; message unit: one tool call per "
+           "model call, exchange / session: independent calls in one reply) plus one call for the final reply; "
+           "real models make more or fewer calls.",
+           "each call sends the tool schemas of [agent] tools (the embedded service's real definitions), the "
+           "system prompt (composed once per case), the session's human messages so far and this turn's earlier "
+           "calls and results; earlier turns' tool calls are not re-sent.",
+           f"agent output: add_entry re-emits the message as raw_entry (<= 9000 chars) plus a summary "
+           f"(<= 512 chars) and ~{ADD_ENTRY_ARGS_TOKENS} tokens of ids and tags; put_context the context document "
+           f"(min({CONTEXT_MAX_CHARS}, {CONTEXT_BASE_CHARS} + {CONTEXT_CHARS_PER_MESSAGE} x messages so far) chars); "
+           f"other calls ~{CALL_TOKENS} tokens; the final reply ~{REPLY_TOKENS}. Results re-sent within a turn: "
+           f"list_entries the 10 newest entries (raw entry + summary + {LIST_ENTRY_OVERHEAD_CHARS} chars each), "
+           "get_context the current document, the rest a one-word acknowledgement.",
+           f"prompt cache (the cache-on rows{'' if config.agent.prompt_cache else '; this config has it off'}): "
+           f"{policy.note}" + ("; cache-on rows therefore cost the same as cache-off ones." if policy.kind == "none"
+                               else ".")]
+    if policy.kind != "none":
+        out.append("all calls of one case fall within the 5-minute cache TTL (each hit refreshes it); nothing is "
+                   "shared between cases; a call reads the longest prefix an earlier call of its case stored"
+                   + (" (Anthropic's 20-block look-back is assumed to reach it)." if policy.kind == "breakpoints"
+                      else "."))
+    return out
+
+
+# --- output ------------------------------------------------------------------------------------
+
+def estimate_json(est: Estimate, config) -> dict[str, Any]:
+    notes: list[str] = []
+    usd = cost(est, config, notes)
+    models = _models(config)
+    rows = comparison(est, config, notes)
+    unpriced = sorted({models[r] for r, c in usd.items() if c is None}
+                      | ({models["agent"]} if any(r["agent_usd"] is None for r in rows) else set()))
+    policy = cache_policy(config.provider.type, config.models.agent, config.agent.prompt_cache)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dataset": {"questions": est.questions, "cases": est.cases, "sessions": est.sessions,
+                    "messages": est.messages},
+        "setting": {"provider": config.provider.type, "agent_model": config.models.agent,
+                    "prompt_cache": est.configured.prompt_cache, "ingest_unit": est.configured.unit,
+                    "tools": list(est.configured.tools), "cache": policy.note},
+        "roles": {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role]}
+                  for role in ("agent", "qa", "eval")},
+        "total_usd": _total(list(usd.values())),
+        "comparison": rows,
+        "tool_schema_tokens": schema_tokens(est),
+        "system_prompt_tokens": {u: est.model.system_tokens(u) for u in UNITS} if est.model else {},
+        "assumptions": assumptions(est, config),
+        "price_notes": notes,
+        "unpriced_models": unpriced,
+    }
+
+
+def _money(value: float | None) -> str:
+    return "no price in [prices]" if value is None else f"{value:,.2f}"
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def format_comparison(rows: list[dict[str, Any]]) -> str:
+    lines = ["| setting | agent calls | agent input tokens | cache-hit share | agent output tokens | agent USD "
+             "| USD total | x cheaper |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        mark = " **<- this config**" if r["matches_config"] else ""
+        times = "-" if r["times_cheaper"] is None else f"{r['times_cheaper']:.1f}x"
+        lines.append(f"| {r['label']}{mark} | {r['agent_calls']:,} | {r['agent_input_tokens']:,} | "
+                     f"{_share(r['cache_hit_share'])} | {r['agent_output_tokens']:,} | {_money(r['agent_usd'])} | "
+                     f"{_money(r['total_usd'])} | {times} |")
     return "\n".join(lines)
+
+
+def format_estimate(est: Estimate, config) -> str:
+    data = estimate_json(est, config)
+    s = data["setting"]
+    lines = [f"questions {est.questions}, cases (memories) {est.cases}, sessions {est.sessions}, "
+             f"messages {est.messages}, agent model calls ~{est.agent_calls:,} "
+             f"(ingest unit {s['ingest_unit']}, prompt cache {'on' if s['prompt_cache'] else 'off'}, "
+             f"{len(s['tools'])} tools)", "",
+             "| role | model | input tokens | cache read | cache write | output tokens | cost (USD) |",
+             "|---|---|---|---|---|---|---|"]
+    for role, r in data["roles"].items():
+        lines.append(f"| {role} | {r['model'] or '-'} | {r['input_tokens']:,} | {r['cache_read_tokens']:,} | "
+                     f"{r['cache_write_tokens']:,} | {r['output_tokens']:,} | {_money(r['cost_usd'])} |")
+    known = sum(r["cost_usd"] for r in data["roles"].values() if r["cost_usd"] is not None)
+    lines += ["", f"total (priced roles): ${known:,.2f}"]
+    if est.model is not None:
+        t = data["tool_schema_tokens"]
+        lines += ["", "Settings compared on the same data (QA and judge are the same in every row; x cheaper is "
+                      "against the baseline):", "", format_comparison(data["comparison"]), "",
+                  f"tool subset: {len(t['configured_tools'])} of {len(est.all_tools)} tools, {t['configured']:,} "
+                  f"schema tokens per agent call instead of {t['all_tools']:,} (saves {t['saved_per_call']:,} "
+                  f"tokens per call, {t['saved_per_call'] * est.agent_calls:,} over this run's agent calls)."]
+    else:
+        lines += ["", "no memory-agent calls in this run (retrieval mode or no ingest phase)."]
+    lines += ["", "Assumptions: " + " ".join(f"({i}) {a}" for i, a in enumerate(data["assumptions"], start=1))]
+    lines += [f"note: {n}" for n in data["price_notes"]]
+    return "\n".join(lines)
+
+
+__all__ = ["Estimate", "estimate_run", "format_estimate", "estimate_json", "cost", "comparison"]

@@ -25,10 +25,13 @@ import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from benchmarker.errors import UserError
 from benchmarker.run.jsonl import read_jsonl
+
+if TYPE_CHECKING:
+    from benchmarker.run.runner import RunOutcome
 
 REPLAYED_TOOLS = ("add_entry", "put_context")
 WRITE_CALLERS = ("agent", "replay")
@@ -221,14 +224,12 @@ def _table_diff(source_table: dict[str, Any], config) -> str:
 
 def replay_run_id(config, source: ReplaySource) -> str:
     """CONFIG's own run_id when it sets one, else `<config stem>-replay-<8 hex>`."""
-    from benchmarker.config import canonical_hash
+    from benchmarker.config import _safe_stem, canonical_hash
 
     path = config.config_path
     if path is not None and _file_sets_run_id(path):
         return config.run_id
     digest = hashlib.sha256(f"{source.run_id}\n{canonical_hash(config)}".encode("utf-8")).hexdigest()[:8]
-    from benchmarker.config import _safe_stem
-
     return f"{_safe_stem(path) if path else 'run'}-replay-{digest}"
 
 
@@ -261,7 +262,7 @@ def _check_target(config, source: ReplaySource) -> None:
                         "set another run_id in CONFIG")
 
 
-async def execute_replay(run_dir: Path, config):
+async def execute_replay(run_dir: Path, config) -> "RunOutcome":
     """Replay RUN_DIR's recorded writes into fresh memories of CONFIG's backend, then QA and eval."""
     from benchmarker.run.runner import execute_run
 

@@ -8,7 +8,15 @@ client) are exercised over real sockets:
   answers from a script (text, tool calls, HTTP errors), records every request.
 - `tests.fakes.mcp_memory.FakeMemoryServer`: a tiny in-memory MCP server with Mycelian's 13
   tool names and argument names (streamable HTTP at /mcp).
-- `tests.agent.fake_anthropic.ScriptedAnthropicServer`: Anthropic's Messages API, same script specs.
+- `tests.fakes.anthropic_server.AnthropicServer`: Anthropic's Messages API (JSON and SSE), same
+  script specs, prompt-cache usage on (`tests.agent.fake_anthropic.ScriptedAnthropicServer` is the
+  same server with fixed 100/20 usage unless asked).
+- `tests.fakes.bedrock_server.ScriptedBedrockServer`: Bedrock Runtime Converse, same script specs.
+- `tests.fakes.cache_model.PromptCache`: the prompt-cache simulator behind the LLM fakes' usage
+  (Anthropic breakpoints, Bedrock cachePoints, OpenAI automatic prefix caching; `FakeClock` for TTLs).
+  The OpenAI and Bedrock fakes report it with `simulate_usage=True` (or in brain mode).
+- `tests.fakes.brain`: model-backed mode: `brain=offline_brain()` on any LLM fake answers every request
+  with the harness's offline agent / reader, from the request rebuilt as LangChain messages.
 
 `ThreadedUvicorn` is the shared runner: `with ThreadedUvicorn(app) as srv: srv.port`.
 """

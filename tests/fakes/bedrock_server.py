@@ -33,6 +33,14 @@ blocks; no trailing whitespace at the end of the last message's text (Bedrock en
 final assistant content; modelled on user and assistant text alike, so a missing normaliser is
 caught); `toolConfig` present whenever toolUse / toolResult blocks are sent; every toolUse answered
 by a toolResult with the same id in the next user message.
+
+Prompt caching and model-backed mode: with `simulate_usage=True` (the default when a `brain` is
+given) usage comes from the prompt-cache simulator (`tests.fakes.cache_model`, Bedrock's
+`cachePoint` breakpoints, 20-block lookback, `min_cacheable_tokens`, TTL): `inputTokens` is the
+uncached rest, `cacheReadInputTokens` / `cacheWriteInputTokens` (+ `cacheDetails` by TTL) the
+cache parts, `outputTokens` the token count of the emitted content blocks; a spec's explicit usage
+still wins. More than 4 cachePoint blocks is a ValidationException. `brain=offline_brain()`
+(`tests.fakes.brain`) answers every request; `server.usages` holds the usage of every 200 answer.
 """
 
 from __future__ import annotations
@@ -51,6 +59,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.fakes import ThreadedUvicorn
+from tests.fakes.brain import bedrock_request_messages, brain_spec
+from tests.fakes.cache_model import CacheRequestError, PromptCache, count_blocks
 from tests.fakes.openai_server import Script, Spec, reply, tool_call, tool_calls  # noqa: F401  (re-exported)
 
 CORAL = "http://internal.amazon.com/coral/com.amazon.bedrock/"
@@ -82,11 +92,22 @@ def validation_error(message: str = "Malformed input request", **extra: Any) -> 
     return aws_error("ValidationException", message, **extra)
 
 
-def _usage(spec: Spec) -> dict[str, int]:
+CACHE_USAGE_KEYS = ("cacheReadInputTokens", "cacheWriteInputTokens", "cacheDetails")
+
+
+def _usage(spec: Spec, simulated: dict[str, Any] | None = None) -> dict[str, Any]:
     given = spec.get("usage") or {}
-    inp = given.get("inputTokens", given.get("prompt_tokens", DEFAULT_USAGE["inputTokens"]))
-    out = given.get("outputTokens", given.get("completion_tokens", DEFAULT_USAGE["outputTokens"]))
-    return {"inputTokens": int(inp), "outputTokens": int(out), "totalTokens": int(inp) + int(out)}
+    base = simulated or {}
+    inp = given.get("inputTokens", given.get("prompt_tokens", base.get("inputTokens", DEFAULT_USAGE["inputTokens"])))
+    out = given.get("outputTokens", given.get("completion_tokens",
+                                              base.get("outputTokens", DEFAULT_USAGE["outputTokens"])))
+    usage: dict[str, Any] = {"inputTokens": int(inp), "outputTokens": int(out)}
+    for key in CACHE_USAGE_KEYS:
+        if key in given or key in base:
+            usage[key] = given.get(key, base.get(key))
+    usage["totalTokens"] = (usage["inputTokens"] + usage["outputTokens"] + int(usage.get("cacheReadInputTokens") or 0)
+                            + int(usage.get("cacheWriteInputTokens") or 0))
+    return {k: usage[k] for k in ("inputTokens", "outputTokens", "totalTokens", *CACHE_USAGE_KEYS) if k in usage}
 
 
 START_USER = ("A conversation must start with a user message. "
@@ -137,10 +158,24 @@ def bedrock_request_problem(body: dict[str, Any]) -> str | None:
 class ScriptedBedrockServer:
     """Bedrock Runtime Converse fake; `.endpoint_url` is "http://127.0.0.1:PORT" (pass it as base_url)."""
 
-    def __init__(self, script: list[Spec | str] | Callable[[dict[str, Any]], Spec | str], *,
-                 validate: bool = True):
-        self.script = Script(script)
+    SIMULATE_BY_DEFAULT = False
+
+    def __init__(self, script: list[Spec | str] | Callable[[dict[str, Any]], Spec | str] | None = None, *,
+                 validate: bool = True, brain: Callable[[list[Any], list[str]], Any] | None = None,
+                 cache: PromptCache | None = None, min_cacheable_tokens: int = 1024, ttl_s: float = 300.0,
+                 clock: Callable[[], float] | None = None, simulate_usage: bool | None = None):
+        """script: specs / callable (ignored when `brain` is given); brain: `(messages, tool_names) -> AIMessage`;
+        cache: a `PromptCache` to use (else one from min_cacheable_tokens / ttl_s / clock);
+        simulate_usage: report the cache simulator's usage (default: only in brain mode)."""
+        self.script = Script(script if script is not None else [])
         self.validate = validate
+        self.brain = brain
+        self.cache = cache if cache is not None else PromptCache(min_cacheable_tokens=min_cacheable_tokens,
+                                                                 ttl_s=ttl_s, clock=clock)
+        self.simulate_usage = (simulate_usage if simulate_usage is not None
+                               else self.SIMULATE_BY_DEFAULT or brain is not None)
+        self.usages: list[dict[str, Any]] = []
+        self.brain_errors: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.model_ids: list[str] = []
@@ -164,7 +199,16 @@ class ScriptedBedrockServer:
         problem = bedrock_request_problem(body) if self.validate else None
         if problem is not None:
             return self._error("ValidationException", problem, 400, {})
-        spec = self.script.next(body)
+        prompt = None
+        if self.simulate_usage:
+            try:
+                prompt = self.cache.parse_bedrock(body, request.path_params["model_id"])
+            except CacheRequestError as exc:
+                return self._error("ValidationException", str(exc), 400, {})
+        if self.brain is not None:
+            spec: Spec | None = await brain_spec(self.brain, bedrock_request_messages, body, self.brain_errors)
+        else:
+            spec = self.script.next(body)
         if spec is None:
             return self._error("ScriptExhaustedException", "ScriptedBedrockServer: script exhausted", 418, {})
         if spec.get("delay_s"):
@@ -179,13 +223,21 @@ class ScriptedBedrockServer:
         content: list[dict[str, Any]] = []
         if spec.get("text"):
             content.append({"text": spec["text"]})
-        for name, args in spec.get("tool_calls", []):
-            content.append({"toolUse": {"toolUseId": f"tooluse_{next(self._ids):04d}", "name": name,
-                                        "input": args}})
+        for name, args, *rest in spec.get("tool_calls", []):
+            ident = rest[0] if rest and rest[0] else f"tooluse_{next(self._ids):04d}"
+            content.append({"toolUse": {"toolUseId": ident, "name": name, "input": args}})
+        simulated = None
+        if prompt is not None:
+            output = count_blocks({"toolUse": {k: v for k, v in b["toolUse"].items() if k != "toolUseId"}}
+                                  if "toolUse" in b else b for b in content)
+            simulated = self.cache.apply(prompt).bedrock_usage(output)
+        usage = _usage(spec, simulated)
         payload = {"output": {"message": {"role": "assistant", "content": content}},
                    "stopReason": "tool_use" if spec.get("tool_calls") else "end_turn",
-                   "usage": _usage(spec), "metrics": {"latencyMs": 1}}
-        self.responses.append((200, payload))
+                   "usage": usage, "metrics": {"latencyMs": 1}}
+        with self._lock:
+            self.responses.append((200, payload))
+            self.usages.append(usage)
         return JSONResponse(payload, headers={"x-amzn-RequestId": str(uuid.uuid4())})
 
     def _error(self, code: str, message: str, status: int, headers: dict[str, str]) -> Response:

@@ -7,8 +7,12 @@ offers, and returns the assistant's next message. The servers turn its text into
 its tool_calls into tool_use / tool_calls / toolUse.
 
 The rebuild undoes what the LangChain clients do on the way out, so a brain sees (nearly) what
-the caller passed to the client: consecutive human messages that langchain-anthropic /
-langchain-aws merged into one user turn come back one HumanMessage per text block, tool results
+the caller passed to the client: consecutive human messages that langchain-anthropic merged into
+one user turn come back one HumanMessage per text block; langchain-aws merges them into ONE text
+block joined with "\n" (`merge_message_runs`), so a Bedrock user text is also split before every
+line that starts a harness turn header (`[session S | DATE | message i of n] role:`) and follows a
+single newline (a multi-message unit inside one HumanMessage keeps its blank-line separators and
+stays whole); tool results
 come back as ToolMessages (status "error" for `is_error` / `"status": "error"`), cache markers
 (`cache_control`, `cachePoint`) are dropped.
 
@@ -33,6 +37,13 @@ from tests.fakes.cache_model import strip_cache_control
 
 Brain = Callable[[list[BaseMessage], list[str]], AIMessage]
 _ID_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# "\n" + a turn header (prompts/agent_turn.txt), after a non-newline: where merge_message_runs joined two turns.
+_MERGED_TURN = re.compile(r"(?<=[^\n])\n(?=\[session [^\n]*? \| [^\n]*? \| message \d+ of \d+\] [A-Za-z_]+:\n)")
+
+
+def split_merged_turns(text: str) -> list[str]:
+    """Undo langchain-aws's merge of consecutive human turns ("A\nB") using the turn headers."""
+    return _MERGED_TURN.split(text)
 
 
 # --- request -> LangChain messages ----------------------------------------------------------
@@ -154,7 +165,7 @@ def bedrock_request_messages(body: dict[str, Any]) -> tuple[list[BaseMessage], l
                 messages.append(ToolMessage(content=parts, tool_call_id=result.get("toolUseId", ""),
                                             status="error" if result.get("status") == "error" else "success"))
             elif "text" in block:
-                messages.append(HumanMessage(content=block["text"]))
+                messages.extend(HumanMessage(content=part) for part in split_merged_turns(block["text"]))
             else:
                 messages.append(HumanMessage(content=[block]))
     tools = [(t.get("toolSpec") or {}).get("name", "") for t in (body.get("toolConfig") or {}).get("tools") or []

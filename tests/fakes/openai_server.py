@@ -14,6 +14,14 @@ A script is a list of specs (consumed in order) or a callable `(request_json) ->
 - `http_error(429, "slow down", headers={"Retry-After": "1"})` -> that HTTP error
 Any spec may carry `"usage": {"prompt_tokens": .., "completion_tokens": ..}` (default 100/20)
 and `"delay_s"`. An exhausted list script answers 418, which no client retries.
+
+Prompt caching and model-backed mode: with `simulate_usage=True` (the default when a `brain` is
+given) usage comes from the prompt-cache simulator (`tests.fakes.cache_model`, OpenAI's automatic
+prefix caching, keyed by model and `prompt_cache_key`): `prompt_tokens` is the whole prompt,
+`prompt_tokens_details.cached_tokens` the cached prefix (multiples of 128, >= 1024), and
+`completion_tokens` the token count of the emitted message; a spec's explicit usage still wins.
+`ScriptedOpenAIServer(brain=offline_brain())` answers every request with the brain
+(`tests.fakes.brain`). `server.usages` holds the usage of every 200 answer.
 """
 
 from __future__ import annotations
@@ -32,6 +40,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tests.fakes import ThreadedUvicorn
+from tests.fakes.brain import brain_spec, openai_request_messages
+from tests.fakes.cache_model import PromptCache, count_blocks
 
 Spec = dict[str, Any]
 DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
@@ -73,12 +83,31 @@ class Script:
 
 
 class ScriptedOpenAIServer:
-    """OpenAI-compatible fake; `.base_url` is "http://127.0.0.1:PORT/v1"."""
+    """OpenAI-compatible fake; `.base_url` is "http://127.0.0.1:PORT/v1".
 
-    def __init__(self, script: list[Spec | str] | Callable[[dict[str, Any]], Spec | str]):
-        self.script = Script(script)
+    script: list of specs / callable (request_json) -> spec (ignored when `brain` is given).
+    brain: `(messages, tool_names) -> AIMessage` (tests.fakes.brain); answers every request when given.
+    cache: a `PromptCache` to use; else one is made from `min_cacheable_tokens` (OpenAI's 1024),
+        `ttl_s` and `clock`.
+    simulate_usage: report the simulator's usage (default: only in brain mode).
+    """
+
+    SIMULATE_BY_DEFAULT = False
+
+    def __init__(self, script: list[Spec | str] | Callable[[dict[str, Any]], Spec | str] | None = None, *,
+                 brain: Callable[[list[Any], list[str]], Any] | None = None, cache: PromptCache | None = None,
+                 min_cacheable_tokens: int = 1024, ttl_s: float = 300.0, clock: Callable[[], float] | None = None,
+                 simulate_usage: bool | None = None):
+        self.script = Script(script if script is not None else [])
+        self.brain = brain
+        self.cache = cache if cache is not None else PromptCache(openai_min_tokens=min_cacheable_tokens,
+                                                                 ttl_s=ttl_s, clock=clock)
+        self.simulate_usage = (simulate_usage if simulate_usage is not None
+                               else self.SIMULATE_BY_DEFAULT or brain is not None)
         self.requests: list[dict[str, Any]] = []
         self.request_times: list[float] = []
+        self.usages: list[dict[str, Any]] = []
+        self.brain_errors: list[str] = []
         self._ids = itertools.count(1)
         app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
         self._runner = ThreadedUvicorn(app, lifespan="off")
@@ -88,7 +117,10 @@ class ScriptedOpenAIServer:
         body = await request.json()
         self.requests.append(body)
         self.request_times.append(time.monotonic())
-        spec = self.script.next(body)
+        if self.brain is not None:
+            spec: Spec | None = await brain_spec(self.brain, openai_request_messages, body, self.brain_errors)
+        else:
+            spec = self.script.next(body)
         if spec is None:
             return JSONResponse({"error": {"message": "ScriptedOpenAIServer: script exhausted", "type": "test"}},
                                 status_code=418)
@@ -99,8 +131,8 @@ class ScriptedOpenAIServer:
             payload = {"error": {"message": err["message"], "type": err.get("type") or "api_error", "code": None}}
             return JSONResponse(payload, status_code=err["status"], headers=err.get("headers") or {})
         message, finish = self._message(spec)
-        usage = {**DEFAULT_USAGE, **(spec.get("usage") or {})}
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        usage = self._usage(spec, body, message)
+        self.usages.append(usage)
         ident = f"chatcmpl-{next(self._ids)}"
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
@@ -111,10 +143,21 @@ class ScriptedOpenAIServer:
                              "choices": [{"index": 0, "message": message, "finish_reason": finish,
                                           "logprobs": None}]})
 
+    def _usage(self, spec: Spec, body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+        given = spec.get("usage") or {}
+        if not self.simulate_usage:
+            usage = {**DEFAULT_USAGE, **given}
+        else:
+            emitted = ([{"type": "text", "text": message["content"]}] if message.get("content") else []) + [
+                {"type": "function", "function": call["function"]} for call in message.get("tool_calls", [])]
+            usage = {**self.cache.openai(body).openai_usage(count_blocks(emitted)), **given}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return usage
+
     def _message(self, spec: Spec) -> tuple[dict[str, Any], str]:
-        calls = [{"id": f"call_{next(self._ids)}", "type": "function",
+        calls = [{"id": (rest[0] if rest and rest[0] else f"call_{next(self._ids)}"), "type": "function",
                   "function": {"name": name, "arguments": json.dumps(args)}}
-                 for name, args in spec.get("tool_calls", [])]
+                 for name, args, *rest in spec.get("tool_calls", [])]
         message: dict[str, Any] = {"role": "assistant", "content": spec.get("text")}
         if calls:
             message["tool_calls"] = calls
