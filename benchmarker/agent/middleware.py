@@ -198,11 +198,28 @@ class HarnessToolMiddleware(AgentMiddleware):
         return result
 
 
+def as_text_blocks(messages: list[Any]) -> list[Any]:
+    """Human messages with string content as one text block each.
+
+    langchain-aws merges consecutive human messages; string contents are joined into ONE text block
+    that changes with every new message, so no cache point ever matches the transcript again. Block
+    contents are merged as separate blocks, so the transcript stays a cacheable, growing prefix.
+    """
+    from langchain_core.messages import HumanMessage
+
+    return [m.model_copy(update={"content": [{"type": "text", "text": m.content}]})
+            if isinstance(m, HumanMessage) and isinstance(m.content, str) else m for m in messages]
+
+
 class BedrockWhitespaceMiddleware(AgentMiddleware):
-    """Bedrock rejects message texts that end in whitespace: strip them before each model call."""
+    """Bedrock rejects message texts that end in whitespace: strip them before each model call (and keep
+    every human message its own content block, see `as_text_blocks`)."""
+
+    def _messages(self, request: Any) -> list[Any]:
+        return as_text_blocks(strip_trailing_whitespace(request.messages))
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return handler(request.override(messages=strip_trailing_whitespace(request.messages)))
+        return handler(request.override(messages=self._messages(request)))
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        return await handler(request.override(messages=strip_trailing_whitespace(request.messages)))
+        return await handler(request.override(messages=self._messages(request)))

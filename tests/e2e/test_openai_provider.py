@@ -124,9 +124,13 @@ progress = false
         assert first_line.strip() in system["content"], name
     assert memory["memory_id"] in system["content"] and memory["vault_id"] in system["content"]
 
-    # The tools sent are the MCP server's schemas.
+    # The tools sent are the MCP server's schemas, only the [agent] tools subset (the default six).
+    from benchmarker.config_schema import MEMORY_AGENT_TOOLS
+
     sent = {t["function"]["name"]: t["function"]["parameters"] for t in agent_calls[-1]["tools"]}
-    assert set(sent) == set(server_schemas)
+    assert set(sent) == set(MEMORY_AGENT_TOOLS) < set(server_schemas)
+    # Prompt caching is on by default: one prompt_cache_key per case on every agent call.
+    assert len({r.get("prompt_cache_key") for r in agent_calls}) == 1 and agent_calls[0]["prompt_cache_key"]
     for name, params in sent.items():
         assert set(params.get("properties", {})) == set(server_schemas[name].get("properties", {})), name
         assert set(params.get("required", [])) == set(server_schemas[name].get("required", [])), name

@@ -409,10 +409,63 @@ async def test_offline_memory_agent_runs_through_the_server_with_cache_reads(pro
     assert calls == ref_calls
     if provider == "anthropic":  # consecutive dataset messages were merged into one user turn, and split back
         assert any(len(m["content"]) > 1 for r in server.requests for m in r["messages"] if m["role"] == "user")
+    _assert_markers_and_stable_prefix(provider, server.requests)
     agent = snapshot["roles"]["agent"]
     assert agent["calls"] == len(server.requests) == len(server.usages)
     assert agent["cache_read_tokens"] > 0 and agent["cache_hit_share"] > 0.5
     assert (agent["cache_write_tokens"] > 0) == (provider != "openai")
+
+
+def _unmarked(obj):
+    """A request part without cache markers (cache_control keys, cachePoint blocks): what the cache keys on."""
+    if isinstance(obj, dict):
+        return {k: _unmarked(v) for k, v in obj.items() if k != "cache_control"}
+    if isinstance(obj, list):
+        return [_unmarked(v) for v in obj if not (isinstance(v, dict) and "cachePoint" in v)]
+    return obj
+
+
+def _assert_markers_and_stable_prefix(provider: str, requests: list[dict]) -> None:
+    """Every call carries the provider's cache markers, and tools + system + the session's first message
+    are the same bytes on every call (no timestamp or counter before the transcript)."""
+    import json
+
+    def prefix(body):
+        tools = body.get("tools") or (body.get("toolConfig") or {}).get("tools")
+        system = body.get("system") if provider != "openai" else body["messages"][0]
+        first = body["messages"][0 if provider != "openai" else 1]
+        if provider == "anthropic":  # a string is one text block to the API; merged later turns may follow
+            blocks = first["content"] if isinstance(first["content"], list) else [
+                {"type": "text", "text": first["content"]}]
+            first = {**first, "content": blocks[:1]}
+        if provider == "bedrock":
+            first = {**first, "content": [b for b in first["content"] if "text" in b][:1]}
+        return json.dumps(_unmarked([tools, system, first]), sort_keys=True)
+
+    assert len({prefix(body) for body in requests}) == 1
+    for body in requests:
+        if provider == "anthropic":
+            assert body["cache_control"]["type"] == "ephemeral"
+            assert "cache_control" in body["system"][-1] and "cache_control" in body["tools"][-1]
+        elif provider == "bedrock":
+            assert any("cachePoint" in b for b in body["system"])
+            assert any("cachePoint" in t for t in body["toolConfig"]["tools"])
+        else:
+            assert body["prompt_cache_key"] == "run-1:case-1"
+    if provider == "openai":  # automatic caching needs exact bytes: each call extends the kept transcript
+        for before, after in zip(requests, requests[1:]):
+            kept = next((i for i, m in enumerate(before["messages"]) if m["role"] == "assistant"),
+                        len(before["messages"]))
+            assert json.dumps(after["messages"][:kept]) == json.dumps(before["messages"][:kept])
+
+
+def test_bedrock_model_without_prompt_caching_gets_no_cache_points(aws_env):
+    from benchmarker.agent.caching import bedrock_supports_cache, prompt_cache_middleware
+
+    assert bedrock_supports_cache(BEDROCK_MODEL) and bedrock_supports_cache("us.amazon.nova-lite-v1:0")
+    middleware, note = prompt_cache_middleware("bedrock", "anthropic.claude-3-5-sonnet-20240620-v1:0")
+    assert middleware == [] and "uncached" in note
+    assert prompt_cache_middleware("anthropic", "claude-x", enabled=False)[0] == []
 
 
 def test_offline_reader_answers_through_the_openai_server():
