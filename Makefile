@@ -6,7 +6,7 @@ CONFIG ?= configs/quickstart.toml
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate clean-runs
+.PHONY: install run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache clean-runs
 
 install: $(STAMP)
 
@@ -27,7 +27,7 @@ test: install
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache
 
 bench-memory: install
 	$(PYTHON) bench/bench_memory.py
@@ -46,6 +46,9 @@ bench-loader: install
 
 bench-estimate: install
 	$(PYTHON) bench/bench_estimate.py
+
+bench-cache: install
+	$(PYTHON) bench/bench_cache_run.py --unit message --unit session
 
 clean-runs:
 	rm -rf runs

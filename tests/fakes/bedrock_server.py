@@ -260,3 +260,21 @@ class ScriptedBedrockServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def use_local_aws(monkeypatch, tmp_path) -> None:
+    """Dummy static AWS credentials for a local server: no profile, config file, bearer token, proxy or metadata
+    service of the machine can leak into a test."""
+    for name in ("AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+                 "AWS_BEARER_TOKEN_BEDROCK", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+                 "AWS_ENDPOINT_URL_BEDROCK", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_CA_BUNDLE",
+                 "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                 "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN",
+                 "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDLOCALTEST")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local-test-secret")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")

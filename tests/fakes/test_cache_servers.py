@@ -287,16 +287,10 @@ def test_openai_client_reports_cached_tokens():
 
 @pytest.fixture
 def aws_env(monkeypatch, tmp_path):
-    for name in ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_BEARER_TOKEN_BEDROCK",
-                 "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "AWS_REGION", "AWS_DEFAULT_REGION",
-                 "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDLOCALTEST")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local-test-secret")
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    """Dummy static AWS credentials and no proxy (the Bedrock provider tests' own setup)."""
+    from tests.fakes.bedrock_server import use_local_aws
+
+    use_local_aws(monkeypatch, tmp_path)
 
 
 BEDROCK_MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
