@@ -147,4 +147,6 @@ async def test_bedrock_agents_get_stripped_messages():
     await agent.ainvoke({"messages": [HumanMessage("first  "), AIMessage("ok \n"), HumanMessage("second\n\n")]},
                         context=context, config={"recursion_limit": 10})
     sent = model.seen[0]
-    assert [m.content for m in sent] == ["system", "first", "ok", "second"]
+    # stripped, and human messages as one text block each (so langchain-aws keeps them as separate blocks)
+    assert [m.text for m in sent] == ["system", "first", "ok", "second"]
+    assert sent[1].content == [{"type": "text", "text": "first"}] and sent[2].content == "ok"
