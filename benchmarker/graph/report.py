@@ -58,7 +58,8 @@ def rebuild_report(run_dir: Path) -> Path:
         raise UserError(f"{run_dir}: no manifest.json; is this a run directory?")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     meta = {"run_id": manifest.get("run_id"), "offline": manifest.get("models", {}).get("offline", False),
-            "mode": manifest.get("config", {}).get("run", {}).get("mode", "agent"),
+            # the manifest's "config" block holds the config as run under its own "config" key
+            "mode": manifest.get("config", {}).get("config", {}).get("run", {}).get("mode", "agent"),
             "judge": manifest.get("judge", {}).get("kind"), "tokens": manifest.get("tokens", {}),
             "dataset_kind": manifest.get("dataset", {}).get("kind")}
     if manifest.get("replay"):
