@@ -130,10 +130,6 @@ class TokenLedger:
         usd, _ = price_usage(usage, self.prices.get(model_id), model_id)
         return {**usage.as_dict(), "model": model_id, "cost_usd": usd}
 
-    def cost_usd(self, model_id: str, input_tokens: int, output_tokens: int) -> float | None:
-        """Cost of plain (uncached) tokens; 0 for offline models, None when the model has no price."""
-        return price_usage(Usage(1, input_tokens, output_tokens), self.prices.get(model_id), model_id)[0]
-
     def snapshot(self) -> dict[str, Any]:
         """{"roles": {role: totals + "models": {model_id: totals}}, "total": totals,
         "unpriced_models": [...], "price_notes": [...]}; totals carry calls, input_tokens,

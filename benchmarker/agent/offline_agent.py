@@ -191,6 +191,21 @@ def plan_for_unit(turns: list[TurnHeader], cadence: int) -> list[list[tuple[str,
     return steps
 
 
+def policy_steps(turns: list[TurnHeader], cadence: int,
+                 tool_names: tuple[str, ...] | list[str] = ()) -> list[list[tuple[str, int]]]:
+    """The model steps for one agent turn, each a list of (tool, message index in the turn) calls.
+
+    One message: one call per step (`plan_for`); several: `plan_for_unit`. Steps whose tool the agent
+    was not given (`[agent] tools`) are left out; add_entry is always kept (the agent must write).
+    """
+    if len(turns) == 1:
+        steps = [[(name, 0)] for name in plan_for(turns[0], cadence)]
+    else:
+        steps = plan_for_unit(turns, cadence)
+    return [kept for step in steps if (kept := [c for c in step if not tool_names or c[0] in tool_names
+                                                 or c[0] == "add_entry"])]
+
+
 def _context_due(turn: TurnHeader, cadence: int) -> bool:
     return turn.turn_number == turn.turn_count or (cadence > 0 and turn.turn_number % cadence == 0)
 
@@ -218,15 +233,11 @@ def next_step(messages: list[BaseMessage], tool_names: tuple[str, ...] = ()) -> 
     if any(isinstance(m, ToolMessage) and m.status == "error" and "tool call limit" in m.text.lower()
            for m in after):
         return _reply("Stopped: tool-call limit.")
+    steps = policy_steps(turns, facts.context_cadence, tool_names)
     if len(turns) == 1:
-        steps = [[(name, 0)] for name in plan_for(turns[0], facts.context_cadence)]
         done = sum(len(m.tool_calls) for m in after if isinstance(m, AIMessage))
     else:
-        steps = plan_for_unit(turns, facts.context_cadence)
         done = sum(1 for m in after if isinstance(m, AIMessage) and m.tool_calls)
-    # Steps whose tool the agent was not given ([agent] tools) are skipped; add_entry is always there.
-    steps = [kept for step in steps if (kept := [c for c in step if not tool_names or c[0] in tool_names
-                                                 or c[0] == "add_entry"])]
     if done >= len(steps):
         return _reply("Recorded.")
     calls = []

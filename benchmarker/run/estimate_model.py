@@ -2,8 +2,8 @@
 and how much of it a provider's prompt cache serves.
 
 One agent turn (one message, one exchange or one session: `[agent] ingest_unit`) adds one human
-message to the session's transcript. Its calls follow the offline agent's policy (`plan_for` /
-`plan_for_unit`, with steps for tools outside `[agent] tools` dropped, as the offline agent does)
+message to the session's transcript. Its calls follow the offline agent's policy
+(`offline_agent.policy_steps`: steps for tools outside `[agent] tools` dropped, as the offline agent does)
 and one last call for the "Recorded." reply. Every call sends:
 
     tool schemas + system prompt + the session's human messages so far + this turn's earlier calls and results
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from benchmarker.agent.ledger import Usage
-from benchmarker.agent.offline_agent import plan_for, plan_for_unit
+from benchmarker.agent.offline_agent import policy_steps
 from benchmarker.agent.prompts import TurnHeader, render_unit
 from benchmarker.datasets.schema import Case
 from benchmarker.graph.ingest import RAW_ENTRY_CHARS, SUMMARY_CHARS, ingest_units
@@ -201,15 +201,6 @@ class PromptCache:
 
 # --- the calls of one case ---------------------------------------------------------------------
 
-def agent_steps(turns: list[TurnHeader], cadence: int, tools: Sequence[str]) -> list[list[tuple[str, int]]]:
-    """The offline agent's model steps for one agent turn: (tool, message index in the unit) per call."""
-    if len(turns) == 1:
-        steps = [[(name, 0)] for name in plan_for(turns[0], cadence)]
-    else:
-        steps = plan_for_unit(turns, cadence)
-    return [kept for step in steps if (kept := [c for c in step if c[0] in tools or c[0] == "add_entry"])]
-
-
 class _Memory:
     """What the memory holds as far as call sizes go: entries written, the newest ones, the context."""
 
@@ -265,7 +256,7 @@ def simulate_case(case: Case, setting: Setting, model: AgentModel, policy: Cache
                                 for t in turns], template=model.turn_template)
             transcript.append((("h", s, k), transcript[-1][1] + tokens(len(text))))
             prompt = list(transcript)
-            for j, step in enumerate(agent_steps(turns, model.cadence, setting.tools)):
+            for j, step in enumerate(policy_steps(turns, model.cadence, setting.tools)):
                 calls = [memory.call(name, turns[i]) for name, i in step]
                 output = sum(out for out, _ in calls)
                 charge(prompt, output)
