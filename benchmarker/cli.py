@@ -92,9 +92,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == "estimate":
         return _estimate(args.config, as_json=args.json)
     if args.verb == "report":
-        from benchmarker.graph.report import rebuild_report
+        from benchmarker.eval.outputs import rebuild_outputs
 
-        path = rebuild_report(args.run_dir)
+        path = rebuild_outputs(args.run_dir)
         print(f"report: {path}")
         return 0
     if args.verb == "score":

@@ -32,12 +32,12 @@ __all__ = ["RunConfig", "load_config", "canonical_hash"]
 # ingestion; everything else (data, selection, models, memory, judge) changes the run id.
 NON_RESULT_KEYS: dict[str, Any] = {
     "run_id": True,
-    "run": {"progress", "concurrency", "output_dir", "phases"},
+    "run": {"progress", "concurrency", "output_dir", "phases", "max_failures_in_a_row"},
     "retry": True,
     "prices": True,
     "eval": {"judge_retries"},
     "params": {"consistency_timeout_s"},
-    "memory": {"auth_token_env"},
+    "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "await_timeout_s"},
     "agent": {"prompt_cache"},  # caching changes what a call costs, not what the model is sent
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
 }
@@ -72,9 +72,30 @@ def load_config(path: str | Path) -> RunConfig:
     return cfg
 
 
+# Keys added after run ids were first published: left out of the hash while at their defaults, so
+# upgrading the harness keeps every existing config's run id (and so its resume) unchanged.
+ADDED_KEYS: tuple[tuple[str, ...], ...] = (
+    ("eval", "thresholds"), ("run", "max_failures_in_a_row"),
+    ("memory", "vector_cache_mb"), ("memory", "embed_batch_size"), ("memory", "await_timeout_s"),
+    ("self_improve", "p_value"), ("self_improve", "category_drop"), ("self_improve", "top_k_ladder"),
+    ("self_improve", "alpha_ladder"), ("self_improve", "cadence_ladder"), ("self_improve", "max_distance"),
+)
+
+
+def _drop_defaults(dumped: dict[str, Any]) -> dict[str, Any]:
+    defaults = RunConfig().model_dump(mode="json")
+    for path in ADDED_KEYS:
+        parent, default_parent = dumped, defaults
+        for key in path[:-1]:
+            parent, default_parent = parent.get(key, {}), default_parent.get(key, {})
+        if path[-1] in parent and parent[path[-1]] == default_parent.get(path[-1]):
+            del parent[path[-1]]
+    return dumped
+
+
 def canonical_hash(cfg: RunConfig) -> str:
     """sha256 of the result-relevant config as sorted JSON (the default run id is built from it)."""
-    dumped = cfg.model_dump(mode="json", exclude=NON_RESULT_KEYS)
+    dumped = _drop_defaults(cfg.model_dump(mode="json", exclude=NON_RESULT_KEYS))
     text = json.dumps(dumped, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -185,6 +185,10 @@ class MemoryConfig(_Table):
     index_lag_ms: int = Field(0, ge=0, le=600_000)
     placeholder_context: bool = True
     search_alpha: float = -1.0
+    # embedded service only (Mycelian's own settings live on its server)
+    vector_cache_mb: int = Field(512, ge=1, le=1_000_000)
+    embed_batch_size: int = Field(32, ge=1, le=4096)
+    await_timeout_s: float = Field(600.0, gt=0.0, le=86_400.0)
 
     @field_validator("search_alpha")
     @classmethod
@@ -205,6 +209,7 @@ class RunSection(_Table):
     concurrency: int = Field(1, ge=1, le=64)
     output_dir: str = Field("runs", min_length=1)
     progress: bool = True
+    max_failures_in_a_row: int = Field(5, ge=1, le=10_000)  # stop a run whose cases keep failing
 
     @field_validator("phases")
     @classmethod
@@ -223,10 +228,53 @@ class RunSection(_Table):
         return value
 
 
+Weight = Annotated[float, Field(ge=0.0, le=1.0)]
+RUBRIC_WEIGHTS = {"factual_accuracy": 0.5, "specificity": 0.1, "temporal_awareness": 0.15,
+                  "source_attribution": 0.1, "confidence_calibration": 0.15}
+DECISION_WEIGHTS = {"decision": 0.5, "reasoning": 0.3, "recall": 0.2}
+TRACE_WEIGHTS = {"selection": 0.4, "order": 0.3, "args": 0.3}
+
+
+def _weights(names: dict[str, float]):
+    """A validator for a weights table: only the known names, at least one weight above zero."""
+
+    def check(value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(set(value) - set(names))
+        if unknown:
+            raise ValueError(f"unknown name {unknown[0]!r}; allowed: {', '.join(names)}")
+        merged = {**names, **value}
+        if sum(merged.values()) <= 0:
+            raise ValueError("all weights are 0; at least one must be above 0")
+        return merged
+
+    return AfterValidator(check)
+
+
+class ThresholdsConfig(_Table):
+    """Every number that decides a score. Defaults are the documented ones; the manifest records
+    the values used, and changing one starts a new run (the run id hashes them)."""
+
+    pass_score: Weight = 0.5            # a rubric / level score at or above this counts as correct
+    answer_f1: Weight = 0.8             # deterministic LongMemEval grader: token F1 for a match
+    preference_recall: Weight = 0.3     # deterministic grader: rubric recall for a preference answer
+    rubric_penalty: Weight = 0.5        # rubric: minus this per forbidden or stale value
+    stale_penalty: Weight = 0.5         # L14: minus this per stale value presented as current
+    fact_match: Weight = 0.6            # fact matcher: similarity at or above this is a match
+    fact_term_weight: Weight = 0.7      # fact matcher: share of the similarity carried by key terms
+    noise_spread: Weight = 0.10         # multi-seed: a question whose scores spread more is noisy
+    rubric_weights: Annotated[dict[str, Weight], _weights(RUBRIC_WEIGHTS)] = Field(
+        default_factory=lambda: dict(RUBRIC_WEIGHTS), strict=False)
+    decision_weights: Annotated[dict[str, Weight], _weights(DECISION_WEIGHTS)] = Field(
+        default_factory=lambda: dict(DECISION_WEIGHTS), strict=False)
+    trace_weights: Annotated[dict[str, Weight], _weights(TRACE_WEIGHTS)] = Field(
+        default_factory=lambda: dict(TRACE_WEIGHTS), strict=False)
+
+
 class EvalConfig(_Table):
     judge: Literal["auto", "llm", "official", "deterministic"] = "auto"
     votes: int = Field(1, ge=1, le=9)
     judge_retries: int = Field(3, ge=0, le=20)
+    thresholds: ThresholdsConfig = ThresholdsConfig()
 
 
 class RetryConfig(_Table):
@@ -250,11 +298,26 @@ class SweepConfig(_Table):
     top_k: tuple[Annotated[int, Field(ge=1, le=100)], ...] = _seq()
 
 
+def _ladder(value: tuple) -> tuple:
+    if len(value) < 2 or list(value) != sorted(set(value)):
+        raise ValueError("expected at least two distinct values in increasing order, e.g. [1, 5, 10]")
+    return value
+
+
 class SelfImproveConfig(_Table):
     iterations: int = Field(0, ge=0, le=50)
     holdout_fraction: float = Field(0.5, gt=0.0, lt=1.0)
     min_gain: float = Field(0.0, ge=0.0, le=1.0)
     seed: int = 7
+    p_value: float = Field(0.05, gt=0.0, lt=1.0)       # McNemar p below this counts as a real gain
+    category_drop: float = Field(0.05, ge=0.0, le=1.0)  # a group falling more than this blocks a keep
+    top_k_ladder: Annotated[tuple[Annotated[int, Field(ge=1, le=100)], ...], AfterValidator(_ladder)] = _seq(
+        (1, 3, 5, 10, 20, 30, 50))
+    alpha_ladder: Annotated[tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...], AfterValidator(_ladder)] = _seq(
+        (0.0, 0.25, 0.5, 0.75, 1.0))
+    cadence_ladder: Annotated[tuple[Annotated[int, Field(ge=1, le=100)], ...], AfterValidator(_ladder)] = _seq(
+        (2, 4, 6, 8, 12, 16))
+    max_distance: int = Field(3, ge=1, le=10)           # rungs a proposal may move from the current value
 
 
 def dataset_shorthand(value: str) -> dict[str, str]:

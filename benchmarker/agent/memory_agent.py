@@ -55,6 +55,8 @@ class MemoryAgentContext:
     # (turn_index, role) of every message of this agent turn when it holds several (ingest unit
     # exchange / session); () for one message. Entries are tagged per message from it.
     unit_turns: tuple[tuple[int, str], ...] = ()
+    # Where this turn's tool calls are recorded (the caller's run log); None: the agent's own sink.
+    decision_sink: DecisionSink | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def for_turn(self, turn_index: int, role: str) -> "MemoryAgentContext":
         return dataclasses.replace(self, turn_index=turn_index, role=role)

@@ -162,6 +162,10 @@ class HarnessToolMiddleware(AgentMiddleware):
                   "tool_call_id": call.get("id")}
         return result, record
 
+    def _sink(self, context: Any) -> DecisionSink | None:
+        """The turn's own sink (the run log of whoever invoked the agent), else the agent's."""
+        return getattr(context, "decision_sink", None) or self.decision_sink
+
     @staticmethod
     def _error_message(request: Any, exc: Exception) -> ToolMessage:
         call = request.tool_call
@@ -176,8 +180,9 @@ class HarnessToolMiddleware(AgentMiddleware):
         except Exception as exc:  # the model gets the error as text and may correct itself
             result = self._error_message(request, exc)
         result, record = self._finish(request, result, started)
-        if self.decision_sink is not None:
-            outcome = self.decision_sink(context, record)
+        sink = self._sink(context)
+        if sink is not None:
+            outcome = sink(context, record)
             if inspect.iscoroutine(outcome):
                 outcome.close()
                 raise TypeError("an async decision_sink needs the async agent API (ainvoke / run_agent_turn)")
@@ -191,8 +196,9 @@ class HarnessToolMiddleware(AgentMiddleware):
         except Exception as exc:
             result = self._error_message(request, exc)
         result, record = self._finish(request, result, started)
-        if self.decision_sink is not None:
-            outcome = self.decision_sink(context, record)
+        sink = self._sink(context)
+        if sink is not None:
+            outcome = sink(context, record)
             if inspect.isawaitable(outcome):
                 await outcome
         return result

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.run.jsonl import latest_by, read_jsonl
+from benchmarker.log.jsonl import latest_by, read_jsonl
 
 GRADING_KEYS = ("label", "autoeval_label", "grade")
 

@@ -143,7 +143,7 @@ def _multi_seed_md(ms: dict[str, Any]) -> str:
 
 def self_improve_summary(run_dir: Path) -> dict[str, Any] | None:
     """The self-improve loop from `self_improve.jsonl` alone: counts, start vs best, and a table."""
-    from benchmarker.run.jsonl import read_jsonl
+    from benchmarker.log.jsonl import read_jsonl
 
     by_iteration = {line["iteration"]: line for line in read_jsonl(run_dir / SELF_IMPROVE_LOG)}
     lines = [by_iteration[i] for i in sorted(by_iteration)]

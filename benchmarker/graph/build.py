@@ -1,8 +1,8 @@
 """The run graph, assembled where every node and edge is visible at a glance.
 
-    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [self_improve] -> report -> END
-    case graph:  START -> prepare_memory -> ingest -> qa -> eval -> END
-                                                  \\-> read_back -> eval   (fact extraction)
+    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [self_improve] -> summarise -> END
+    case graph:  START -> prepare_memory -> ingest -> qa -> score -> END
+                                                  \\-> read_back -> score   (fact extraction)
 
 One case = one memory. `cases` streams cases from the dataset (bounded memory, even for the
 2.7 GB M file) and runs the case graph on up to `[run].concurrency` of them at once; never two
@@ -20,14 +20,14 @@ from langgraph.runtime import Runtime
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import RunAbortedError
 from benchmarker.graph.context import RunContext
-from benchmarker.graph.eval import eval_case
 from benchmarker.graph.facts import read_back
 from benchmarker.graph.ingest import ingest
 from benchmarker.graph.memory_setup import prepare_memory
 from benchmarker.graph.qa import qa
-from benchmarker.graph.report import report
+from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.setup import setup
-from benchmarker.graph.state import CaseState, RunState
+from benchmarker.graph.summarise import summarise
+from benchmarker.graph.state import CaseState, RunState, Setup
 
 
 def after_ingest(state: CaseState) -> str:
@@ -41,23 +41,24 @@ def build_case_graph():
     graph.add_node("ingest", ingest)
     graph.add_node("qa", qa)
     graph.add_node("read_back", read_back)
-    graph.add_node("eval", eval_case)
+    graph.add_node("score", score_answers)
     graph.add_edge(START, "prepare_memory")
     graph.add_edge("prepare_memory", "ingest")
     graph.add_conditional_edges("ingest", after_ingest, ["qa", "read_back"])
-    graph.add_edge("qa", "eval")
-    graph.add_edge("read_back", "eval")
-    graph.add_edge("eval", END)
+    graph.add_edge("qa", "score")
+    graph.add_edge("read_back", "score")
+    graph.add_edge("score", END)
     return graph.compile(name="case")
 
 
 CASE_GRAPH = build_case_graph()
-MAX_FAILURES_IN_A_ROW = 5
 
 
-async def run_cases(cases: Iterable[Case], ctx: RunContext) -> tuple[list[str], list[str]]:
-    """Run the case graph over a lazy stream of cases, `concurrency` at a time."""
+async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tuple[list[str], list[str]]:
+    """Run the case graph over a lazy stream of cases, `concurrency` at a time; stop the run when
+    `[run].max_failures_in_a_row` cases fail one after another (a dead server, a revoked key)."""
     limit = ctx.config.run.concurrency
+    max_failures = ctx.config.run.max_failures_in_a_row
     semaphore = asyncio.Semaphore(limit)
     done: list[str] = []
     skipped: list[str] = []
@@ -66,13 +67,13 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext) -> tuple[list[str], 
     async def one(case: Case) -> None:
         nonlocal failures_in_a_row
         try:
-            final = await CASE_GRAPH.ainvoke({"case": case}, context=ctx)
+            final = await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=ctx)
         except Exception as err:  # one bad case must not cost the rest of a paid run
             failures_in_a_row += 1
-            ctx.store.log_error(case.case_id, err)
+            ctx.log.log_error(case.case_id, err)
             skipped.append(case.case_id)
             ctx.progress.question_done(f"{case.case_id} FAILED: {type(err).__name__}: {err}", len(case.questions) or 1)
-            if failures_in_a_row >= MAX_FAILURES_IN_A_ROW:
+            if failures_in_a_row >= max_failures:
                 raise RunAbortedError(f"{failures_in_a_row} cases failed in a row; last error: {err}") from err
             return
         finally:
@@ -94,8 +95,8 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext) -> tuple[list[str], 
 
 def _case_label(case: Case, final: dict[str, Any]) -> str:
     results = final.get("results") or []
-    if len(results) == 1 and results[0].get("label") is not None:
-        return f"{case.case_id}: {'correct' if results[0]['label'] else 'wrong'}"
+    if len(results) == 1 and results[0].label is not None:
+        return f"{case.case_id}: {'correct' if results[0].label else 'wrong'}"
     return f"{case.case_id}: done"
 
 
@@ -103,7 +104,7 @@ def cases_node(name: str, source: Callable[[], Iterable[Case]]):
     """A node that runs the case graph over `source()`; levels get one such node each."""
 
     async def node(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        done, skipped = await run_cases(source(), runtime.context)
+        done, skipped = await run_cases(source(), runtime.context, state["setup"])
         return {"cases_done": done, "cases_skipped": skipped}
 
     node.__name__ = name
@@ -112,7 +113,7 @@ def cases_node(name: str, source: Callable[[], Iterable[Case]]):
 
 def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], *,
                     self_improve_node: Callable | None = None):
-    """setup -> one node per case group (in order) -> [self_improve] -> report."""
+    """setup -> one node per case group (in order) -> [self_improve] -> summarise."""
     graph = StateGraph(RunState, context_schema=RunContext)
     graph.add_node("setup", setup)
     graph.add_edge(START, "setup")
@@ -125,7 +126,7 @@ def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], 
         graph.add_node("self_improve", self_improve_node)
         graph.add_edge(previous, "self_improve")
         previous = "self_improve"
-    graph.add_node("report", report)
-    graph.add_edge(previous, "report")
-    graph.add_edge("report", END)
+    graph.add_node("summarise", summarise)
+    graph.add_edge(previous, "summarise")
+    graph.add_edge("summarise", END)
     return graph.compile(name="run")

@@ -1,7 +1,10 @@
 """What every node of the run graph needs and nothing in the state should carry.
 
-LangGraph passes this as the runtime context (`graph.ainvoke(..., context=RunContext(...))`).
-It holds live objects (the MCP session, models, writers), so it never goes into graph state.
+LangGraph passes this as the runtime context (`graph.ainvoke(..., context=RunContext(...))`), which
+it documents as static: the context holds only dependencies (config, the MCP client, the models,
+the judge, the run log handle, the progress sink). What a run produces travels as records, in
+graph state and through `log.append`; what setup learns (the vault, Mycelian's default prompts)
+travels in state too. A self-improve candidate gets its own context (`dataclasses.replace`).
 """
 
 from __future__ import annotations
@@ -9,13 +12,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 
-from benchmarker.run.progress import RunProgress
-from benchmarker.run.store import ResumeState, RunStore
+from benchmarker.graph.progress import RunProgress
+from benchmarker.log.store import RunLog
+
+if TYPE_CHECKING:
+    from benchmarker.config import RunConfig
+    from benchmarker.datasets.schema import Case
+    from benchmarker.eval.score import Judge
+    from benchmarker.memory.client import MemoryClient
 
 
-@dataclass
+@dataclass(frozen=True)
 class SearchSettings:
     """Search-time knobs: these change QA, never what ingestion wrote (so sweeps reuse ingestion)."""
 
@@ -24,48 +33,37 @@ class SearchSettings:
     label: str = ""      # sweep point label, "" for a plain run
 
 
-@dataclass
+class ReplayWrites(Protocol):
+    """A finished run's recorded memory writes (`benchmarker.run.replay.ReplaySource`)."""
+
+    def writes_for(self, case_id: str) -> Iterator[Any]: ...
+    def missing_reason(self, case_id: str) -> str | None: ...
+    def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
 class RunContext:
-    config: Any                 # benchmarker.config.RunConfig
+    config: "RunConfig"
     run_id: str
-    store: RunStore
-    resume: ResumeState
-    client: Any                 # benchmarker.memory.client.MemoryClient
-    vault_id: str
-    default_prompts: dict[str, Any]
-    agent: Any | None           # the compiled memory agent (None in retrieval mode)
-    qa_model: Any | None
-    judge_model: Any | None
-    judge_kind: str             # deterministic | llm | official
-    official_prompt: Any | None
-    ledger: Any                 # benchmarker.agent.ledger.TokenLedger
-    retry_policy: Any
+    log: RunLog
+    client: "MemoryClient"
+    agent: Any | None            # the compiled memory agent (None in retrieval mode and replay)
+    qa_model: Any | None         # the reader (None in retrieval mode)
+    judge: "Judge"
+    ledger: Any                  # benchmarker.agent.ledger.TokenLedger
     progress: RunProgress
     search: SearchSettings
     offline: bool
     phases: tuple[str, ...]
-    mode: str                   # agent | retrieval
-    # case_id -> the memory agent's tool calls in order (L13 scores them; facts reads them back)
-    tool_traces: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    mode: str                    # agent | retrieval
     started: float = field(default_factory=time.monotonic)
-    # Self-improve: re-iterates the run's cases; a candidate's prompt copies and context cadence.
-    case_source: Callable[[], Iterable[Any]] | None = None
+    # Self-improve re-iterates the run's cases; a candidate has its prompt copies and cadence.
+    case_source: Callable[[], Iterable["Case"]] | None = None
     prompts_dir: Path | None = None
     context_cadence: int | None = None
-    # The agent's decision sink holds the run's context; a candidate's re-ingestion points it here.
-    decisions_to: "RunContext | None" = None
-    # `replay`: a finished run's recorded writes to re-apply instead of running the agent
-    # (benchmarker.run.replay.ReplaySource); None for a normal run.
-    replay: Any | None = None
+    replay: ReplayWrites | None = None   # `replay`: writes to re-apply instead of running the agent
 
-    def record_decision(self, record: dict[str, Any]) -> None:
-        """Every tool call, the agent's and the harness's own, goes to decisions.jsonl."""
-        if self.decisions_to is not None:
-            self.decisions_to.record_decision(record)
-            return
-        self.store.log_decision(record)
-        if record.get("caller") == "agent":
-            self.tool_traces.setdefault(record["case_id"], []).append(
-                {"tool": record["tool"], "args": record.get("args", {}), "error": record.get("error")}
-            )
-            self.progress.add_tool_calls()
+    @property
+    def cadence(self) -> int:
+        """The context cadence the memory agent is told (a candidate's, else the config's)."""
+        return self.context_cadence or self.config.params.context_cadence

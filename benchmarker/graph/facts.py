@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.retrieval import is_placeholder_context
 from benchmarker.graph.state import CaseState
+from benchmarker.log.records import AnswerRecord
 
 SEED_TAG = "seed"
 
@@ -22,23 +23,22 @@ async def read_back(state: CaseState, runtime: Runtime[RunContext]) -> dict[str,
     if state.get("skipped") or "qa" not in ctx.phases:
         return {}
     case, memory = state["case"], state["memory"]
-    if case.case_id in ctx.resume.answered:
-        return {}
-    await ctx.client.await_consistency(memory["memory_id"])
-    entries = await ctx.client.list_all_entries(memory["vault_id"], memory["memory_id"])
+    if case.case_id in ctx.log.done.answered:
+        return {"answers": [ctx.log.done.answered[case.case_id]]}
+    await ctx.client.await_consistency(memory.memory_id)
+    entries = await ctx.client.list_all_entries(memory.vault_id, memory.memory_id)
     new_entries = [e for e in entries if not (isinstance(e.get("tags"), dict) and e["tags"].get(SEED_TAG))]
-    context = await ctx.client.get_context(memory["vault_id"], memory["memory_id"])
+    context = await ctx.client.get_context(memory.vault_id, memory.memory_id)
     if is_placeholder_context(context):
         context = ""
-    record = {
-        "case_id": case.case_id, "question_id": case.case_id, "question_type": case.metadata.get("scenario", ""),
-        "category": case.metadata.get("scenario", ""), "kind": case.kind, "is_abstention": False,
-        "question": "", "answer": "", "hypothesis": context,
-        "new_entries": [{"summary": e.get("summary", ""), "rawEntry": e.get("rawEntry", ""),
-                         "tags": e.get("tags") or {}} for e in new_entries],
-        "latest_context": context, "memory_id": memory["memory_id"], "mode": ctx.mode, "offline": ctx.offline,
-        "tool_calls": ctx.tool_traces.get(case.case_id, []),
-    }
-    ctx.store.write_answer(record)
-    ctx.resume.answered[case.case_id] = record
-    return {"answers": [record], "readback": record}
+    record = AnswerRecord(
+        case_id=case.case_id, question_id=case.case_id, question_type=case.metadata.get("scenario", ""),
+        category=case.metadata.get("scenario", ""), kind=case.kind, is_abstention=False,
+        question="", answer="", hypothesis=context, mode=ctx.mode, offline=ctx.offline,
+        new_entries=[{"summary": e.get("summary", ""), "rawEntry": e.get("rawEntry", ""),
+                      "tags": e.get("tags") or {}} for e in new_entries],
+        latest_context=context, memory_id=memory.memory_id,
+        tool_calls=[d.trace_step() for d in ctx.log.agent_tool_calls(case.case_id)],
+    )
+    ctx.log.append(record)
+    return {"answers": [record]}

@@ -23,11 +23,10 @@ from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt,
 from benchmarker.datasets.schema import Case, Session
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
-from benchmarker.run.store import MemoryRecord
+from benchmarker.log.records import DecisionRecord, MemoryRecord
 
 log = logging.getLogger(__name__)
-SUMMARY_CHARS = 512
-RAW_ENTRY_CHARS = 9000  # Mycelian's REST API rejects longer entries
+from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS  # Mycelian's limits, re-exported
 
 
 def turn_context(ctx: RunContext, case: Case, record: MemoryRecord, session: Session, turn_index: int,
@@ -38,16 +37,26 @@ def turn_context(ctx: RunContext, case: Case, record: MemoryRecord, session: Ses
     return MemoryAgentContext(system_prompt=system_prompt, run_id=ctx.run_id, case_id=case.case_id,
                               question_id=question_id, vault_id=record.vault_id, memory_id=record.memory_id,
                               session_id=session.session_id, session_date=session.date, turn_index=turn_index,
-                              role=role)
+                              role=role, decision_sink=decision_sink(ctx))
+
+
+def decision_sink(ctx: RunContext):
+    """The memory agent's tool calls go to this context's run log (a candidate's, during self-improve)."""
+
+    def record(agent_ctx: MemoryAgentContext, call: dict[str, Any]) -> None:
+        ctx.log.append(DecisionRecord(case_id=agent_ctx.case_id, question_id=agent_ctx.question_id,
+                                      session_id=agent_ctx.session_id, turn=agent_ctx.turn_index,
+                                      caller="agent", **call))
+        ctx.progress.add_tool_calls()
+
+    return record
 
 
 async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
-    if state.get("skipped"):
+    if state.get("skipped") or state["memory"].ingested:
         return {}
-    record = MemoryRecord(**state["memory"])
-    if record.ingested:
-        return {}
+    record = state["memory"].model_copy()
     case = state["case"]
     ctx.progress.set_phase("ingest")
     started = time.monotonic()
@@ -60,18 +69,17 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
     elif ctx.mode == "retrieval":
         entries, failed = await _write_entries_directly(ctx, case, record), 0
     else:
-        entries, failed = await _ingest_with_agent(ctx, case, record)
+        entries, failed = await _ingest_with_agent(ctx, case, record, state["setup"]["default_prompts"])
     await ctx.client.await_consistency(record.memory_id)
-    record.ingested, record.entries, record.failed_turns = True, entries, failed
+    record.status, record.ingested, record.entries, record.failed_turns = "ingested", True, entries, failed
     record.ingest_s = round(time.monotonic() - started, 3)
     if ctx.agent is not None and ctx.replay is None and ctx.mode == "agent":
         record.agent_usage = ctx.ledger.case_usage(case.case_id, ctx.config.models.agent)
-    ctx.store.log_memory(record, "ingested")
-    ctx.resume.memories[case.case_id] = record
-    ctx.store.log_decision({"case_id": case.case_id, "caller": "harness", "tool": "_ingest_done",
-                            "args": {}, "latency_ms": round((time.monotonic() - started) * 1000, 1),
-                            "result_preview": f"{entries} messages, {failed} failed turns"})
-    return {"memory": record.__dict__}
+    ctx.log.append(record)
+    ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_ingest_done",
+                                  latency_ms=round((time.monotonic() - started) * 1000, 1),
+                                  result_preview=f"{entries} messages, {failed} failed turns"))
+    return {"memory": record}
 
 
 async def _seed_existing_memory(ctx: RunContext, case: Case, record: MemoryRecord) -> None:
@@ -114,14 +122,14 @@ def ingest_units(roles: list[str], unit: str) -> list[list[int]]:
     return groups
 
 
-async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord) -> tuple[int, int]:
+async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
+                             default_prompts: dict[str, Any]) -> tuple[int, int]:
     unit = ctx.config.agent.ingest_unit
     turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None
     # One system prompt per case: the same bytes on every call of every session (a cacheable prefix).
     system_prompt = compose_memory_system_prompt(
-        load_prompt("memory_agent_prefix.txt", directory=ctx.prompts_dir), ctx.default_prompts,
-        vault_id=record.vault_id, memory_id=record.memory_id,
-        context_cadence=ctx.context_cadence or ctx.config.params.context_cadence,
+        load_prompt("memory_agent_prefix.txt", directory=ctx.prompts_dir), default_prompts,
+        vault_id=record.vault_id, memory_id=record.memory_id, context_cadence=ctx.cadence,
         unit_text=unit_instructions(unit, ctx.prompts_dir))
     count = failed = 0
     for session in case.sessions:
@@ -143,8 +151,7 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord) 
                 failed += 1
                 log.warning("case %s session %s messages %d-%d failed: %s", case.case_id, session.session_id,
                             group[0], last, outcome.failed_reason)
-                ctx.store.log_decision({"case_id": case.case_id, "question_id": agent_ctx.question_id,
-                                        "session_id": session.session_id, "turn": last,
-                                        "turns": group, "caller": "harness", "tool": "_turn_failed", "args": {},
-                                        "error": outcome.failed_reason})
+                ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=agent_ctx.question_id,
+                                              session_id=session.session_id, turn=last, turns=group,
+                                              caller="harness", tool="_turn_failed", error=outcome.failed_reason))
     return count, failed

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
-from benchmarker.run.store import MemoryRecord
+from benchmarker.log.records import MemoryRecord
 
 MAX_ATTEMPTS = 50
 
@@ -44,20 +44,21 @@ def memory_title(template: str, case_id: str, run_id: str, attempt: int) -> str:
 async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     case = state["case"]
-    known = ctx.resume.memories.get(case.case_id)
+    known = ctx.log.done.memories.get(case.case_id)
     if known is not None and known.ingested:
-        return {"memory": known.__dict__}
+        return {"memory": known}
     if ctx.replay is not None and (reason := ctx.replay.missing_reason(case.case_id)):
         return {"skipped": reason}  # nothing recorded to replay: no memory is created
     if "ingest" not in ctx.phases:
         reason = f"case {case.case_id} has no finished ingestion in this run; add 'ingest' to [run].phases"
         return {"skipped": reason}
-    attempt = ctx.resume.max_attempt.get(case.case_id, 0) + 1
+    vault_id = state["setup"]["vault_id"]
+    attempt = ctx.log.next_attempt(case.case_id)
     template = ctx.config.params.memory_title_template
     while True:
         title = memory_title(template, case.case_id, ctx.run_id, attempt)
         try:
-            memory = await ctx.client.create_memory(ctx.vault_id, title, memory_type="NOTES",
+            memory = await ctx.client.create_memory(vault_id, title, memory_type="NOTES",
                                                     description=f"{case.kind} case {case.case_id}")
             break
         except MemoryToolError as err:
@@ -66,9 +67,7 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
             if attempt >= MAX_ATTEMPTS or "exist" not in err.message.lower() and "duplicate" not in err.message.lower():
                 raise
             attempt += 1
-    record = MemoryRecord(case_id=case.case_id, memory_id=memory["memoryId"], vault_id=ctx.vault_id,
-                          title=title, attempt=attempt)
-    ctx.store.log_memory(record, "created")
-    ctx.resume.max_attempt[case.case_id] = attempt
-    ctx.resume.memories[case.case_id] = record
-    return {"memory": record.__dict__}
+    record = MemoryRecord(case_id=case.case_id, memory_id=memory["memoryId"], vault_id=vault_id,
+                          title=title, attempt=attempt, status="created", context_cadence=ctx.cadence)
+    ctx.log.append(record)
+    return {"memory": record}

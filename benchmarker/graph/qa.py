@@ -19,6 +19,7 @@ from benchmarker.datasets.schema import Case, Question
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.retrieval import build_context, map_hits, wait_until_searchable
 from benchmarker.graph.state import CaseState
+from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
 
 
 def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
@@ -51,38 +52,42 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
 
 
 async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Every answer of the case goes on in state: the ones an earlier process wrote, then the new ones."""
     ctx = runtime.context
     if state.get("skipped") or "qa" not in ctx.phases:
         return {}
     case, memory = state["case"], state["memory"]
-    pending = [q for q in case.questions if q.question_id not in ctx.resume.answered]
+    done = ctx.log.done.answered
+    answers = [done[q.question_id] for q in case.questions if q.question_id in done]
+    pending = [q for q in case.questions if q.question_id not in done]
     if not pending:
-        return {}
+        return {"answers": answers}
     ctx.progress.set_phase("qa")
     waited = time.monotonic()
-    searchable = await wait_until_searchable(ctx, memory["vault_id"], memory["memory_id"],
+    searchable = await wait_until_searchable(ctx, memory.vault_id, memory.memory_id,
                                              ctx.config.params.consistency_timeout_s)
-    ctx.store.log_decision({"case_id": case.case_id, "caller": "harness", "tool": "_wait_searchable", "args": {},
-                            "latency_ms": round((time.monotonic() - waited) * 1000, 1),
-                            "result_preview": "searchable" if searchable else "timed out: index still lagging"})
-    answers = []
+    ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_wait_searchable",
+                                  latency_ms=round((time.monotonic() - waited) * 1000, 1),
+                                  result_preview="searchable" if searchable else "timed out: index still lagging"))
     for question in pending:
-        answers.append(await _answer(ctx, case, question, memory, searchable))
+        answer = await _answer(ctx, case, question, memory, searchable)
+        ctx.log.append(answer)  # one durable line per question: a crash loses at most the one in flight
+        answers.append(answer)
     return {"answers": answers}
 
 
-async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[str, Any],
-                  searchable: bool) -> dict[str, Any]:
+async def _answer(ctx: RunContext, case: Case, question: Question, memory: MemoryRecord,
+                  searchable: bool) -> AnswerRecord:
     started = time.monotonic()
     t0 = time.monotonic()
-    result = await ctx.client.search(memory["memory_id"], question.question, top_k=ctx.search.top_k,
+    result = await ctx.client.search(memory.memory_id, question.question, top_k=ctx.search.top_k,
                                      alpha=ctx.search.alpha)
     search_ms = (time.monotonic() - t0) * 1000
-    ctx.store.log_decision({"case_id": case.case_id, "question_id": question.question_id, "caller": "harness",
-                            "tool": "search_memories", "args": {"query": question.question,
-                                                               "top_k": ctx.search.top_k, "alpha": ctx.search.alpha},
-                            "result_preview": f"{result.get('count', 0)} hits", "latency_ms": round(search_ms, 1)})
-    hits = await map_hits(ctx, memory["vault_id"], memory["memory_id"], result.get("entries") or [])
+    ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=question.question_id, caller="harness",
+                                  tool="search_memories", args={"query": question.question,
+                                                                "top_k": ctx.search.top_k, "alpha": ctx.search.alpha},
+                                  result_preview=f"{result.get('count', 0)} hits", latency_ms=round(search_ms, 1)))
+    hits = await map_hits(ctx, memory.vault_id, memory.memory_id, result.get("entries") or [])
     context = build_context(result, hits, ctx.config.params.qa_max_context_chars)
     hypothesis, tokens = "", {"input": 0, "output": 0}
     if ctx.mode != "retrieval":
@@ -96,21 +101,18 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: dict[
                   "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}
     for hit in hits:
         hit.pop("raw_entry", None)
-    record = base_record(case, question) | {
+    return AnswerRecord(**base_record(case, question), **{
         "hypothesis": hypothesis,
         "retrieved": hits,
         "top_k": ctx.search.top_k,
         "alpha": ctx.search.alpha,
         "context_chars": len(context),
         "index_searchable": searchable,
-        "memory_id": memory["memory_id"],
+        "memory_id": memory.memory_id,
         # ingest_s is the whole case's ingestion (one memory), repeated on each of its questions.
-        "timings": {"ingest_s": memory.get("ingest_s", 0.0), "qa_s": round(time.monotonic() - started, 4),
+        "timings": {"ingest_s": memory.ingest_s, "qa_s": round(time.monotonic() - started, 4),
                     "search_ms": round(search_ms, 2)},
         "tokens": {"qa": tokens},
         "mode": ctx.mode,
         "offline": ctx.offline,
-    }
-    ctx.store.write_answer(record)
-    ctx.resume.answered[question.question_id] = record
-    return record
+    })

@@ -14,7 +14,7 @@ from typing import Any
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
-from benchmarker.run.store import MemoryRecord
+from benchmarker.log.records import DecisionRecord, MemoryRecord
 
 RESULT_PREVIEW_CHARS = 300
 
@@ -47,9 +47,9 @@ async def replay_into_memory(ctx: RunContext, case: Case, record: MemoryRecord) 
         else:
             if write.tool == "add_entry":
                 written += 1
-        ctx.store.log_decision({"case_id": case.case_id, "question_id": write.question_id,
-                                "session_id": write.session_id, "turn": write.turn, "caller": "replay",
-                                "tool": write.tool, "args": args, "result_preview": text[:RESULT_PREVIEW_CHARS],
-                                "latency_ms": round((time.perf_counter() - started) * 1000.0, 3), "error": error})
+        ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=write.question_id,
+                                      session_id=write.session_id, turn=write.turn, caller="replay",
+                                      tool=write.tool, args=args, result_preview=text[:RESULT_PREVIEW_CHARS],
+                                      latency_ms=round((time.perf_counter() - started) * 1000.0, 3), error=error))
         ctx.progress.add_tool_calls()
     return written, failed

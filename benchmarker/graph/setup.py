@@ -27,10 +27,8 @@ async def setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]
     if unknown and ctx.agent is not None:
         raise UserError(f"{ctx.config.config_path}: [agent].tools names {unknown}, which the memory server does not "
                         f"offer; it has: {', '.join(sorted(names))}")
-    if ctx.config.vault_id:
-        ctx.vault_id = ctx.config.vault_id
-    else:
-        ctx.vault_id = await ctx.client.ensure_vault(ctx.config.vault_title)
-    if ctx.mode == "agent" and not ctx.default_prompts:
-        ctx.default_prompts = await ctx.client.get_default_prompts("chat")
-    return {}
+    if state.get("setup"):  # a later sweep point: the vault and prompts are known
+        return {}
+    vault_id = ctx.config.vault_id or await ctx.client.ensure_vault(ctx.config.vault_title)
+    default_prompts = await ctx.client.get_default_prompts("chat") if ctx.mode == "agent" else {}
+    return {"setup": {"vault_id": vault_id, "default_prompts": default_prompts}}

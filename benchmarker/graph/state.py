@@ -1,4 +1,9 @@
-"""Typed graph state. Nodes return only the keys they change; lists merge with `operator.add`."""
+"""Typed graph state. Nodes return only the keys they change; lists merge with `operator.add`.
+
+Records (benchmarker/log/records.py) are what moves between nodes: `prepare_memory` and `ingest`
+hand on a MemoryRecord, `qa` / `read_back` every AnswerRecord of the case (resumed ones included),
+`score` the ResultRecords.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +11,32 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 from benchmarker.datasets.schema import Case
+from benchmarker.log.records import AnswerRecord, MemoryRecord, ResultRecord
+
+
+class Setup(TypedDict):
+    """What the setup node learns once per run and every case needs."""
+
+    vault_id: str
+    default_prompts: dict[str, Any]   # Mycelian's get_default_prompts("chat"); {} in retrieval mode
 
 
 class CaseState(TypedDict, total=False):
-    """One case moving through memory setup -> ingest -> qa -> eval."""
+    """One case moving through memory setup -> ingest -> qa -> score."""
 
     case: Case
-    memory: dict[str, Any]                                   # MemoryRecord fields
+    setup: Setup
+    memory: MemoryRecord
     skipped: str                                             # why the case stopped early
-    answers: Annotated[list[dict[str, Any]], operator.add]   # new answer records
-    results: Annotated[list[dict[str, Any]], operator.add]   # new result records
-    readback: dict[str, Any]                                 # fact extraction: what memory holds
+    answers: Annotated[list[AnswerRecord], operator.add]     # every answer of the case
+    results: Annotated[list[ResultRecord], operator.add]     # results scored in this process
 
 
 class RunState(TypedDict, total=False):
     """The whole run: which cases, what finished, where the report went."""
 
     total_questions: int
+    setup: Setup
     cases_done: Annotated[list[str], operator.add]
     cases_skipped: Annotated[list[str], operator.add]
     summary: dict[str, Any]

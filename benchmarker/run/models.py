@@ -28,15 +28,24 @@ class RunModels:
     def offline(self) -> bool:
         return self.provider == "offline"
 
-    def build_agent(self, tools: list[Any], decision_sink: Any):
-        """The memory agent over the `[agent] tools` subset of the server's tools (in server order)."""
+    def build_agent(self, tools: list[Any]):
+        """The memory agent over the `[agent] tools` subset of the server's tools (in server order).
+        Its tool calls are recorded through each turn's own sink (MemoryAgentContext.decision_sink)."""
         from benchmarker.agent.memory_agent import build_memory_agent
 
         chosen = [tool for tool in tools if not self.agent_tools or tool.name in self.agent_tools]
         return build_memory_agent(self.agent_model, chosen, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
-                                  retry_policy=self.retry_policy, ledger=self.ledger, decision_sink=decision_sink,
+                                  retry_policy=self.retry_policy, ledger=self.ledger,
                                   provider=self.provider, model_id=self.model_ids["agent"],
                                   prompt_cache=self.prompt_cache)
+
+    def judge_for(self, config) -> Any:
+        """The eval phase's judge (benchmarker.eval.score.Judge): kind, model, retries and thresholds."""
+        from benchmarker.eval.score import Judge
+
+        return Judge(kind=self.judge_kind, model=self.judge if self.judge_kind != "deterministic" else None,
+                     official_prompt=self.official_prompt, retries=config.eval.judge_retries,
+                     votes=config.eval.votes, thresholds=config.eval.thresholds)
 
     def prompt_cache_note(self) -> str:
         from benchmarker.agent.caching import prompt_cache_middleware

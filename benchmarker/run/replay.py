@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from benchmarker.errors import UserError
-from benchmarker.run.jsonl import read_jsonl
+from benchmarker.log.jsonl import read_jsonl
 
 if TYPE_CHECKING:
     from benchmarker.run.runner import RunOutcome

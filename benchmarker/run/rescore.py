@@ -1,58 +1,101 @@
-"""`mycelian-longmemeval score RUN_DIR CONFIG`: judge a finished run's answers again, with another judge.
+"""`mycelian-longmemeval score RUN_DIR CONFIG`: score a finished run's answers again, with another
+judge or other thresholds, whatever its suite (as `inspect score` does for any log).
 
 Ingestion and QA are what a run pays for; the judge is the cheap part you may want to change
-(a stronger model, the official prompts, the deterministic grader). The new results go to
-`RUN_DIR/scores/<judge>/` with their own summary and report; the run's own files are untouched.
-Resumable like a run: answers already judged there are not judged again.
+(a stronger model, the official prompts, the deterministic grader, `[eval.thresholds]`). The new
+results go to `RUN_DIR/scores/<judge>/` with their own summary and report; the run's own files are
+untouched. Resumable like a run: answers already scored there are not scored again. Suites other
+than LongMemEval need their cases (the rubric, the facts): they are rebuilt from CONFIG's
+`[dataset]`, which must describe the same data as the run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.run.jsonl import read_jsonl
-from benchmarker.run.store import RunStore
+from benchmarker.log.records import AnswerRecord, read_records
+from benchmarker.log.store import RunLog
 
 
-def score_label(judge_kind: str, model: str) -> str:
+def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
+    """Where a re-scoring goes: the judge (and a hash of the thresholds when they are not the defaults)."""
+    from benchmarker.config_schema import ThresholdsConfig
+
     name = judge_kind if judge_kind == "deterministic" else f"{judge_kind}-{model}"
+    if thresholds is not None and thresholds != ThresholdsConfig().model_dump(mode="json"):
+        digest = hashlib.sha256(json.dumps(thresholds, sort_keys=True).encode("utf-8")).hexdigest()[:8]
+        name = f"{name}-t{digest}"
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
 
 
+def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
+    """The cases of every non-LongMemEval answer, rebuilt from the config's dataset."""
+    from benchmarker.datasets.source import plan_dataset
+
+    wanted = {a.case_id for a in answers.values() if a.kind != "longmemeval"}
+    if not wanted:
+        return {}
+    cases = {}
+    for group in plan_dataset(config, run_dir).groups:
+        for case in group.cases():
+            if case.case_id in wanted:
+                cases[case.case_id] = case
+    missing = sorted(wanted - set(cases))
+    if missing:
+        raise UserError(f"{run_dir}: {len(missing)} answered cases (e.g. {missing[0]}) are not in the dataset that "
+                        f"{config.config_path} describes; pass the config the run was made with")
+    return cases
+
+
 async def rescore(run_dir: Path, config) -> Path:
-    from benchmarker.eval.scoring import grade_record
-    from benchmarker.graph.report import summarise_dir
+    from benchmarker.eval.score import score, score_level
+    from benchmarker.eval.outputs import write_outputs
     from benchmarker.run.models import build_models
 
-    answers = {line["question_id"]: line for line in read_jsonl(run_dir / "answers.jsonl")}
+    answers = {a.question_id: a for a in read_records(run_dir / "answers.jsonl", AnswerRecord)}
     if not answers:
         raise UserError(f"{run_dir}: no answers.jsonl lines to score; is it a finished run directory?")
-    other = sorted({a.get("kind") for a in answers.values()} - {"longmemeval"})
-    if other:
-        raise UserError(f"{run_dir}: `score` re-judges LongMemEval answers; this run holds {other} "
-                        "(re-run it with the new [eval] settings instead)")
+    cases = _cases_for(config, run_dir, answers)
     models = build_models(config.model_copy(update={"run": config.run.model_copy(update={"phases": ("eval",)})}))
-    label = score_label(models.judge_kind, config.models.eval)
+    judge = models.judge_for(config)
+    thresholds = config.eval.thresholds.model_dump(mode="json")
+    label = score_label(models.judge_kind, config.models.eval, thresholds)
     out_dir = run_dir / "scores" / label
-    store = RunStore(run_dir, answers_dir=out_dir)
-    done = store.load_resume_state().judged
+    log = RunLog(run_dir, answers_dir=out_dir)
     semaphore = asyncio.Semaphore(config.run.concurrency)
 
-    async def judge(record: dict[str, Any]) -> None:
+    async def one(answer: AnswerRecord) -> None:
+        memory = log.done.memories.get(answer.case_id)
         async with semaphore:
-            grading = await grade_record(record, judge_kind=models.judge_kind, model=models.judge,
-                                         prompt_builder=models.official_prompt, retries=config.eval.judge_retries)
-        store.write_result({k: v for k, v in record.items() if k != "schema_version"} | grading)
+            result = await score(answer, cases.get(answer.case_id), judge,
+                                 failed_turns=memory.failed_turns if memory else None)
+        log.append(result)
 
     try:
-        await asyncio.gather(*(judge(a) for qid, a in answers.items() if qid not in done))
+        await asyncio.gather(*(one(a) for qid, a in answers.items() if qid not in log.done.judged))
+        for case in cases.values():
+            if case.kind == "level":
+                level = score_level(case, log.done.judged, tool_calls=log.agent_tool_calls(case.case_id),
+                                    memory=log.done.memories.get(case.case_id),
+                                    default_cadence=config.params.context_cadence, thresholds=judge.thresholds)
+                if level is not None:
+                    log.append(level)
     finally:
-        store.close()
-    meta = {"run_id": run_dir.name, "offline": models.offline, "mode": "agent", "judge": models.judge_kind,
-            "point": f"scores/{label}", "tokens": models.ledger.snapshot(), "dataset_kind": "longmemeval"}
-    summarise_dir(out_dir, run_dir, meta)
+        log.close()
+    kinds = sorted({a.kind for a in answers.values()})
+    meta = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers), "judge": models.judge_kind,
+            "point": f"scores/{label}", "tokens": models.ledger.snapshot(),
+            "dataset_kind": config.dataset.kind if len(kinds) > 1 or kinds[0] != "longmemeval" else "longmemeval",
+            "thresholds": thresholds}
+    write_outputs(out_dir, run_dir, meta)
     return out_dir
+
+
+def _run_mode(answers: dict[str, AnswerRecord]) -> str:
+    return "retrieval" if all(a.mode == "retrieval" for a in answers.values()) else "agent"

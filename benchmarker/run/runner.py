@@ -19,8 +19,8 @@ from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import RunContext, SearchSettings
 from benchmarker.run.manifest import build_manifest, utc_now
 from benchmarker.run.models import RunModels, build_models
-from benchmarker.run.progress import RunProgress
-from benchmarker.run.store import RunStore
+from benchmarker.graph.progress import RunProgress
+from benchmarker.log.store import RunLog
 
 if TYPE_CHECKING:
     from benchmarker.run.replay import ReplaySource
@@ -50,7 +50,8 @@ async def memory_server(config, run_dir: Path) -> AsyncIterator[str]:
     db_path = Path(mem.db_path) if mem.db_path else run_dir / "memory.sqlite"
     settings = ServiceSettings(host="127.0.0.1", port=0, db_path=str(db_path), alpha=mem.alpha,
                                embedder=mem.embedder, index_lag_ms=mem.index_lag_ms,
-                               placeholder_context=mem.placeholder_context)
+                               placeholder_context=mem.placeholder_context, vector_cache_mb=mem.vector_cache_mb,
+                               embed_batch_size=mem.embed_batch_size, await_timeout_s=mem.await_timeout_s)
     async with EmbeddedMemoryService(settings, log_path=run_dir / "memory-service.log") as service:
         yield service.mcp_url
 
@@ -83,7 +84,7 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     run's recorded memory writes instead of running the memory agent (whose model is never built)."""
     run_id = config.run_id
     run_dir = config.run_dir
-    base_store = RunStore(run_dir)
+    base_store = RunLog(run_dir)
     plan = plan_dataset(config, run_dir)
     previous = _read_json(base_store.manifest_path)
     # The ledger starts from what earlier attempts of this run spent: a resume reports the whole cost.
@@ -121,45 +122,32 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
     results: list[tuple[str, Path, dict[str, Any]]] = []
     skipped: list[str] = []
     summary: dict[str, Any] = {}
-    live: dict[str, RunContext] = {}
-
-    async def decision_sink(agent_ctx, record: dict[str, Any]) -> None:
-        live["ctx"].record_decision({"case_id": agent_ctx.case_id, "question_id": agent_ctx.question_id,
-                                     "session_id": agent_ctx.session_id, "turn": agent_ctx.turn_index,
-                                     "caller": "agent", **record})
-
+    state: dict[str, Any] = {"total_questions": plan.total_questions}
     async with MemoryClient.connect(mcp_url, headers=_auth_headers(config)) as client:
         needs_agent = replay is None and config.run.mode == "agent" and "ingest" in config.run.phases
-        agent = models.build_agent(client.tools, decision_sink) if needs_agent else None
-        default_prompts: dict[str, Any] = {}
-        vault_id = ""
+        agent = models.build_agent(client.tools) if needs_agent else None
         for point in points:
             answers_dir = run_dir / "points" / point.label if point.label else run_dir
-            store = RunStore(run_dir, answers_dir=answers_dir)
-            resume = store.load_resume_state()
-            total = plan.total_questions
-            with RunProgress(total, enabled=config.run.progress, stats=lambda: ledger_totals(models.ledger)) as progress:
+            log = RunLog(run_dir, answers_dir=answers_dir)
+            with RunProgress(plan.total_questions, enabled=config.run.progress,
+                             stats=lambda: ledger_totals(models.ledger)) as progress:
                 ctx = RunContext(
-                    config=config, run_id=run_id, store=store, resume=resume, client=client,
-                    vault_id=vault_id, default_prompts=default_prompts, agent=agent,
-                    qa_model=models.qa, judge_model=models.judge, judge_kind=models.judge_kind,
-                    official_prompt=models.official_prompt, ledger=models.ledger,
-                    retry_policy=models.retry_policy, progress=progress, search=point,
+                    config=config, run_id=run_id, log=log, client=client, agent=agent, qa_model=models.qa,
+                    judge=models.judge_for(config), ledger=models.ledger, progress=progress, search=point,
                     offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode, replay=replay,
                     case_source=lambda: (case for g in plan.groups for case in g.cases()))
-                live["ctx"] = ctx
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
                                         self_improve_node=_self_improve_node(config, points))
-                final = await graph.ainvoke({"total_questions": total}, context=ctx)
-                vault_id, default_prompts = ctx.vault_id, ctx.default_prompts
-            store.close()
+                final = await graph.ainvoke(state, context=ctx)
+                state = {"total_questions": plan.total_questions, "setup": final["setup"]}  # the next point reuses it
+            log.close()
             summary = final.get("summary", {})
             results.append((point.label, answers_dir, summary))
             skipped.extend(c for c in final.get("cases_skipped", []) if c not in skipped)
     if len(points) > 1:
-        from benchmarker.graph.report import write_sweep_report
+        from benchmarker.eval.outputs import write_sweep_files
 
-        summary = write_sweep_report(run_dir, config, results)
+        summary = write_sweep_files(run_dir, results)
     return RunOutcome(run_dir, summary, results, skipped)
 
 
@@ -191,7 +179,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previous) -> dict[str, Any]:
-    return build_manifest(
+    manifest = build_manifest(
         config=config.to_manifest(), config_path=str(config.config_path), config_sha256=config.config_sha256,
         run_id=run_id,
         dataset={"kind": config.dataset.kind, "path": plan.path, "sha256": plan.sha256,
@@ -202,3 +190,8 @@ def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previou
                 "alpha": config.memory.alpha if config.memory.backend == "embedded" else "service default"},
         judge={"kind": models.judge_kind, "model": config.models.eval or None, "note": models.judge_note},
         previous=previous)
+    # Every number that decides a score, beside the judge (also inside the config block).
+    manifest["thresholds"] = {"eval": config.eval.thresholds.model_dump(mode="json"),
+                              "self_improve": config.self_improve.model_dump(mode="json"),
+                              "max_failures_in_a_row": config.run.max_failures_in_a_row}
+    return manifest

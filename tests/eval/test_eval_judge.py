@@ -6,7 +6,7 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from benchmarker.eval.judge import choose_prompt, judge_answer, parse_yes_no
-from benchmarker.eval.scoring import grade_record
+from benchmarker.eval.score import Judge, score
 from fake_judge_server import FakeJudgeServer
 
 
@@ -16,7 +16,7 @@ def chat(server: FakeJudgeServer, temperature: float | None = 0.0) -> ChatOpenAI
 
 
 def record(qtype: str, qid: str, answer: str = "7 days", hypothesis: str = "8 days") -> dict:
-    return {"question_type": qtype, "question_id": qid, "question": "How many days between A and B?",
+    return {"case_id": qid, "question_type": qtype, "question_id": qid, "question": "How many days between A and B?",
             "answer": answer, "hypothesis": hypothesis}
 
 
@@ -108,12 +108,12 @@ async def test_official_builder_replaces_prompts_for_longmemeval_types():
     assert ours.judge == "llm" and ours.template == "judge_base"  # not a LongMemEval type
 
 
-async def test_grade_record_routes_deterministic_and_llm():
-    det = await grade_record(record("temporal-reasoning", "t1", "7 days", "6 days"), judge_kind="deterministic")
-    assert det["label"] is True and det["grade"]["judge"] == "deterministic"
-    assert det["autoeval_label"] == {"model": "deterministic", "label": True}
+async def test_score_routes_deterministic_and_llm():
+    det = await score(record("temporal-reasoning", "t1", "7 days", "6 days"), None, Judge("deterministic"))
+    assert det.label is True and det.grade["judge"] == "deterministic"
+    assert det.autoeval_label == {"model": "deterministic", "label": True}
     with FakeJudgeServer(["no"]) as server:
-        llm = await grade_record(record("multi-session", "m1"), judge_kind="llm", model=chat(server))
-    assert llm["label"] is False and llm["grade"]["model"] == "judge-model"
+        llm = await score(record("multi-session", "m1"), None, Judge("llm", model=chat(server)))
+    assert llm.label is False and llm.grade["model"] == "judge-model"
     with pytest.raises(ValueError):
-        await grade_record(record("multi-session", "m1"), judge_kind="llm")
+        Judge("llm")  # a judge kind that needs a model never falls back silently

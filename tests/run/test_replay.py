@@ -18,10 +18,10 @@ import pytest
 
 from benchmarker.config import load_config
 from benchmarker.errors import UserError
-from benchmarker.run.jsonl import read_jsonl
+from benchmarker.log.jsonl import read_jsonl
 from benchmarker.run.replay import ReplaySource, execute_replay
 from benchmarker.run.runner import execute_run
-from benchmarker.run.store import RunStore
+from benchmarker.log.store import RunLog
 from tests.e2e.cli import run_cli
 
 SAMPLE = """
@@ -53,7 +53,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def ingested(run_dir: Path) -> dict[str, str]:
-    return {case: rec.memory_id for case, rec in RunStore(run_dir).load_resume_state().memories.items()
+    return {case: rec.memory_id for case, rec in RunLog(run_dir).done.memories.items()
             if rec.ingested}
 
 
@@ -144,23 +144,23 @@ def test_a_replay_cut_off_mid_case_resumes_into_a_fresh_memory(source: Path, tmp
                        run='question_types = ["multi-session", "single-session-user"]\n')
     config = load_config(cfg)
     victim = "27cd8130"  # a single-session-user case with several writes
-    original = RunStore.log_decision
+    original = RunLog.append
     seen = {"n": 0}
 
     def dies_on_third_write(self, record):
         original(self, record)
-        if record.get("caller") == "replay" and record["case_id"] == victim:
+        if getattr(record, "caller", None) == "replay" and record.case_id == victim:
             seen["n"] += 1
             if seen["n"] == 3:
                 raise RuntimeError("killed mid-replay")
 
-    monkeypatch.setattr(RunStore, "log_decision", dies_on_third_write)
+    monkeypatch.setattr(RunLog, "append", dies_on_third_write)
     first = asyncio.run(execute_replay(source, config))
     assert first.skipped == [victim]
     assert [(m["status"], m["attempt"]) for m in read_jsonl(first.run_dir / "memories.jsonl")
             if m["case_id"] == victim] == [("created", 1)]
 
-    monkeypatch.setattr(RunStore, "log_decision", original)
+    monkeypatch.setattr(RunLog, "append", original)
     second = asyncio.run(execute_replay(source, config))
     run_dir = second.run_dir
     assert run_dir == first.run_dir and not second.skipped

@@ -10,6 +10,7 @@ from benchmarker.graph.self_improve.analyze import analyze
 from benchmarker.graph.self_improve.candidate import candidate_key
 from benchmarker.graph.self_improve.decide import decide
 from benchmarker.graph.self_improve.evaluate import failure_cause, split_ids
+from benchmarker.config_schema import SelfImproveConfig
 from benchmarker.graph.self_improve.propose import offline_proposal, parse_json_object, propose, search_space
 from benchmarker.graph.self_improve.review import challenge, offline_challenge, offline_votes, tally, vote
 
@@ -94,7 +95,8 @@ def test_analyze_groups_failures_by_type_and_cause() -> None:
 # --- propose, challenge, vote ------------------------------------------------------------------
 
 CONFIG = SimpleNamespace(memory=SimpleNamespace(backend="embedded", embedder="static", alpha=0.6),
-                         params=SimpleNamespace(qa_max_context_chars=16000))
+                         params=SimpleNamespace(qa_max_context_chars=16000),
+                         self_improve=SelfImproveConfig())
 BEST = {"index": 0, "tunables": {"top_k": 3, "alpha": None}, "prompts_hash": "p"}
 ANALYSIS = {"n": 10, "score": 0.5, "failures": 5, "causes": {"partially_retrieved": 5},
             "retrieval_failures": 5, "reader_failures": 0, "chars_per_hit": 200.0}
@@ -109,7 +111,7 @@ def test_offline_coordinate_ascent_skips_what_was_tried() -> None:
     assert offline_proposal(BEST, tried, ANALYSIS, space, CONFIG)["delta"] == {"alpha": 0.75}  # service alpha 0.6
     tried += [candidate_key({"top_k": 3, "alpha": a}, "p") for a in (0.75, 0.5)]
     assert offline_proposal(BEST, tried, ANALYSIS, space, CONFIG)["delta"] == {"top_k": 10}  # two rungs
-    no_alpha = SimpleNamespace(memory=SimpleNamespace(backend="mcp", embedder="static", alpha=0.6))
+    no_alpha = SimpleNamespace(memory=SimpleNamespace(backend="mcp", embedder="static", alpha=0.6), self_improve=SelfImproveConfig())
     assert "alpha" not in search_space(no_alpha, "agent") and "context_cadence" in search_space(no_alpha, "agent")
 
 

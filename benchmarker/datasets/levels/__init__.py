@@ -37,9 +37,13 @@ def normalize_level_id(level_id: str | int) -> str:
     return text
 
 
-def build_level(level_id: str | int, seed: int) -> LevelSpec:
-    """The level's material, questions and scoring for one seed (deterministic)."""
-    return BUILDERS[normalize_level_id(level_id)](int(seed))
+def build_level(level_id: str | int, seed: int, *, context_cadence: int | None = None) -> LevelSpec:
+    """The level's material, questions and scoring for one seed (deterministic). L13's expected tool
+    calls follow `context_cadence` (the cadence the agent was told); other levels ignore it."""
+    level_id = normalize_level_id(level_id)
+    if level_id == "L13" and context_cadence is not None:
+        return level_13(int(seed), int(context_cadence))
+    return BUILDERS[level_id](int(seed))
 
 
 def build_levels(level_ids: list[str] | None = None, seed: int = 0) -> list[LevelSpec]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, check_proposal, prompt_file
 from benchmarker.graph.self_improve.diffs import PatchError, apply_hunks, parse_unified_diff
-from benchmarker.run.jsonl import write_json_atomic
+from benchmarker.log.jsonl import write_json_atomic
 
 # Changes to these alter what ingestion writes (agent mode), so they need fresh memories.
 INGEST_PROMPTS = ("memory_agent_prefix.txt", "agent_turn.txt")

@@ -16,8 +16,8 @@ from typing import Any
 
 from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
 
-P_VALUE = 0.05
-CATEGORY_DROP = 0.05  # 5 points
+P_VALUE = 0.05        # [self_improve].p_value default
+CATEGORY_DROP = 0.05  # [self_improve].category_drop default: 5 points
 GROUPS = ("type", "category", "level")
 
 
@@ -28,7 +28,8 @@ def paired(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]]
 
 
 def decide(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]], ids: list[str], *,
-           min_gain: float = 0.0, seed: int = 0) -> dict[str, Any]:
+           min_gain: float = 0.0, seed: int = 0, p_value: float = P_VALUE,
+           category_drop: float = CATEGORY_DROP) -> dict[str, Any]:
     """The paired statistics and the verdict (`accept`, `reason`) for the held-out `ids`."""
     common = paired(base, candidate, ids)
     a = [float(base[i]["score"]) for i in common]
@@ -46,9 +47,9 @@ def decide(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]]
                           "p": round(mcnemar_exact(worse, better), 6)}
     boot = paired_bootstrap(a, b, seed=seed)
     out["bootstrap"] = {"lo": round(boot["lo"], 4), "hi": round(boot["hi"], 4)}
-    significant = (binary and out["mcnemar"]["p"] < P_VALUE) or boot["lo"] > 0
+    significant = (binary and out["mcnemar"]["p"] < p_value) or boot["lo"] > 0
     out["significant"] = significant
-    out["category_drops"] = category_drops(base, candidate, common)
+    out["category_drops"] = category_drops(base, candidate, common, limit=category_drop)
     if gain <= min_gain:
         out.update(accept=False, reason=f"held-out gain {gain:+.3f} is not above min_gain {min_gain:g}")
     elif not significant:
@@ -72,8 +73,8 @@ def _evidence(stats: dict[str, Any]) -> str:
 
 
 def category_drops(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]],
-                   common: list[str]) -> list[dict[str, Any]]:
-    """Every group (type, category, level) whose paired mean falls by more than CATEGORY_DROP, worst first."""
+                   common: list[str], *, limit: float = CATEGORY_DROP) -> list[dict[str, Any]]:
+    """Every group (type, category, level) whose paired mean falls by more than `limit`, worst first."""
     drops = []
     for group in GROUPS:
         members: dict[str, list[str]] = defaultdict(list)
@@ -86,7 +87,7 @@ def category_drops(base: dict[str, dict[str, Any]], candidate: dict[str, dict[st
         for name, qids in sorted(members.items()):
             before = sum(base[q]["score"] for q in qids) / len(qids)
             after = sum(candidate[q]["score"] for q in qids) / len(qids)
-            if before - after > CATEGORY_DROP + 1e-9:
+            if before - after > limit + 1e-9:
                 drops.append({"group": group, "name": name, "n": len(qids), "base": round(before, 4),
                               "candidate": round(after, 4), "drop": round(before - after, 4)})
     return sorted(drops, key=lambda d: -d["drop"])

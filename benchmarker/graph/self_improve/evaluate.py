@@ -27,7 +27,7 @@ from typing import Any
 
 from benchmarker.errors import UserError
 from benchmarker.graph.self_improve.candidate import ingest_key, prompts_of
-from benchmarker.run.jsonl import write_json_atomic
+from benchmarker.log.jsonl import write_json_atomic
 
 SCORES_FILE = "scores.json"
 ATTEMPT_STRIDE = 100  # candidate n's fresh memories use attempts from 100 * n up: titles never collide
@@ -45,15 +45,16 @@ def load_scores(root: Path, candidate: dict[str, Any]) -> dict[str, dict[str, An
     return json.loads(path.read_text(encoding="utf-8"))["questions"]
 
 
-async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any]) -> dict[str, dict[str, Any]]:
+async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any],
+                   setup: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """{question_id: row} for the candidate (row: score, type, category, level, cause, texts)."""
     cached = load_scores(root, candidate)
     if cached is not None:
         return cached
     if candidate["key"] == baseline["key"] and {"qa", "eval"} <= set(ctx.phases):
-        results = ctx.store.load_results()
+        results = ctx.log.load_results()
     else:
-        results = await _run_candidate(ctx, root, candidate, baseline)
+        results = await _run_candidate(ctx, root, candidate, baseline, setup)
     rows = {r["question_id"]: question_row(r, ctx.mode) for r in results}
     write_json_atomic(eval_dir(root, candidate) / SCORES_FILE,
                       {"key": candidate["key"], "tunables": candidate["tunables"], "mode": ctx.mode,
@@ -61,42 +62,40 @@ async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[st
     return rows
 
 
-async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any]) -> list[dict[str, Any]]:
+async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any],
+                         setup: dict[str, Any]) -> list[dict[str, Any]]:
     from benchmarker.graph.build import run_cases
     from benchmarker.graph.context import SearchSettings
-    from benchmarker.run.progress import RunProgress
-    from benchmarker.run.store import RunStore
+    from benchmarker.graph.progress import RunProgress
+    from benchmarker.log.store import RunLog
 
     if ctx.case_source is None:
         raise UserError("the self-improve loop needs the run's cases (RunContext.case_source is not set)")
     answers = eval_dir(root, candidate)
     key = ingest_key(candidate, ctx.mode)
+    run_done = ctx.log.done
     if key == ingest_key(baseline, ctx.mode):
-        store = RunStore(answers)
-        resume = store.load_resume_state()
-        resume.memories = {cid: m for cid, m in ctx.resume.memories.items() if m.ingested}
+        log = RunLog(answers)
+        log.done.memories = {cid: m for cid, m in run_done.memories.items() if m.ingested}
         phases = ("qa", "eval")
     else:
-        store = RunStore(root / "ingest" / key, answers_dir=answers)
-        resume = store.load_resume_state()
+        log = RunLog(root / "ingest" / key, answers_dir=answers)
         floor = ATTEMPT_STRIDE * candidate["index"]
-        for cid in set(ctx.resume.max_attempt) | set(resume.max_attempt):
-            resume.max_attempt[cid] = max(resume.max_attempt.get(cid, 0), ctx.resume.max_attempt.get(cid, 0) + floor)
+        for cid in set(run_done.max_attempt) | set(log.done.max_attempt):
+            log.done.max_attempt[cid] = max(log.done.max_attempt.get(cid, 0), run_done.max_attempt.get(cid, 0) + floor)
         phases = ("ingest", "qa", "eval")
     tunables = candidate["tunables"]
     derived = dataclasses.replace(
-        ctx, store=store, resume=resume, phases=phases, tool_traces={}, decisions_to=None,
+        ctx, log=log, phases=phases,
         search=SearchSettings(top_k=tunables["top_k"], alpha=tunables.get("alpha"),
                               label=f"self-improve-{candidate['index']}"),
         prompts_dir=prompts_of(root, candidate), context_cadence=tunables.get("context_cadence"),
         progress=RunProgress(0, enabled=False, stats=dict))
-    ctx.decisions_to = derived  # the memory agent's decision sink holds the run's context
     try:
-        await run_cases(ctx.case_source(), derived)  # a failed case is logged and simply has no score
+        await run_cases(ctx.case_source(), derived, setup)  # a failed case is logged and simply has no score
     finally:
-        ctx.decisions_to = None
-        store.close()
-    return store.load_results()
+        log.close()
+    return log.load_results()
 
 
 def question_row(result: dict[str, Any], mode: str) -> dict[str, Any]:

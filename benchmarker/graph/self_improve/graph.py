@@ -32,28 +32,29 @@ from benchmarker.graph.self_improve.log import append_iteration, iteration_line,
 from benchmarker.graph.self_improve.propose import propose, search_space
 from benchmarker.graph.self_improve.review import challenge, vote
 from benchmarker.graph.self_improve.state import LoopState
+from benchmarker.graph.state import Setup
 
 FAIL_AT_ENV = "MYCELIAN_LME_SELF_IMPROVE_FAIL_AT"
 
 
 def loop_root(ctx: RunContext) -> Path:
-    return ctx.store.run_dir / "self_improve"
+    return ctx.log.run_dir / "self_improve"
 
 
 def _scored(candidate: dict[str, Any], rows: dict[str, dict[str, Any]], split: dict[str, list[str]]) -> dict[str, Any]:
     return candidate | {"train": split_score(rows, split["train"]), "holdout": split_score(rows, split["holdout"])}
 
 
-async def eval_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+async def eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> dict[str, Any]:
     """EVAL: the run's own configuration (candidate 0) and the split."""
     from benchmarker.agent.prompts import prompts_dir
 
     root = loop_root(ctx)
     tunables: dict[str, Any] = {"top_k": ctx.search.top_k, "alpha": ctx.search.alpha}
     if ctx.mode == "agent":
-        tunables["context_cadence"] = ctx.context_cadence or ctx.config.params.context_cadence
+        tunables["context_cadence"] = ctx.cadence
     base = baseline_candidate(root, tunables, ctx.prompts_dir or prompts_dir())
-    rows = await evaluate(ctx, root, base, base)
+    rows = await evaluate(ctx, root, base, base, setup)
     si = ctx.config.self_improve
     split = split_ids(rows, si.holdout_fraction, si.seed)
     base = _scored(base, rows, split)
@@ -70,7 +71,7 @@ async def analyze_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
 async def propose_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     best = state["best"]
     prompts = read_prompts(prompts_of(loop_root(ctx), best)) if ctx.mode == "agent" else {}
-    proposal = await propose(ctx.judge_model, best=best, prompts=prompts,
+    proposal = await propose(ctx.judge.model, best=best, prompts=prompts,
                              analysis=state["analysis"], history=state.get("history") or [],
                              tried=state.get("tried") or [], space=search_space(ctx.config, ctx.mode),
                              config=ctx.config)
@@ -87,13 +88,13 @@ async def propose_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
 
 
 async def challenge_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
-    result = await challenge(ctx.judge_model, state["proposal"], state["analysis"], state["best"],
+    result = await challenge(ctx.judge.model, state["proposal"], state["analysis"], state["best"],
                              holdout_n=len(state["split"]["holdout"]), mode=ctx.mode, config=ctx.config)
     return {"challenge": result}
 
 
 async def vote_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
-    result = await vote(ctx.judge_model, state["proposal"], state["analysis"], state["challenge"])
+    result = await vote(ctx.judge.model, state["proposal"], state["analysis"], state["challenge"])
     out: dict[str, Any] = {"vote": result}
     if not result["passed"]:
         against = "; ".join(f"{v['reviewer']}: {v['reason']}" for v in result["votes"] if not v["approve"])
@@ -111,9 +112,9 @@ async def apply_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     return {"candidate": candidate, "next_index": index + 1, "tried": [candidate["key"]]}
 
 
-async def re_eval_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+async def re_eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> dict[str, Any]:
     root = loop_root(ctx)
-    rows = await evaluate(ctx, root, state["candidate"], state["start"])
+    rows = await evaluate(ctx, root, state["candidate"], state["start"], setup)
     return {"candidate": _scored(state["candidate"], rows, state["split"])}
 
 
@@ -123,12 +124,12 @@ async def decide_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     if outcome is None:
         si = ctx.config.self_improve
         stats = decide(load_scores(root, best), load_scores(root, candidate), state["split"]["holdout"],
-                       min_gain=si.min_gain, seed=si.seed)
+                       min_gain=si.min_gain, seed=si.seed, p_value=si.p_value, category_drop=si.category_drop)
         outcome = {"decision": "accepted" if stats["accept"] else "reverted", "stage": "re_eval",
                    "reason": stats["reason"]}
     new_best = candidate if outcome["decision"] == "accepted" else best
     line = iteration_line(state, outcome, stats, new_best)
-    append_iteration(ctx.store.run_dir, line)
+    append_iteration(ctx.log.run_dir, line)
     write_best(root, new_best, state["start"])
     iteration = state["iteration"]
     finished = outcome["decision"] == "stopped" or iteration >= state["iterations"]
@@ -157,11 +158,16 @@ PHASES = {"eval": eval_phase, "analyze": analyze_phase, "propose": propose_phase
           "vote": vote_phase, "apply": apply_phase, "re_eval": re_eval_phase, "decide": decide_phase}
 
 
-def _node(name: str, phase):
+EVALUATING = ("eval", "re_eval")  # the phases that run the case graph need the run's setup
+
+
+def _node(name: str, phase, setup: Setup | None):
     async def node(state: LoopState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
         _fail_if_asked(name, state.get("iteration", 0))
         ctx.progress.set_phase(f"improve:{name}")
+        if name in EVALUATING:
+            return await phase(state, ctx, setup)
         return await phase(state, ctx)
 
     node.__name__ = name
@@ -174,10 +180,11 @@ def _fail_if_asked(name: str, iteration: int) -> None:
         raise RuntimeError(f"{FAIL_AT_ENV}={wanted}: interrupting the self-improve loop (test hook)")
 
 
-def build_loop_graph(checkpointer=None):
+def build_loop_graph(checkpointer=None, setup: Setup | None = None):
+    """The loop; `setup` (the run's vault and default prompts) is what candidates' cases run with."""
     graph = StateGraph(LoopState, context_schema=RunContext)
     for name, phase in PHASES.items():
-        graph.add_node(name, _node(name, phase))
+        graph.add_node(name, _node(name, phase, setup))
     graph.add_edge(START, "eval")
     graph.add_edge("eval", "analyze")
     graph.add_edge("analyze", "propose")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchmarker.run.jsonl import JsonlWriter, read_jsonl, write_json_atomic
+from benchmarker.log.jsonl import JsonlWriter, read_jsonl, write_json_atomic
 
 LOG_NAME = "self_improve.jsonl"
 SCHEMA_VERSION = 1

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from benchmarker.errors import UserError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.self_improve.graph import build_loop_graph, loop_root
-from benchmarker.graph.state import RunState
+from benchmarker.graph.state import RunState, Setup
 
 log = logging.getLogger(__name__)
 STEPS_PER_ITERATION = 8
@@ -28,16 +28,16 @@ async def self_improve(state: RunState, runtime: Runtime[RunContext]) -> dict[st
         return {}
     ctx.progress.set_phase("self-improve")
     try:
-        await run_loop(ctx)
+        await run_loop(ctx, state["setup"])
     except UserError as err:  # e.g. too few questions to split: keep the run and its report
         log.warning("the self-improve loop did not run: %s", err)
         return {"self_improve": {"error": str(err)}}
     from benchmarker.eval.sections import self_improve_summary
 
-    return {"self_improve": self_improve_summary(ctx.store.run_dir) or {}}
+    return {"self_improve": self_improve_summary(ctx.log.run_dir) or {}}
 
 
-async def run_loop(ctx: RunContext) -> dict[str, Any]:
+async def run_loop(ctx: RunContext, setup: Setup) -> dict[str, Any]:
     """The loop's final state: resumed from the checkpoint when one is pending, else started."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -47,7 +47,7 @@ async def run_loop(ctx: RunContext) -> dict[str, Any]:
     config = {"configurable": {"thread_id": ctx.run_id},
               "recursion_limit": STEPS_PER_ITERATION * (iterations + 1) + 10}
     async with AsyncSqliteSaver.from_conn_string(str(root / "checkpoints.sqlite")) as saver:
-        graph = build_loop_graph(checkpointer=saver)
+        graph = build_loop_graph(checkpointer=saver, setup=setup)
         snapshot = await graph.aget_state(config)
         if snapshot.next:
             return await graph.ainvoke(None, config, context=ctx, durability="sync")

@@ -18,20 +18,16 @@ from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, chec
 from benchmarker.graph.self_improve.analyze import analysis_text
 from benchmarker.graph.self_improve.candidate import candidate_key, describe
 
-TOP_K_LADDER = (1, 3, 5, 10, 20, 30, 50)
-ALPHA_LADDER = (0.0, 0.25, 0.5, 0.75, 1.0)
-CADENCE_LADDER = (2, 4, 6, 8, 12, 16)
-MAX_DISTANCE = 3  # rungs away from the current value
-
-
 def search_space(config, mode: str) -> dict[str, tuple]:
-    """The tunables worth searching here: alpha only where a request can set it, cadence only with an agent."""
-    space: dict[str, tuple] = {"top_k": TOP_K_LADDER}
+    """The tunables worth searching here (ladders from `[self_improve]`): alpha only where a request
+    can set it, cadence only with an agent."""
+    si = config.self_improve
+    space: dict[str, tuple] = {"top_k": tuple(si.top_k_ladder)}
     memory = config.memory
     if memory.backend == "embedded" and memory.embedder != "none":
-        space["alpha"] = ALPHA_LADDER  # a real Mycelian's alpha is service-wide: not tunable per run
+        space["alpha"] = tuple(si.alpha_ladder)  # a real Mycelian's alpha is service-wide: not tunable per run
     if mode == "agent":
-        space["context_cadence"] = CADENCE_LADDER
+        space["context_cadence"] = tuple(si.cadence_ladder)
     return space
 
 
@@ -66,7 +62,7 @@ def offline_proposal(best: dict[str, Any], tried: list[str], analysis: dict[str,
         names.remove(momentum)
         names.insert(0, momentum)
     seen = set(tried)
-    for distance in range(1, MAX_DISTANCE + 1):
+    for distance in range(1, config.self_improve.max_distance + 1):  # rungs away from the current value
         for name in names:
             value = current(name, best["tunables"], config)
             for direction in _directions(name, analysis):

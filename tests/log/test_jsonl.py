@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchmarker.errors import UserError
-from benchmarker.run.jsonl import JsonlWriter, latest_by, read_jsonl, repair_tail
+from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl, repair_tail
 
 
 def test_a_torn_tail_is_skipped_and_cut_before_the_next_append(tmp_path: Path) -> None:

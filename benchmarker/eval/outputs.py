@@ -1,7 +1,9 @@
-"""Node: metrics and the report, computed from the run directory's files alone.
+"""The files a finished results directory gets: summary.json, report.{md,html}, plots, and
+LongMemEval's own evaluation outputs, computed from the run directory's files alone.
 
-`mycelian-longmemeval report RUN_DIR` calls the same code, so a report can be rebuilt (or a
-finished run re-summarised after a metrics fix) without re-running anything.
+The run graph's `summarise` node, `report RUN_DIR` and `score RUN_DIR CONFIG` all call this, so a
+report can be rebuilt (or a finished run re-summarised after a metrics fix) without re-running
+anything.
 """
 
 from __future__ import annotations
@@ -10,28 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from langgraph.runtime import Runtime
-
 from benchmarker.errors import UserError
-from benchmarker.graph.context import RunContext
-from benchmarker.graph.state import RunState
-from benchmarker.run.jsonl import latest_by, read_jsonl, write_json_atomic
+from benchmarker.log.jsonl import latest_by, read_jsonl, write_json_atomic
 
 
-async def report(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    ctx.progress.set_phase("report")
-    run_meta = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge_kind,
-                "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
-                "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind}
-    if ctx.replay is not None:  # where the writes came from, and proof that no agent model was called
-        agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
-        run_meta["replay"] = ctx.replay.describe() | {"agent_calls": agent.get("calls", 0)}
-    summary, path = summarise_dir(ctx.store.answers_dir, ctx.store.run_dir, run_meta)
-    return {"summary": summary, "report_path": str(path)}
-
-
-def summarise_dir(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) -> tuple[dict[str, Any], Path]:
+def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) -> tuple[dict[str, Any], Path]:
     """summary.json + report.{md,html} + plots for one results directory."""
     from benchmarker.eval.report import write_report
     from benchmarker.eval.sections import extra_sections, suite_summaries
@@ -51,7 +36,7 @@ def summarise_dir(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     return summary, answers_dir / "report.html"
 
 
-def rebuild_report(run_dir: Path) -> Path:
+def rebuild_outputs(run_dir: Path) -> Path:
     """The `report` verb: recompute every summary and report from the files on disk."""
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
@@ -67,17 +52,13 @@ def rebuild_report(run_dir: Path) -> Path:
         meta["replay"] = manifest["replay"] | {"agent_calls": agent.get("calls", 0)}
     points = sorted(p for p in (run_dir / "points").glob("*") if p.is_dir()) if (run_dir / "points").exists() else []
     if not points:
-        return summarise_dir(run_dir, run_dir, meta)[1]
+        return write_outputs(run_dir, run_dir, meta)[1]
     results = []
     for point in points:
-        summary, _ = summarise_dir(point, run_dir, meta | {"point": point.name})
+        summary, _ = write_outputs(point, run_dir, meta | {"point": point.name})
         results.append((point.name, point, summary))
     write_sweep_files(run_dir, results)
     return run_dir / "report.html"
-
-
-def write_sweep_report(run_dir: Path, config, points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:
-    return write_sweep_files(run_dir, points)
 
 
 def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:

@@ -1,0 +1,39 @@
+"""Node: score every answer of the case that has no result yet (benchmarker.eval.score), then,
+for a level case, the level itself.
+
+The answers come from state (qa / read_back put every answer of the case there, resumed ones
+included); results go to the run log one durable line at a time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from benchmarker.eval.score import score, score_level
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.state import CaseState
+
+
+async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if state.get("skipped") or "eval" not in ctx.phases:
+        return {}
+    case, memory = state["case"], state.get("memory")
+    judged = ctx.log.done.judged
+    pending = [a for a in state.get("answers") or [] if a.question_id not in judged]
+    if not pending:
+        return {}
+    ctx.progress.set_phase("eval")
+    results = []
+    for answer in pending:
+        result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
+        ctx.log.append(result)
+        results.append(result)
+    if case.kind == "level":
+        level = score_level(case, judged, tool_calls=ctx.log.agent_tool_calls(case.case_id), memory=memory,
+                            default_cadence=ctx.cadence, thresholds=ctx.judge.thresholds)
+        if level is not None:
+            ctx.log.append(level)
+    return {"results": results}

@@ -1,0 +1,24 @@
+"""Node `summarise`: the run's summary, report and plots (benchmarker.eval.outputs), from its files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from benchmarker.eval.outputs import write_outputs
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.state import RunState
+
+
+async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    ctx.progress.set_phase("report")
+    run_meta = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.kind,
+                "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
+                "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind}
+    if ctx.replay is not None:  # where the writes came from, and proof that no agent model was called
+        agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
+        run_meta["replay"] = ctx.replay.describe() | {"agent_calls": agent.get("calls", 0)}
+    summary, path = write_outputs(ctx.log.answers_dir, ctx.log.run_dir, run_meta)
+    return {"summary": summary, "report_path": str(path)}

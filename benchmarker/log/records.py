@@ -1,0 +1,157 @@
+"""Typed records: one pydantic model per kind of line a run writes (schema_version 1).
+
+Records are the API between the graph's nodes and the one writer (`RunLog.append`): a node builds
+a record, the writer persists it to the file its type names, and the next node reads it from state
+(or, on resume, from the file). Every model allows extra keys, so a line written by a newer
+harness, or carrying suite-specific fields (a rubric, a fact score), loads without loss.
+
+    memories.jsonl   MemoryRecord      one per memory status change (created, ingested)
+    decisions.jsonl  DecisionRecord    every tool call: the agent's, the harness's, a replay's
+    answers.jsonl    AnswerRecord      one per answered question (the QA phase)
+    results.jsonl    ResultRecord      the answer plus its grading (eval/records.py documents it)
+    levels.jsonl     LevelRecord       a level's own score (L13 tool trace, L15 balance, ...)
+    errors.jsonl     ErrorRecord       a case that failed, with its traceback
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar, Iterator, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from benchmarker.errors import UserError
+from benchmarker.log.jsonl import read_jsonl
+
+SCHEMA_VERSION = 1
+
+
+class LogRecord(BaseModel):
+    """A line of a run file. `FILE` names where the writer puts it."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=False)
+    FILE: ClassVar[str] = ""
+
+    schema_version: int = SCHEMA_VERSION
+
+    def to_line(self) -> dict[str, Any]:
+        """The JSON object written to disk (declared fields first, then the extra keys)."""
+        return self.model_dump(mode="json")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Dict-style read, so graders written against lines read records too."""
+        value = getattr(self, key, None)
+        if value is None and self.model_extra and key in self.model_extra:
+            value = self.model_extra[key]
+        return default if value is None else value
+
+
+class MemoryRecord(LogRecord):
+    """One case's memory: which attempt, and whether ingestion finished."""
+
+    FILE: ClassVar[str] = "memories.jsonl"
+
+    case_id: str
+    memory_id: str
+    vault_id: str
+    title: str
+    attempt: int
+    status: Literal["created", "ingested"] = "created"
+    ingested: bool = False
+    entries: int = 0
+    failed_turns: int = 0
+    ingest_s: float = 0.0
+    # The memory agent's tokens and cost for this case (this attempt's process; TokenLedger.case_usage).
+    agent_usage: dict[str, Any] | None = None
+    # The context cadence the agent was told while writing this memory (L13 scores against it).
+    context_cadence: int | None = None
+
+
+class DecisionRecord(LogRecord):
+    """One tool call. caller: agent | harness | replay; tools starting with `_` are harness events."""
+
+    FILE: ClassVar[str] = "decisions.jsonl"
+
+    case_id: str
+    caller: str
+    tool: str
+    question_id: str | None = None
+    session_id: str | None = None
+    turn: int | None = None
+    args: dict[str, Any] = {}
+    result_preview: str | None = None
+    latency_ms: float | None = None
+    error: str | None = None
+
+    def trace_step(self) -> dict[str, Any]:
+        """What level L13 and the fact suite score: the tool, its arguments, its error."""
+        return {"tool": self.tool, "args": self.args, "error": self.error}
+
+
+class AnswerRecord(LogRecord):
+    """One question answered from memory (or a fact case's read-back); the QA phase's output."""
+
+    FILE: ClassVar[str] = "answers.jsonl"
+
+    case_id: str
+    question_id: str
+    question_type: str = ""
+    category: str = ""
+    kind: str = "longmemeval"
+    level: str | None = None
+    seed: int | None = None
+    question_key: str | None = None
+    is_abstention: bool = False
+    question: str = ""
+    answer: Any = ""
+    question_date: str | None = None
+    answer_session_ids: list[str] = []
+    evidence_turns: list[list[Any]] = []
+    hypothesis: str = ""
+    mode: str = "agent"
+    offline: bool = False
+
+
+class ResultRecord(AnswerRecord):
+    """An answer plus the grading keys `eval/records.py` documents (label None = unjudged)."""
+
+    FILE: ClassVar[str] = "results.jsonl"
+
+    label: bool | None = None
+    autoeval_label: dict[str, Any] | None = None
+    grade: dict[str, Any] = {}
+
+
+class LevelRecord(LogRecord):
+    """A level case's own score, written once all its questions are scored."""
+
+    FILE: ClassVar[str] = "levels.jsonl"
+
+    case_id: str
+    level: str
+    title: str = ""
+
+
+class ErrorRecord(LogRecord):
+    """A case that failed; re-running the command retries it."""
+
+    FILE: ClassVar[str] = "errors.jsonl"
+
+    case_id: str
+    error: str
+    traceback: str = ""
+
+
+R = TypeVar("R", bound=LogRecord)
+
+
+def read_records(path: Path, model: type[R]) -> Iterator[R]:
+    """Every line of `path` as `model`; a line that does not fit names the file, line and field."""
+    for number, line in enumerate(read_jsonl(path), start=1):
+        try:
+            yield model.model_validate(line)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "line"
+            raise UserError(f"{path}: record {number}: {where}: {first['msg']} "
+                            f"(not a {model.__name__}; fix or delete that line)") from None

@@ -1,0 +1,170 @@
+"""The run directory: the durable log every phase writes through one writer (schema_version 1).
+
+Each phase appends one record per finished unit of work, so a run that dies is resumed by reading
+these files back: nothing already paid for is redone, and nothing is written twice. `RunLog` is
+the store handle the graph's runtime context carries: `append(record)` persists a record to the
+file its type names and updates the index of finished work that resume reads.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl, write_json_atomic
+from benchmarker.log.records import (
+    SCHEMA_VERSION,
+    AnswerRecord,
+    DecisionRecord,
+    ErrorRecord,
+    LevelRecord,
+    LogRecord,
+    MemoryRecord,
+    ResultRecord,
+    read_records,
+)
+
+__all__ = ["RunLog", "RunStore", "ResumeState", "MemoryRecord", "SCHEMA_VERSION"]
+
+# Lines that must survive a power cut are fsynced; decisions are a trace, flushed only.
+_DURABLE = {MemoryRecord.FILE: True, AnswerRecord.FILE: True, ResultRecord.FILE: True,
+            LevelRecord.FILE: True, ErrorRecord.FILE: True, DecisionRecord.FILE: False}
+_IN_ANSWERS_DIR = {AnswerRecord.FILE, ResultRecord.FILE, LevelRecord.FILE}
+
+
+@dataclass
+class ResumeState:
+    """Everything already finished in a run directory, read back before any work starts."""
+
+    memories: dict[str, MemoryRecord] = field(default_factory=dict)
+    answered: dict[str, AnswerRecord] = field(default_factory=dict)
+    judged: dict[str, ResultRecord] = field(default_factory=dict)
+    max_attempt: dict[str, int] = field(default_factory=dict)
+
+
+class RunLog:
+    """Owns the paths and the one writer of a run directory (or of one sweep point inside it)."""
+
+    def __init__(self, run_dir: Path, *, answers_dir: Path | None = None):
+        self.run_dir = Path(run_dir)
+        # Sweep points and self-improve candidates keep their own answers/results/summary but
+        # share one ingestion (memories and decisions stay in run_dir).
+        self.answers_dir = Path(answers_dir) if answers_dir else self.run_dir
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.answers_dir.mkdir(parents=True, exist_ok=True)
+        self._writers: dict[Path, JsonlWriter] = {}
+        self.done = self._load()
+        self._traces: dict[str, list[DecisionRecord]] = {}   # this process's agent tool calls per case
+        self._traces_on_disk: dict[str, list[DecisionRecord]] | None = None
+
+    # paths -----------------------------------------------------------------------------------
+    def path_of(self, file: str) -> Path:
+        return (self.answers_dir if file in _IN_ANSWERS_DIR else self.run_dir) / file
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.run_dir / "manifest.json"
+
+    @property
+    def memories_path(self) -> Path:
+        return self.path_of(MemoryRecord.FILE)
+
+    @property
+    def decisions_path(self) -> Path:
+        return self.path_of(DecisionRecord.FILE)
+
+    @property
+    def answers_path(self) -> Path:
+        return self.path_of(AnswerRecord.FILE)
+
+    @property
+    def results_path(self) -> Path:
+        return self.path_of(ResultRecord.FILE)
+
+    @property
+    def hypotheses_path(self) -> Path:
+        return self.answers_dir / "hypotheses.jsonl"
+
+    @property
+    def summary_path(self) -> Path:
+        return self.answers_dir / "summary.json"
+
+    # the one writer --------------------------------------------------------------------------
+    def _writer(self, path: Path, durable: bool) -> JsonlWriter:
+        if path not in self._writers:
+            self._writers[path] = JsonlWriter(path, durable=durable)
+        return self._writers[path]
+
+    def append(self, record: LogRecord) -> None:
+        """Persist `record` to its file and note it as done (answers also go to hypotheses.jsonl,
+        LongMemEval's evaluation input)."""
+        file = type(record).FILE
+        self._writer(self.path_of(file), _DURABLE[file]).write(record.to_line())
+        if isinstance(record, MemoryRecord):
+            self.done.memories[record.case_id] = record
+            self.done.max_attempt[record.case_id] = max(self.done.max_attempt.get(record.case_id, 0),
+                                                        record.attempt)
+        elif isinstance(record, ResultRecord):
+            self.done.judged[record.question_id] = record
+        elif isinstance(record, AnswerRecord):
+            self.done.answered[record.question_id] = record
+            hyp = {"question_id": record.question_id, "hypothesis": record.hypothesis}
+            self._writer(self.hypotheses_path, True).write(hyp)
+        elif isinstance(record, DecisionRecord) and record.caller == "agent":
+            self._traces.setdefault(record.case_id, []).append(record)
+
+    def log_error(self, case_id: str, err: BaseException) -> None:
+        """A failed case, with its traceback."""
+        self.append(ErrorRecord(case_id=case_id, error=f"{type(err).__name__}: {err}",
+                                traceback="".join(traceback.format_exception(err))[-4000:]))
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_json_atomic(self.manifest_path, manifest)
+
+    def close(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+
+    # reading ---------------------------------------------------------------------------------
+    def next_attempt(self, case_id: str, floor: int = 0) -> int:
+        return max(self.done.max_attempt.get(case_id, 0), floor) + 1
+
+    def agent_tool_calls(self, case_id: str) -> list[DecisionRecord]:
+        """The memory agent's tool calls for a case, in order: this process's, else the file's
+        (a resumed run scores a trace written by an earlier process)."""
+        if case_id in self._traces:
+            return list(self._traces[case_id])
+        if self._traces_on_disk is None:
+            self._traces_on_disk = {}
+            for record in read_records(self.decisions_path, DecisionRecord):
+                if record.caller == "agent":
+                    self._traces_on_disk.setdefault(record.case_id, []).append(record)
+        return list(self._traces_on_disk.get(case_id, []))
+
+    def _load(self) -> ResumeState:
+        state = ResumeState()
+        for rec in read_records(self.memories_path, MemoryRecord):
+            if rec.status == "ingested":
+                rec.ingested = True
+            case_id = rec.case_id
+            state.max_attempt[case_id] = max(state.max_attempt.get(case_id, 0), rec.attempt)
+            current = state.memories.get(case_id)
+            # The ingested record of the newest attempt wins; a later "created" for a new
+            # attempt supersedes an older unfinished one.
+            if current is None or rec.attempt > current.attempt or (rec.attempt == current.attempt and rec.ingested):
+                state.memories[case_id] = rec
+        for answer in read_records(self.answers_path, AnswerRecord):
+            state.answered[answer.question_id] = answer
+        for result in read_records(self.results_path, ResultRecord):
+            state.judged[result.question_id] = result
+        return state
+
+    def load_results(self) -> list[dict[str, Any]]:
+        """Results in file order, one per question (a re-judged question keeps its last line)."""
+        return latest_by(read_jsonl(self.results_path), "question_id")
+
+
+RunStore = RunLog  # the name earlier code and tests use

@@ -1,0 +1,23 @@
+"""Data flows one way: no folder of `benchmarker` imports a folder that imports it back."""
+
+from __future__ import annotations
+
+from bench.import_graph import cycles, folder_graph
+
+# Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
+STAGES = ("errors", "datasets", "config_schema", "config", "memory", "agent", "log", "eval", "graph", "run", "cli")
+
+
+def test_no_folder_level_import_loop():
+    assert cycles(folder_graph()) == []
+
+
+def test_imports_point_to_earlier_stages_only():
+    order = {name: i for i, name in enumerate(STAGES)}
+    backwards = [(src, dest) for src, dests in folder_graph().items() for dest in dests
+                 if src in order and dest in order and order[dest] > order[src]]
+    assert backwards == []
+
+
+def test_the_checker_sees_a_loop():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
