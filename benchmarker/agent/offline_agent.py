@@ -4,11 +4,11 @@ real tool calls, through the same prebuilt agent loop a real model drives.
 Per agent invocation it reads the system prompt (vault, memory, cadence) and the newest chat
 turn's headers (session, date, message i of n). With one message per turn (`ingest_unit =
 "message"`) it emits one tool call per model step: on message 1 `get_context` and
-`list_entries(limit=10)`; always one `add_entry`; every `cadence` messages and at the session's
-last message `await_consistency`, `get_context` (reused from the bootstrap on message 1) and
-`put_context`; then "Recorded.". At most 5 calls a message. With several messages per turn
-(exchange, session) independent calls go in one reply: the bootstrap pair, then every
-`add_entry`, then the context update once.
+`list_entries(limit=BOOTSTRAP_ENTRIES)`; always one `add_entry`; every `cadence` messages and at
+the session's last message `await_consistency`, `get_context` (reused from the bootstrap on
+message 1) and `put_context`; then "Recorded.". At most 5 calls a message. With several
+messages per turn (exchange, session) independent calls go in one reply: the bootstrap pair,
+then every `add_entry`, then the context update once.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from benchmarker.agent.offline_reader import ZERO_USAGE, content_words, has_number, iso_date, split_sentences
 from benchmarker.agent.prompts import MemoryPromptFacts, TurnHeader, parse_memory_system_prompt, parse_unit
+from benchmarker.memory.limits import BOOTSTRAP_ENTRIES, CONTEXT_CHARS, RAW_ENTRY_CHARS, SUMMARY_CHARS
 
-SUMMARY_MAX = 512
-CONTEXT_MAX = 5000
+SUMMARY_MAX = SUMMARY_CHARS
+CONTEXT_MAX = CONTEXT_CHARS
 SECTIONS = ("facts", "preferences", "decisions", "topics", "entities", "timeline")
 SECTION_CAPS = {"facts": 60, "preferences": 30, "decisions": 30, "topics": 30, "entities": 60, "timeline": 400}
 TRIM_ORDER = ("timeline", "facts", "topics", "entities", "decisions", "preferences")
@@ -89,9 +90,9 @@ def names_in(sentence: str) -> list[str]:
 def raw_entry(role: str, content: str, session_date: str) -> str:
     """The entry text: the dialogue's own date and the speaker, then the message verbatim.
 
-    Cut at 9,000 characters, the longest entry Mycelian's REST API accepts.
+    Cut at RAW_ENTRY_CHARS, the longest entry Mycelian's REST API accepts.
     """
-    return f"[{session_date}] {role}: {content}"[:9000]
+    return f"[{session_date}] {role}: {content}"[:RAW_ENTRY_CHARS]
 
 
 # --- the context document ------------------------------------------------------------------
@@ -258,7 +259,7 @@ def _tool_args(name: str, facts: MemoryPromptFacts, turn: TurnHeader, transcript
     if name == "get_context":
         return ids
     if name == "list_entries":
-        return {**ids, "limit": 10}
+        return {**ids, "limit": BOOTSTRAP_ENTRIES}
     if name == "await_consistency":
         return {"memory_id": facts.memory_id}
     if name == "add_entry":

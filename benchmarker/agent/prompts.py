@@ -1,9 +1,11 @@
 """Prompt files (top-level `prompts/`): loading, composing, and parsing them back.
 
-Every prompt the harness sends lives in `prompts/` as a file. The offline models read the
-same texts a real model reads, so each format sits here next to its parser (render_turn /
-parse_turn, compose / parse_memory_system_prompt, render_qa_prompt / parse_qa_prompt): they
-cannot drift apart, and composing checks that the result parses back.
+Every prompt the harness sends lives in `prompts/` as a file; the package ships that folder as
+`benchmarker.prompts`. The offline models read the same texts a real model reads, so each format
+sits here next to its parser (render_turn / parse_turn, compose / parse_memory_system_prompt,
+render_qa_prompt / parse_qa_prompt): they cannot drift apart, and composing checks that the
+result parses back. Mycelian's limits (benchmarker.memory.limits) are placeholders in the files
+and filled in here.
 """
 
 from __future__ import annotations
@@ -12,23 +14,29 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from benchmarker.memory.limits import MYCELIAN_CONTEXT_CADENCE, PROMPT_LIMITS, render_limits
+
 PROMPTS_ENV = "MYCELIAN_LME_PROMPTS_DIR"
+PROMPTS_PACKAGE = "benchmarker.prompts"  # the top-level prompts/ folder (pyproject's package-dir)
 MEMORY_AGENT_PREFIX = "memory_agent_prefix"
 AGENT_TURN = "agent_turn"
 QA_READER = "qa_reader"
 
 
 def prompts_dir() -> Path:
-    """`$MYCELIAN_LME_PROMPTS_DIR`, else `<repo>/prompts` next to the `benchmarker` package."""
+    """`$MYCELIAN_LME_PROMPTS_DIR`, else the prompts installed with the package (`benchmarker.prompts`)."""
     override = os.environ.get(PROMPTS_ENV)
     if override:
         return Path(override).expanduser()
-    import benchmarker
-
-    return Path(benchmarker.__file__).resolve().parent.parent / "prompts"
+    try:
+        return Path(str(resources.files(PROMPTS_PACKAGE)))
+    except ModuleNotFoundError:
+        # A source checkout on PYTHONPATH that was never pip-installed has no package-dir mapping.
+        return Path(__file__).resolve().parents[2] / "prompts"
 
 
 PROMPTS_DIR = prompts_dir()
@@ -39,10 +47,14 @@ def load_prompt(name: str, directory: Path | None = None) -> str:
     directory = prompts_dir() if directory is None else Path(directory)
     path = directory / (name if name.endswith(".txt") else f"{name}.txt")
     if not path.is_file():
-        where = f"${PROMPTS_ENV}={directory}" if os.environ.get(PROMPTS_ENV) else str(directory)
-        raise FileNotFoundError(
-            f"prompt file {path.name} not found in {where}. The prompts ship in the repository's top-level "
-            f"prompts/ folder: run from a source checkout (pip install -e .) or set {PROMPTS_ENV} to that folder.")
+        if os.environ.get(PROMPTS_ENV):
+            fix = (f"${PROMPTS_ENV} points at {directory}: copy the missing file there from the repository's "
+                   f"prompts/ folder, or unset {PROMPTS_ENV} to use the prompts installed with the package")
+        else:
+            fix = (f"the prompts ship inside the package ({PROMPTS_PACKAGE}, from the repository's prompts/ "
+                   f"folder): reinstall it (pip install . or pip install -e .), or set {PROMPTS_ENV} to a "
+                   f"folder holding every prompt file")
+        raise FileNotFoundError(f"prompt file {path.name} not found in {directory}; {fix}.")
     return _read(str(path), path.stat().st_mtime_ns)
 
 
@@ -89,15 +101,33 @@ def unit_instructions(unit: str, directory: Path | None = None) -> str:
     name = f"ingest_unit_{unit}"
     if directory is not None and not (Path(directory) / f"{name}.txt").is_file():
         directory = None
-    return load_prompt(name, directory)
+    return render_limits(load_prompt(name, directory))
+
+
+# Mycelian's prompts save the context "about every 6 messages" / "after you've stored ≈ 6
+# messages"; the agent follows [params].context_cadence, so those sentences are restated with it.
+_MYCELIAN_CADENCE_RES = (
+    re.compile(rf"(?<=\bevery ){MYCELIAN_CONTEXT_CADENCE}(?= (?:\w+ )?messages\b)", re.I),
+    re.compile(rf"(?<=\babout ){MYCELIAN_CONTEXT_CADENCE}(?= (?:\w+ )?messages\b)", re.I),
+    re.compile(rf"(?<=≈){MYCELIAN_CONTEXT_CADENCE}\b|(?<=≈ ){MYCELIAN_CONTEXT_CADENCE}\b"),
+)
+
+
+def restate_cadence(text: str, context_cadence: int) -> str:
+    """Mycelian's "about every 6 messages" sentences with the configured cadence instead of its 6."""
+    for pattern in _MYCELIAN_CADENCE_RES:
+        text = pattern.sub(str(int(context_cadence)), text)
+    return text
 
 
 def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str, Any], *, vault_id: str,
                                  memory_id: str, context_cadence: int, unit_text: str | None = None) -> str:
     """prefix (ids, cadence, ingest unit) + Mycelian's rules and three templates; fails on empty texts.
 
-    Nothing in it changes between the calls of one case (no session, date, time or counter), so the
-    tools + system prefix is byte-identical and cacheable across all of a question's sessions.
+    Mycelian's limits fill the prefix's placeholders, and Mycelian's own cadence sentences are
+    restated with `context_cadence`, so the agent never reads two numbers for one rule. Nothing in
+    it changes between the calls of one case (no session, date, time or counter), so the tools +
+    system prefix is byte-identical and cacheable across all of a question's sessions.
     """
     templates = default_prompts.get("templates") or {}
     texts = []
@@ -107,10 +137,10 @@ def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str
             name = "context_summary_rules" if key is None else f"templates.{key}"
             raise ValueError(f"get_default_prompts returned an empty {name}: refusing to run the memory agent "
                              "without Mycelian's prompts (check the memory server version)")
-        texts.append(f"## {heading}\n{text.strip()}")
+        texts.append(f"## {heading}\n{restate_cadence(text.strip(), context_cadence)}")
     unit_text = unit_instructions("message") if unit_text is None else unit_text
     prefix = prefix_template.format(vault_id=vault_id, memory_id=memory_id, context_cadence=context_cadence,
-                                    unit_instructions=unit_text.rstrip())
+                                    unit_instructions=unit_text.rstrip(), **PROMPT_LIMITS)
     prompt = prefix.rstrip() + "\n\n" + "\n\n".join(texts)
     expected = MemoryPromptFacts(vault_id, memory_id, int(context_cadence))
     if parse_memory_system_prompt(prompt) != expected:

@@ -229,13 +229,16 @@ async def test_embedder_failure_keeps_entries_keyword_searchable(tmp_path, monke
 
 
 def test_default_prompts_carry_mycelians_rules(tmp_path):
+    from benchmarker.memory import limits as L
     from benchmarker.memory.service.prompts import default_prompts
 
     prompts = default_prompts("Chat")
     assert prompts["version"] == "v1"
     assert set(prompts["templates"]) == {"context_prompt", "entry_capture_prompt", "summary_prompt"}
     everything = prompts["context_summary_rules"] + "".join(prompts["templates"].values())
-    for phrase in ("512", "5000", "every 6 messages", "await_consistency", "get_context", "limit=10",
-                   "top_k", "is 5", "facts", "preferences", "decisions", "topics", "entities", "timeline",
-                   "Never on assistant", "ISO"):
+    for phrase in (f"at most {L.SUMMARY_CHARS} characters", f"at most {L.CONTEXT_CHARS} characters",
+                   f"every {L.MYCELIAN_CONTEXT_CADENCE} messages", "await_consistency", "get_context",
+                   f"limit={L.BOOTSTRAP_ENTRIES}", f"`top_k` is {L.SEARCH_TOP_K}", "facts", "preferences",
+                   "decisions", "topics", "entities", "timeline", "Never on assistant", "ISO"):
         assert phrase in everything, phrase
+    assert "_chars}" not in everything and "{context_cadence}" not in everything  # every placeholder filled

@@ -1,4 +1,8 @@
-"""get_default_prompts: the memory agent's rules and templates, read from default_prompts/<type>/*.md."""
+"""get_default_prompts: the memory agent's rules and templates, read from default_prompts/<type>/*.md.
+
+The files name Mycelian's limits as placeholders (`{summary_chars}`, `{context_cadence}`, ...);
+they are filled in from benchmarker.memory.limits, so the texts state the numbers the code uses.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from benchmarker.memory.limits import MYCELIAN_CONTEXT_CADENCE, render_limits
 from benchmarker.memory.service.errors import ServiceError
 
 PROMPTS_VERSION = "v1"
@@ -20,7 +25,11 @@ def available_types() -> list[str]:
 @lru_cache(maxsize=8)
 def _load(memory_type: str) -> dict[str, Any]:
     folder = resources.files("benchmarker.memory.service") / "default_prompts" / memory_type
-    read = lambda name: (folder / f"{name}.md").read_text(encoding="utf-8")  # noqa: E731
+
+    def read(name: str) -> str:
+        text = (folder / f"{name}.md").read_text(encoding="utf-8")
+        return render_limits(text, context_cadence=MYCELIAN_CONTEXT_CADENCE)
+
     return {"version": PROMPTS_VERSION, "context_summary_rules": read("context_summary_rules"),
             "templates": {name: read(name) for name in TEMPLATE_NAMES}}
 

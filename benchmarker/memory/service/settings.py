@@ -50,7 +50,7 @@ class ServiceSettings:
     index_lag_ms: int = 0  # delay before a write becomes searchable (to test a lagging index)
     placeholder_context: bool = True
     strict_titles: bool = True  # enforce Mycelian's title rule so runs port to the real stack
-    max_raw_entry_bytes: int = 64 * 1024  # Mycelian's REST API allows 9000 characters
+    max_raw_entry_bytes: int = 64 * 1024  # Mycelian's REST API allows limits.RAW_ENTRY_CHARS characters
     max_summary_bytes: int = 8 * 1024
     max_context_bytes: int = 256 * 1024
     max_query_bytes: int = 8 * 1024

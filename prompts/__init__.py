@@ -1,0 +1,1 @@
+"""The prompt files (*.txt), shipped inside the package as `benchmarker.prompts`."""
