@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.eval.plots import metric_value
+from benchmarker.log.records import SweepPoint
 
 LABEL = re.compile(r"^alpha=(?P<alpha>[^_]+)_topk=(?P<top_k>\d+)$")
 SERVICE_ALPHA = -1.0  # the service's own alpha (a real Mycelian's SEARCH_ALPHA): shown as -1
@@ -53,8 +54,8 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any
     markdown = "\n".join(lines) + "\n"
     if best:
         markdown += f"\nBest point by `{metric}`: {best['label']} ({best['value']:.3f}).\n"
-    return {"schema_version": 1, "metric": metric, "points": [{k: v for k, v in r.items() if k != "summary"}
-                                                              for r in rows],
+    points_out = [SweepPoint.model_validate({k: v for k, v in r.items() if k != "summary"}).to_line() for r in rows]
+    return {"schema_version": 1, "metric": metric, "points": points_out,
             "best": best, "markdown": markdown,
             "heatmap": {"metric": metric, "points": rows}}
 

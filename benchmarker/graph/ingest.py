@@ -24,9 +24,9 @@ from benchmarker.datasets.schema import Case, Session
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import DecisionRecord, MemoryRecord
+from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS  # Mycelian's limits
 
 log = logging.getLogger(__name__)
-from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS  # Mycelian's limits, re-exported
 
 
 def turn_context(ctx: RunContext, case: Case, record: MemoryRecord, session: Session, turn_index: int,

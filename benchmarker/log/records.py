@@ -11,6 +11,8 @@ harness, or carrying suite-specific fields (a rubric, a fact score), loads witho
     results.jsonl    ResultRecord      the answer plus its grading (eval/records.py documents it)
     levels.jsonl     LevelRecord       a level's own score (L13 tool trace, L15 balance, ...)
     errors.jsonl     ErrorRecord       a case that failed, with its traceback
+    self_improve.jsonl  SelfImproveRecord  one per self-improve iteration (DECIDE's verdict)
+    sweep.json       SweepPoint        one per (alpha, top_k) point of a sweep, inside the table
 """
 
 from __future__ import annotations
@@ -140,6 +142,27 @@ class ErrorRecord(LogRecord):
     case_id: str
     error: str
     traceback: str = ""
+
+
+class SelfImproveRecord(LogRecord):
+    """One self-improve iteration: the proposal, the critique, the votes, the scores, the decision."""
+
+    FILE: ClassVar[str] = "self_improve.jsonl"
+
+    iteration: int
+    decision: Literal["accepted", "reverted", "refused", "stopped"] | str
+    stage: str
+    reason: str
+
+
+class SweepPoint(LogRecord):
+    """One (alpha, top_k) point of a sweep: its results directory and the value it is ranked by."""
+
+    label: str
+    alpha: float        # -1: the service's own alpha
+    top_k: int
+    dir: str
+    value: float | None = None
 
 
 R = TypeVar("R", bound=LogRecord)

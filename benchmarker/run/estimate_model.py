@@ -33,17 +33,18 @@ from benchmarker.agent.ledger import Usage
 from benchmarker.agent.offline_agent import policy_steps
 from benchmarker.agent.prompts import TurnHeader, render_unit
 from benchmarker.datasets.schema import Case
-from benchmarker.graph.ingest import RAW_ENTRY_CHARS, SUMMARY_CHARS, ingest_units
+from benchmarker.graph.ingest import ingest_units
+from benchmarker.memory.limits import BOOTSTRAP_ENTRIES, CONTEXT_CHARS, RAW_ENTRY_CHARS, SUMMARY_CHARS
 
 CHARS_PER_TOKEN = 4.0
 ADD_ENTRY_ARGS_TOKENS = 60      # ids, tags and the JSON around raw_entry + summary
 CALL_TOKENS = 30                # any other tool call: name, ids, JSON (put_context: + the document)
 REPLY_TOKENS = 5                # the final "Recorded."
 ACK_TOKENS = 5                  # "enqueued" (add_entry, put_context), "consistent" (await_consistency)
-LIST_LIMIT = 10                 # list_entries(limit=10) at a session's bootstrap
+LIST_LIMIT = BOOTSTRAP_ENTRIES  # list_entries(limit=10) at a session's bootstrap
 LIST_ENTRY_OVERHEAD_CHARS = 150  # entryId, memoryId, vaultId, creationTime, tags of one listed entry
 LIST_ENVELOPE_CHARS = 80        # {"entries": [...], "count": .., "applied_limit": .., "next_before": ..}
-CONTEXT_BASE_CHARS, CONTEXT_CHARS_PER_MESSAGE, CONTEXT_MAX_CHARS = 300, 60, 5000
+CONTEXT_BASE_CHARS, CONTEXT_CHARS_PER_MESSAGE, CONTEXT_MAX_CHARS = 300, 60, CONTEXT_CHARS
 OPENAI_MIN_TOKENS, OPENAI_BLOCK = 1024, 128
 DEFAULT_MIN_CACHE_TOKENS = 1024
 # The shortest prefix a provider caches (Anthropic's and Bedrock's documented minimums), first match wins.

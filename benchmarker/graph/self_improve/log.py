@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.log.jsonl import JsonlWriter, read_jsonl, write_json_atomic
+from benchmarker.log.records import SelfImproveRecord
 
-LOG_NAME = "self_improve.jsonl"
-SCHEMA_VERSION = 1
+LOG_NAME = SelfImproveRecord.FILE
 _CANDIDATE_KEYS = ("index", "key", "tunables", "dir", "train", "holdout")
 _PROPOSAL_KEYS = ("kind", "delta", "diff", "files", "rationale", "source", "move", "refused")
 
@@ -27,8 +27,8 @@ def iteration_line(state: dict[str, Any], outcome: dict[str, Any], stats: dict[s
     proposal = state.get("proposal")
     analysis = state.get("analysis") or {}
     vote = state.get("vote") or {}
-    return {
-        "schema_version": SCHEMA_VERSION, "iteration": state["iteration"],
+    return SelfImproveRecord.model_validate({
+        "iteration": state["iteration"],
         "decision": outcome["decision"], "stage": outcome["stage"], "reason": outcome["reason"],
         "proposal": None if proposal is None else {k: proposal.get(k) for k in _PROPOSAL_KEYS if k in proposal},
         "analysis": {k: analysis.get(k) for k in ("n", "score", "failures", "causes", "dominant_cause", "worst")},
@@ -36,7 +36,7 @@ def iteration_line(state: dict[str, Any], outcome: dict[str, Any], stats: dict[s
         "votes": vote.get("votes"), "vote_passed": vote.get("passed"),
         "base": brief(state["best"]), "candidate": brief(state.get("candidate")), "stats": stats,
         "best": brief(new_best), "start": brief(state["start"]),
-    }
+    }).to_line()
 
 
 def append_iteration(run_dir: Path, line: dict[str, Any]) -> bool:
