@@ -1,11 +1,13 @@
-"""Does a hypothesis decline to answer? ("I don't know", "you never mentioned", "can't be determined")
+"""Does an answer decline? ("I don't know", "you never mentioned", "can't be determined")
 
-Two uses, both in the deterministic grader:
+The one list of abstention phrases, for the deterministic grader and the rubric:
   - `_abs` questions (unanswerable by construction) are correct exactly when the hypothesis
-    abstains without also committing to a guess;
+    abstains without also committing to a guess (`abstains`);
   - on answerable questions, the abstention phrase is cut out *before* the answer is looked
     for, so "No information is available" cannot match the answer "no", while "I'm not sure,
-    but it was Paris" still matches "Paris".
+    but it was Paris" still matches "Paris" (`strip_abstention`);
+  - the rubric's abstention questions need any phrase (`has_abstention_phrase`) and then
+    penalise the values a hedge still names.
 
 Phrases are matched on `normalize.clean` text (lowercase, apostrophes removed: "dont").
 """
@@ -16,26 +18,29 @@ import re
 
 from benchmarker.eval.normalize import clean
 
-_INFO = r"(?:information|info|details?|records?|data|memory|memories|mention|knowledge|notes?|context)"
+_INFO = (r"(?:information|info|details?|records?|data|memory|memories|mention|knowledge|notes?|context|"
+         r"indication|evidence)")
 _VERB_DECLINE = (r"(?:mention|mentioned|say|said|tell|told|share|shared|specify|specified|provide|"
                  r"provided|discuss|discussed|state|stated|indicate|include|record|recorded|recommend|recommended|"
-                 r"suggest|suggested)")
+                 r"suggest|suggested|come up)")
 
 ABSTENTION_PATTERNS: tuple[str, ...] = (
-    r"\b(?:i\s+)?(?:dont|do not|did not|didnt)\s+(?:actually\s+)?know\b",
+    r"\b(?:i\s+)?(?:dont|do not|did not|didnt)\s+(?:actually\s+)?(?:know|recall|remember|have (?:that|any|this)\b)",
     rf"\b(?:dont|do not|doesnt|does not|didnt|did not)\s+have\s+(?:any\s+|enough\s+|that\s+|this\s+|the\s+|"
     rf"specific\s+|a\s+)?(?:\w+\s+)?{_INFO}",
     rf"\bno\s+(?:\w+\s+)?{_INFO}\b",
-    rf"\b(?:not|never)\s+(?:been\s+|be\s+)?(?:mentioned|specified|stated|provided|recorded|available|given|"
-    rf"discussed|shared|found|included|indicated|clear|known)\b",
-    rf"\b(?:isnt|wasnt|arent|werent)\s+(?:\w+\s+)?(?:mentioned|specified|stated|recorded|available|"
-    rf"provided|discussed|shared|included)\b",
-    rf"\b(?:never|didnt|did not|havent|have not|hasnt|has not|dont|do not)\s+(?:actually\s+|explicitly\s+)?{_VERB_DECLINE}\b",
+    r"\b(?:not|never)\s+(?:yet\s+|ever\s+|actually\s+)?(?:been\s+|be\s+)?(?:mentioned|specified|stated|"
+    r"provided|recorded|available|given|discussed|shared|found|included|indicated|clear|known|said|told|covered|"
+    r"confirmed|decided|brought up|came up)\b",
+    r"\b(?:isnt|wasnt|arent|werent|hasnt|havent)\s+(?:\w+\s+)?(?:been\s+)?(?:mentioned|specified|stated|"
+    r"recorded|available|provided|discussed|shared|included|given|confirmed|decided|said)\b",
+    rf"\b(?:never|didnt|did not|havent|have not|hasnt|has not|dont|do not|doesnt|does not)\s+"
+    rf"(?:actually\s+|explicitly\s+)?{_VERB_DECLINE}\b",
     r"\b(?:cannot|cant|can not|unable to|not able to|impossible to|couldnt|could not)\s+(?:be\s+)?"
     r"(?:determine|determined|answer|answered|find|found|tell|say|know|known|recall|confirm|"
     r"confirmed|identify|identified|provide|locate|verify|calculate|calculated)\b",
     rf"\b(?:insufficient|not enough|lack of|missing)\s+(?:\w+\s+)?{_INFO}\b",
-    r"\b(?:unknown|unanswerable|not answerable|cannot be answered)\b",
+    r"\b(?:unknown|unanswerable|not answerable|cannot be answered|undecided|unconfirmed|unclear)\b",
     rf"\b{_INFO}\s+(?:\w+\s+)?(?:is|was|are|were)\s+(?:not enough|insufficient|incomplete|missing|lacking|unavailable)\b",
     r"\bthere\s+(?:is|was|are)\s+no\s+(?:\w+\s+)?(?:mention|information|record|details?|data)\b",
     r"\bno\s+way\s+(?:for me\s+)?to\s+(?:know|tell|determine)\b",

@@ -2,14 +2,14 @@
 
 The strategy document's online judge: the model lists the facts the user stated, the new facts
 in the extracted output, the missed and the hallucinated ones; TP = extracted - hallucinated,
-FP = hallucinated, FN = missed, and precision / recall / F1 come from `facts.prf`. A reply that
-cannot be used is asked again (with the reason); after the retries the case is `unjudged` and
+FP = hallucinated, FN = missed, and precision / recall / F1 come from `facts.prf`. Asking
+follows the judge policy (judge_policy.py): a reply that cannot be used is asked again (with
+the reason); after the retries, or at once when the model raises, the case is `unjudged` and
 left out of the scores, never scored as zero.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -17,16 +17,17 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
-from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
+from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.fact_extraction import FactCase, fact_case_of
 from benchmarker.datasets.schema import Case
 from benchmarker.eval.facts import CaseScore, prf, score_case
+from benchmarker.eval.json_reply import json_objects
+from benchmarker.eval.judge_policy import ask_until_parsed
 
 JUDGE_PROMPT = "fact_judge"  # prompts/fact_judge.txt
 LIST_KEYS = ("conversation_facts", "extracted_facts", "missed_facts", "hallucinated_facts")
 _PLACEHOLDER = re.compile(r"\{(conversation_text|existing_memory|extracted_output)\}")
-_FENCE = re.compile(r"```[A-Za-z]*\s*\n?(.*?)```", re.DOTALL)
 
 
 class JudgeReplyError(ValueError):
@@ -47,7 +48,7 @@ class FactJudgeResult:
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
-    error: str = ""  # why the last unusable attempt failed
+    error: str = ""  # why there is no usable reply: the last reply's problem, or the model's error
 
     @property
     def judged(self) -> bool:
@@ -86,27 +87,6 @@ def render_fact_judge_prompt(fc: FactCase, extracted_output: str, *, template: s
     return _PLACEHOLDER.sub(lambda m: values[m[1]], template if template is not None else load_prompt(JUDGE_PROMPT))
 
 
-
-
-def _objects(text: str) -> list[dict[str, Any]]:
-    """Every JSON object in `text` (decoded from some '{'), outermost first, then nested ones."""
-    decoder, found, end = json.JSONDecoder(), [], -1
-    for i, ch in enumerate(text):
-        if ch != "{" or i < end:
-            continue
-        try:
-            obj, end = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
-            continue
-        stack = [obj]
-        while stack:  # a reply may wrap the lists: {"audit": {...}}
-            item = stack.pop(0)
-            if isinstance(item, dict):
-                found.append(item)
-                stack += [v for v in item.values() if isinstance(v, dict)]
-    return found
-
-
 def _fact_list(obj: dict[str, Any], key: str) -> tuple[str, ...]:
     value = obj[key]
     if not isinstance(value, list):
@@ -122,8 +102,7 @@ def _fact_list(obj: dict[str, Any], key: str) -> tuple[str, ...]:
 
 def parse_judge_reply(text: str) -> dict[str, tuple[str, ...]]:
     """The four fact lists from a reply: fenced or bare JSON, with or without text around it."""
-    chunks = [m[1] for m in _FENCE.finditer(text)] + [text]
-    candidates = [o for chunk in chunks for o in _objects(chunk)]
+    candidates = list(json_objects(text))
     complete = [o for o in candidates if all(k in o for k in LIST_KEYS)]
     if not complete:
         if not candidates:
@@ -142,38 +121,29 @@ async def judge_facts(
     model: BaseChatModel, case: FactCase | Case, extracted_output: str, *, retries: int = 3,
     template: str | None = None,
 ) -> FactJudgeResult:
-    """Ask the judge to enumerate facts; `retries` re-asks after an unusable reply or a model error."""
+    """Ask the judge to enumerate facts; `retries` re-asks after an unusable reply (judge_policy.py)."""
     fc = fact_case_of(case) if isinstance(case, Case) else case
     prompt = render_fact_judge_prompt(fc, extracted_output, template=template)
-    tokens = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-    error, attempts = "", 0
-    for attempts in range(1, retries + 2):
-        text = prompt if not error else (
-            f"{prompt}\n\nYour previous reply could not be used ({error}). "
-            "Reply with the JSON object only."
+
+    def ask(problem: str) -> Any:
+        text = prompt if not problem else (
+            f"{prompt}\n\nYour previous reply could not be used ({problem}). Reply with the JSON object only."
         )
-        try:
-            reply = await model.ainvoke([HumanMessage(text)])
-        except Exception as exc:  # a failed call is an unusable attempt, not a crash of the run
-            error = f"model call failed: {type(exc).__name__}: {exc}"
-            continue
-        usage = getattr(reply, "usage_metadata", None) or {}
-        for key in tokens:
-            tokens[key] += int(usage.get(key) or 0)
-        try:
-            lists = parse_judge_reply(message_text(reply))
-        except JudgeReplyError as exc:
-            error = str(exc)
-            continue
-        return FactJudgeResult(fc.id, "judged", **lists, attempts=attempts, **tokens)
-    return FactJudgeResult(fc.id, "unjudged", attempts=attempts, error=error, **tokens)
+        return model.ainvoke([HumanMessage(text)])
+
+    got = await ask_until_parsed(ask, parse_judge_reply, retries)
+    tokens = {"input_tokens": got.input_tokens, "output_tokens": got.output_tokens, "total_tokens": got.total_tokens}
+    if got.value is None:
+        return FactJudgeResult(fc.id, "unjudged", attempts=got.attempts, error=got.error, **tokens)
+    return FactJudgeResult(fc.id, "judged", **got.value, attempts=got.attempts, **tokens)
 
 
 def judged_case_score(
-    fc: FactCase, extracted: list[str], result: FactJudgeResult, *, context_facts: list[str] | None = None
+    fc: FactCase, extracted: list[str], result: FactJudgeResult, *, context_facts: list[str] | None = None,
+    thresholds: ThresholdsConfig | None = None,
 ) -> CaseScore:
     """A CaseScore with the judge's counts; conflict and minimalism stay deterministic."""
-    base = score_case(fc, extracted, context_facts=context_facts)
+    base = score_case(fc, extracted, context_facts=context_facts, thresholds=thresholds)
     tp, fp, fn = result.counts if result.judged else (0, 0, 0)
     details = base.details | {"judge": result.to_dict()}
     return replace(base, method="llm", judged=result.judged, tp=tp, fp=fp, fn=fn, details=details)

@@ -1,11 +1,12 @@
 """Fact-extraction scoring: deterministic matcher, per-case metrics, summary and report table.
 
-Matching. An expected fact matches an extracted string when its similarity is >= MATCH_THRESHOLD
-(0.6). Text goes through `fact_tokens` ('$3,000' = '3k' = '3000'; numbers are whole tokens, so
-'2' never matches '12'). Similarity is 0 when a number the expected fact needs is missing, or
-when the expected fact is negated ('does not want', 'avoid'...) and the extracted one is not.
-With key terms, every term must occur as a contiguous token run, and similarity is
-0.7 + 0.3 * dice(content words), so any paraphrase that keeps the terms passes. Without terms,
+Matching. An expected fact matches an extracted string when its similarity is at least
+`[eval.thresholds] fact_match` (0.6). Text goes through `normalize` ('$3,000' = '3k' = '3000';
+numbers and dates are whole tokens, so '2' never matches '12'). Similarity is 0 when a number
+or date the expected fact needs is missing, or when the expected fact is negated ('does not
+want', 'avoid'...) and the extracted one is not. With key terms, every term must occur as a
+contiguous token run, and similarity is w + (1 - w) * dice(content words), w =
+`fact_term_weight` (0.7), so any paraphrase that keeps the terms passes. Without terms,
 similarity is the mean of content-word recall and dice. Pairs are assigned one-to-one by the
 Hungarian method on similarity. An expected fact left over that an assigned string also states
 counts as found too (a summary sentence often holds several atomic facts; `compound=False`
@@ -31,14 +32,15 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from benchmarker.datasets.fact_extraction import SCENARIOS, ExpectedFact, FactCase, content_tokens, fact_tokens
+from benchmarker.config_schema import ThresholdsConfig
+from benchmarker.datasets.fact_extraction import SCENARIOS, ExpectedFact, FactCase
+from benchmarker.eval import normalize
+from benchmarker.eval.normalize import STOPWORDS, find_phrase, is_value, same, token_texts
 
-MATCH_THRESHOLD = 0.6
-TERM_WEIGHT = 0.7
-NEGATIONS = frozenset(
-    "no not never without avoid dislike hate reject rejected refuse refused decline declined exclude "
-    "excluded excluding except instead against none nothing neither nor skip veto vetoed ban banned forbid "
-    "forbidden".split()
+# A fact stated as a refusal: grammatical negations plus the verbs of declining.
+NEGATIONS = normalize.NEGATIONS | frozenset(
+    "avoid dislike hate reject rejected refuse refused decline declined exclude excluded excluding except "
+    "instead against none nothing skip veto vetoed ban banned forbid forbidden".split()
 )
 # An old value may still be mentioned, but only as history ("was $3,000", "changed from ...").
 STALE_MARKERS = re.compile(
@@ -60,28 +62,29 @@ def _as_fact(value: ExpectedFact | str) -> ExpectedFact:
     return value if isinstance(value, ExpectedFact) else ExpectedFact(value)
 
 
-def _contains(tokens: list[str], run: list[str]) -> bool:
-    n = len(run)
-    return any(tokens[i : i + n] == run for i in range(len(tokens) - n + 1))
+def content_words(text: str) -> list[str]:
+    """Normalised tokens without stop words (so "User's budget is $3,000" ~ "Budget: 3k")."""
+    return [t for t in token_texts(text) if t not in STOPWORDS]
 
 
-def similarity(expected: ExpectedFact | str, extracted: str) -> float:
+def similarity(expected: ExpectedFact | str, extracted: str, *, thresholds: ThresholdsConfig | None = None) -> float:
     """How well `extracted` states `expected`, in [0, 1] (see the module docstring)."""
     exp = _as_fact(expected)
-    ext_tokens = fact_tokens(extracted)
+    ext_tokens = token_texts(extracted)
     if not ext_tokens:
         return 0.0
-    if NEGATIONS.intersection(fact_tokens(exp.fact)) and not NEGATIONS.intersection(ext_tokens):
+    if NEGATIONS.intersection(token_texts(exp.fact)) and not NEGATIONS.intersection(ext_tokens):
         return 0.0
-    terms = [run for run in (fact_tokens(t) for t in exp.terms) if run]
-    needed = [t for t in (sum(terms, []) if terms else fact_tokens(exp.fact)) if t[0].isdigit()]
-    if not set(needed) <= set(ext_tokens):
+    terms = [run for run in (token_texts(t) for t in exp.terms) if run]
+    needed = [t for t in (sum(terms, []) if terms else token_texts(exp.fact)) if is_value(t)]
+    if not all(any(same(n, t) for t in ext_tokens) for n in needed):
         return 0.0
-    a, b = set(content_tokens(exp.fact)), set(content_tokens(extracted))
+    a, b = set(content_words(exp.fact)), set(content_words(extracted))
     common = len(a & b)
     dice = 2 * common / (len(a) + len(b)) if a or b else 0.0
     if terms:
-        return TERM_WEIGHT + (1 - TERM_WEIGHT) * dice if all(_contains(ext_tokens, r) for r in terms) else 0.0
+        weight = (thresholds or ThresholdsConfig()).fact_term_weight
+        return weight + (1 - weight) * dice if all(find_phrase(ext_tokens, r) for r in terms) else 0.0
     return 0.5 * (common / len(a) if a else 0.0) + 0.5 * dice
 
 
@@ -101,7 +104,7 @@ class FactMatch:
     false_positives: tuple[str, ...]  # extracted, matching nothing expected: hallucinated
     false_negatives: tuple[str, ...]  # expected, matched by nothing: missed
     duplicates: tuple[str, ...] = ()  # extracted restatements of an already matched fact
-    threshold: float = MATCH_THRESHOLD
+    threshold: float = ThresholdsConfig().fact_match  # the fact_match threshold the match used
 
     tp = property(lambda self: len(self.true_positives))
     fp = property(lambda self: len(self.false_positives))
@@ -112,8 +115,8 @@ class FactMatch:
 
 
 def match_facts(
-    expected: list[ExpectedFact] | list[str], extracted: list[str], *, threshold: float = MATCH_THRESHOLD,
-    compound: bool = True,
+    expected: list[ExpectedFact] | list[str], extracted: list[str], *, compound: bool = True,
+    thresholds: ThresholdsConfig | None = None,
 ) -> FactMatch:
     """Assign expected facts to extracted strings one-to-one; keep TP / FP / FN lists.
 
@@ -121,8 +124,11 @@ def match_facts(
     assigned string also states counts as found: one entry summary often states several atomic
     facts. `compound=False` is the strict one-to-one count.
     """
+    thresholds = thresholds or ThresholdsConfig()
+    threshold = thresholds.fact_match
     facts = [_as_fact(e) for e in expected]
-    sim = np.array([[similarity(f, x) for x in extracted] for f in facts]).reshape(len(facts), len(extracted))
+    sim = np.array([[similarity(f, x, thresholds=thresholds) for x in extracted] for f in facts])
+    sim = sim.reshape(len(facts), len(extracted))
     gain = np.where(sim >= threshold, sim, 0.0)
     rows, cols = linear_sum_assignment(gain, maximize=True) if gain.size else ([], [])
     pairs = [(int(r), int(c)) for r, c in zip(rows, cols) if gain[r, c] > 0]
@@ -145,12 +151,15 @@ def match_facts(
 
 
 def stale_facts(
-    superseded: list[ExpectedFact] | tuple[ExpectedFact, ...], facts: list[str], *, threshold: float = MATCH_THRESHOLD
+    superseded: list[ExpectedFact] | tuple[ExpectedFact, ...], facts: list[str], *,
+    thresholds: ThresholdsConfig | None = None,
 ) -> list[str]:
     """Facts that still present a superseded value as current (no 'was', 'changed from'... marker)."""
+    thresholds = thresholds or ThresholdsConfig()
     return [
         f for f in facts
-        if not STALE_MARKERS.search(f) and any(similarity(s, f) >= threshold for s in superseded)
+        if not STALE_MARKERS.search(f)
+        and any(similarity(s, f, thresholds=thresholds) >= thresholds.fact_match for s in superseded)
     ]
 
 
@@ -158,8 +167,8 @@ def _replacements(fc: FactCase) -> list[ExpectedFact]:
     """The expected facts that carry the new values: per superseded fact, the closest expected one."""
     out: list[ExpectedFact] = []
     for old in fc.superseded_facts:
-        old_words = set(content_tokens(old.fact))
-        overlap = [len(old_words & set(content_tokens(e.fact))) for e in fc.expected_facts]
+        old_words = set(content_words(old.fact))
+        overlap = [len(old_words & set(content_words(e.fact))) for e in fc.expected_facts]
         out += [e for e, n in zip(fc.expected_facts, overlap) if overlap and n == max(overlap) and e not in out]
     return out
 
@@ -195,14 +204,15 @@ class CaseScore:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
-def score_case(fc: FactCase, extracted: list[str], *, context_facts: list[str] | None = None) -> CaseScore:
+def score_case(fc: FactCase, extracted: list[str], *, context_facts: list[str] | None = None,
+               thresholds: ThresholdsConfig | None = None) -> CaseScore:
     """Deterministic score of one case.
 
     `extracted` are the NEW facts written (see `extracted_facts_from_memory`); `context_facts`
     are all facts the latest context presents (`context_facts(latest_context)`): the stale-value
     check needs them because an old value left untouched in the context is not "new".
     """
-    m = match_facts(list(fc.expected_facts), extracted)
+    m = match_facts(list(fc.expected_facts), extracted, thresholds=thresholds)
     details: dict[str, Any] = {
         "true_positives": [list(t) for t in m.true_positives],
         "false_positives": list(m.false_positives),
@@ -212,8 +222,8 @@ def score_case(fc: FactCase, extracted: list[str], *, context_facts: list[str] |
     conflict = None
     if fc.superseded_facts:
         current = list(dict.fromkeys([*extracted, *(context_facts or [])]))
-        present = match_facts(_replacements(fc), current)
-        stale = stale_facts(fc.superseded_facts, current)
+        present = match_facts(_replacements(fc), current, thresholds=thresholds)
+        stale = stale_facts(fc.superseded_facts, current, thresholds=thresholds)
         details.update(stale_facts=stale, missing_new_values=list(present.false_negatives))
         conflict = not stale and not present.false_negatives
     minimal = (len(extracted) == 0) if fc.scenario == "chit_chat" else None

@@ -7,8 +7,8 @@ in this order:
   2. abstention (`question_id` ends in `_abs`, whatever the type) -> correct exactly when the
      hypothesis declines to answer without guessing (see `abstention.py`);
   3. single-session-preference -> the answer is a rubric ("The user would prefer ..."): correct
-     when the hypothesis covers at least PREFERENCE_RECALL_THRESHOLD (0.3) of the rubric's
-     content words. Only the rubric's positive sentences count (a sentence with "not" or
+     when the hypothesis covers at least `[eval.thresholds] preference_recall` (0.3) of the
+     rubric's content words. Only the rubric's positive sentences count (a sentence with "not" or
      "avoid" describes what the user would *not* want), and generic rubric words ("user",
      "prefer", "suggest", "especially", ...) are dropped, so what is left is the personal
      information the response has to use (e.g. "adobe premiere pro advanced settings");
@@ -16,7 +16,8 @@ in this order:
      also acceptable") and each is matched by `matching.match_variant` against the
      hypothesis with its abstention phrases cut out: the answer as a phrase, or all its key
      tokens (numbers exact, at word boundaries, not negated), or all but one word of a long
-     non-list answer, or token F1 >= 0.8 (thresholds and reasons in matching.py).
+     non-list answer, or token F1 >= `answer_f1` (0.8; rules and reasons in matching.py).
+     Articles are dropped from both sides first.
      temporal-reasoning also accepts the count +-1 when a number is followed by
      day/week/month ("7 days" accepts 6 and 8 days; "3 weeks" accepts 2-4 weeks); other types
      never do. knowledge-update needs no special rule: the updated value matches even when
@@ -31,14 +32,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.eval.abstention import abstains, has_abstention_phrase, strip_abstention
-from benchmarker.eval.matching import STOPWORDS, Match, match_variant
-from benchmarker.eval.normalize import stem, token_texts, tokens
+from benchmarker.eval.matching import Match, match_variant
+from benchmarker.eval.normalize import ARTICLES, STOPWORDS, Tok, stem, token_texts, tokens
 from benchmarker.eval.records import grading_fields
 
 TEMPORAL = "temporal-reasoning"
 PREFERENCE = "single-session-preference"
-PREFERENCE_RECALL_THRESHOLD = 0.3
 _OFF_BY_ONE_UNITS = frozenset({"day", "week", "month"})
 _GENERIC_RUBRIC = frozenset(stem(w) for w in (
     "user prefer preferred preference preferences response responses suggest suggests suggested "
@@ -120,7 +121,7 @@ def rubric_keywords(rubric: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-def _grade_preference(rubric: str, hypothesis: str) -> GradeResult:
+def _grade_preference(rubric: str, hypothesis: str, threshold: float) -> GradeResult:
     if abstains(hypothesis):
         return GradeResult(False, 0.0, "declined to answer a preference question")
     keywords = rubric_keywords(rubric)
@@ -129,22 +130,27 @@ def _grade_preference(rubric: str, hypothesis: str) -> GradeResult:
     present = set(token_texts(hypothesis))
     hits = [k for k in keywords if k in present]
     recall = len(hits) / len(keywords)
-    label = recall >= PREFERENCE_RECALL_THRESHOLD
+    label = recall >= threshold
     return GradeResult(label, recall, f"rubric keyword recall {recall:.2f} "
-                       f"({'>=' if label else '<'} {PREFERENCE_RECALL_THRESHOLD}); "
+                       f"({'>=' if label else '<'} {threshold}); "
                        f"used: {', '.join(hits[:8]) or 'none'}")
 
 
-def _best_match(question_type: str, answer: str, hypothesis: str) -> tuple[Match, str]:
-    hyp = tokens(strip_abstention(hypothesis))
+def _without_articles(toks: list[Tok]) -> list[Tok]:
+    return [t for t in toks if t.text not in ARTICLES]
+
+
+def _best_match(question_type: str, answer: str, hypothesis: str,
+                thresholds: ThresholdsConfig) -> tuple[Match, str]:
+    hyp = _without_articles(tokens(strip_abstention(hypothesis)))
     best, best_variant = Match(False, "", 0.0), ""
     for variant in answer_variants(answer):
-        candidates = [token_texts(variant)]
+        candidates = [[t.text for t in _without_articles(tokens(variant))]]
         if question_type == TEMPORAL:
             candidates += off_by_one(candidates[0])
         is_list = bool(_LIST_RE.search(variant))
         for i, cand in enumerate(candidates):
-            m = match_variant(cand, hyp, is_list=is_list)
+            m = match_variant(cand, hyp, is_list=is_list, thresholds=thresholds)
             label = variant if i == 0 else f"{' '.join(cand)} (off by one)"
             if m.ok:
                 return m, label
@@ -153,17 +159,18 @@ def _best_match(question_type: str, answer: str, hypothesis: str) -> tuple[Match
     return best, best_variant
 
 
-def grade_deterministic(question_type: str, question_id: str, answer: Any,
-                        hypothesis: str | None) -> GradeResult:
+def grade_deterministic(question_type: str, question_id: str, answer: Any, hypothesis: str | None, *,
+                        thresholds: ThresholdsConfig | None = None) -> GradeResult:
     """Grade one hypothesis against the answer key with the type's rules (module docstring)."""
+    thresholds = thresholds or ThresholdsConfig()
     hypothesis = hypothesis or ""
     if not hypothesis.strip():
         return GradeResult(False, 0.0, "empty hypothesis")
     if str(question_id).endswith("_abs"):
         return _grade_abstention(hypothesis)
     if question_type == PREFERENCE:
-        return _grade_preference(str(answer), hypothesis)
-    match, variant = _best_match(question_type, str(answer), hypothesis)
+        return _grade_preference(str(answer), hypothesis, thresholds.preference_recall)
+    match, variant = _best_match(question_type, str(answer), hypothesis, thresholds)
     if match.ok:
         return GradeResult(True, match.score, f"{match.rule} match of {variant!r}")
     if abstains(hypothesis):

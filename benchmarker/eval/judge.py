@@ -6,9 +6,10 @@ knowledge-update and single-session-preference have their own prompts; every oth
 (including in-house suites' categories) uses the base prompt. The prompts are ours, in
 `prompts/judge_*.txt`, with `{question}`, `{answer}` and `{hypothesis}` placeholders.
 
-Failure policy: an empty or unparsable reply, or an exception from the model, is retried
-(`retries` more times). If no attempt yields yes/no, the verdict is *unjudged* (label None):
-it is reported and excluded from accuracy denominators, never silently counted as wrong.
+Failure policy (judge_policy.py): an empty or unparsable reply is asked again (`retries` more
+times); an exception from the model (whose wrapper already retried transport errors) stops at
+once. Without a yes/no the verdict is *unjudged* (label None): it is reported and excluded
+from accuracy denominators, never silently counted as wrong.
 
 Temperature: the judge runs at temperature 0. A model built with another numeric temperature
 is copied with temperature 0; a model with temperature None (reasoning models that reject the
@@ -17,7 +18,6 @@ parameter) is left alone.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,6 +27,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
 from benchmarker.agent.prompts import load_prompt
+from benchmarker.eval.judge_policy import ask_until_parsed
 from benchmarker.eval.records import grading_fields
 
 TEMPLATES = {
@@ -132,42 +133,22 @@ def build_prompt(record: Mapping[str, Any], prompt_builder: PromptBuilder | None
     return "llm", name, template.format(question=question, answer=answer, hypothesis=hypothesis)
 
 
-def _usage(response: Any) -> tuple[int, int]:
-    usage = getattr(response, "usage_metadata", None) or {}
-    return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
-
-
 async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retries: int = 3,
-                       prompt_builder: PromptBuilder | None = None,
-                       backoff_s: float = 0.5) -> JudgeVerdict:
+                       prompt_builder: PromptBuilder | None = None) -> JudgeVerdict:
     """Judge one results record (question_type, question_id, question, answer, hypothesis).
 
-    Makes at most 1 + `retries` calls. `prompt_builder` (from `official.load_official_prompt_builder`)
-    swaps our prompts for LongMemEval's own for the six LongMemEval types.
+    Makes at most 1 + `retries` calls, and one when the model raises. `prompt_builder` (from
+    `official.load_official_prompt_builder`) swaps our prompts for LongMemEval's own for the six
+    LongMemEval types.
     """
     kind, template, prompt = build_prompt(record, prompt_builder)
     judge_model = _at_zero_temperature(model)
-    name = model_id(model)
-    tokens_in = tokens_out = 0
-    reply, problem = "", ""
-    attempts = 0
-    for attempt in range(1 + max(0, retries)):
-        attempts = attempt + 1
-        try:
-            response = await judge_model.ainvoke([HumanMessage(prompt)])
-        except Exception as exc:  # network or provider error: retry, then report as unjudged
-            problem = f"judge call failed: {type(exc).__name__}: {str(exc)[:200]}"
-            if attempt < retries:
-                await asyncio.sleep(backoff_s * (2 ** attempt))
-            continue
-        i, o = _usage(response)
-        tokens_in, tokens_out = tokens_in + i, tokens_out + o
-        text = getattr(response, "text", None)  # content blocks flattened to text (langchain-core 1.x)
-        reply = str(text) if isinstance(text, str) else str(response.content or "")
-        label = parse_yes_no(reply)
-        if label is not None:
-            return JudgeVerdict(label, kind, name, template, reply.strip(), attempts,
-                                f"judge replied {'yes' if label else 'no'}", tokens_in, tokens_out)
-        problem = "empty judge reply" if not reply.strip() else f"unparsable judge reply {reply.strip()[:80]!r}"
-    return JudgeVerdict(None, kind, name, template, reply.strip(), attempts,
-                        f"unjudged after {attempts} attempts: {problem}", tokens_in, tokens_out)
+    got = await ask_until_parsed(lambda _: judge_model.ainvoke([HumanMessage(prompt)]), parse_yes_no, retries)
+    if got.value is not None:
+        reason = f"judge replied {'yes' if got.value else 'no'}"
+    elif got.failed:
+        reason = f"unjudged: {got.error}"
+    else:
+        reason = f"unjudged after {got.attempts} attempts: {got.error}"
+    return JudgeVerdict(got.value, kind, model_id(model), template, got.reply.strip(), got.attempts, reason,
+                        got.input_tokens, got.output_tokens)

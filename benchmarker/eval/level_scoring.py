@@ -1,5 +1,8 @@
 """Special scoring for L13-L16, and one entry point that scores any level from its answers.
 
+Weights and penalties are `[eval.thresholds]` (trace_weights, stale_penalty, decision_weights);
+the numbers below are their defaults.
+
 L13 tool selection: score = 0.4 * tool F1 (multiset precision/recall of tool names) + 0.3 * order
     (longest common subsequence of tool names / expected length) + 0.3 * arguments (per expected
     call, the share of its argument checks the aligned actual call passes; unmatched calls score 0).
@@ -21,15 +24,13 @@ from dataclasses import asdict, dataclass, field
 from statistics import mean
 from typing import Any, Iterable, Mapping
 
+from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.levels.spec import ExpectedCall, LevelSpec, ToolScenario
 from benchmarker.datasets.schema import Question
+from benchmarker.eval.normalize import find_phrase, matches, token_texts
 from benchmarker.eval.rubric import (
-    DECISION_WEIGHTS, decision_breakdown, factual_accuracy, find_phrase, grade_answer_deterministic, matches,
-    parse_choice, tokens, unmarked_mentions,
+    decision_breakdown, factual_accuracy, grade_answer_deterministic, parse_choice, unmarked_mentions,
 )
-
-TRACE_WEIGHTS = {"selection": 0.4, "order": 0.3, "args": 0.3}
-STALE_PENALTY = 0.5
 
 
 @dataclass
@@ -96,7 +97,8 @@ def check_arg(args: Mapping[str, Any], name: str, check: Mapping[str, Any],
 
 
 def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: list[Mapping[str, Any]], *,
-                     bindings: Mapping[str, Any] | None = None) -> ToolTraceScore:
+                     bindings: Mapping[str, Any] | None = None,
+                     thresholds: ThresholdsConfig | None = None) -> ToolTraceScore:
     """Score an actual tool trace ([{"tool", "args"}, ...] in call order) against the expected calls.
 
     Optional expected calls never count as missing; when present they are matched (not extra).
@@ -142,7 +144,8 @@ def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: l
         per_call.append(sum(results.values()) / len(results))
         checks.append({"expected_index": i, "tool": call.tool, "actual_index": j, "checks": results})
     args_score = mean(per_call) if per_call else 1.0
-    score = (TRACE_WEIGHTS["selection"] * f1 + TRACE_WEIGHTS["order"] * order + TRACE_WEIGHTS["args"] * args_score)
+    weights = (thresholds or ThresholdsConfig()).trace_weights
+    score = weights["selection"] * f1 + weights["order"] * order + weights["args"] * args_score
     return ToolTraceScore(round(precision, 6), round(recall, 6), round(f1, 6), round(order, 6), round(args_score, 6),
                           round(score, 6), sorted((i, aligned.get(i)) for i in range(len(exp))), checks, missing,
                           remaining)
@@ -155,24 +158,27 @@ def trace_for_session(decisions: Iterable[Mapping[str, Any]], session_id: str,
             if d.get("session_id") == session_id and d.get("caller", "agent") in callers]
 
 
-def score_forgetting(question: Question, answer: str) -> dict[str, Any]:
-    """L14: credit for the current value, STALE_PENALTY per stale value presented as current."""
+def score_forgetting(question: Question, answer: str, *, thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
+    """L14: credit for the current value, minus `stale_penalty` per stale value presented as current."""
+    thresholds = thresholds or ThresholdsConfig()
     rub = dict(question.rubric)
     stale = [str(s) for s in rub.get("stale", [])]
-    toks = tokens(answer)
+    toks = token_texts(answer)
     unmarked = unmarked_mentions(toks, stale, negation_only=False)
-    mentioned = [s for s in stale if find_phrase(toks, tokens(s)) is not None]
-    current, _ = factual_accuracy({k: v for k, v in rub.items() if k not in ("stale", "forbidden")}, answer)
-    score = max(0.0, current - STALE_PENALTY * len(unmarked))
+    mentioned = [s for s in stale if find_phrase(toks, token_texts(s)) is not None]
+    current, _ = factual_accuracy({k: v for k, v in rub.items() if k not in ("stale", "forbidden")}, answer,
+                                  thresholds=thresholds)
+    score = max(0.0, current - thresholds.stale_penalty * len(unmarked))
     return {"current_credit": current, "stale_unmarked": unmarked,
             "stale_marked": [s for s in mentioned if s not in unmarked], "score": score}
 
 
-def score_adversarial(pairs: Iterable[tuple[Question, str]]) -> dict[str, Any]:
+def score_adversarial(pairs: Iterable[tuple[Question, str]], *,
+                      thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
     """L15: controls must be answered, adversarial (never-stated) questions declined."""
     controls, adversarial = [], []
     for question, answer in pairs:
-        score, _ = factual_accuracy(question.rubric, answer)
+        score, _ = factual_accuracy(question.rubric, answer, thresholds=thresholds)
         (adversarial if question.rubric.get("abstain") else controls).append(score)
     control_acc = mean(controls) if controls else 0.0
     abstention = mean(adversarial) if adversarial else 0.0
@@ -187,22 +193,25 @@ def parse_decision(answer: str, options: Mapping[str, str]) -> str | None:
     return parse_choice(answer, dict(options))
 
 
-def score_decision(question: Question, answer: str) -> dict[str, Any]:
-    """L16 breakdown: decision, reasoning, recall and their weighted score (DECISION_WEIGHTS)."""
-    return decision_breakdown(question.rubric, answer)
+def score_decision(question: Question, answer: str, *, thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
+    """L16 breakdown: decision, reasoning, recall and their weighted score (decision_weights)."""
+    return decision_breakdown(question.rubric, answer, thresholds=thresholds)
 
 
 def _scenario_scores(scenarios: tuple[ToolScenario, ...], decisions: list[Mapping[str, Any]],
-                     bindings: Mapping[str, Any] | None, callers: tuple[str, ...]) -> dict[str, Any]:
+                     bindings: Mapping[str, Any] | None, callers: tuple[str, ...],
+                     thresholds: ThresholdsConfig) -> dict[str, Any]:
     out = {}
     for sc in scenarios:
         trace = trace_for_session(decisions, sc.session_id, callers)
-        out[sc.scenario_id] = score_tool_trace(list(sc.expected), trace, bindings=bindings).to_dict()
+        out[sc.scenario_id] = score_tool_trace(list(sc.expected), trace, bindings=bindings,
+                                               thresholds=thresholds).to_dict()
     return out
 
 
 def score_level(spec: LevelSpec, answers: Mapping[str, str], *, decisions: list[Mapping[str, Any]] | None = None,
-                bindings: Mapping[str, Any] | None = None, callers: tuple[str, ...] = ("agent",)) -> dict[str, Any]:
+                bindings: Mapping[str, Any] | None = None, callers: tuple[str, ...] = ("agent",),
+                thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
     """Score one level: per-question deterministic grades plus the level's own score (see module doc).
 
     `answers` maps question_id -> answer text. For L13 pass the run's decision-log lines
@@ -210,26 +219,28 @@ def score_level(spec: LevelSpec, answers: Mapping[str, str], *, decisions: list[
     L13 then scores 0.7 * mean scenario score + 0.3 * recall accuracy (weights from spec.weights).
     Rubric levels (L1-L12) score the mean factual accuracy of their questions.
     """
+    thresholds = thresholds or ThresholdsConfig()
     questions = list(spec.case.questions)
-    per_q = {q.question_id: grade_answer_deterministic(q, answers.get(q.question_id, "")).to_dict() for q in questions}
+    per_q = {q.question_id: grade_answer_deterministic(q, answers.get(q.question_id, ""), thresholds=thresholds).to_dict()
+             for q in questions}
     pairs = [(q, answers.get(q.question_id, "")) for q in questions]
     detail: dict[str, Any] = {}
     qa = mean(g["scores"]["factual_accuracy"] for g in per_q.values()) if per_q else 0.0
     if spec.scoring == "forgetting":
-        detail = {q.question_id: score_forgetting(q, a) for q, a in pairs}
+        detail = {q.question_id: score_forgetting(q, a, thresholds=thresholds) for q, a in pairs}
         score = mean(d["score"] for d in detail.values())
     elif spec.scoring == "adversarial":
-        detail = score_adversarial(pairs)
+        detail = score_adversarial(pairs, thresholds=thresholds)
         score = detail["score"]
     elif spec.scoring == "decision":
-        detail = {q.question_id: score_decision(q, a) for q, a in pairs if "choice" in q.rubric}
+        detail = {q.question_id: score_decision(q, a, thresholds=thresholds) for q, a in pairs if "choice" in q.rubric}
         score = mean(d["score"] for d in detail.values())
     elif spec.scoring == "tool_trace":
         if decisions is None:
             detail = {"tool_trace": None, "note": "no decision log given: tool selection not scored"}
             score = qa
         else:
-            detail = _scenario_scores(spec.tool_scenarios, decisions, bindings, callers)
+            detail = _scenario_scores(spec.tool_scenarios, decisions, bindings, callers, thresholds)
             tool = mean(d["score"] for d in detail.values()) if detail else 0.0
             score = spec.weights.get("tool_trace", 0.7) * tool + spec.weights.get("qa", 0.3) * qa
     else:
@@ -239,5 +250,4 @@ def score_level(spec: LevelSpec, answers: Mapping[str, str], *, decisions: list[
 
 
 __all__ = ["ToolTraceScore", "score_tool_trace", "trace_for_session", "check_arg", "score_forgetting",
-           "score_adversarial", "parse_decision", "score_decision", "score_level", "TRACE_WEIGHTS",
-           "STALE_PENALTY", "DECISION_WEIGHTS"]
+           "score_adversarial", "parse_decision", "score_decision", "score_level"]

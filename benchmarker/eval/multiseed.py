@@ -4,7 +4,7 @@ Each seed is one independent draw of the generated data (and a fresh memory), so
 variation is the seed: a group's score for a seed is the mean of its question scores in that seed,
 and the interval is a t-interval over those seed means (n - 1 degrees of freedom). A question
 (matched across seeds by its stable key) is flagged noisy when its scores across seeds span more
-than NOISE_THRESHOLD (0.10, i.e. 10 points).
+than `[eval.thresholds] noise_spread` (0.10, i.e. 10 points).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any, Iterable, Mapping
 
 from scipy import stats
 
-NOISE_THRESHOLD = 0.10
+from benchmarker.config_schema import ThresholdsConfig
+
 CONFIDENCE = 0.95
 
 
@@ -50,7 +51,7 @@ def _group_table(rows: list[Mapping[str, Any]], key: str) -> dict[str, Any]:
     return table
 
 
-def _noisy(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _noisy(rows: list[Mapping[str, Any]], spread_limit: float) -> list[dict[str, Any]]:
     by_key: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     labels: dict[str, tuple[Any, Any]] = {}
     for row in rows:
@@ -63,7 +64,7 @@ def _noisy(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if len(per_seed) < 2:
             continue
         spread = max(per_seed.values()) - min(per_seed.values())
-        if spread > NOISE_THRESHOLD + 1e-9:
+        if spread > spread_limit + 1e-9:
             category, level = labels[key]
             flagged.append({"question_key": key, "category": category, "level": level,
                             "range": round(spread, 6), "stdev": round(stdev(per_seed.values()), 6),
@@ -71,12 +72,14 @@ def _noisy(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return flagged
 
 
-def summarize_seeds(scores: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def summarize_seeds(scores: Iterable[Mapping[str, Any]], *,
+                    thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
     """Rows {seed, question_key, category, level, score} -> summary.json tables.
 
     Returns {"seeds", "overall", "by_category", "by_level", "noisy_questions", "noise_threshold",
     "confidence"}; groups with one seed have stdev and interval None.
     """
+    noise = (thresholds or ThresholdsConfig()).noise_spread
     rows = [dict(r) for r in scores]
     missing = [k for k in ("seed", "question_key", "score") if rows and any(k not in r for r in rows)]
     if missing:
@@ -87,8 +90,8 @@ def summarize_seeds(scores: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     if overall:
         overall["seed_means"] = {str(s): round(m, 6) for s, m in per_seed.items()}
     return {"seeds": seeds, "overall": overall, "by_category": _group_table(rows, "category"),
-            "by_level": _group_table(rows, "level"), "noisy_questions": _noisy(rows),
-            "noise_threshold": NOISE_THRESHOLD, "confidence": CONFIDENCE}
+            "by_level": _group_table(rows, "level"), "noisy_questions": _noisy(rows, noise),
+            "noise_threshold": noise, "confidence": CONFIDENCE}
 
 
-__all__ = ["summarize_seeds", "NOISE_THRESHOLD", "CONFIDENCE"]
+__all__ = ["summarize_seeds", "CONFIDENCE"]

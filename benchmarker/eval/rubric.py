@@ -2,13 +2,15 @@
 
 Deterministic dimensions, computed from the question's rubric dict:
   factual_accuracy  required key facts (word-boundary, number-aware), numbers (all-or-nothing),
-                    ordered sequences, yes/no polarity, structured choices (L16); minus 0.5 for
-                    each forbidden value (distractor) and each stale value presented as current.
-                    Abstention questions (`abstain: true`) score 1 for an "I don't know"-style
-                    answer and 0 for any asserted value.
+                    ordered sequences, yes/no polarity, structured choices (L16); minus
+                    `[eval.thresholds] rubric_penalty` (0.5) for each forbidden value (distractor)
+                    and each stale value presented as current. Abstention questions
+                    (`abstain: true`) score 1 for an "I don't know"-style answer and 0 for any
+                    asserted value.
   specificity       share of the gold answer's specific tokens (numbers, dates, names) present.
 LLM dimensions (only with a judge model; never zero-filled without one): temporal_awareness,
 source_attribution, confidence_calibration, prompts in prompts/rubric_<dimension>.txt.
+`overall` weighs the graded dimensions by `rubric_weights`. Text goes through `normalize`.
 
 Rubric keys (all optional): required [str | [alternatives]], numbers [..], accept [full
 alternative answers], forbidden [..], stale [..], abstain bool, sequence [..], yes_no "yes"|"no",
@@ -22,26 +24,22 @@ import asyncio
 import json
 import re
 import statistics
-import unicodedata
 from dataclasses import asdict, dataclass, field
-from decimal import Decimal, InvalidOperation
 from functools import lru_cache
-from pathlib import Path
 from string import Template
 from typing import Any
 
-from benchmarker.agent.messages import message_text
+from benchmarker.agent.prompts import load_prompt
+from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.schema import Question
+from benchmarker.eval.abstention import has_abstention_phrase
+from benchmarker.eval.json_reply import first_json_object
+from benchmarker.eval.judge_policy import ask_until_parsed
+from benchmarker.eval.normalize import NEGATIONS, canonical_number, find_phrase, numbers_in, token_texts
 
 DETERMINISTIC = ("factual_accuracy", "specificity")
 LLM_DIMENSIONS = ("temporal_awareness", "source_attribution", "confidence_calibration")
 ALL_DIMENSIONS = DETERMINISTIC + LLM_DIMENSIONS
-# Weights of the overall score, renormalised over the dimensions actually graded.
-WEIGHTS = {"factual_accuracy": 0.5, "specificity": 0.1, "temporal_awareness": 0.15,
-           "source_attribution": 0.1, "confidence_calibration": 0.15}
-DECISION_WEIGHTS = {"decision": 0.5, "reasoning": 0.3, "recall": 0.2}
-PENALTY = 0.5
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
 
 @dataclass
@@ -64,189 +62,22 @@ class RubricGrade:
         return asdict(self)
 
 
-# ---------------------------------------------------------------- normalisation and matching
-# Token-level matching so "2" never matches "12", "no" never matches "know", "1,200" == "1200",
-# "three" == "3", "1.5 million" == "1500000", and "March 3, 2024" == "2024-03-03".
-
-_UNITS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen".split())}
-_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())}
-_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
-_MONTHS["sept"] = 9
-_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_ISO_DATE = re.compile(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b")
-_MDY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{{4}})\b")
-_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b")
-_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)")
-_DM = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
-# Identifiers such as "api-04", "INC-4821" or "NE-P2-KX-0412" stay one token: their digits are not numbers.
-_TOKEN = re.compile(r"date:\d{4}-\d\d-\d\d|md:\d\d-\d\d|(?=[a-z][a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+"
-                    r"|\d+(?:\.\d+){2,}|\d+(?:\.\d+)?k(?![a-z0-9])"
-                    r"|[a-z0-9]*(?:[a-z]\d|\d[a-z])[a-z0-9]*|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-                    r"|[a-z]+(?:'[a-z]+)*|%")
-
-
-def normalize(text: str) -> str:
-    """Lowercase, NFKC, straight quotes, plain hyphens."""
-    text = unicodedata.normalize("NFKC", str(text)).lower()
-    return re.sub(r"[\u2018\u2019\u02bc`]", "'", re.sub(r"[\u2010-\u2015\u2212]", "-", text))
-
-
-def canonical_number(value: Any) -> str:
-    """'1,200' / '1200.0' / 1200 -> '1200'; '0.50' -> '0.5'; non-numbers come back normalised."""
-    text = str(value).replace(",", "").strip().lstrip("$")
-    mult = 1000 if text.lower().endswith("k") else 1
-    try:
-        number = Decimal(text[:-1] if mult != 1 else text) * mult
-    except InvalidOperation:
-        toks = tokens(str(value))
-        return toks[0] if len(toks) == 1 else normalize(str(value))
-    if number == number.to_integral_value():
-        return str(int(number))
-    return format(number.normalize(), "f")
-
-
-def _date_tok(y: str, m: str | int, d: str) -> str:
-    month = _MONTHS[m] if isinstance(m, str) and not m.isdigit() else int(m)
-    return f" date:{int(y):04d}-{month:02d}-{int(d):02d} "
-
-
-def _canon_dates(text: str) -> str:
-    text = _ISO_DATE.sub(lambda m: _date_tok(m[1], m[2], m[3]), text)
-    text = _MDY.sub(lambda m: _date_tok(m[3], m[1], m[2]), text)
-    text = _DMY.sub(lambda m: _date_tok(m[3], m[2], m[1]), text)
-    text = _MD.sub(lambda m: f" md:{_MONTHS[m[1]]:02d}-{int(m[2]):02d} ", text)
-    return _DM.sub(lambda m: f" md:{_MONTHS[m[2]]:02d}-{int(m[1]):02d} ", text)
-
-
-def _stem(tok: str) -> str:
-    if tok.endswith("'s"):
-        tok = tok[:-2]
-    if len(tok) > 3 and tok.endswith("s") and not tok.endswith(("ss", "us", "is")):
-        return tok[:-1]
-    return tok
-
-
-def _is_num(tok: str) -> bool:
-    return bool(re.fullmatch(r"\d+(?:\.\d+)?", tok))
-
-
-def _merge_numbers(raw: list[str]) -> list[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(raw):
-        tok = raw[i]
-        if tok in _UNITS or tok in _TENS:
-            total, current, j = 0, 0, i
-            while j < len(raw):
-                w = raw[j]
-                if w in _UNITS or w in _TENS:
-                    current += _UNITS.get(w, _TENS.get(w, 0))
-                elif w in _SCALES and (current or total):
-                    if _SCALES[w] == 100:
-                        current *= 100
-                    else:
-                        total, current = total + current * _SCALES[w], 0
-                elif w == "and" and j + 1 < len(raw) and (raw[j + 1] in _UNITS or raw[j + 1] in _TENS):
-                    pass
-                else:
-                    break
-                j += 1
-            out.append(str(total + current))
-            i = j
-            continue
-        if _is_num(tok) and i + 1 < len(raw) and raw[i + 1] in _SCALES:
-            out.append(canonical_number(Decimal(tok) * _SCALES[raw[i + 1]]))
-            i += 2
-            continue
-        out.append(tok)
-        i += 1
-    return out
-
-
-@lru_cache(maxsize=4096)
-def _tokens_cached(text: str) -> tuple[str, ...]:
-    raw = []
-    for tok in _TOKEN.findall(_canon_dates(normalize(text))):
-        if tok == "%":
-            raw.append("percent")
-        elif tok[0].isdigit() and re.fullmatch(r"[\d,.]+k?", tok) and tok.count(".") <= 1:
-            raw.append(canonical_number(tok))
-        elif tok.startswith(("date:", "md:")) or tok[0].isdigit() or "-" in tok:
-            raw.append(tok)
-        else:
-            raw.append(_stem(tok))
-    return tuple(_merge_numbers(raw))
-
-
-def tokens(text: str) -> list[str]:
-    """Canonical tokens: numbers, dates ('date:YYYY-MM-DD', 'md:MM-DD'), IPs/versions, stemmed words."""
-    return list(_tokens_cached(str(text)))
-
-
-phrase_tokens = tokens
-
-
-def find_phrase(haystack: list[str], needle: list[str], start: int = 0) -> tuple[int, int] | None:
-    """(start, end) of the first contiguous occurrence of `needle` in `haystack`, else None."""
-    n = len(needle)
-    if not n:
-        return None
-    for i in range(start, len(haystack) - n + 1):
-        if haystack[i:i + n] == needle:
-            return i, i + n
-    return None
-
-
-def matches(answer: str, phrase: str) -> bool:
-    """Word-boundary, number-aware: does `phrase` occur in `answer`?"""
-    return find_phrase(tokens(answer), tokens(phrase)) is not None
-
-
-def numbers_in(toks: list[str]) -> set[str]:
-    return {t for t in toks if _is_num(t)}
-
-
-_ABSTAIN = re.compile(r"""\b(?:
-    (?:do\s+not|don't|dont|did\s+not|didn't)\s+(?:know|recall|remember|have\s+(?:that|any|this)\b)
-  | (?:not|never)\s+(?:yet\s+|been\s+|ever\s+|actually\s+|yet\s+been\s+)?(?:mentioned|stated|specified|provided
-        |discussed|recorded|given|shared|said|told|covered|confirmed|decided|brought\s+up|came\s+up
-        |in\s+(?:my|the|our)\s+(?:memory|memories|notes|records|conversations?))
-  | (?:isn't|wasn't|hasn't|haven't|aren't|weren't)\s+(?:yet\s+|been\s+)*(?:mentioned|stated|specified|given|shared
-        |confirmed|decided|said)
-  | no\s+(?:information|record|records|mention|data|details?|indication|evidence|knowledge)\b
-  | (?:cannot|can't|can\s+not|unable\s+to|couldn't|could\s+not)\s+(?:answer|determine|find|tell|say|recall|locate)
-  | not\s+(?:sure|certain|known|available)\b | unknown\b | undecided\b | unconfirmed\b | unclear\b
-  | no\s+way\s+to\s+(?:know|tell)
-  | (?:doesn't|does\s+not|didn't|did\s+not)\s+(?:say|mention|specify|state|come\s+up)
-)""", re.X)
-
-
-def is_abstention(answer: str) -> bool:
-    """Does the answer decline ("I don't know", "never mentioned", ...)? Word-boundary regexes."""
-    return bool(_ABSTAIN.search(normalize(answer)))
-
-
 _HISTORY_BEFORE = {"previously", "was", "were", "used", "formerly", "originally", "before", "earlier", "old",
                    "prior", "from", "initially", "had", "changed", "replaced", "until", "not", "no", "longer",
                    "instead", "rather", "once", "first", "superseded", "past", "then"}
 _HISTORY_AFTER = {"previously", "before", "earlier", "originally", "initially", "old", "outdated", "stale",
                   "formerly", "superseded", "replaced", "no"}
 _HEDGES = {"maybe", "probably", "likely", "perhaps", "guess", "might", "possibly", "presumably", "assume"}
-_NEGATIONS = {"not", "isn't", "wasn't", "no", "never", "instead", "rather", "unlike", "aren't", "weren't"}
+_NEGATED = NEGATIONS | {"instead", "rather", "unlike"}
 
 
 def unmarked_mentions(toks: list[str], values: list[str], *, negation_only: bool) -> list[str]:
     """Values mentioned without a historical marker (or, with negation_only, without a negation) nearby."""
-    before = _NEGATIONS if negation_only else _HISTORY_BEFORE
+    before = _NEGATED if negation_only else _HISTORY_BEFORE
     after = set() if negation_only else _HISTORY_AFTER
     found = []
     for value in values:
-        needle = tokens(value)
+        needle = token_texts(value)
         pos = find_phrase(toks, needle)
         while pos is not None:
             lo, hi = pos
@@ -275,10 +106,10 @@ def parse_choice(answer: str, options: dict[str, str]) -> str | None:
         return listed[0].group(0)[0].upper()
     for m in sorted(listed, key=lambda m: -m.start()):  # "A) x, B) y, C) z" restates the options: no choice
         answer = answer[:m.start()] + answer[m.end():]
-    toks = tokens(answer)
+    toks = token_texts(answer)
     named: dict[str, int] = {}
     for label, name in labels.items():
-        spots = [find_phrase(toks, tokens(name)), find_phrase(toks, ["option", label.lower()])]
+        spots = [find_phrase(toks, token_texts(name)), find_phrase(toks, ["option", label.lower()])]
         spots = [s[0] for s in spots if s is not None]
         if spots:
             named[label] = min(spots)
@@ -306,12 +137,12 @@ def _groups(items: Any) -> list[list[str]]:
 def _coverage(answer_toks: list[str], groups: list[list[str]]) -> tuple[float, list[str]]:
     if not groups:
         return 1.0, []
-    missing = [g[0] for g in groups if not any(find_phrase(answer_toks, phrase_tokens(a)) for a in g)]
+    missing = [g[0] for g in groups if not any(find_phrase(answer_toks, token_texts(a)) for a in g)]
     return (len(groups) - len(missing)) / len(groups), missing
 
 
 def _in_order(answer_toks: list[str], sequence: list[str]) -> bool:
-    positions = [find_phrase(answer_toks, phrase_tokens(s)) for s in sequence]
+    positions = [find_phrase(answer_toks, token_texts(s)) for s in sequence]
     if any(p is None for p in positions):
         return False
     firsts = [p[0] for p in positions]
@@ -325,35 +156,41 @@ def _polarity(answer_toks: list[str]) -> str | None:
     return None
 
 
-def decision_breakdown(rubric: dict[str, Any], answer: str) -> dict[str, Any]:
-    """L16: the parsed choice, and how many justifying and recalled facts the answer names."""
-    toks = tokens(answer)
+def decision_breakdown(rubric: dict[str, Any], answer: str, *,
+                       thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
+    """L16: the parsed choice, and how many justifying and recalled facts the answer names.
+
+    Weights: `[eval.thresholds] decision_weights`, then the rubric's own `weights`."""
+    toks = token_texts(answer)
     choice = rubric["choice"]
     picked = parse_choice(answer, choice.get("options", {}))
     decision = 1.0 if picked is not None and picked == choice.get("correct") else 0.0
     reasoning, _ = _coverage(toks, _groups(rubric.get("justify")))
     recall, _ = _coverage(toks, _groups(rubric.get("recall")))
-    weights = {**DECISION_WEIGHTS, **rubric.get("weights", {})}
+    weights = {**(thresholds or ThresholdsConfig()).decision_weights, **rubric.get("weights", {})}
     score = sum(weights[k] * v for k, v in (("decision", decision), ("reasoning", reasoning), ("recall", recall)))
     return {"picked": picked, "correct": choice.get("correct"), "decision": decision,
             "reasoning": reasoning, "recall": recall, "weights": weights, "score": round(score, 6)}
 
 
-def factual_accuracy(rubric: dict[str, Any], answer: str) -> tuple[float, str]:
+def factual_accuracy(rubric: dict[str, Any], answer: str, *,
+                     thresholds: ThresholdsConfig | None = None) -> tuple[float, str]:
     """Score in [0, 1] and a one-line reason."""
-    toks = tokens(answer)
-    abstained = is_abstention(answer)
+    thresholds = thresholds or ThresholdsConfig()
+    penalty = thresholds.rubric_penalty
+    toks = token_texts(answer)
+    abstained = has_abstention_phrase(answer)
     forbidden = unmarked_mentions(toks, [str(f) for f in rubric.get("forbidden", [])], negation_only=True)
     if rubric.get("abstain"):
         if not abstained:
             return 0.0, "asserted an answer to a question whose facts were never given"
-        named = [str(f) for f in rubric.get("forbidden", []) if find_phrase(toks, tokens(str(f))) is not None]
+        named = [str(f) for f in rubric.get("forbidden", []) if find_phrase(toks, token_texts(str(f))) is not None]
         guessed = named if _HEDGES & set(toks) else []  # "not mentioned, maybe X" is still a guess
-        return max(0.0, 1.0 - PENALTY * len(guessed)), "abstained" + (f"; but guessed {guessed}" if guessed else "")
+        return max(0.0, 1.0 - penalty * len(guessed)), "abstained" + (f"; but guessed {guessed}" if guessed else "")
     if not toks:
         return 0.0, "empty answer"
     if "choice" in rubric:
-        d = decision_breakdown(rubric, answer)
+        d = decision_breakdown(rubric, answer, thresholds=thresholds)
         return d["score"], f"picked {d['picked']} (correct {d['correct']}), reasoning {d['reasoning']:.2f}, recall {d['recall']:.2f}"
     found = numbers_in(toks)
     wanted = [canonical_number(n) for n in rubric.get("numbers", [])]
@@ -368,10 +205,10 @@ def factual_accuracy(rubric: dict[str, Any], answer: str) -> tuple[float, str]:
     if not any(rubric.get(k) for k in checks):
         return 0.0, "rubric lists nothing to check (no required facts, numbers or accepted answers)"
     base, missing = _coverage(toks, _groups(rubric.get("required")))
-    if any(find_phrase(toks, phrase_tokens(a)) for a in rubric.get("accept", [])):
+    if any(find_phrase(toks, token_texts(a)) for a in rubric.get("accept", [])):
         base, missing = 1.0, []
     stale = unmarked_mentions(toks, [str(s) for s in rubric.get("stale", [])], negation_only=False)
-    score = max(0.0, base - PENALTY * (len(forbidden) + len(stale)))
+    score = max(0.0, base - penalty * (len(forbidden) + len(stale)))
     parts = [f"coverage {base:.2f}"] + ([f"missing {missing}"] if missing else [])
     parts += [f"forbidden {forbidden}"] if forbidden else []
     parts += [f"stale as current {stale}"] if stale else []
@@ -384,8 +221,9 @@ def _specific_tokens(gold: str) -> list[str]:
     for sentence in re.split(r"(?<=[.!?;:])\s+", gold):
         for word in sentence.split()[1:]:
             if word[:1].isupper():
-                names.update(tokens(word))
-    out = [t for t in tokens(gold) if t[0].isdigit() or t.startswith(("date:", "md:")) or t in names]
+                names.update(token_texts(word))
+    bare = re.sub(r"\b(?:a|an)\s+", " ", gold, flags=re.I)  # "a week" is 1 week, but not a specific number
+    out = [t for t in token_texts(bare) if t[0].isdigit() or t.startswith(("date:", "md:")) or t in names]
     return list(dict.fromkeys(out))
 
 
@@ -396,7 +234,7 @@ def specificity(question: Question, answer: str) -> tuple[float | None, str]:
     wanted += [canonical_number(n) for n in question.rubric.get("numbers", []) if canonical_number(n) not in wanted]
     if not wanted:
         return None, "not applicable: gold answer has no numbers, dates or names"
-    have = set(tokens(answer))
+    have = set(token_texts(answer))
     hit = [w for w in wanted if w in have]
     return len(hit) / len(wanted), f"{len(hit)}/{len(wanted)} specific tokens"
 
@@ -405,10 +243,7 @@ def specificity(question: Question, answer: str) -> tuple[float | None, str]:
 
 @lru_cache(maxsize=None)
 def _prompt_template(dimension: str) -> Template:
-    path = PROMPTS_DIR / f"rubric_{dimension}.txt"
-    if not path.exists():
-        raise FileNotFoundError(f"rubric prompt {path} is missing; reinstall from the source tree")
-    return Template(path.read_text(encoding="utf-8"))
+    return Template(load_prompt(f"rubric_{dimension}"))
 
 
 def render_prompt(dimension: str, question: Question, answer: str) -> str:
@@ -418,40 +253,29 @@ def render_prompt(dimension: str, question: Question, answer: str) -> str:
         gold_answer=question.answer, answer=answer, rubric=json.dumps(rubric, sort_keys=True))
 
 
+def _score_of(obj: dict[str, Any]) -> float | None:
+    try:
+        value = float(obj.get("score"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return value if 0.0 <= value <= 1.0 else None
 
 
 def parse_judge_reply(text: str) -> dict[str, Any] | None:
     """`{"score": 0..1, "reason": ...}` from a judge reply (fences and chatter tolerated), else None."""
-    for match in re.finditer(r"\{.*?\}", text, re.S):
-        try:
-            obj = json.loads(match.group(0))
-        except json.JSONDecodeError:
-            continue
-        score = obj.get("score") if isinstance(obj, dict) else None
-        try:
-            value = float(score)
-        except (TypeError, ValueError):
-            continue
-        if 0.0 <= value <= 1.0:
-            return {"score": value, "reason": str(obj.get("reason", ""))}
-    return None
+    obj = first_json_object(text, lambda o: _score_of(o) is not None)
+    return None if obj is None else {"score": _score_of(obj), "reason": str(obj.get("reason", ""))}
 
 
 async def _judge_vote(model: Any, prompt: str, retries: int) -> dict[str, Any]:
+    """One vote under the judge policy (judge_policy.py): a failed call is recorded, never a zero."""
     from langchain_core.messages import HumanMessage
 
-    raw, error = "", ""
-    for attempt in range(1, retries + 2):
-        try:
-            reply = await model.ainvoke([HumanMessage(content=prompt)])
-        except Exception as exc:  # recorded on the vote; a failed call is not a zero
-            error = f"{type(exc).__name__}: {exc}"
-            continue
-        raw = message_text(reply)
-        parsed = parse_judge_reply(raw)
-        if parsed is not None:
-            return {**parsed, "attempts": attempt, "raw": raw}
-    return {"score": None, "unparsable": True, "attempts": retries + 1, "raw": raw, "error": error}
+    got = await ask_until_parsed(lambda _: model.ainvoke([HumanMessage(content=prompt)]), parse_judge_reply, retries)
+    if got.value is not None:
+        return {**got.value, "attempts": got.attempts, "raw": got.reply}
+    return {"score": None, "unparsable": not got.failed, "attempts": got.attempts, "raw": got.reply,
+            "error": got.error}
 
 
 def _judge_name(model: Any) -> str:
@@ -472,10 +296,10 @@ def _dimensions(question: Question, dimensions: Any) -> list[str]:
     return [d for d in ALL_DIMENSIONS if d in chosen or d == "factual_accuracy"]
 
 
-def _deterministic(question: Question, answer: str, dims: list[str]) -> RubricGrade:
-    grade = RubricGrade(question.question_id, {}, None, [], [], [], abstained=is_abstention(answer))
+def _deterministic(question: Question, answer: str, dims: list[str], thresholds: ThresholdsConfig) -> RubricGrade:
+    grade = RubricGrade(question.question_id, {}, None, [], [], [], abstained=has_abstention_phrase(answer))
     rubric = question.rubric or {"required": [question.answer]}  # no rubric: the gold answer is the key fact
-    score, reason = factual_accuracy(rubric, answer)
+    score, reason = factual_accuracy(rubric, answer, thresholds=thresholds)
     grade.scores["factual_accuracy"], grade.reasons["factual_accuracy"] = score, reason
     if "specificity" in dims:
         spec, why = specificity(question, answer)
@@ -485,14 +309,14 @@ def _deterministic(question: Question, answer: str, dims: list[str]) -> RubricGr
     return grade
 
 
-def _finish(grade: RubricGrade, dims: list[str]) -> RubricGrade:
+def _finish(grade: RubricGrade, dims: list[str], weights: dict[str, float]) -> RubricGrade:
     grade.graded_dimensions = [d for d in dims if grade.scores.get(d) is not None]
     grade.ungraded_dimensions = [d for d in dims if grade.scores.get(d) is None]
     for d in grade.ungraded_dimensions:
         grade.scores.setdefault(d, None)
-    total = sum(WEIGHTS[d] for d in grade.graded_dimensions)
+    total = sum(weights[d] for d in grade.graded_dimensions)
     if total:
-        grade.overall = round(sum(WEIGHTS[d] * grade.scores[d] for d in grade.graded_dimensions) / total, 6)
+        grade.overall = round(sum(weights[d] * grade.scores[d] for d in grade.graded_dimensions) / total, 6)
     if grade.scores.get("factual_accuracy") == 0.0:
         grade.overall = 0.0  # a wrong or missing answer earns nothing for style or calibration
     grade.overall_covers = list(grade.graded_dimensions)
@@ -500,23 +324,30 @@ def _finish(grade: RubricGrade, dims: list[str]) -> RubricGrade:
     return grade
 
 
-def grade_answer_deterministic(question: Question, answer: str, dimensions: Any = None) -> RubricGrade:
+def grade_answer_deterministic(question: Question, answer: str, dimensions: Any = None, *,
+                               thresholds: ThresholdsConfig | None = None) -> RubricGrade:
     """Offline grading: deterministic dimensions only; LLM dimensions listed as ungraded."""
+    thresholds = thresholds or ThresholdsConfig()
     dims = _dimensions(question, dimensions)
-    grade = _deterministic(question, answer or "", dims)
+    grade = _deterministic(question, answer or "", dims, thresholds)
     for dim in dims:
         if dim in LLM_DIMENSIONS:
             grade.reasons[dim] = "not graded: no judge model configured"
-    return _finish(grade, dims)
+    return _finish(grade, dims, thresholds.rubric_weights)
 
 
 async def grade_answer(question: Question, answer: str, *, judge_model: Any = None, votes: int = 1,
-                       dimensions: Any = None, retries: int = 2) -> RubricGrade:
-    """Hybrid grading: deterministic dimensions plus, with a judge, the median of `votes` LLM votes."""
+                       dimensions: Any = None, retries: int = 2,
+                       thresholds: ThresholdsConfig | None = None) -> RubricGrade:
+    """Hybrid grading: deterministic dimensions plus, with a judge, the median of `votes` LLM votes.
+
+    Each vote follows the judge policy (judge_policy.py): `retries` re-asks after an unusable
+    reply, none after a model error; a dimension without a parsable vote is ungraded."""
+    thresholds = thresholds or ThresholdsConfig()
     if judge_model is None:
-        return grade_answer_deterministic(question, answer, dimensions)
+        return grade_answer_deterministic(question, answer, dimensions, thresholds=thresholds)
     dims = _dimensions(question, dimensions)
-    grade = _deterministic(question, answer or "", dims)
+    grade = _deterministic(question, answer or "", dims, thresholds)
     grade.judge = _judge_name(judge_model)
     llm_dims = [d for d in dims if d in LLM_DIMENSIONS]
     jobs = [_judge_vote(judge_model, render_prompt(d, question, answer or ""), retries)
@@ -530,12 +361,13 @@ async def grade_answer(question: Question, answer: str, *, judge_model: Any = No
             grade.scores[dim] = float(statistics.median(scores))
             grade.reasons[dim] = f"median of {len(scores)} parsable vote(s) of {len(dim_votes)}"
         else:
+            failed = [v["error"] for v in dim_votes if not v.get("unparsable")]
             grade.scores[dim] = None
-            grade.reasons[dim] = f"not graded: all {len(dim_votes)} judge vote(s) unparsable"
-    return _finish(grade, dims)
+            grade.reasons[dim] = (f"not graded: {failed[0]}" if failed
+                                  else f"not graded: all {len(dim_votes)} judge vote(s) unparsable")
+    return _finish(grade, dims, thresholds.rubric_weights)
 
 
 __all__ = ["RubricGrade", "grade_answer", "grade_answer_deterministic", "factual_accuracy", "specificity",
-           "decision_breakdown", "parse_judge_reply", "render_prompt", "tokens", "matches", "numbers_in",
-           "is_abstention", "parse_choice", "unmarked_mentions", "ALL_DIMENSIONS", "LLM_DIMENSIONS", "WEIGHTS",
-           "DECISION_WEIGHTS"]
+           "decision_breakdown", "parse_judge_reply", "render_prompt", "parse_choice", "unmarked_mentions",
+           "ALL_DIMENSIONS", "LLM_DIMENSIONS"]

@@ -47,7 +47,8 @@ def test_known_limitations_stay_documented(case):
     ("one hundred and five", ["105"]),
     ("one two", ["1", "2"]),
     ("a week", ["1", "week"]),
-    ("May 20th, 2023", ["may", "20", "2023"]),
+    ("May 20th, 2023", ["date:2023-05-20"]),  # one token: its 20 is no count (normalize.same)
+    ("2023/05/20", ["date:2023-05-20"]),
     ("2.50", ["2.5"]),
     ("I don't know", ["i", "dont", "know"]),
     ("3:00 p.m.", ["3", "pm"]),

@@ -90,10 +90,13 @@ async def test_always_empty_is_unjudged_not_wrong():
     assert "unjudged after 3 attempts" in fields["grade"]["reason"]
 
 
-async def test_unparsable_then_server_error_then_no():
+async def test_unparsable_then_server_error_is_unjudged_at_once():
+    # The model (max_retries=0 here; the RetryingModel in a run) owns transport retries: the judge stops.
     with FakeJudgeServer(["It depends.", None, "no"]) as server:
-        verdict = await judge_answer(chat(server), record("multi-session", "m1"), retries=3, backoff_s=0.01)
-    assert verdict.label is False and verdict.attempts == 3
+        verdict = await judge_answer(chat(server), record("multi-session", "m1"), retries=3)
+    assert verdict.label is None and verdict.attempts == 2 and len(server.requests) == 2
+    assert verdict.reason.startswith("unjudged: judge call failed:") and "500" in verdict.reason
+    assert verdict.fields()["grade"]["unjudged"] and verdict.fields()["autoeval_label"] is None
 
 
 async def test_official_builder_replaces_prompts_for_longmemeval_types():

@@ -13,7 +13,10 @@ from benchmarker.datasets.fact_extraction import (
     fact_tokens,
     load_fact_cases,
 )
-from benchmarker.eval.facts import MATCH_THRESHOLD, match_facts, score_case, similarity
+from benchmarker.config_schema import ThresholdsConfig
+from benchmarker.eval.facts import match_facts, score_case, similarity
+
+MATCH_THRESHOLD = ThresholdsConfig().fact_match
 
 CASES = load_fact_cases()
 BUDGET = ExpectedFact("User's budget is $3,000", ("budget", "3000"))

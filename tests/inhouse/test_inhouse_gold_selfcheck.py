@@ -8,7 +8,8 @@ import pytest
 
 from benchmarker.datasets.levels import LEVEL_IDS, build_level
 from benchmarker.datasets.long_horizon import generate_long_horizon
-from benchmarker.eval.rubric import canonical_number, grade_answer_deterministic as grade, numbers_in, tokens
+from benchmarker.eval.normalize import canonical_number, numbers_in, token_texts as tokens
+from benchmarker.eval.rubric import grade_answer_deterministic as grade
 
 
 def wrong_numbers(text: str) -> str:

@@ -12,9 +12,10 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from benchmarker.datasets.schema import Question
+from benchmarker.eval.abstention import has_abstention_phrase as is_abstention
+from benchmarker.eval.normalize import matches, token_texts as tokens
 from benchmarker.eval.rubric import (
-    LLM_DIMENSIONS, factual_accuracy, grade_answer, grade_answer_deterministic, is_abstention, matches,
-    parse_judge_reply, render_prompt, tokens,
+    LLM_DIMENSIONS, factual_accuracy, grade_answer, grade_answer_deterministic, parse_judge_reply, render_prompt,
 )
 
 
@@ -195,7 +196,7 @@ def test_unknown_dimension_is_an_error():
 
 
 def test_tokens_are_canonical():
-    assert tokens("It's 1,200 USD on March 3, 2024") == ["it", "1200", "usd", "on", "date:2024-03-03"]
+    assert tokens("It's 1,200 USD on March 3, 2024") == ["it", "1200", "dollar", "on", "date:2024-03-03"]
 
 
 def test_question_without_rubric_uses_the_gold_answer():
