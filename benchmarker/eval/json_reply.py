@@ -2,8 +2,8 @@
 
 Judges are asked for JSON and reply with ```json fences, a sentence before or after, an outer
 object around the one asked for ({"audit": {...}}), or braces inside strings. A regex cannot
-see where an object ends when its strings hold braces, so every "{" is handed to the JSON
-decoder: what decodes is an object, what does not is prose.
+see where an object ends when its strings hold braces (or fences), so every "{" is handed to
+the JSON decoder: what decodes is an object, what does not is prose.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
 
 
-def _decoded(text: str) -> Iterator[Any]:
-    """Each JSON object that starts at a '{' of `text` outside an object already decoded."""
+def _decoded(text: str) -> Iterator[tuple[int, Any]]:
+    """(start, value) of each JSON object that starts at a '{' outside an object already decoded."""
     end = 0
     for i, ch in enumerate(text):
         if ch != "{" or i < end:
@@ -27,22 +27,23 @@ def _decoded(text: str) -> Iterator[Any]:
             value, end = _DECODER.raw_decode(text, i)
         except ValueError:
             continue
-        yield value
+        yield i, value
 
 
 def json_objects(text: str) -> Iterator[dict[str, Any]]:
-    """Every JSON object in a reply: fenced blocks first, then the whole text; each object
+    """Every JSON object in a reply: those in ``` fences first, then the rest; each object
     before the objects nested in it (breadth first, through lists too)."""
-    for chunk in [m[1] for m in _FENCE.finditer(text)] + [text]:
-        for value in _decoded(chunk):
-            queue = [value]
-            while queue:
-                item = queue.pop(0)
-                if isinstance(item, dict):
-                    yield item
-                    queue += list(item.values())
-                elif isinstance(item, list):
-                    queue += item
+    fences = [m.span(1) for m in _FENCE.finditer(text)]
+    found = sorted(_decoded(text), key=lambda item: not any(a <= item[0] < b for a, b in fences))
+    for _, value in found:
+        queue = [value]
+        while queue:
+            item = queue.pop(0)
+            if isinstance(item, dict):
+                yield item
+                queue += list(item.values())
+            elif isinstance(item, list):
+                queue += item
 
 
 def first_json_object(text: str, accept: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
