@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -49,6 +49,7 @@ _UNITS = {w: i for i, w in enumerate(
 _TENS = {w: 10 * (i + 2) for i, w in enumerate(
     "twenty thirty forty fifty sixty seventy eighty ninety".split())}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_FACTORS = _SCALES | {"k": 1000, "m": 10**6, "mn": 10**6, "bn": 10**9}  # m, mn, bn only after a currency sign
 _MONTHS = "january february march april may june july august september october november december".split()
 _MONTH_NO = {m: i + 1 for i, m in enumerate(_MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
 _ABBREVIATIONS = {m[:3]: m for m in _MONTHS if m != "may"} | {"sept": "september"}
@@ -92,8 +93,7 @@ def _month_day(month: str, day: str) -> str:
 
 
 def _scaled(number: str, scale: str) -> str:
-    factor = 1000 if scale == "k" else _SCALES.get(scale) or {"m": 10**6, "mn": 10**6, "bn": 10**9}[scale]
-    return format((Decimal(number) * factor).normalize(), "f")
+    return format((Decimal(number) * _FACTORS[scale]).normalize(), "f")
 
 
 def clean(text: Any) -> str:

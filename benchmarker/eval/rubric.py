@@ -34,6 +34,7 @@ from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.schema import Question
 from benchmarker.eval.abstention import has_abstention_phrase
 from benchmarker.eval.json_reply import first_json_object
+from benchmarker.eval.judge import model_id
 from benchmarker.eval.judge_policy import ask_until_parsed
 from benchmarker.eval.normalize import NEGATIONS, canonical_number, find_phrase, numbers_in, token_texts
 
@@ -64,7 +65,7 @@ class RubricGrade:
 
 _HISTORY_BEFORE = {"previously", "was", "were", "used", "formerly", "originally", "before", "earlier", "old",
                    "prior", "from", "initially", "had", "changed", "replaced", "until", "not", "no", "longer",
-                   "instead", "rather", "once", "first", "superseded", "past", "then"}
+                   "instead", "rather", "first", "superseded", "past", "then"}
 _HISTORY_AFTER = {"previously", "before", "earlier", "originally", "initially", "old", "outdated", "stale",
                   "formerly", "superseded", "replaced", "no"}
 _HEDGES = {"maybe", "probably", "likely", "perhaps", "guess", "might", "possibly", "presumably", "assume"}
@@ -278,14 +279,6 @@ async def _judge_vote(model: Any, prompt: str, retries: int) -> dict[str, Any]:
             "error": got.error}
 
 
-def _judge_name(model: Any) -> str:
-    for attr in ("model_name", "model", "model_id"):
-        value = getattr(model, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return type(model).__name__
-
-
 # ---------------------------------------------------------------- public API
 
 def _dimensions(question: Question, dimensions: Any) -> list[str]:
@@ -348,7 +341,7 @@ async def grade_answer(question: Question, answer: str, *, judge_model: Any = No
         return grade_answer_deterministic(question, answer, dimensions, thresholds=thresholds)
     dims = _dimensions(question, dimensions)
     grade = _deterministic(question, answer or "", dims, thresholds)
-    grade.judge = _judge_name(judge_model)
+    grade.judge = model_id(judge_model) or type(judge_model).__name__
     llm_dims = [d for d in dims if d in LLM_DIMENSIONS]
     jobs = [_judge_vote(judge_model, render_prompt(d, question, answer or ""), retries)
             for d in llm_dims for _ in range(max(1, votes))]
