@@ -11,7 +11,7 @@ import pytest
 
 from benchmarker.config import load_config
 from benchmarker.graph.ingest import ingest_units
-from benchmarker.run.jsonl import read_jsonl
+from benchmarker.log.jsonl import read_jsonl
 from benchmarker.run.runner import execute_run
 
 CONFIG = """
