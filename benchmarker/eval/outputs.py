@@ -26,7 +26,8 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
     summary = build_summary(results, run_meta=run_meta | {"decisions": decisions})
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
-    summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores))
+    summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores,
+                                   thresholds=run_meta.get("thresholds")))
     write_json_atomic(answers_dir / "summary.json", summary)
     if any(r.get("kind") == "longmemeval" and r.get("label") is not None for r in results):
         from benchmarker.eval.official import write_official_outputs
@@ -46,7 +47,8 @@ def rebuild_outputs(run_dir: Path) -> Path:
             # the manifest's "config" block holds the config as run under its own "config" key
             "mode": manifest.get("config", {}).get("config", {}).get("run", {}).get("mode", "agent"),
             "judge": manifest.get("judge", {}).get("kind"), "tokens": manifest.get("tokens", {}),
-            "dataset_kind": manifest.get("dataset", {}).get("kind")}
+            "dataset_kind": manifest.get("dataset", {}).get("kind"),
+            "thresholds": (manifest.get("thresholds") or {}).get("eval")}
     if manifest.get("replay"):
         agent = (manifest.get("tokens") or {}).get("roles", {}).get("agent") or {}
         meta["replay"] = manifest["replay"] | {"agent_calls": agent.get("calls", 0)}

@@ -16,8 +16,9 @@ SELF_IMPROVE_LOG = "self_improve.jsonl"
 
 
 def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, *,
-                    level_scores: list[dict[str, Any]] = ()) -> dict[str, Any]:
-    """Summary keys for the in-house suites; `level_scores` are levels.jsonl lines (one per level case)."""
+                    level_scores: list[dict[str, Any]] = (), thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Summary keys for the in-house suites; `level_scores` are levels.jsonl lines (one per level case);
+    `thresholds` the run's `[eval.thresholds]` (the manifest's; defaults when absent)."""
     out: dict[str, Any] = {}
     if run_dir is not None and (run_dir / SELF_IMPROVE_LOG).exists():
         out["self_improve"] = self_improve_summary(run_dir)
@@ -28,7 +29,7 @@ def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, 
     if any(r.get("kind") == "long_horizon" for r in inhouse):
         out["long_horizon"] = _categories([r for r in inhouse if r.get("kind") == "long_horizon"])
     if inhouse and len({r.get("seed") for r in inhouse if r.get("seed") is not None}) > 1:
-        out["multi_seed"] = _multi_seed(inhouse)
+        out["multi_seed"] = _multi_seed(inhouse, thresholds)
     if facts:
         out["fact_extraction"] = _facts(facts)
     return out
@@ -75,13 +76,14 @@ def _categories(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "headline": f"mean score {mean(scored):.3f} over {len(scored)} questions" if scored else "no scores"}
 
 
-def _multi_seed(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _multi_seed(rows: list[dict[str, Any]], thresholds: dict[str, Any] | None) -> dict[str, Any]:
+    from benchmarker.config_schema import ThresholdsConfig
     from benchmarker.eval.multiseed import summarize_seeds
 
     scores = [{"seed": r.get("seed"), "question_key": r.get("question_key") or r.get("question_id"),
                "category": r.get("category"), "level": r.get("level"), "score": float(r["score"])}
               for r in _scored(rows) if r.get("seed") is not None]
-    return summarize_seeds(scores)
+    return summarize_seeds(scores, thresholds=ThresholdsConfig.model_validate(thresholds) if thresholds else None)
 
 
 def _facts(rows: list[dict[str, Any]]) -> dict[str, Any]:

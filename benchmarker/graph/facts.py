@@ -20,11 +20,13 @@ SEED_TAG = "seed"
 
 async def read_back(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
-    if state.get("skipped") or "qa" not in ctx.phases:
+    if state.get("skipped"):
         return {}
     case, memory = state["case"], state["memory"]
     if case.case_id in ctx.log.done.answered:
         return {"answers": [ctx.log.done.answered[case.case_id]]}
+    if "qa" not in ctx.phases:
+        return {}
     await ctx.client.await_consistency(memory.memory_id)
     entries = await ctx.client.list_all_entries(memory.vault_id, memory.memory_id)
     new_entries = [e for e in entries if not (isinstance(e.get("tags"), dict) and e["tags"].get(SEED_TAG))]
@@ -38,7 +40,7 @@ async def read_back(state: CaseState, runtime: Runtime[RunContext]) -> dict[str,
         new_entries=[{"summary": e.get("summary", ""), "rawEntry": e.get("rawEntry", ""),
                       "tags": e.get("tags") or {}} for e in new_entries],
         latest_context=context, memory_id=memory.memory_id,
-        tool_calls=[d.trace_step() for d in ctx.log.agent_tool_calls(case.case_id)],
+        tool_calls=[d.trace_step() for d in ctx.log.agent_tool_calls(case.case_id, memory.memory_id)],
     )
     ctx.log.append(record)
     return {"answers": [record]}

@@ -54,14 +54,15 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
 async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Every answer of the case goes on in state: the ones an earlier process wrote, then the new ones."""
     ctx = runtime.context
-    if state.get("skipped") or "qa" not in ctx.phases:
+    if state.get("skipped"):
         return {}
-    case, memory = state["case"], state["memory"]
+    case, memory = state["case"], state.get("memory")
     done = ctx.log.done.answered
     answers = [done[q.question_id] for q in case.questions if q.question_id in done]
     pending = [q for q in case.questions if q.question_id not in done]
-    if not pending:
-        return {"answers": answers}
+    if not pending or "qa" not in ctx.phases:  # an eval-only run scores what earlier runs answered
+        return {"answers": answers} if answers else {}
+    assert memory is not None, "qa runs after prepare_memory"
     ctx.progress.set_phase("qa")
     waited = time.monotonic()
     searchable = await wait_until_searchable(ctx, memory.vault_id, memory.memory_id,

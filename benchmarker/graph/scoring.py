@@ -23,17 +23,17 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
     case, memory = state["case"], state.get("memory")
     judged = ctx.log.done.judged
     pending = [a for a in state.get("answers") or [] if a.question_id not in judged]
-    if not pending:
-        return {}
-    ctx.progress.set_phase("eval")
     results = []
+    if pending:
+        ctx.progress.set_phase("eval")
     for answer in pending:
         result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
         ctx.log.append(result)
         results.append(result)
-    if case.kind == "level":
-        level = score_level(case, judged, tool_calls=ctx.log.agent_tool_calls(case.case_id), memory=memory,
-                            default_cadence=ctx.cadence, thresholds=ctx.judge.thresholds)
+    if case.kind == "level" and case.case_id not in ctx.log.done.levels:  # also a line a killed run never wrote
+        calls = ctx.log.agent_tool_calls(case.case_id, memory.memory_id if memory else None)
+        level = score_level(case, judged, tool_calls=calls, memory=memory, default_cadence=ctx.cadence,
+                            thresholds=ctx.judge.thresholds)
         if level is not None:
             ctx.log.append(level)
-    return {"results": results}
+    return {"results": results} if results else {}

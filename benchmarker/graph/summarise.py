@@ -16,7 +16,8 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
     ctx.progress.set_phase("report")
     run_meta = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.kind,
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
-                "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind}
+                "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind,
+                "thresholds": ctx.judge.thresholds.model_dump(mode="json")}
     if ctx.replay is not None:  # where the writes came from, and proof that no agent model was called
         agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
         run_meta["replay"] = ctx.replay.describe() | {"agent_calls": agent.get("calls", 0)}

@@ -26,7 +26,7 @@ from benchmarker.log.records import (
     read_records,
 )
 
-__all__ = ["RunLog", "RunStore", "ResumeState", "MemoryRecord", "SCHEMA_VERSION"]
+__all__ = ["RunLog", "ResumeState", "MemoryRecord", "SCHEMA_VERSION"]
 
 # Lines that must survive a power cut are fsynced; decisions are a trace, flushed only.
 _DURABLE = {MemoryRecord.FILE: True, AnswerRecord.FILE: True, ResultRecord.FILE: True,
@@ -42,6 +42,7 @@ class ResumeState:
     answered: dict[str, AnswerRecord] = field(default_factory=dict)
     judged: dict[str, ResultRecord] = field(default_factory=dict)
     max_attempt: dict[str, int] = field(default_factory=dict)
+    levels: set[str] = field(default_factory=set)   # level cases whose own score is written
 
 
 class RunLog:
@@ -112,6 +113,8 @@ class RunLog:
             self.done.answered[record.question_id] = record
             hyp = {"question_id": record.question_id, "hypothesis": record.hypothesis}
             self._writer(self.hypotheses_path, True).write(hyp)
+        elif isinstance(record, LevelRecord):
+            self.done.levels.add(record.case_id)
         elif isinstance(record, DecisionRecord) and record.caller == "agent":
             self._traces.setdefault(record.case_id, []).append(record)
 
@@ -132,17 +135,18 @@ class RunLog:
     def next_attempt(self, case_id: str, floor: int = 0) -> int:
         return max(self.done.max_attempt.get(case_id, 0), floor) + 1
 
-    def agent_tool_calls(self, case_id: str) -> list[DecisionRecord]:
+    def agent_tool_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
         """The memory agent's tool calls for a case, in order: this process's, else the file's
-        (a resumed run scores a trace written by an earlier process)."""
+        (a resumed run scores a trace written by an earlier process). With `memory_id`, only the
+        calls into that memory: a cut-off attempt's calls went to an abandoned one."""
         if case_id in self._traces:
-            return list(self._traces[case_id])
+            return _into(self._traces[case_id], memory_id)
         if self._traces_on_disk is None:
             self._traces_on_disk = {}
             for record in read_records(self.decisions_path, DecisionRecord):
                 if record.caller == "agent":
                     self._traces_on_disk.setdefault(record.case_id, []).append(record)
-        return list(self._traces_on_disk.get(case_id, []))
+        return _into(self._traces_on_disk.get(case_id, []), memory_id)
 
     def _load(self) -> ResumeState:
         state = ResumeState()
@@ -160,6 +164,7 @@ class RunLog:
             state.answered[answer.question_id] = answer
         for result in read_records(self.results_path, ResultRecord):
             state.judged[result.question_id] = result
+        state.levels = {level.case_id for level in read_records(self.path_of(LevelRecord.FILE), LevelRecord)}
         return state
 
     def load_results(self) -> list[dict[str, Any]]:
@@ -167,4 +172,7 @@ class RunLog:
         return latest_by(read_jsonl(self.results_path), "question_id")
 
 
-RunStore = RunLog  # the name earlier code and tests use
+def _into(calls: list[DecisionRecord], memory_id: str | None) -> list[DecisionRecord]:
+    if memory_id is None:
+        return list(calls)
+    return [c for c in calls if c.args.get("memory_id") in (None, memory_id)]

@@ -74,8 +74,6 @@ async def test_case_graph_killed_mid_qa_then_rerun_loses_and_repeats_nothing(wri
     assert set(counts.values()) == {1} and len(lines(log.answers_path)) == len(questions)
 
 
-@pytest.mark.xfail(strict=True, reason="score_answers scores only answers in state, and qa puts none there "
-                                       "when 'qa' is not in [run].phases: phases = ['eval'] re-judges nothing")
 async def test_an_eval_only_run_scores_the_answers_an_earlier_run_wrote(write_config, client):
     config = write_config(LEVEL_L13)
     (case,) = cases_of(config)
@@ -108,8 +106,6 @@ class DiesAfterToolCalls:
             raise Killed("killed mid-ingestion")
 
 
-@pytest.mark.xfail(strict=True, reason="RunLog.agent_tool_calls read from decisions.jsonl mixes every attempt's "
-                                       "agent calls: a later process scores L13 on the cut-off attempt's trace too")
 async def test_a_resumed_L13_score_uses_only_the_finished_attempts_trace(write_config, client):
     config = write_config(LEVEL_L13)
     (case,) = cases_of(config)

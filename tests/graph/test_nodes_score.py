@@ -129,9 +129,6 @@ async def test_summarise_writes_the_summary_and_reports_into_the_run_dir(write_c
     assert "- questions: 2 (judged 2" in (run_dir / "report.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.xfail(strict=True, reason="score_answers returns early when no answer is pending, so a level line "
-                                       "lost after its results were written (a kill, a raising level scorer) is "
-                                       "never written by a re-run")
 async def test_a_rerun_writes_the_level_line_a_killed_run_did_not(write_config, client):
     config = write_config(LEVEL_L13)
     ctx = node_context(config, None, client)

@@ -138,9 +138,12 @@ def failure_cause(score: float | None, found_any: float | None, found_all: float
 
 
 def _answer_in(answer: Any, hypothesis: Any) -> bool:
-    from benchmarker.eval.normalize import token_texts
+    from benchmarker.eval.normalize import ARTICLES, token_texts
 
-    gold, reply = " ".join(token_texts(str(answer or ""))), " ".join(token_texts(str(hypothesis or "")))
+    def words(text: Any) -> str:  # articles dropped: "the Eiffel Tower" is in "Eiffel Tower"
+        return " ".join(t for t in token_texts(str(text or "")) if t not in ARTICLES)
+
+    gold, reply = words(answer), words(hypothesis)
     return len(gold) >= 2 and f" {gold} " in f" {reply} "  # whole tokens: "2 times" is not in "12 times"
 
 

@@ -10,7 +10,6 @@ a ladder up or down, nearest rungs first, skipping every configuration already t
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from benchmarker.agent.messages import message_text
@@ -152,25 +151,13 @@ def reply_text(content: Any) -> str:
     return message_text(content)
 
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 
 def parse_json_object(text: str) -> dict[str, Any]:
-    """The first JSON object in a model reply: whole text, fenced blocks, then any '{' that parses."""
-    candidates = [text.strip()] + [m.group(1).strip() for m in _FENCE.finditer(text)]
-    for chunk in candidates:
-        try:
-            value = json.loads(chunk)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    decoder = json.JSONDecoder()
-    for start in (i for i, ch in enumerate(text) if ch == "{"):
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    raise ValueError(f"no JSON object in the reply: {text[:200]!r}")
+    """The first JSON object in a model reply (benchmarker.eval.json_reply); ValueError when none."""
+    from benchmarker.eval.json_reply import first_json_object
+
+    value = first_json_object(text)
+    if value is None:
+        raise ValueError(f"no JSON object in the reply: {text[:200]!r}")
+    return value
