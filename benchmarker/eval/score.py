@@ -4,7 +4,7 @@
                        deterministic grader (no model, no tokens)
     long_horizon       the rubric (deterministic dimensions, plus LLM dimensions with a judge model)
     levels             the rubric, or the level's own per-question scoring (L14 stale values, L16
-                       decisions); `score_level` then scores the whole level (L13 tool trace, ...)
+                       decisions); `score_level_case` then scores the whole level (L13 tool trace, ...)
     fact_extraction    the fact matcher (and the fact-enumeration judge with a judge model)
 
 The run graph's score node and `mycelian-longmemeval score RUN_DIR CONFIG` both call it, so any
@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.log.records import AnswerRecord, DecisionRecord, LevelRecord, MemoryRecord, ResultRecord
+from benchmarker.log.records import AnswerRecord, LevelRecord, ResultRecord
+from benchmarker.log.store import RunLog
 
 if TYPE_CHECKING:
     from benchmarker.datasets.schema import Case
@@ -155,20 +156,23 @@ def _level_question_score(case: "Case", question: Any, hypothesis: str, threshol
     return {}
 
 
-def score_level(case: "Case", results: Mapping[str, Mapping[str, Any] | ResultRecord], *,
-                tool_calls: list[DecisionRecord], memory: MemoryRecord | None, default_cadence: int,
-                thresholds: ThresholdsConfig | None = None) -> LevelRecord | None:
-    """A level's own score (L13 tool trace, L15 balance, ...) once every question has a result;
-    None while some are missing. L13 is scored against the cadence the agent was told."""
+def score_level_case(case: "Case", log: RunLog, *, default_cadence: int,
+                     thresholds: ThresholdsConfig | None = None) -> LevelRecord | None:
+    """A level's own score (L13 tool trace, L15 balance, ...) from what `log` holds; None while some
+    question has no result, or when the level's line is already written. L13 is scored against the
+    cadence the agent was told, on the agent's calls into the case's finished memory only."""
     from benchmarker.datasets.levels import build_level
-    from benchmarker.eval.level_scoring import score_level as score_spec
+    from benchmarker.eval.level_scoring import score_level
 
-    if any(q.question_id not in results for q in case.questions):
+    results = log.done.judged
+    if case.case_id in log.done.levels or any(q.question_id not in results for q in case.questions):
         return None
+    memory = log.done.memories.get(case.case_id)
+    tool_calls = log.agent_tool_calls(case.case_id, memory.memory_id if memory else None)
     cadence = (memory.context_cadence if memory is not None else None) or default_cadence
     spec = build_level(case.metadata["level_id"], case.metadata["seed"], context_cadence=cadence)
-    answers = {q.question_id: results[q.question_id].get("hypothesis") or "" for q in case.questions}
+    answers = {q.question_id: results[q.question_id].hypothesis for q in case.questions}
     bindings = {"vault_id": memory.vault_id if memory else None, "memory_id": memory.memory_id if memory else None}
-    scored = score_spec(spec, answers, decisions=[d.to_line() for d in tool_calls], bindings=bindings,
-                        thresholds=thresholds)
+    scored = score_level(spec, answers, decisions=[d.to_line() for d in tool_calls], bindings=bindings,
+                         thresholds=thresholds)
     return LevelRecord(case_id=case.case_id, level=spec.level_id, title=spec.title, context_cadence=cadence, **scored)

@@ -77,6 +77,7 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
                 raise RunAbortedError(f"{failures_in_a_row} cases failed in a row; last error: {err}") from err
             return
         finally:
+            ctx.log.release_trace(case.case_id)
             semaphore.release()
         failures_in_a_row = 0
         if final.get("skipped"):

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchmarker.eval.score import score, score_level
+from benchmarker.eval.score import score, score_level_case
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 
@@ -21,8 +21,7 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
     if state.get("skipped") or "eval" not in ctx.phases:
         return {}
     case, memory = state["case"], state.get("memory")
-    judged = ctx.log.done.judged
-    pending = [a for a in state.get("answers") or [] if a.question_id not in judged]
+    pending = [a for a in state.get("answers") or [] if a.question_id not in ctx.log.done.judged]
     results = []
     if pending:
         ctx.progress.set_phase("eval")
@@ -30,10 +29,8 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
         result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
         ctx.log.append(result)
         results.append(result)
-    if case.kind == "level" and case.case_id not in ctx.log.done.levels:  # also a line a killed run never wrote
-        calls = ctx.log.agent_tool_calls(case.case_id, memory.memory_id if memory else None)
-        level = score_level(case, judged, tool_calls=calls, memory=memory, default_cadence=ctx.cadence,
-                            thresholds=ctx.judge.thresholds)
+    if case.kind == "level":  # also writes a level line a killed run never wrote
+        level = score_level_case(case, ctx.log, default_cadence=ctx.cadence, thresholds=ctx.judge.thresholds)
         if level is not None:
             ctx.log.append(level)
     return {"results": results} if results else {}

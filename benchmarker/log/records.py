@@ -31,7 +31,7 @@ SCHEMA_VERSION = 1
 class LogRecord(BaseModel):
     """A line of a run file. `FILE` names where the writer puts it."""
 
-    model_config = ConfigDict(extra="allow", validate_assignment=False)
+    model_config = ConfigDict(extra="allow")
     FILE: ClassVar[str] = ""
 
     schema_version: int = SCHEMA_VERSION
@@ -42,9 +42,7 @@ class LogRecord(BaseModel):
 
     def get(self, key: str, default: Any = None) -> Any:
         """Dict-style read, so graders written against lines read records too."""
-        value = getattr(self, key, None)
-        if value is None and self.model_extra and key in self.model_extra:
-            value = self.model_extra[key]
+        value = getattr(self, key, None)  # extra keys read as attributes too
         return default if value is None else value
 
 

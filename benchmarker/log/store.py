@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,6 @@ class RunLog:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.answers_dir.mkdir(parents=True, exist_ok=True)
         self._writers: dict[Path, JsonlWriter] = {}
-        self.done = self._load()
         self._traces: dict[str, list[DecisionRecord]] = {}   # this process's agent tool calls per case
         self._traces_on_disk: dict[str, list[DecisionRecord]] | None = None
 
@@ -87,10 +87,6 @@ class RunLog:
     @property
     def hypotheses_path(self) -> Path:
         return self.answers_dir / "hypotheses.jsonl"
-
-    @property
-    def summary_path(self) -> Path:
-        return self.answers_dir / "summary.json"
 
     # the one writer --------------------------------------------------------------------------
     def _writer(self, path: Path, durable: bool) -> JsonlWriter:
@@ -132,8 +128,19 @@ class RunLog:
         self._writers.clear()
 
     # reading ---------------------------------------------------------------------------------
-    def next_attempt(self, case_id: str, floor: int = 0) -> int:
-        return max(self.done.max_attempt.get(case_id, 0), floor) + 1
+    @cached_property
+    def done(self) -> ResumeState:
+        """What the run directory already holds, read on first use (a handle that only writes the
+        manifest never reads the run's files)."""
+        return self._load()
+
+    def next_attempt(self, case_id: str) -> int:
+        return self.done.max_attempt.get(case_id, 0) + 1
+
+    def release_trace(self, case_id: str) -> None:
+        """Forget a finished case's agent tool calls: held for the case's own scoring only, they
+        would otherwise grow with every message of the run (a read falls back to the file)."""
+        self._traces.pop(case_id, None)
 
     def agent_tool_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
         """The memory agent's tool calls for a case, in order: this process's, else the file's

@@ -54,7 +54,7 @@ def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[
 
 
 async def rescore(run_dir: Path, config) -> Path:
-    from benchmarker.eval.score import score, score_level
+    from benchmarker.eval.score import score, score_level_case
     from benchmarker.eval.outputs import write_outputs
     from benchmarker.run.models import build_models
 
@@ -80,11 +80,9 @@ async def rescore(run_dir: Path, config) -> Path:
     try:
         await asyncio.gather(*(one(a) for qid, a in answers.items() if qid not in log.done.judged))
         for case in cases.values():
-            if case.kind == "level" and case.case_id not in log.done.levels:
-                memory = log.done.memories.get(case.case_id)
-                calls = log.agent_tool_calls(case.case_id, memory.memory_id if memory else None)
-                level = score_level(case, log.done.judged, tool_calls=calls, memory=memory,
-                                    default_cadence=config.params.context_cadence, thresholds=judge.thresholds)
+            if case.kind == "level":
+                level = score_level_case(case, log, default_cadence=config.params.context_cadence,
+                                         thresholds=judge.thresholds)
                 if level is not None:
                     log.append(level)
     finally:
