@@ -18,14 +18,15 @@ client) are exercised over real sockets:
 - `tests.fakes.brain`: model-backed mode: `brain=offline_brain()` on any LLM fake answers every request
   with the harness's offline agent / reader, from the request rebuilt as LangChain messages.
 
-`ThreadedUvicorn` is the shared runner: `with ThreadedUvicorn(app) as srv: srv.port`.
+`ThreadedUvicorn` is the shared runner: `with ThreadedUvicorn(app) as srv: srv.port`; `FakeServer` is
+the fakes' shared base (start / stop / context manager around their runner).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
 
@@ -58,6 +59,30 @@ class ThreadedUvicorn:
             self._thread.join(timeout=10)
 
     def __enter__(self) -> "ThreadedUvicorn":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+class FakeServer:
+    """Start / stop and the context manager of a fake served by `self._runner` (a ThreadedUvicorn);
+    `_bound(root)` sets the fake's URL attribute once the port is known."""
+
+    _runner: ThreadedUvicorn
+
+    def _bound(self, root: str) -> None:
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        self._runner.start()
+        self._bound(f"http://127.0.0.1:{self._runner.port}")
+        return self
+
+    def stop(self) -> None:
+        self._runner.stop()
+
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

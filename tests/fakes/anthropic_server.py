@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.fakes import ThreadedUvicorn
+from tests.fakes import FakeServer, ThreadedUvicorn
 from tests.fakes.brain import Brain, anthropic_request_messages, brain_spec
 from tests.fakes.cache_model import CacheRequestError, PromptCache, count_blocks
 from tests.fakes.openai_server import DEFAULT_USAGE, Script, Spec
@@ -51,7 +51,7 @@ USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "c
               "cache_creation")
 
 
-class AnthropicServer:
+class AnthropicServer(FakeServer):
     """Messages API fake with prompt-cache usage; `.base_url` is "http://127.0.0.1:PORT".
 
     script: list of specs / callable (request_json) -> spec (ignored when `brain` is given).
@@ -166,16 +166,5 @@ class AnthropicServer:
                                       "usage": usage})
         yield event("message_stop", {})
 
-    def start(self) -> "AnthropicServer":
-        self._runner.start()
-        self.base_url = f"http://127.0.0.1:{self._runner.port}"
-        return self
-
-    def stop(self) -> None:
-        self._runner.stop()
-
-    def __enter__(self) -> "AnthropicServer":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+    def _bound(self, root: str) -> None:
+        self.base_url = f"{root}"

@@ -58,7 +58,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.fakes import ThreadedUvicorn
+from tests.fakes import FakeServer, ThreadedUvicorn
 from tests.fakes.brain import bedrock_request_messages, brain_spec
 from tests.fakes.cache_model import CacheRequestError, PromptCache, count_blocks
 from tests.fakes.openai_server import Script, Spec, reply, tool_call, tool_calls  # noqa: F401  (re-exported)
@@ -155,7 +155,7 @@ def bedrock_request_problem(body: dict[str, Any]) -> str | None:
     return None
 
 
-class ScriptedBedrockServer:
+class ScriptedBedrockServer(FakeServer):
     """Bedrock Runtime Converse fake; `.endpoint_url` is "http://127.0.0.1:PORT" (pass it as base_url)."""
 
     SIMULATE_BY_DEFAULT = False
@@ -247,19 +247,8 @@ class ScriptedBedrockServer:
                             headers={"x-amzn-ErrorType": f"{code}:{CORAL}", "x-amzn-RequestId": str(uuid.uuid4()),
                                      **headers})
 
-    def start(self) -> "ScriptedBedrockServer":
-        self._runner.start()
-        self.endpoint_url = f"http://127.0.0.1:{self._runner.port}"
-        return self
-
-    def stop(self) -> None:
-        self._runner.stop()
-
-    def __enter__(self) -> "ScriptedBedrockServer":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+    def _bound(self, root: str) -> None:
+        self.endpoint_url = f"{root}"
 
 
 def use_local_aws(monkeypatch, tmp_path) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from mcp.server.fastmcp import FastMCP
 
-from tests.fakes import ThreadedUvicorn
+from tests.fakes import FakeServer, ThreadedUvicorn
 
 # The MCP SDK logs a traceback when a client closes its standalone SSE stream at session end.
 logging.getLogger("mcp.server.streamable_http").setLevel(logging.CRITICAL)
@@ -221,7 +221,7 @@ def build_fake_memory_mcp(state: FakeMemoryState, calls: list[tuple[str, dict[st
     return mcp
 
 
-class FakeMemoryServer:
+class FakeMemoryServer(FakeServer):
     """The fake memory MCP server on 127.0.0.1 in a thread; `.url` ends in /mcp."""
 
     def __init__(self, *, empty_prompts: bool = False):
@@ -235,16 +235,5 @@ class FakeMemoryServer:
         """name -> inputSchema, as the server advertises them."""
         return {t.name: t.parameters for t in self.mcp._tool_manager.list_tools()}
 
-    def start(self) -> "FakeMemoryServer":
-        self._runner.start()
-        self.url = f"http://127.0.0.1:{self._runner.port}/mcp"
-        return self
-
-    def stop(self) -> None:
-        self._runner.stop()
-
-    def __enter__(self) -> "FakeMemoryServer":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+    def _bound(self, root: str) -> None:
+        self.url = f"{root}/mcp"

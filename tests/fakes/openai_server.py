@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.fakes import ThreadedUvicorn
+from tests.fakes import FakeServer, ThreadedUvicorn
 from tests.fakes.brain import brain_spec, openai_request_messages
 from tests.fakes.cache_model import PromptCache, count_blocks
 
@@ -82,7 +82,7 @@ class Script:
         return {"text": spec} if isinstance(spec, str) else spec
 
 
-class ScriptedOpenAIServer:
+class ScriptedOpenAIServer(FakeServer):
     """OpenAI-compatible fake; `.base_url` is "http://127.0.0.1:PORT/v1".
 
     script: list of specs / callable (request_json) -> spec (ignored when `brain` is given).
@@ -185,16 +185,5 @@ class ScriptedOpenAIServer:
             yield f"data: {json.dumps(data)}\n\n"
         yield "data: [DONE]\n\n"
 
-    def start(self) -> "ScriptedOpenAIServer":
-        self._runner.start()
-        self.base_url = f"http://127.0.0.1:{self._runner.port}/v1"
-        return self
-
-    def stop(self) -> None:
-        self._runner.stop()
-
-    def __enter__(self) -> "ScriptedOpenAIServer":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+    def _bound(self, root: str) -> None:
+        self.base_url = f"{root}/v1"
