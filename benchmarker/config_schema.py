@@ -22,6 +22,8 @@ ALL_LEVELS = tuple(f"L{i}" for i in range(1, 17))
 PHASES = ("ingest", "qa", "eval")
 OFFLINE_AGENT, OFFLINE_READER = "offline-memory-agent", "offline-reader"
 TITLE_PLACEHOLDERS = ("question_id", "case_id", "run_id")
+# Mycelian's rule for vault and memory titles (the embedded service enforces the same one).
+MYCELIAN_TITLE = re.compile(r"^[A-Za-z0-9-]{1,50}$")
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -474,6 +476,10 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     if not cfg.vault_title and not cfg.vault_id:
         problems.append(Problem(("vault_title",), 'is empty and vault_id is not set; '
                                 'e.g. vault_title = "longmemeval"'))
+    elif cfg.vault_title and not MYCELIAN_TITLE.match(cfg.vault_title):
+        suggestion = re.sub(r"[^A-Za-z0-9-]+", "-", cfg.vault_title).strip("-")[:50] or "longmemeval"
+        problems.append(Problem(("vault_title",), f'got "{cfg.vault_title}"; Mycelian accepts only letters, '
+                                f'digits and hyphens, at most 50 characters; e.g. vault_title = "{suggestion}"'))
     return cfg.model_copy(update={"dataset": data}), problems, notes
 
 
