@@ -72,7 +72,7 @@ def generate(path: Path, size_gb: float, seed: int = 0) -> tuple[int, int]:
 
 def _phase(name: str, path: str, ids: str) -> dict:
     """Run inside the child process: one measured phase."""
-    from benchmarker.datasets.longmemeval import iter_longmemeval, scan_question_index
+    from benchmarker.datasets.longmemeval import iter_longmemeval, scan_question_index, validate_longmemeval
 
     start = time.perf_counter()
     questions = messages = 0
@@ -80,6 +80,8 @@ def _phase(name: str, path: str, ids: str) -> dict:
         pass
     elif name == "scan":
         questions = len(scan_question_index(path))
+    elif name == "validate":  # the pre-run check of every selected instance (here: all of them)
+        questions = validate_longmemeval(path)
     elif name == "iterate":
         for case in iter_longmemeval(path):
             questions += 1
@@ -140,6 +142,7 @@ def main() -> int:
             gen_s = time.perf_counter() - start
         results = [_run_child("baseline", args.path), _run_child("scan", args.path)]
         total = results[1]["questions"]
+        results.append(_run_child("validate", args.path))
         results.append(_run_child("iterate", args.path))
         # the worst case for skipping: the wanted ids are spread to the very end of the file
         wanted = ",".join(f"q{i:04d}" for i in (1, total // 2 + 1, total - 1) if i % 17)

@@ -76,6 +76,44 @@ def iter_stream(stream: BinaryIO, source: str, *, only_ids: set[str] | None = No
                            f"file: {', '.join(missing[:10])}{' ...' if len(missing) > 10 else ''}")
 
 
+def validate_longmemeval(path: str | Path, *, only_ids: set[str] | None = None, max_problems: int = 20) -> int:
+    """Check every (selected) instance in one streaming pass before any paid work; return how many.
+
+    A run would otherwise find a bad instance only when it reaches it, after paying for the
+    questions before it. Every problem is collected (up to `max_problems`) so one fix-and-rerun
+    cycle is enough; one instance is held in memory at a time, so the M file stays bounded.
+    """
+    path = Path(path)
+    source, problems, checked = str(path), [], 0
+    seen: dict[str, int] = {}
+    with _open(path) as stream:
+        try:
+            for index, raw in _iter_raw(stream, source, only_ids):
+                checked += 1
+                qid = raw.get("question_id") if isinstance(raw, dict) else None
+                if isinstance(qid, str) and qid in seen:
+                    problems.append(f"instance {index}: question_id {qid!r} repeats instance {seen[qid]}; "
+                                    "ids must be unique")
+                if isinstance(qid, str):
+                    seen.setdefault(qid, index)
+                try:
+                    parse_instance(raw, index=index, source=source)
+                except DatasetError as err:
+                    problems.append(str(err).removeprefix(f"{source}: "))
+        except DatasetError as err:  # broken JSON: nothing after it can be read
+            problems.append(str(err).removeprefix(f"{source}: "))
+    missing = sorted(set(only_ids or ()) - set(seen))
+    if missing:
+        problems.append(f"{len(missing)} requested question ids are not in the file: "
+                        f"{', '.join(missing[:10])}{' ...' if len(missing) > 10 else ''}")
+    if problems:
+        shown = problems[:max_problems]
+        more = f"\n  ... and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
+        raise DatasetError(f"{source}: {len(problems)} problem(s) found before the run started (nothing was "
+                           "paid for); fix them and run the same command again:\n  " + "\n  ".join(shown) + more)
+    return checked
+
+
 def scan_question_index(path: str | Path) -> list[tuple[str, str]]:
     """(question_id, question_type) of every instance, in file order, in one streaming pass.
 

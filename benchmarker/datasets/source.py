@@ -49,7 +49,12 @@ def plan_dataset(config, run_dir: Path) -> DatasetPlan:
 
 
 def _plan_longmemeval(config, run_dir: Path) -> DatasetPlan:
-    from benchmarker.datasets.longmemeval import dataset_sha256, iter_longmemeval, scan_question_index
+    from benchmarker.datasets.longmemeval import (
+        dataset_sha256,
+        iter_longmemeval,
+        scan_question_index,
+        validate_longmemeval,
+    )
     from benchmarker.datasets.selection import select_question_ids
 
     if config.dataset.kind == "sample":
@@ -68,6 +73,7 @@ def _plan_longmemeval(config, run_dir: Path) -> DatasetPlan:
     selected = select_question_ids(index, question_ids=list(run.question_ids), question_types=list(run.question_types),
                                    limit=run.limit, sample=run.sample, sample_seed=run.sample_seed)
     wanted = set(selected)
+    validate_longmemeval(path, only_ids=wanted)  # before the service starts or any model is called
 
     def cases() -> Iterator[Case]:
         return iter_longmemeval(path, only_ids=wanted)

@@ -17,6 +17,8 @@ from benchmarker.datasets.source import DatasetPlan, plan_dataset
 from benchmarker.errors import UserError
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import RunContext, SearchSettings
+from benchmarker.agent.prompts import prompts_dir
+from benchmarker.run.inputs import check_resume, run_inputs
 from benchmarker.run.manifest import build_manifest, utc_now
 from benchmarker.run.models import RunModels, build_models
 from benchmarker.graph.progress import RunProgress
@@ -89,7 +91,11 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     previous = _read_json(base_store.manifest_path)
     # The ledger starts from what earlier attempts of this run spent: a resume reports the whole cost.
     models = build_models(config, earlier_tokens=(previous or {}).get("tokens"), with_agent=replay is None)
+    inputs = run_inputs(config, dataset_sha256=plan.sha256, dataset_description=plan.description,
+                        judge_kind=models.judge_kind, prompts_dir=prompts_dir())
+    check_resume(previous, inputs, run_dir=run_dir, config_path=str(config.config_path), dataset_path=plan.path)
     manifest = _manifest(config, run_id, plan, models, previous)
+    manifest["inputs"] = inputs
     if replay is not None:
         manifest["replay"] = replay.describe()
     base_store.write_manifest(manifest)
