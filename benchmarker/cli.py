@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from benchmarker.errors import RunAbortedError, UserError
+from benchmarker.redact import RedactingFilter, redact_text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,13 +72,15 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())
     try:
         return _dispatch(args)
     except UserError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {redact_text(str(err))}", file=sys.stderr)
         return err.exit_code
     except RunAbortedError as err:
-        print(f"error: {err}\nsee errors.jsonl in the run directory; fix the cause and run the same command "
+        print(f"error: {redact_text(str(err))}\nsee errors.jsonl in the run directory; fix the cause and run the same command "
               "again to resume.", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from benchmarker.redact import redact, redact_text
 from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl, write_json_atomic
 from benchmarker.log.records import (
     SCHEMA_VERSION,
@@ -116,11 +117,11 @@ class RunLog:
 
     def log_error(self, case_id: str, err: BaseException) -> None:
         """A failed case, with its traceback."""
-        self.append(ErrorRecord(case_id=case_id, error=f"{type(err).__name__}: {err}",
-                                traceback="".join(traceback.format_exception(err))[-4000:]))
+        self.append(ErrorRecord(case_id=case_id, error=redact_text(f"{type(err).__name__}: {err}"),
+                                traceback=redact_text("".join(traceback.format_exception(err))[-4000:])))
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        write_json_atomic(self.manifest_path, manifest)
+        write_json_atomic(self.manifest_path, redact(manifest))  # no URL password or token reaches the disk
 
     def close(self) -> None:
         for writer in self._writers.values():

@@ -1,0 +1,85 @@
+"""No password or token from a URL in the config reaches a file the run writes or the terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchmarker.cli import main
+from benchmarker.redact import MASK, redact, redact_text, redact_url
+from tests.run.test_run_inputs import _small
+
+SECRET = "s3cr3t-Pw"
+
+
+def test_userinfo_and_secret_query_values_are_masked_the_rest_kept() -> None:
+    url = "https://alice:pw@llm.example.com:8443/v1/chat?api_key=abc&model=x&X-Amz-Signature=f00"
+    assert redact_url(url) == f"https://{MASK}@llm.example.com:8443/v1/chat?api_key={MASK}&model=x&X-Amz-Signature={MASK}"
+    assert redact_url("http://127.0.0.1:11546/mcp") == "http://127.0.0.1:11546/mcp"  # nothing to hide: unchanged
+    assert redact_text("ConnectError: POST http://u:p@h/v1 failed (Bearer sk-0123456789abcdef)") == \
+        f"ConnectError: POST http://{MASK}@h/v1 failed (Bearer {MASK})"
+    assert redact({"password": "x", "api_key_env": "OPENAI_API_KEY", "urls": ["ftp://a:b@c"]}) == \
+        {"password": MASK, "api_key_env": "OPENAI_API_KEY", "urls": [f"ftp://{MASK}@c"]}
+
+
+_PART = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd")), min_size=6, max_size=20)
+
+
+@given(user=_PART, password=_PART, token=_PART, before=st.text(max_size=30), after=st.text(max_size=30))
+def test_no_credential_survives_redaction_in_free_text(user: str, password: str, token: str, before: str,
+                                                       after: str) -> None:
+    text = f"{before} https://{user}:{password}@host.example/v1?token={token}&q=1 {after}"
+    cleaned = redact_text(text)
+    assert f"{user}:{password}@" not in cleaned and f"token={token}" not in cleaned
+    assert "host.example/v1" in cleaned
+
+
+def _all_text(directory: Path) -> str:
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in directory.rglob("*")
+                     if p.is_file() and p.suffix in (".json", ".jsonl", ".md", ".html", ".log", ".txt"))
+
+
+def test_a_run_writes_no_url_password_anywhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, out, cfg = tmp_path / "data.json", tmp_path / "runs", tmp_path / "run.toml"
+    data.write_text(json.dumps([_small("q1")]), encoding="utf-8")
+    cfg.write_text(f"""
+run_id = "secret"
+dataset_file = "{data}"
+[provider.openai]
+base_url = "http://alice:{SECRET}@127.0.0.1:9/v1?api_key={SECRET}"
+[memory]
+embedder = "static"
+[run]
+output_dir = "{out}"
+progress = false
+""", encoding="utf-8")
+    assert main(["run", str(cfg)]) == 0
+    assert main(["report", str(out / "secret")]) == 0
+    written = _all_text(out / "secret")
+    manifest = json.loads((out / "secret" / "manifest.json").read_text())
+    assert manifest["config"]["config"]["provider"]["openai"]["base_url"] == \
+        f"http://{MASK}@127.0.0.1:9/v1?api_key={MASK}"
+    assert SECRET not in written and SECRET not in "".join(capsys.readouterr())
+
+
+def test_a_failing_mcp_url_with_a_password_is_not_echoed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, out, cfg = tmp_path / "data.json", tmp_path / "runs", tmp_path / "run.toml"
+    data.write_text(json.dumps([_small("q1")]), encoding="utf-8")
+    cfg.write_text(f"""
+run_id = "unreachable"
+dataset_file = "{data}"
+[memory]
+backend = "mcp"
+mcp_url = "http://bob:{SECRET}@127.0.0.1:9/mcp"
+[run]
+output_dir = "{out}"
+progress = false
+""", encoding="utf-8")
+    assert main(["run", str(cfg)]) != 0
+    printed = "".join(capsys.readouterr())
+    assert "127.0.0.1:9" in printed and SECRET not in printed
+    assert SECRET not in _all_text(out / "unreachable")
