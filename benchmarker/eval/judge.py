@@ -58,6 +58,7 @@ class JudgeVerdict:
     reason: str
     input_tokens: int = 0
     output_tokens: int = 0
+    error: str = ""  # the model's exception when it raised (its retries spent), else ""
 
     @property
     def unjudged(self) -> bool:
@@ -67,7 +68,8 @@ class JudgeVerdict:
         """The results-line grading keys (see records.py)."""
         return grading_fields(self.label, judge=self.judge, model=self.model, reason=self.reason,
                               attempts=self.attempts, template=self.template, reply=self.reply,
-                              input_tokens=self.input_tokens, output_tokens=self.output_tokens)
+                              input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                              judge_error=self.error or None)
 
 
 def choose_prompt(question_type: str, question_id: str) -> tuple[str, str]:
@@ -151,4 +153,4 @@ async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retri
     else:
         reason = f"unjudged after {got.attempts} attempts: {got.error}"
     return JudgeVerdict(got.value, kind, model_id(model), template, got.reply.strip(), got.attempts, reason,
-                        got.input_tokens, got.output_tokens)
+                        got.input_tokens, got.output_tokens, got.error if got.failed else "")

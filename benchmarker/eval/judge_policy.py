@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 from benchmarker.agent.messages import message_text
 
 T = TypeVar("T")
+JUDGE_CALL_FAILED = "judge call failed"  # starts every error of a model that raised (its retries spent)
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ async def ask_until_parsed(call: Callable[[str], Awaitable[Any]], parse: Callabl
         try:
             message = await call(problem)
         except Exception as exc:  # the wrapper's retries are spent: stop, unjudged
-            error = f"judge call failed: {type(exc).__name__}: {str(exc)[:200]}"
+            error = f"{JUDGE_CALL_FAILED}: {type(exc).__name__}: {str(exc)[:200]}"
             return Attempts(None, attempt, reply, error, True, **used)
         usage = getattr(message, "usage_metadata", None) or {}
         for key in used:

@@ -40,7 +40,7 @@ GRADING_KEYS = ("label", "autoeval_label", "grade")
 def grading_fields(label: bool | None, *, judge: str, model: str | None, reason: str,
                    attempts: int = 1, template: str | None = None, reply: str | None = None,
                    score: float | None = None, input_tokens: int = 0,
-                   output_tokens: int = 0) -> dict[str, Any]:
+                   output_tokens: int = 0, judge_error: str | None = None) -> dict[str, Any]:
     """The three grading keys of a results line, in their documented shape."""
     autoeval = None if label is None else {"model": model or judge, "label": bool(label)}
     return {
@@ -51,6 +51,7 @@ def grading_fields(label: bool | None, *, judge: str, model: str | None, reason:
             "unjudged": label is None, "template": template,
             "reply": None if reply is None else reply[:200],
             "score": score, "tokens": {"input": input_tokens, "output": output_tokens},
+            **({"judge_error": judge_error} if judge_error else {}),
         },
     }
 

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.errors import RunAbortedError
+from benchmarker.eval.judge_policy import JUDGE_CALL_FAILED
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.log.records import AnswerRecord, LevelRecord, ResultRecord
 from benchmarker.log.store import RunLog
@@ -26,6 +28,26 @@ if TYPE_CHECKING:
     from benchmarker.datasets.schema import Case
 
 JUDGE_KINDS = ("deterministic", "llm", "official")
+
+
+class JudgeFailures:
+    """Stop scoring when the judge model fails `limit` answers in a row, as a run stops after
+    `[run].max_failures_in_a_row` failed cases: a dead endpoint or a revoked key would otherwise
+    leave every answer "unjudged" and exit 0, blaming the judge's replies."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.in_a_row = 0
+
+    def record(self, result: ResultRecord) -> None:
+        error = (result.grade or {}).get("judge_error")
+        if not error:
+            self.in_a_row = 0
+            return
+        self.in_a_row += 1
+        if self.in_a_row >= self.limit:
+            raise RunAbortedError(f"the judge model failed on {self.in_a_row} answers in a row (each after its "
+                                  f"[retry] attempts); last error: {error}")
 
 
 @dataclass(frozen=True)
@@ -38,6 +60,7 @@ class Judge:
     retries: int = 3                         # re-asks after an unusable reply
     votes: int = 1                           # rubric LLM dimensions: votes combined by median
     thresholds: ThresholdsConfig = field(default_factory=ThresholdsConfig)
+    failures: JudgeFailures | None = field(default=None, compare=False)  # shared by every answer it scores
 
     def __post_init__(self) -> None:
         if self.kind not in JUDGE_KINDS:
@@ -74,7 +97,10 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: "Case | None", j
     result["timings"] = dict(record.get("timings") or {}) | {"eval_s": round(time.monotonic() - started, 4)}
     if failed_turns is not None:
         result["failed_turns"] = failed_turns
-    return ResultRecord.model_validate(result)
+    scored = ResultRecord.model_validate(result)
+    if judge.failures is not None:
+        judge.failures.record(scored)  # raises RunAbortedError after too many judge failures in a row
+    return scored
 
 
 def _need(case: "Case | None", record: Mapping[str, Any]) -> "Case":
@@ -119,10 +145,11 @@ async def _score_facts(record: dict[str, Any], case: "Case", judge: Judge) -> di
     exact = result.judged and result.fp == 0 and result.fn == 0
     checks = [c for c in (result.conflict_resolved, result.minimal) if c is not None]
     label = (exact and all(checks)) if result.judged else None
+    failed = verdict.error if grader == "llm" and verdict.error.startswith(JUDGE_CALL_FAILED) else None
     return {"label": label, "score": result.f1, "extracted_facts": extracted, "fact_score": result.to_dict(),
             "autoeval_label": None if label is None else {"model": grader, "label": label},
             "grade": {"judge": grader, "reason": f"tp={result.tp} fp={result.fp} fn={result.fn}",
-                      "unjudged": not result.judged}}
+                      "unjudged": not result.judged, **({"judge_error": failed} if failed else {})}}
 
 
 async def _score_rubric(record: dict[str, Any], case: "Case", judge: Judge) -> dict[str, Any]:
@@ -136,10 +163,12 @@ async def _score_rubric(record: dict[str, Any], case: "Case", judge: Judge) -> d
     extra = _level_question_score(case, question, hypothesis, judge.thresholds)
     value = extra.get("score", data.get("overall"))
     label = None if value is None else bool(value >= judge.thresholds.pass_score)
+    failed = next((why.split("not graded: ", 1)[-1] for why in grade.reasons.values() if JUDGE_CALL_FAILED in why),
+                  None) if value is None else None
     return {"label": label, "score": value, "rubric": data, "level_scoring": extra or None,
             "autoeval_label": None if label is None else {"model": data.get("judge") or "deterministic", "label": label},
             "grade": {"judge": "rubric", "reason": data.get("reason", ""), "unjudged": value is None,
-                      "covers": data.get("overall_covers")}}
+                      "covers": data.get("overall_covers"), **({"judge_error": failed} if failed else {})}}
 
 
 def _level_question_score(case: "Case", question: Any, hypothesis: str, thresholds: ThresholdsConfig) -> dict[str, Any]:

@@ -68,6 +68,9 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
         nonlocal failures_in_a_row
         try:
             final = await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=ctx)
+        except RunAbortedError as err:  # systematic already (e.g. the judge failed N answers in a row)
+            ctx.log.log_error(case.case_id, err)
+            raise
         except Exception as err:  # one bad case must not cost the rest of a paid run
             failures_in_a_row += 1
             ctx.log.log_error(case.case_id, err)

@@ -41,11 +41,12 @@ class RunModels:
 
     def judge_for(self, config) -> Any:
         """The eval phase's judge (benchmarker.eval.score.Judge): kind, model, retries and thresholds."""
-        from benchmarker.eval.score import Judge
+        from benchmarker.eval.score import Judge, JudgeFailures
 
         return Judge(kind=self.judge_kind, model=self.judge if self.judge_kind != "deterministic" else None,
                      official_prompt=self.official_prompt, retries=config.eval.judge_retries,
-                     votes=config.eval.votes, thresholds=config.eval.thresholds)
+                     votes=config.eval.votes, thresholds=config.eval.thresholds,
+                     failures=JudgeFailures(config.run.max_failures_in_a_row))
 
     def prompt_cache_note(self) -> str:
         from benchmarker.agent.caching import prompt_cache_middleware

@@ -77,8 +77,15 @@ async def rescore(run_dir: Path, config) -> Path:
                                  failed_turns=memory.failed_turns if memory else None)
         log.append(result)
 
+    tasks = [asyncio.create_task(one(a)) for qid, a in answers.items() if qid not in log.done.judged]
     try:
-        await asyncio.gather(*(one(a) for qid, a in answers.items() if qid not in log.done.judged))
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:  # e.g. the judge failed too often in a row: stop the others too
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         for case in cases.values():
             if case.kind == "level":
                 level = score_level_case(case, log, default_cadence=config.params.context_cadence,
