@@ -63,9 +63,22 @@ def _parser() -> argparse.ArgumentParser:
     sample = verbs.add_parser("sample", help="write the generated LongMemEval-format sample dataset")
     sample.add_argument("path", type=Path)
     sample.add_argument("--seed", type=int, default=42)
-    sample.add_argument("--questions-per-type", type=int, default=2)
-    sample.add_argument("--sessions-per-question", type=int, default=8)
+    sample.add_argument("--questions-per-type", type=_int_in(1, 50), default=2, help="1..50 (default 2)")
+    sample.add_argument("--sessions-per-question", type=_int_in(3, 200), default=8, help="3..200 (default 8)")
     return parser
+
+
+def _int_in(low: int, high: int):
+    """An argparse type for an integer in [low, high] (the same ranges as the [dataset] keys)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer {low}..{high}, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected an integer {low}..{high}, got {value}")
+        return value
+    return parse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,8 +145,14 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.verb == "sample":
         from benchmarker.datasets.sample import write_sample
 
-        write_sample(args.path, seed=args.seed, questions_per_type=args.questions_per_type,
-                     sessions_per_question=args.sessions_per_question)
+        if args.path.is_dir():
+            raise UserError(f"sample: {args.path} is a directory; give a file path, e.g. "
+                            f"{args.path / 'sample_longmemeval.json'}")
+        try:
+            write_sample(args.path, seed=args.seed, questions_per_type=args.questions_per_type,
+                         sessions_per_question=args.sessions_per_question)
+        except OSError as err:
+            raise UserError(f"sample: cannot write {args.path}: {err.strerror or err}") from None
         print(f"wrote {args.path}")
         return 0
     raise AssertionError(args.verb)

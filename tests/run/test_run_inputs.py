@@ -99,3 +99,41 @@ def test_resume_with_changed_data_prompts_or_judge_stops_with_exit_2(tmp_path: P
     cfg.write_text(cfg.read_text() + "[eval.thresholds]\nanswer_f1 = 0.9\n", encoding="utf-8")
     assert main(["run", str(cfg)]) == 2
     assert "[eval.thresholds] answer_f1: 0.8 -> 0.9" in capsys.readouterr().err
+
+
+def test_an_empty_dataset_is_an_error_not_an_empty_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, run_dir, cfg = _setup(tmp_path, [])
+    assert main(["run", str(cfg)]) == 2
+    assert f"{data}: holds no instances" in capsys.readouterr().err
+    assert not (run_dir / "report.md").exists()
+
+
+def test_an_output_dir_that_cannot_be_written_names_the_key(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the runs folder should be", encoding="utf-8")
+    data, _, cfg = _setup(tmp_path, [_small("q1")])
+    cfg.write_text(CONFIG.format(data=data, out=blocker / "runs"), encoding="utf-8")
+    assert main(["run", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the run directory" in err and "[run].output_dir" in err and str(cfg) in err
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--questions-per-type", "0"], "expected an integer 1..50, got 0"),
+    (["--sessions-per-question", "x"], "expected an integer 3..200, got 'x'"),
+])
+def test_sample_flags_out_of_range_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    argv: list[str], expected: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["sample", str(tmp_path / "s.json"), *argv])
+    assert stop.value.code == 2 and expected in capsys.readouterr().err
+
+
+def test_sample_onto_a_directory_or_unwritable_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sample", str(tmp_path)]) == 2
+    assert "is a directory; give a file path" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    assert main(["sample", str(blocker / "s.json")]) == 2
+    assert f"cannot write {blocker / 's.json'}" in capsys.readouterr().err
