@@ -86,6 +86,7 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     run's recorded memory writes instead of running the memory agent (whose model is never built)."""
     run_id = config.run_id
     run_dir = config.run_dir
+    _check_writable(run_dir, config)
     base_store = RunLog(run_dir)
     plan = plan_dataset(config, run_dir)
     previous = _read_json(base_store.manifest_path)
@@ -173,6 +174,18 @@ def ledger_totals(ledger) -> dict[str, float]:
     total = ledger.snapshot()["total"]
     return {"tokens": total["input_tokens"] + total["output_tokens"], "cost_usd": total["cost_usd"],
             "cache_hit_share": total["cache_hit_share"]}
+
+
+def _check_writable(run_dir: Path, config) -> None:
+    """Fail before any work when the run directory cannot be created or written."""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        probe = run_dir / ".write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise UserError(f"cannot write the run directory {run_dir} ({err.strerror or err}); set [run].output_dir "
+                        f"in {config.config_path} to a folder you can write") from None
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
