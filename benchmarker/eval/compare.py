@@ -6,7 +6,10 @@ The first run is the baseline. For each other run, on the question ids judged in
     information about a difference;
   - a paired bootstrap (seed 0, 10,000 resamples) 95% CI of accuracy(other) - accuracy(base).
 Per-type accuracies with Wilson intervals are shown side by side for every run (all judged
-questions of that run, not just the shared ones).
+questions of that run, not just the shared ones). Runs with retrieval data (every run searches;
+a retrieval-only run does nothing else) are also compared on recall / ndcg at every k both
+measured, paired per question (retrieval_compare.py). Each run's search settings (mode, embedder,
+alpha, top_k) come from its summary.json, else from its results lines.
 """
 
 from __future__ import annotations
@@ -17,20 +20,35 @@ from typing import Any
 
 from benchmarker.eval.qa_metrics import qa_metrics
 from benchmarker.eval.records import load_results
+from benchmarker.eval.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
+from benchmarker.eval.retrieval_metrics import retrieval_metrics
 from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
 
 BOOTSTRAP_ITERATIONS = 10_000
 BOOTSTRAP_SEED = 0
 
 
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _run_name(run_dir: Path) -> str:
-    manifest = run_dir / "manifest.json"
-    if manifest.is_file():
-        try:
-            return str(json.loads(manifest.read_text(encoding="utf-8")).get("run_id") or run_dir.name)
-        except (json.JSONDecodeError, OSError):
-            pass
-    return run_dir.name
+    return str(_read_json(run_dir / "manifest.json").get("run_id") or run_dir.name)
+
+
+def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """mode, embedder, alpha and top_k of a run: what you changed between two runs of a sweep."""
+    run = _read_json(run_dir / "summary.json").get("run") or {}
+    first = results[0] if results else {}
+    memory = run.get("memory") or {}
+    alpha = run.get("alpha", first.get("alpha"))
+    return {"mode": run.get("mode") or first.get("mode"), "embedder": memory.get("embedder"),
+            "alpha": alpha if alpha is not None else memory.get("alpha"),
+            "top_k": run.get("top_k") or first.get("top_k")}
 
 
 def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
@@ -53,17 +71,19 @@ def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dic
         "mcnemar_p": mcnemar_exact(len(to_wrong), len(to_right)),
         "bootstrap": paired_bootstrap(base_vals, other_vals, iterations=BOOTSTRAP_ITERATIONS,
                                       seed=BOOTSTRAP_SEED),
+        "retrieval": compare_retrieval(base, other, iterations=BOOTSTRAP_ITERATIONS, seed=BOOTSTRAP_SEED),
     }
 
 
 def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
-    """Side-by-side QA metrics and paired tests of every run against the first."""
+    """Side-by-side QA and retrieval metrics and paired tests of every run against the first."""
     runs = []
     for run_dir in run_dirs:
         run_dir = Path(run_dir)
         results = load_results(run_dir)
         runs.append({"name": _run_name(run_dir), "run_dir": str(run_dir), "results": results,
-                     "qa": qa_metrics(results)})
+                     "settings": _settings(run_dir, results), "qa": qa_metrics(results),
+                     "retrieval": retrieval_metrics(results)})
     types = sorted({t for run in runs for t in run["qa"]["by_type"]})
     pairs = [{"baseline": runs[0]["name"], "run": run["name"],
               **compare_pair(runs[0]["results"], run["results"])} for run in runs[1:]]
@@ -82,17 +102,31 @@ def _cell(c: dict[str, Any] | None) -> str:
     return f"{_pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"
 
 
-def _ids(ids: list[str], limit: int = 30) -> str:
-    shown = ", ".join(f"`{q}`" for q in ids[:limit])
-    return (shown + (f" ... (+{len(ids) - limit})" if len(ids) > limit else "")) or "none"
-
-
 def format_compare(comparison: dict[str, Any]) -> str:
-    """The comparison as markdown: an accuracy table, then one section per run vs the baseline."""
+    """The comparison as markdown: settings, accuracy and retrieval tables, then each run vs the baseline."""
     runs = comparison["runs"]
     lines = ["# Run comparison", "", f"Baseline: **{comparison['baseline']}**", "",
              "| | " + " | ".join(r["name"] for r in runs) + " |",
              "|---|" + "---|" * len(runs)]
+    for key in ("mode", "embedder", "alpha", "top_k"):
+        values = [(r.get("settings") or {}).get(key) for r in runs]
+        if any(v is not None for v in values):
+            lines.append(f"| {key} | " + " | ".join("?" if v is None else f"`{v}`" for v in values) + " |")
+    judged = any(r["qa"]["judged"] for r in runs)
+    lines += _qa_rows(comparison) if judged else [
+        "| QA accuracy | " + " | ".join("not judged" for _ in runs) + " |", "",
+        "No run has judged answers (retrieval-only runs answer nothing): accuracy is not compared."]
+    lines += side_by_side(runs)
+    for pair in comparison["pairs"]:
+        lines += ["", f"## {pair['run']} vs {pair['baseline']}"]
+        if judged:
+            lines += _qa_pair_lines(pair)
+        lines += pair_lines(pair)
+    return "\n".join(lines) + "\n"
+
+
+def _qa_rows(comparison: dict[str, Any]) -> list[str]:
+    runs, lines = comparison["runs"], []
     rows = [("overall", lambda q: _cell(q["overall"])),
             ("task-averaged", lambda q: _pct(q["task_averaged"]["accuracy"])),
             ("abstention", lambda q: _cell(q["abstention"]))]
@@ -102,17 +136,18 @@ def format_compare(comparison: dict[str, Any]) -> str:
         lines.append(f"| {label} | " + " | ".join(fn(r["qa"]) for r in runs) + " |")
     lines.append("")
     lines.append("Accuracy with a 95% Wilson interval; unjudged answers are excluded.")
-    for pair in comparison["pairs"]:
-        boot = pair["bootstrap"]
-        diff = "n/a" if boot["diff"] is None else (
-            f"{100 * boot['diff']:+.1f} points, 95% CI [{100 * boot['lo']:+.1f}, {100 * boot['hi']:+.1f}]")
-        lines += ["", f"## {pair['run']} vs {pair['baseline']}", "",
-                  f"- questions judged in both: {pair['n_common']} "
-                  f"(excluded: {pair['excluded_unjudged_or_missing']} unjudged or missing in one run)",
-                  f"- accuracy on those: {_pct(pair['baseline_accuracy'])} -> {_pct(pair['accuracy'])}",
-                  f"- difference (paired bootstrap, {boot['iterations']} resamples, seed {boot['seed']}): {diff}",
-                  f"- flips: {pair['b']} correct -> wrong, {pair['c']} wrong -> correct; "
-                  f"exact McNemar p = {pair['mcnemar_p']:.4g}",
-                  f"- correct -> wrong: {_ids(pair['flips']['correct_to_wrong'])}",
-                  f"- wrong -> correct: {_ids(pair['flips']['wrong_to_correct'])}"]
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:
+    boot = pair["bootstrap"]
+    diff = "n/a" if boot["diff"] is None else (
+        f"{100 * boot['diff']:+.1f} points, 95% CI [{100 * boot['lo']:+.1f}, {100 * boot['hi']:+.1f}]")
+    return ["", f"- questions judged in both: {pair['n_common']} "
+            f"(excluded: {pair['excluded_unjudged_or_missing']} unjudged or missing in one run)",
+            f"- accuracy on those: {_pct(pair['baseline_accuracy'])} -> {_pct(pair['accuracy'])}",
+            f"- difference (paired bootstrap, {boot['iterations']} resamples, seed {boot['seed']}): {diff}",
+            f"- flips: {pair['b']} correct -> wrong, {pair['c']} wrong -> correct; "
+            f"exact McNemar p = {pair['mcnemar_p']:.4g}",
+            f"- correct -> wrong: {format_ids(pair['flips']['correct_to_wrong'])}",
+            f"- wrong -> correct: {format_ids(pair['flips']['wrong_to_correct'])}"]

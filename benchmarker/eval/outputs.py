@@ -15,6 +15,9 @@ from typing import Any
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_jsonl, write_json_atomic
 
+# summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
+RUN_KEYS_KEPT = ("point", "top_k", "alpha")
+
 
 def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) -> tuple[dict[str, Any], Path]:
     """summary.json + report.{md,html} + plots for one results directory."""
@@ -43,24 +46,50 @@ def rebuild_outputs(run_dir: Path) -> Path:
     if not manifest_path.exists():
         raise UserError(f"{run_dir}: no manifest.json; is this a run directory?")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    # the manifest's "config" block holds the config as run under its own "config" key
+    config = manifest.get("config", {}).get("config", {})
     meta = {"run_id": manifest.get("run_id"), "offline": manifest.get("models", {}).get("offline", False),
-            # the manifest's "config" block holds the config as run under its own "config" key
-            "mode": manifest.get("config", {}).get("config", {}).get("run", {}).get("mode", "agent"),
+            "mode": config.get("run", {}).get("mode", "agent"),
             "judge": manifest.get("judge", {}).get("kind"), "tokens": manifest.get("tokens", {}),
             "dataset_kind": manifest.get("dataset", {}).get("kind"),
             "thresholds": (manifest.get("thresholds") or {}).get("eval")}
+    if manifest.get("memory"):
+        meta["memory"] = {k: v for k, v in manifest["memory"].items() if k != "mcp_url"}  # a port of that process
     if manifest.get("replay"):
         agent = (manifest.get("tokens") or {}).get("roles", {}).get("agent") or {}
         meta["replay"] = manifest["replay"] | {"agent_calls": agent.get("calls", 0)}
     points = sorted(p for p in (run_dir / "points").glob("*") if p.is_dir()) if (run_dir / "points").exists() else []
     if not points:
-        return write_outputs(run_dir, run_dir, meta)[1]
+        return write_outputs(run_dir, run_dir, _search_meta(run_dir, config, "") | meta)[1]
     results = []
     for point in points:
-        summary, _ = write_outputs(point, run_dir, meta | {"point": point.name})
+        summary, _ = write_outputs(point, run_dir, _search_meta(point, config, point.name) | meta)
         results.append((point.name, point, summary))
     write_sweep_files(run_dir, results)
     return run_dir / "report.html"
+
+
+def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[str, Any]:
+    """point, top_k and alpha of one results directory: what its summary.json already says (the run
+    wrote them), else what the config as run and the point's label say (as `sweep_points` derives them)."""
+    from benchmarker.eval.sweep import SERVICE_ALPHA, parse_point_label
+
+    search_alpha = config.get("memory", {}).get("search_alpha", -1.0)
+    derived: dict[str, Any] = {"point": point, "top_k": config.get("params", {}).get("top_k"),
+                               "alpha": search_alpha if search_alpha is not None and search_alpha >= 0 else None}
+    if point:
+        alpha, derived["top_k"] = parse_point_label(point)
+        derived["alpha"] = None if alpha == SERVICE_ALPHA else alpha
+    written = _read_json(answers_dir / "summary.json").get("run") or {}
+    return derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written}
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:

@@ -51,11 +51,19 @@ def plot_accuracy_by_type(qa: dict[str, Any], path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def measured_ks(retrieval: dict[str, Any]) -> list[int]:
+    """The k values a run measured: those with a value at some level (k <= top_k; larger k are null)."""
+    metrics = retrieval.get("metrics", {})
+    return [k for k in retrieval.get("k_values", [])
+            if any(value is not None for name, value in metrics.items() if name.endswith(f"@{k}"))]
+
+
 def plot_recall_curves(retrieval: dict[str, Any], path: Path) -> Path | None:
-    """recall_any@k, recall_all@k and ndcg_any@k against k, session and turn level."""
+    """recall_any@k, recall_all@k and ndcg_any@k against k, session and turn level, over the measured k
+    only (a top_k = 10 run drawn out to k = 50 would be half empty)."""
     if not retrieval.get("available"):
         return None
-    metrics, ks = retrieval.get("metrics", {}), retrieval.get("k_values", [])
+    metrics, ks = retrieval.get("metrics", {}), measured_ks(retrieval)
     fig, ax = plt.subplots(figsize=(7, 4))
     drawn = False
     for level in ("session", "turn"):
@@ -71,6 +79,8 @@ def plot_recall_curves(retrieval: dict[str, Any], path: Path) -> Path | None:
         return None
     ax.set_xscale("log")
     ax.set_xticks(ks, [str(k) for k in ks])
+    ax.minorticks_off()
+    ax.set_xlim(ks[0] / 1.25, ks[-1] * 1.25)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("k (hits considered)")
     ax.set_ylabel("mean over questions")

@@ -3,7 +3,9 @@
 The markdown is the source; the HTML is rendered from it with the plots inlined as base64
 data URIs and the CSS inline, so the file can be mailed or attached to a PR as is. Other
 suites (levels, fact extraction, self-improve) append their own (title, markdown) sections.
-Order: what the run was, QA accuracy, retrieval, sweep, worst questions, cost and speed.
+Order: what the run was, QA accuracy, retrieval, sweep, worst questions, cost and speed. A
+retrieval-only run (no agent, reader or judge) gets no QA section, its worst questions by
+retrieval, and speed without cost (retrieval_report.py).
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.eval.markdown_html import render
-from benchmarker.eval.plots import metric_value, plot_accuracy_by_type, plot_recall_curves, plot_sweep_heatmap
+from benchmarker.eval.plots import (
+    measured_ks,
+    metric_value,
+    plot_accuracy_by_type,
+    plot_recall_curves,
+    plot_sweep_heatmap,
+)
 from benchmarker.eval.retrieval_metrics import evidence_sets, question_retrieval
+from benchmarker.eval.retrieval_report import WORST_LIMIT, clip, hits_table, retrieval_header, worst_by_retrieval
+from benchmarker.eval.summary import is_retrieval_only
 
-WORST_LIMIT = 15
-HITS_SHOWN = 5
 CSS = """
 body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
 padding:0 1.2em;color:#222;line-height:1.45}
@@ -41,15 +49,6 @@ def _num(v: float | None, fmt: str = "{:.3f}") -> str:
     return "n/a" if v is None else fmt.format(v)
 
 
-def _text(text: Any, limit: int = 160) -> str:
-    s = " ".join(str(text if text is not None else "").split())
-    return s if len(s) <= limit else s[:limit - 1] + "…"
-
-
-def _cell(text: Any, limit: int = 160) -> str:
-    return _text(text, limit).replace("|", "\\|")
-
-
 def _ci(c: dict[str, Any]) -> str:
     return "n/a" if not c.get("ci95") else f"[{100 * c['ci95'][0]:.1f}, {100 * c['ci95'][1]:.1f}]"
 
@@ -57,18 +56,21 @@ def _ci(c: dict[str, Any]) -> str:
 def _header(summary: dict[str, Any]) -> list[str]:
     counts, run = summary.get("counts", {}), summary.get("run", {})
     out = [f"# Benchmark report: {summary.get('run_id') or 'run'}", ""]
-    if summary.get("offline"):
-        out += ["> **Offline run.** Deterministic agent, extractive reader and deterministic grader: "
-                "a reproducible floor, not a model's score.", ""]
-    judges = ", ".join(f"{k} ({v})" for k, v in counts.get("judges", {}).items()) or "none"
-    out += [f"- questions: {counts.get('questions', 0)} (judged {counts.get('judged', 0)}, "
-            f"unjudged {counts.get('unjudged', 0)}, abstention {counts.get('abstention', 0)})",
-            f"- judge: {judges}; models: {', '.join(counts.get('judge_models', [])) or 'none'}"]
-    for key in ("dataset", "provider", "models", "memory_backend", "alpha", "top_k"):
-        if run.get(key) not in (None, "", {}):
-            out.append(f"- {key}: `{run[key]}`")
-    out += [f"- note: {n}" for n in summary.get("notes", [])
-            if not (summary.get("offline") and n.startswith("offline run"))]
+    if is_retrieval_only(summary.get("run", {})):
+        out += retrieval_header(summary)
+    else:
+        if summary.get("offline"):
+            out += ["> **Offline run.** Deterministic agent, extractive reader and deterministic grader: "
+                    "a reproducible floor, not a model's score.", ""]
+        judges = ", ".join(f"{k} ({v})" for k, v in counts.get("judges", {}).items()) or "none"
+        out += [f"- questions: {counts.get('questions', 0)} (judged {counts.get('judged', 0)}, "
+                f"unjudged {counts.get('unjudged', 0)}, abstention {counts.get('abstention', 0)})",
+                f"- judge: {judges}; models: {', '.join(counts.get('judge_models', [])) or 'none'}"]
+        for key in ("dataset", "provider", "models", "memory_backend", "alpha", "top_k"):
+            if run.get(key) not in (None, "", {}):
+                out.append(f"- {key}: `{run[key]}`")
+    told = ("offline run", "retrieval-only run")  # already said above
+    out += [f"- note: {n}" for n in summary.get("notes", []) if not n.startswith(told)]
     return out + [""]
 
 
@@ -96,12 +98,13 @@ def _retrieval_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
     out += ["Means over non-abstention questions with evidence (LongMemEval definitions).", "",
             "| k | session recall_any | session recall_all | session ndcg_any | turn recall_any "
             "| turn recall_all | turn ndcg_any | n (session/turn) |", "|---|---|---|---|---|---|---|---|"]
-    for k in r["k_values"]:
+    for k in measured_ks(r):  # a k above top_k was never measured: the notes say so, no row of n/a
         vals = [_num(m.get(f"{lvl}.{met}@{k}")) for lvl in ("session", "turn")
                 for met in ("recall_any", "recall_all", "ndcg_any")]
         out.append(f"| {k} | " + " | ".join(vals) + f" | {n.get(f'session@{k}', 0)}/{n.get(f'turn@{k}', 0)} |")
     out += [""] + [f"- {note}" for note in r.get("notes", [])] + [""]
-    out += ([f"![recall at k](plots/{plot.name})", ""] if plot else []) + _retrieval_by_type(r)
+    caption = f"Plotted at the k values this run measured (k = {', '.join(map(str, measured_ks(r)))})."
+    out += ([f"![recall at k](plots/{plot.name})", "", caption, ""] if plot else []) + _retrieval_by_type(r)
     return out
 
 
@@ -126,11 +129,14 @@ def _sweep_section(sweep: dict[str, Any], plot: Path | None) -> list[str]:
     out = ["## Sweep: alpha x top_k", "", f"Metric: `{metric}`", ""]
     if plot:
         out += [f"![sweep heatmap](plots/{plot.name})", ""]
-    out += ["| alpha | top_k | " + metric + " | QA accuracy |", "|---|---|---|---|"]
-    for p in sorted(sweep.get("points") or [], key=lambda p: (p["alpha"], p["top_k"])):
+    points = sorted(sweep.get("points") or [], key=lambda p: (p["alpha"], p["top_k"]))
+    qa = any(metric_value(p.get("summary") or {}, "qa.overall.accuracy") is not None for p in points)
+    out += ["| alpha | top_k | " + metric + (" | QA accuracy |" if qa else " |"),
+            "|---|---|---|" + ("---|" if qa else "")]
+    for p in points:
         s = p.get("summary") or {}
-        out.append(f"| {p['alpha']:g} | {p['top_k']} | {_num(metric_value(s, metric))} "
-                   f"| {_pct(metric_value(s, 'qa.overall.accuracy'))} |")
+        out.append(f"| {p['alpha']:g} | {p['top_k']} | {_num(metric_value(s, metric))} |"
+                   + (f" {_pct(metric_value(s, 'qa.overall.accuracy'))} |" if qa else ""))
     return out + [""]
 
 
@@ -150,31 +156,25 @@ def _worst_section(results: list[dict[str, Any]]) -> list[str]:
     chosen = sorted(wrong, key=lambda r: (_retrieval_miss(r), str(r.get("question_type")), str(r.get("question_id"))))
     chosen = (chosen + unjudged)[:WORST_LIMIT]
     out.append(f"{len(wrong)} incorrect and {len(unjudged)} unjudged answers; showing {len(chosen)}, incorrect "
-               f"ones whose evidence was never retrieved first. ✔ marks a hit from an evidence session.")
+               f"ones whose evidence was never retrieved first. ✔ marks a hit from an evidence session, "
+               "✔ turn the evidence turn itself.")
     for r in chosen:
         state = "unjudged" if r.get("label") is None else "incorrect"
         evidence = evidence_sets(r)
         out += ["", f"### `{r.get('question_id')}` ({r.get('question_type')}, {state})", "",
-                f"- question: {_text(r.get('question'), 400)}",
-                f"- answer: {_text(r.get('answer'), 400)}",
-                f"- hypothesis: {_text(r.get('hypothesis'), 400)}",
-                f"- grade: {_text((r.get('grade') or {}).get('reason'), 300)}",
+                f"- question: {clip(r.get('question'), 400)}",
+                f"- answer: {clip(r.get('answer'), 400)}",
+                f"- hypothesis: {clip(r.get('hypothesis'), 400)}",
+                f"- grade: {clip((r.get('grade') or {}).get('reason'), 300)}",
                 f"- evidence sessions: {', '.join(f'`{s}`' for s in sorted(evidence['session'])) or 'none'}"]
-        hits = sorted(r.get("retrieved") or [], key=lambda h: h.get("rank") or 0)[:HITS_SHOWN]
-        if hits:
-            out += ["", "| rank | session | turn | evidence | preview |", "|---|---|---|---|---|"]
-            for h in hits:
-                mark = "✔" if str(h.get("session_id")) in evidence["session"] else ""
-                preview = h.get("summary") or h.get("raw_preview") or ""
-                out.append(f"| {h.get('rank')} | `{_cell(h.get('session_id'), 40)}` | {h.get('turn_index')} "
-                           f"| {mark} | {_cell(preview, 180)} |")
-        elif r.get("retrieved") is not None:
-            out.append("- retrieved: nothing")
+        out += hits_table(r, evidence)
     return out + [""]
 
 
 def _cost_section(summary: dict[str, Any]) -> list[str]:
-    cost, speed = summary.get("cost", {}), summary.get("speed", {})
+    if is_retrieval_only(summary.get("run", {})):
+        return ["## Speed", "", "No model ran (retrieval-only): no tokens, no cost.", ""] + _speed_lines(summary)
+    cost = summary.get("cost", {})
     out = ["## Cost and speed", "", "| role | input tokens | of which cache reads | cache writes | cache-hit share "
            "| output tokens | USD |", "|---|---|---|---|---|---|---|"]
     shares = cost.get("cache_hit_share", {})
@@ -188,18 +188,29 @@ def _cost_section(summary: dict[str, Any]) -> list[str]:
             "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
             "cache_write."]
     out += [f"- {note}" for note in cost.get("price_notes", [])]
-    out += ["", "| phase | total (s) | mean per question (s) | n |", "|---|---|---|---|"]
-    for phase, p in speed.get("phases", {}).items():
-        out.append(f"| {phase.removesuffix('_s')} | {_num(p['sum'], '{:.1f}')} | {_num(p['mean'], '{:.2f}')} | {p['n']} |")
     if "ledger" in cost.get("source", {}).values():
         out += ["", "Tokens for these roles come from the run's token ledger, not from the results lines: "
                 + ", ".join(r for r, src in cost["source"].items() if src == "ledger") + "."]
     if cost.get("unpriced_models"):
         out += ["", "No price configured for: " + ", ".join(f"`{m}`" for m in cost["unpriced_models"])
                 + " (USD shown as n/a or partial)."]
+    return out + [""] + _speed_lines(summary)
+
+
+def _speed_lines(summary: dict[str, Any]) -> list[str]:
+    speed = summary.get("speed", {})
+    out = ["| phase | total (s) | mean per question (s) | n |", "|---|---|---|---|"]
+    for phase, p in speed.get("phases", {}).items():
+        out.append(f"| {phase.removesuffix('_s')} | {_num(p['sum'], '{:.1f}')} | {_num(p['mean'], '{:.2f}')} | {p['n']} |")
     lat = speed.get("tool_latency_ms", {})
     out += ["", f"Memory tool latency over {lat.get('n', 0)} calls: p50 {_num(lat.get('p50'), '{:.1f}')} ms, "
             f"p95 {_num(lat.get('p95'), '{:.1f}')} ms, max {_num(lat.get('max'), '{:.1f}')} ms.", ""]
+    by_tool = speed.get("tool_latency_by_tool_ms") or {}
+    if by_tool:
+        out += ["| tool | calls | p50 (ms) | p95 (ms) | max (ms) |", "|---|---|---|---|---|"]
+        out += [f"| {tool} | {t['n']} | {_num(t['p50'], '{:.1f}')} | {_num(t['p95'], '{:.1f}')} "
+                f"| {_num(t['max'], '{:.1f}')} |" for tool, t in by_tool.items()]
+        out.append("")
     return out
 
 
@@ -215,12 +226,15 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
                     extra_sections: list[tuple[str, str]] | tuple = ()) -> str:
     """Draw the plots into run_dir/plots and return the report markdown."""
     plots = Path(run_dir) / "plots"
-    acc_plot = plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png")
-    recall_plot = plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png")
-    lines = _header(summary) + _qa_section(summary, acc_plot) + _retrieval_section(summary, recall_plot)
+    retrieval_only = is_retrieval_only(summary.get("run", {}))
+    lines = _header(summary)
+    if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
+        lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
+    lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
         lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))
-    lines += _worst_section(results) + _cost_section(summary)
+    lines += worst_by_retrieval(results) if retrieval_only else _worst_section(results)
+    lines += _cost_section(summary)
     for title, body in extra_sections:
         lines += [f"## {title}", "", body.rstrip(), ""]
     return "\n".join(lines)

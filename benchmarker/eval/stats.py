@@ -38,9 +38,10 @@ def mcnemar_exact(b: int, c: int) -> float:
     return float(binomtest(min(b, c), b + c, 0.5, alternative="two-sided").pvalue)
 
 
-def paired_bootstrap(base: Sequence[int], other: Sequence[int], *, iterations: int = 10_000,
+def paired_bootstrap(base: Sequence[float], other: Sequence[float], *, iterations: int = 10_000,
                      seed: int = 0) -> dict[str, float | int | None]:
-    """Mean difference (other - base) of paired 0/1 outcomes with a seeded 95% bootstrap CI."""
+    """Mean difference (other - base) of paired outcomes (0/1, or a score such as ndcg) with a seeded
+    95% bootstrap CI."""
     a = np.asarray(base, dtype=float)
     b = np.asarray(other, dtype=float)
     if a.shape != b.shape:

@@ -4,13 +4,16 @@ Keys (schema_version 1; a null is "not available", never zero):
 
     schema_version   1
     run_id           run_meta["run_id"] or null
-    offline          true when run_meta["offline"]: offline-provider numbers (deterministic
-                     agent, extractive reader, deterministic grader) are a floor, not a model score
-    notes            human-readable caveats (offline, unjudged answers, retrieval k > top_k, ...)
+    offline          true when run_meta["offline"] and the run answered questions: offline-provider
+                     numbers (deterministic agent, extractive reader, deterministic grader) are a
+                     floor, not a model score (a retrieval-only run calls no model: false)
+    notes            human-readable caveats (offline, unjudged answers, retrieval-only, k > top_k, ...)
     run              run_meta as given (JSON-safe copy) minus "decisions" and "tokens"
                      (optional run_meta inputs: "decisions" = decisions.jsonl lines, used for tool
                      latency; "tokens" = the TokenLedger snapshot, used for cost when the results
-                     lines do not carry a role's tokens or cost)
+                     lines do not carry a role's tokens or cost). The run graph gives mode, point,
+                     top_k, alpha (sent with each search; null = the service's) and memory
+                     {backend, embedder, alpha (the service's blend)}
     qa               see qa_metrics.py: overall, task_averaged, abstention, by_type, judged, unjudged
     retrieval        see retrieval_metrics.py: available, k_values, top_k, metrics
                      {"session.recall_any@1" ... "turn.ndcg_any@50"}, n {"session@1" ...},
@@ -29,10 +32,12 @@ Keys (schema_version 1; a null is "not available", never zero):
       phases         {"ingest_s"|"qa_s"|"eval_s": {"sum","mean","n"}}  seconds, as recorded per question
                      (ingest_s once per case: a case's questions share one ingestion)
       tool_latency_ms  {"n","p50","p95","mean","max"}  over every memory tool call (results lines'
-                     tool_latency_ms, else every decisions.jsonl latency_ms)
+                     tool_latency_ms, else every decisions.jsonl latency_ms); the harness's own
+                     events (tools named `_...`, e.g. `_ingest_done`) are not tool calls
       tool_latency_by_tool_ms  {tool: {"n","p50","p95","mean","max"}}  from decisions, when given
     counts
       questions, judged, unjudged, abstention
+      not_graded     answers nothing was asked to judge (retrieval-only runs); not in unjudged
       by_type        {question_type: questions}
       by_kind        {kind: questions}
       judges         {"deterministic"|"llm"|"official": questions graded that way}
@@ -56,6 +61,17 @@ ROLES = ("agent", "qa", "eval")
 PHASES = ("ingest_s", "qa_s", "eval_s")
 OFFLINE_NOTE = ("offline run: deterministic memory agent, extractive reader and deterministic grader; "
                 "these numbers are a reproducible floor, not a language model's score")
+RETRIEVAL_NOTE = ("retrieval-only run: every message was written straight to memory and each question searched "
+                  "once; no memory agent, reader or judge ran, so only retrieval is measured")
+
+
+def is_retrieval_only(run_meta: dict[str, Any]) -> bool:
+    """A `[run] mode = "retrieval"` run: nothing was answered, so nothing was judged."""
+    return run_meta.get("mode") == "retrieval"
+
+
+def _not_graded(record: dict[str, Any]) -> bool:
+    return record.get("label") is None and (record.get("grade") or {}).get("judge") == "none"
 
 
 def _num(value: Any) -> float | None:
@@ -135,6 +151,8 @@ def speed_block(results: list[dict[str, Any]], decisions: list[dict[str, Any]] |
     values = [v for r in results for x in (r.get("tool_latency_ms") or []) if (v := _num(x)) is not None]
     by_tool: dict[str, list[float]] = {}
     for d in decisions or []:
+        if str(d.get("tool", "")).startswith("_"):  # a harness event (`_ingest_done`), not a tool call
+            continue
         if (v := _num(d.get("latency_ms"))) is not None:
             by_tool.setdefault(str(d.get("tool")), []).append(v)
     if not values:
@@ -148,7 +166,8 @@ def counts_block(results: list[dict[str, Any]]) -> dict[str, Any]:
     models = {m for r in results if (m := (r.get("grade") or {}).get("model"))}
     return {"questions": len(results),
             "judged": sum(1 for r in results if r.get("label") is not None),
-            "unjudged": sum(1 for r in results if r.get("label") is None),
+            "unjudged": sum(1 for r in results if r.get("label") is None and not _not_graded(r)),
+            "not_graded": sum(1 for r in results if _not_graded(r)),
             "abstention": sum(1 for r in results if is_abstention(r)),
             "by_type": dict(sorted(Counter(str(r.get("question_type")) for r in results).items())),
             "by_kind": dict(sorted(Counter(str(r.get("kind") or "unknown") for r in results).items())),
@@ -160,10 +179,13 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
     qa = qa_metrics(results)
     retrieval = retrieval_metrics(results)
     notes: list[str] = []
-    offline = bool(run_meta.get("offline"))
+    retrieval_only = is_retrieval_only(run_meta)
+    offline = bool(run_meta.get("offline")) and not retrieval_only
+    if retrieval_only:
+        notes.append(RETRIEVAL_NOTE)
     if offline:
         notes.append(OFFLINE_NOTE)
-    if qa["unjudged"]:
+    if qa["unjudged"] and not retrieval_only:
         notes.append(f"{qa['unjudged']} answer(s) unjudged (the judge gave no usable yes/no); "
                      "excluded from accuracy denominators")
     if not results:

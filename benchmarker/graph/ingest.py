@@ -4,7 +4,7 @@ Agent mode: a fresh agent state per session; the session's messages are grouped 
 ingest_unit` (one message, one exchange, or the whole session), each group is appended to the
 session's rolling transcript as one chat turn and the memory agent is invoked with it. Retrieval
 mode: every message is written straight to memory as an entry (no agent, no model) to isolate the
-index. Replay: a finished run's recorded writes are re-applied (graph/replay.py).
+index (graph/direct_ingest.py). Replay: a finished run's recorded writes are re-applied (graph/replay.py).
 """
 
 from __future__ import annotations
@@ -18,13 +18,11 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from benchmarker.agent.memory_agent import MemoryAgentContext, run_agent_turn
-from benchmarker.agent.middleware import trace_tags
 from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, render_unit, unit_instructions
 from benchmarker.datasets.schema import Case, Session
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import DecisionRecord, MemoryRecord
-from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS  # Mycelian's limits
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +65,9 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
 
         entries, failed = await replay_into_memory(ctx, case, record)
     elif ctx.mode == "retrieval":
-        entries, failed = await _write_entries_directly(ctx, case, record), 0
+        from benchmarker.graph.direct_ingest import write_entries_directly
+
+        entries, failed = await write_entries_directly(ctx, case, record), 0
     else:
         entries, failed = await _ingest_with_agent(ctx, case, record, state["setup"]["default_prompts"])
     await ctx.client.await_consistency(record.memory_id)
@@ -91,19 +91,6 @@ async def _seed_existing_memory(ctx: RunContext, case: Case, record: MemoryRecor
             await ctx.client.await_consistency(record.memory_id)
             continue
         await ctx.client.call(tool, {"vault_id": record.vault_id, "memory_id": record.memory_id, **args})
-
-
-async def _write_entries_directly(ctx: RunContext, case: Case, record: MemoryRecord) -> int:
-    count = 0
-    for session in case.sessions:
-        for turn_index, message in enumerate(session.messages):
-            raw = f"[{session.date}] {message.role}: {message.content}"[:RAW_ENTRY_CHARS]
-            await ctx.client.add_entry(record.vault_id, record.memory_id, raw_entry=raw,
-                                       summary=raw[:SUMMARY_CHARS],
-                                       tags=trace_tags(turn_context(ctx, case, record, session, turn_index,
-                                                                    message.role)))
-            count += 1
-    return count
 
 
 def ingest_units(roles: list[str], unit: str) -> list[list[int]]:

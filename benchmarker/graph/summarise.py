@@ -11,13 +11,21 @@ from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 
 
+def memory_meta(ctx: RunContext) -> dict[str, Any]:
+    """The memory backend as the manifest names it: a retrieval report says which index it measured."""
+    memory = ctx.config.memory
+    embedded = memory.backend == "embedded"
+    return {"backend": memory.backend, "embedder": memory.embedder if embedded else None,
+            "alpha": memory.alpha if embedded else "service default"}
+
+
 async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     ctx.progress.set_phase("report")
     run_meta = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.kind,
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
                 "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind,
-                "thresholds": ctx.judge.thresholds.model_dump(mode="json")}
+                "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": memory_meta(ctx)}
     if ctx.replay is not None:  # where the writes came from, and proof that no agent model was called
         agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
         run_meta["replay"] = ctx.replay.describe() | {"agent_calls": agent.get("calls", 0)}

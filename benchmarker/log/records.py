@@ -68,7 +68,7 @@ class MemoryRecord(LogRecord):
 
 
 class DecisionRecord(LogRecord):
-    """One tool call. caller: agent | harness | replay; tools starting with `_` are harness events."""
+    """One tool call. caller: agent | harness | replay | retrieval; tools starting with `_` are harness events."""
 
     FILE: ClassVar[str] = "decisions.jsonl"
 

@@ -1,0 +1,71 @@
+"""Retrieval-mode ingestion: every dataset message goes straight to memory as one entry (no agent,
+no model), so the run measures the index alone.
+
+Every call is logged to decisions.jsonl (caller "retrieval"), as the agent's and a replay's calls
+are: the README promises every tool call there, and the run's tool latency then covers the writes.
+A record costs about 50 us (bench/bench_retrieval_log.py: 28 ms over a 550-message LongMemEval_S
+question whose ingestion takes 2-5 s here), against 4-5 ms for the add_entry it records.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable
+from typing import Any
+
+from benchmarker.agent.middleware import trace_tags
+from benchmarker.datasets.schema import Case, Message, Session
+from benchmarker.graph.context import RunContext
+from benchmarker.graph.ingest import turn_context
+from benchmarker.log.records import DecisionRecord, MemoryRecord
+from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS  # Mycelian's limits
+
+CALLER = "retrieval"
+RESULT_PREVIEW_CHARS = 300
+
+
+def entry_text(session: Session, message: Message) -> tuple[str, str]:
+    """(raw_entry, summary) of one message: dated and attributed, cut to Mycelian's limits."""
+    raw = f"[{session.date}] {message.role}: {message.content}"[:RAW_ENTRY_CHARS]
+    return raw, raw[:SUMMARY_CHARS]
+
+
+async def logged_call(ctx: RunContext, tool: str, args: dict[str, Any], call: Awaitable[str], *,
+                      case_id: str, question_id: str | None = None, session_id: str | None = None,
+                      turn: int | None = None) -> str:
+    """Await one memory call (timed from here) and append its DecisionRecord, also when it raises."""
+    started = time.perf_counter()
+    text, error = "", None
+    try:
+        text = await call
+        return text
+    except Exception as err:
+        error = f"{type(err).__name__}: {err}"
+        raise
+    finally:
+        ctx.log.append(DecisionRecord(case_id=case_id, question_id=question_id, session_id=session_id, turn=turn,
+                                      caller=CALLER, tool=tool, args=args,
+                                      result_preview=text[:RESULT_PREVIEW_CHARS], error=error,
+                                      latency_ms=round((time.perf_counter() - started) * 1000.0, 3)))
+        ctx.progress.add_tool_calls()
+
+
+async def write_entries_directly(ctx: RunContext, case: Case, record: MemoryRecord) -> int:
+    """Write every message of the case as an entry, then await consistency; return the entries written."""
+    count = 0
+    for session in case.sessions:
+        for turn_index, message in enumerate(session.messages):
+            raw, summary = entry_text(session, message)
+            where = turn_context(ctx, case, record, session, turn_index, message.role)
+            tags = trace_tags(where)
+            args = {"vault_id": record.vault_id, "memory_id": record.memory_id, "raw_entry": raw,
+                    "summary": summary, "tags": tags}
+            await logged_call(ctx, "add_entry", args,
+                              ctx.client.add_entry(record.vault_id, record.memory_id, raw_entry=raw,
+                                                   summary=summary, tags=tags),
+                              case_id=case.case_id, question_id=where.question_id, session_id=session.session_id,
+                              turn=turn_index)
+            count += 1
+    await logged_call(ctx, "await_consistency", {"memory_id": record.memory_id},
+                      ctx.client.await_consistency(record.memory_id), case_id=case.case_id)
+    return count
