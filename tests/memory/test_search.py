@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarker.memory.service.search import fts_expression, fuse, min_max, query_tokens
+from benchmarker.memory.service.search import HybridSearcher, fts_expression, fuse, min_max, query_tokens
 from benchmarker.memory.service.store import Store
-from benchmarker.memory.service.vectors import VectorIndex
+from benchmarker.memory.service.vectors import VectorCache, VectorIndex
 
 BM25 = [(1, 10.0), (2, 6.0), (3, 2.0)]  # normalised: 1.0, 0.5, 0.0
 DENSE = [(3, 0.9), (4, 0.7), (1, 0.5)]  # normalised: 1.0, 0.5, 0.0
@@ -55,6 +55,12 @@ def test_query_tokens_drop_stopwords_and_duplicates_but_never_everything():
     assert fts_expression("?!") is None
 
 
+def keyword_searcher(store: Store) -> HybridSearcher:
+    """BM25 only, on the caller's thread."""
+    return HybridSearcher(store, VectorCache(lambda kind, mkey: store.load_vectors(kind, mkey, ""), 1 << 20),
+                          threaded=False)
+
+
 NASTY = ['say "hello" now', 'AND OR NOT', 'NEAR(a b, 2)', 'foo*', 'col:value', '^start', '(unbalanced',
          '"', '""""', "it's", 'a-b c+d', 'emoji 🎉 and 中文', 'x AND', '-', '\\', "DROP TABLE entries; --",
          'summary:zebra', 'NEAR', '*', "o'clock \"quoted\" ^^ ::"]
@@ -69,9 +75,10 @@ def test_fts_operators_and_punctuation_in_queries_are_literal(tmp_path, query):
         entries = [store.add_entry(memory, text, text, "{}") for text in
                    ("say hello now and NEAR the zebra", "col value start foo", "emoji 中文 it s o clock")]
         store.write_index(entries, [], None, None)
-        expression = fts_expression(query)
-        hits = store.bm25("entry", memory.mkey, expression, 10) if expression else []
+        searcher = keyword_searcher(store)
+        hits = searcher.bm25("entry", memory.mkey, query, 10)
         assert all(isinstance(seq, int) for seq, _ in hits)
+        searcher.close()
     finally:
         store.close()
 
@@ -85,10 +92,12 @@ def test_bm25_is_scoped_to_one_memory(tmp_path):
         e1 = store.add_entry(m1, "zebra in memory one", "", "{}")
         e2 = store.add_entry(m2, "zebra in memory two", "", "{}")
         store.write_index([e1, e2], [], None, None)
-        assert [s for s, _ in store.bm25("entry", m1.mkey, fts_expression("zebra"), 10)] == [e1.seq]
-        assert [s for s, _ in store.bm25("entry", m2.mkey, fts_expression("zebra"), 10)] == [e2.seq]
-        ranked = store.bm25("entry", m1.mkey, fts_expression("zebra memory one"), 10)
+        searcher = keyword_searcher(store)
+        assert [s for s, _ in searcher.bm25("entry", m1.mkey, "zebra", 10)] == [e1.seq]
+        assert [s for s, _ in searcher.bm25("entry", m2.mkey, "zebra", 10)] == [e2.seq]
+        ranked = searcher.bm25("entry", m1.mkey, "zebra memory one", 10)
         assert ranked[0][1] > 0  # higher is better
+        searcher.close()
     finally:
         store.close()
 
@@ -110,3 +119,26 @@ def test_vector_index_grows_and_ranks_by_cosine():
     assert len(index.top(query, 1000)) == 300
     with pytest.raises(ValueError, match="does not match"):
         index.add(np.array([999]), np.ones((1, 4), dtype=np.float32))
+
+
+def test_keyword_indexes_past_their_budget_are_rebuilt_from_the_file(tmp_path):
+    from benchmarker.memory.service.keyword_index import KeywordIndexes
+    from benchmarker.memory.service.store import searchable_texts
+
+    store = Store(tmp_path / "budget.sqlite")
+    try:
+        vault = store.create_vault("v", "")
+        memories = [store.create_memory(vault.vault_id, f"m{i}", "NOTES", "", None)[0] for i in range(3)]
+        keywords = KeywordIndexes(lambda kind, mkey: searchable_texts(store.db, kind, mkey), budget_bytes=1)
+        for round_ in range(2):  # each search closes the other memories' indexes (budget: 1 byte)
+            for memory in memories:
+                entry = store.add_entry(memory, f"zebra {memory.title} round {round_}", "", "{}")
+                store.write_index([entry], [], None, None)
+                keywords.publish("entry", memory.mkey, [(entry.seq, entry.raw_entry, entry.summary)])
+            for memory in memories:
+                hits = keywords.search("entry", memory.mkey, '"zebra"', 10)
+                assert len(hits) == round_ + 1
+                assert {seq for seq, _ in hits} <= {e.seq for e in store.list_entries(memory.mkey, 10)}
+        keywords.close()
+    finally:
+        store.close()

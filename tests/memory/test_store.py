@@ -96,12 +96,23 @@ def test_second_service_on_the_same_file_is_refused(tmp_path):
 
 
 def test_full_text_rows_are_written_once(store):
+    from benchmarker.memory.service.keyword_index import KeywordIndexes
+    from benchmarker.memory.service.store import searchable_texts
+
     vault = store.create_vault("v", "")
     memory, _ = store.create_memory(vault.vault_id, "m", "NOTES", "", None)
     entry = store.add_entry(memory, "zebra crossing", "zebra", "{}")
+    assert store.count_unindexed() == 1 and searchable_texts(store.db, "entry", memory.mkey) == []
     store.write_index([entry], [], None, None)
-    store.write_index([entry], [], None, None)  # a retried batch must not duplicate the FTS row
-    assert len(store.bm25("entry", memory.mkey, '"zebra"', 10)) == 1
+    store.write_index([entry], [], None, None)  # a retried batch must not duplicate the row
+    assert store.count_unindexed() == 0
+    keywords = KeywordIndexes(lambda kind, mkey: searchable_texts(store.db, kind, mkey))
+    row = (entry.seq, entry.raw_entry, entry.summary)
+    keywords.publish("entry", memory.mkey, [row])  # published before the index is built: read from the file
+    assert len(keywords.search("entry", memory.mkey, '"zebra"', 10)) == 1
+    keywords.publish("entry", memory.mkey, [row, row])  # re-published (a retried batch)
+    assert len(keywords.search("entry", memory.mkey, '"zebra"', 10)) == 1
+    keywords.close()
 
 
 def test_rfc3339_parsing_accepts_go_and_js_forms_and_rejects_naive():
@@ -113,3 +124,29 @@ def test_rfc3339_parsing_accepts_go_and_js_forms_and_rejects_naive():
             parse_rfc3339(bad)
     clock = MonotonicClock("2999-01-01T00:00:00Z")  # a stored stamp from the "future"
     assert clock.now() == "2999-01-01T00:00:00.000001Z"
+
+
+def test_a_version_1_file_loses_its_shared_fts_tables_and_stays_searchable(tmp_path):
+    from benchmarker.memory.service.keyword_index import KeywordIndexes
+    from benchmarker.memory.service.store import searchable_texts
+
+    path = tmp_path / "v1.sqlite"
+    store = Store(path)
+    vault = store.create_vault("v", "")
+    memory, _ = store.create_memory(vault.vault_id, "m", "NOTES", "", None)
+    store.write_index([store.add_entry(memory, "zebra crossing", "zebra", "{}")], [], None, None)
+    store.db.execute("CREATE VIRTUAL TABLE entries_fts USING fts5(mtag, raw_entry, summary, content='')")
+    store.db.execute("CREATE VIRTUAL TABLE contexts_fts USING fts5(mtag, content, content='')")
+    store.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    store.close()
+
+    store = Store(path)
+    try:
+        tables = {row[0] for row in store.db.execute("SELECT name FROM sqlite_master")}
+        assert not {"entries_fts", "contexts_fts"} & tables
+        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+        keywords = KeywordIndexes(lambda kind, mkey: searchable_texts(store.db, kind, mkey))
+        assert len(keywords.search("entry", memory.mkey, '"zebra"', 10)) == 1
+        keywords.close()
+    finally:
+        store.close()

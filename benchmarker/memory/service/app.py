@@ -15,11 +15,13 @@ import signal
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from benchmarker.memory.service.errors import NotFoundError, ServiceError
+from benchmarker.memory.service.finite_args import RefuseNonFiniteArguments
 from benchmarker.memory.service.service import MemoryService
 from benchmarker.memory.service.tools import build_mcp
 
@@ -85,4 +87,5 @@ def build_app(svc: MemoryService) -> Starlette:
                 watcher.cancel()
             await svc.close()
 
-    return Starlette(routes=[*_rest_routes(svc), *mcp_app.routes], lifespan=lifespan)
+    return Starlette(routes=[*_rest_routes(svc), *mcp_app.routes], lifespan=lifespan,
+                     middleware=[Middleware(RefuseNonFiniteArguments)])

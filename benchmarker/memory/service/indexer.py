@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchmarker.memory.service.embedders import Embedder
+from benchmarker.memory.service.keyword_index import KeywordIndexes
 from benchmarker.memory.service.store import Store
 from benchmarker.memory.service.vectors import VectorCache
 
@@ -47,9 +48,10 @@ class Indexer:
     """Owns the queues and the embedding thread; all other state changes happen on the loop."""
 
     def __init__(self, store: Store, vectors: VectorCache, embedder: Embedder | None, *,
-                 lag_ms: int = 0, batch_size: int = 32):
+                 keywords: KeywordIndexes, lag_ms: int = 0, batch_size: int = 32):
         self.store = store
         self.vectors = vectors
+        self.keywords = keywords
         self.embedder = embedder
         self.lag_s = lag_ms / 1000.0
         self.batch_size = batch_size
@@ -82,11 +84,10 @@ class Indexer:
         if queue.task is None or queue.task.done():
             queue.task = asyncio.get_running_loop().create_task(self._drain(queue), name=f"index-m{mkey}")
 
-    def pending(self, mkey: int | None = None) -> int:
-        if mkey is not None:
-            queue = self._queues.get(mkey)
-            return len(queue.jobs) if queue else 0
-        return sum(len(q.jobs) for q in self._queues.values()) + len(self._lagging)
+    def pending(self, mkey: int) -> int:
+        """Jobs of one memory still queued (health counts every unsearchable row: Store.count_unindexed)."""
+        queue = self._queues.get(mkey)
+        return len(queue.jobs) if queue else 0
 
     def busy(self, mkey: int) -> bool:
         queue = self._queues.get(mkey)
@@ -149,15 +150,17 @@ class Indexer:
 
     def _publish(self, entry_rows: list, context_rows: list, vectors: np.ndarray | None) -> None:
         self.store.write_index(entry_rows, context_rows, vectors, self.model_id if vectors is not None else None)
-        if vectors is None:
-            return
-        for kind, rows, part in (("entry", entry_rows, vectors[: len(entry_rows)]),
-                                 ("context", context_rows, vectors[len(entry_rows):])):
+        parts = (vectors[: len(entry_rows)], vectors[len(entry_rows):]) if vectors is not None else (None, None)
+        for kind, rows, part in (("entry", entry_rows, parts[0]), ("context", context_rows, parts[1])):
             by_memory: dict[int, list[int]] = {}
             for i, row in enumerate(rows):
                 by_memory.setdefault(row.mkey, []).append(i)
             for mkey, idx in by_memory.items():
-                self.vectors.add(kind, mkey, np.array([rows[i].seq for i in idx], dtype=np.int64), part[idx])
+                texts = [(rows[i].seq, rows[i].raw_entry, rows[i].summary) if kind == "entry"
+                         else (rows[i].seq, rows[i].content) for i in idx]
+                self.keywords.publish(kind, mkey, texts)
+                if part is not None:
+                    self.vectors.add(kind, mkey, np.array([rows[i].seq for i in idx], dtype=np.int64), part[idx])
 
     async def _embed(self, texts: list[str]) -> np.ndarray | None:
         """Vectors for the batch, retried; None after the last retry (rows stay BM25-searchable)."""

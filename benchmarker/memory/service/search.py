@@ -1,4 +1,16 @@
-"""Hybrid search: FTS5 BM25 and dense cosine, blended like Weaviate's relative-score fusion.
+"""Hybrid search: BM25 and dense cosine, blended like Weaviate's relative-score fusion.
+
+BM25 is Okapi BM25 as SQLite FTS5 computes it (k1 = 1.2, b = 0.75), with every statistic taken
+from the searched memory alone (keyword_index.py keeps one index per memory), so a question's
+ranking never depends on the other memories in the database:
+
+    score(d) = sum over query terms t in d of  IDF(t) * f(t,d) * (k1 + 1) / (f(t,d) + k1 * (1 - b + b * |d| / avgdl))
+    IDF(t)   = ln((N - n(t) + 0.5) / (n(t) + 0.5)), replaced by 1e-6 when it is <= 0
+
+N is the number of searchable rows of the memory, n(t) how many of them contain t, f(t,d) how
+often t occurs in d (an entry's raw_entry and summary together; a context's content), |d| the
+number of tokens in d and avgdl the mean |d| over the memory. Tokens: FTS5's unicode61 tokenizer
+(case-folded, diacritics removed); the query's tokens are OR-ed (see `fts_expression`).
 
 Each list (the best `candidates` hits of one method) is min-max normalised to [0, 1]; a list
 whose scores are all equal normalises to 1. The final score is
@@ -15,7 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from benchmarker.memory.service.store import Store, bm25_query
+from benchmarker.memory.service.keyword_index import KEYWORD_CACHE_BYTES, KeywordIndexes
+from benchmarker.memory.service.store import Store, searchable_texts
 from benchmarker.memory.service.vectors import VectorCache
 
 # Query-side stopwords (documents keep every word): Weaviate's "en" preset plus pronouns, question
@@ -83,32 +96,41 @@ def fuse(bm25: Sequence[tuple[int, float]], dense: Sequence[tuple[int, float]],
 class HybridSearcher:
     """Runs both searches over one memory's indexed rows and fuses them.
 
-    `search` (async) runs the BM25 query on a read-only connection in its own thread, so a long
-    full-text scan never stalls the event loop; the dense part stays on the loop, where the
-    indexer appends vectors (the vector matrices are not shared across threads).
+    `keyword` (async) runs the BM25 query in its own thread (the per-memory indexes read the
+    database through their own read-only connection), so a long full-text scan never stalls the
+    event loop; the dense part stays on the loop, where the indexer appends vectors (the vector
+    matrices are not shared across threads). `keywords.publish` is how the indexer makes rows
+    searchable by BM25.
     """
 
     def __init__(self, store: Store, vectors: VectorCache, candidates: int = DEFAULT_CANDIDATES,
-                 threaded: bool = True):
+                 threaded: bool = True, keyword_budget_bytes: int = KEYWORD_CACHE_BYTES):
         self.store = store
         self.vectors = vectors
         self.candidates = candidates
         self._reader = store.reader() if threaded else None
+        reader = self._reader if self._reader is not None else store.db
+        self.keywords = KeywordIndexes(lambda kind, mkey: searchable_texts(reader, kind, mkey), keyword_budget_bytes)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bm25") if threaded else None
 
     def close(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
+        self.keywords.close()
         if self._reader is not None:
             self._reader.close()
+
+    def bm25(self, kind: str, mkey: int, query: str, limit: int) -> list[tuple[int, float]]:
+        """(seq, BM25 score) of the best `limit` rows of `kind` in memory `mkey`, best first."""
+        expression = fts_expression(query)
+        return self.keywords.search(kind, mkey, expression, limit) if expression is not None else []
 
     def rank(self, kind: str, mkey: int, query: str, query_vec: np.ndarray | None, alpha: float, top_k: int,
              keyword: list[tuple[int, float]] | None = None) -> list[tuple[int, float]]:
         """(seq, score) of the top_k best rows of `kind` ("entry" or "context") in memory `mkey`."""
         n = max(top_k, self.candidates)
         if keyword is None:
-            expression = fts_expression(query) if alpha < 1.0 else None
-            keyword = self.store.bm25(kind, mkey, expression, n) if expression is not None else []
+            keyword = self.bm25(kind, mkey, query, n) if alpha < 1.0 else []
         dense: list[tuple[int, float]] = []
         if alpha > 0.0 and query_vec is not None:
             dense = self.vectors.get(kind, mkey).top(query_vec, n)
@@ -116,14 +138,11 @@ class HybridSearcher:
 
     async def keyword(self, kind: str, mkey: int, query: str, top_k: int) -> list[tuple[int, float]]:
         """The BM25 candidates for `rank`, queried off the event loop (runs alongside the embedder)."""
-        expression = fts_expression(query)
-        if expression is None:
-            return []
         n = max(top_k, self.candidates)
-        if self._executor is None or self._reader is None:
-            return self.store.bm25(kind, mkey, expression, n)
+        if self._executor is None:
+            return self.bm25(kind, mkey, query, n)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, bm25_query, self._reader, kind, mkey, expression, n)
+        return await loop.run_in_executor(self._executor, self.bm25, kind, mkey, query, n)
 
     async def search(self, kind: str, mkey: int, query: str, query_vec: np.ndarray | None, alpha: float,
                      top_k: int) -> list[tuple[int, float]]:

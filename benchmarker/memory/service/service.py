@@ -54,8 +54,8 @@ class MemoryService:
         self.vectors = VectorCache(lambda kind, mkey: store.load_vectors(kind, mkey, model),
                                    settings.vector_cache_mb * 1024 * 1024)
         self.searcher = HybridSearcher(store, self.vectors)
-        self.indexer = Indexer(store, self.vectors, embedder, lag_ms=settings.index_lag_ms,
-                               batch_size=settings.embed_batch_size)
+        self.indexer = Indexer(store, self.vectors, embedder, keywords=self.searcher.keywords,
+                               lag_ms=settings.index_lag_ms, batch_size=settings.embed_batch_size)
         self._query_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self.started_at = format_ts(datetime.now(timezone.utc))
@@ -244,4 +244,4 @@ class MemoryService:
                 "startedAt": self.started_at,
                 "embedder": self.settings.embedder, "embeddingModel": self.indexer.model_id,
                 "alpha": self.settings.alpha, "indexLagMs": self.settings.index_lag_ms,
-                "pendingIndexJobs": self.indexer.pending(), "lastIndexError": self.indexer.last_error}
+                "pendingIndexJobs": self.store.count_unindexed(), "lastIndexError": self.indexer.last_error}

@@ -1,9 +1,12 @@
-"""SQLite storage: vaults, memories, entries, every context version, FTS5 rows and vectors, in one file.
+"""SQLite storage: vaults, memories, entries, every context version and vectors, in one file.
 
 One connection, used only from the server's event loop thread (the embedder runs elsewhere and
 never touches the database). WAL + synchronous=NORMAL keeps a commit well under a millisecond.
-A write is stored at once with `indexed = 0`; the indexer adds the full-text row and the vector
-later, in one transaction, so a restart finds every write and re-indexes what was pending.
+A write is stored at once with `indexed = 0`; the indexer sets `indexed = 1` (searchable) and
+stores the vector later, in one transaction, so a restart finds every write and re-indexes what
+was pending. The full-text indexes are per memory and in RAM (keyword_index.py), built from the
+text of the `indexed = 1` rows; schema version 1 kept one FTS5 table for all memories, dropped
+on open.
 """
 
 from __future__ import annotations
@@ -39,17 +42,17 @@ CREATE TABLE IF NOT EXISTS contexts(seq INTEGER PRIMARY KEY AUTOINCREMENT, conte
   mkey INTEGER NOT NULL REFERENCES memories(mkey), content TEXT NOT NULL, creation_time TEXT NOT NULL,
   indexed INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS contexts_by_memory ON contexts(mkey, seq);
+CREATE INDEX IF NOT EXISTS contexts_pending ON contexts(indexed) WHERE indexed = 0;
 CREATE TABLE IF NOT EXISTS entry_vectors(seq INTEGER PRIMARY KEY, mkey INTEGER NOT NULL, model TEXT NOT NULL,
   vec BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS entry_vectors_by_memory ON entry_vectors(mkey, model);
 CREATE TABLE IF NOT EXISTS context_vectors(seq INTEGER PRIMARY KEY, mkey INTEGER NOT NULL, model TEXT NOT NULL,
   vec BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS context_vectors_by_memory ON context_vectors(mkey, model);
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(mtag, raw_entry, summary, content='',
-  tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE IF NOT EXISTS contexts_fts USING fts5(mtag, content, content='',
-  tokenize='unicode61 remove_diacritics 2');
+DROP TABLE IF EXISTS entries_fts;
+DROP TABLE IF EXISTS contexts_fts;
 """
+SCHEMA_VERSION = "2"
 _ENTRY_COLUMNS = ("e.seq, e.entry_id, e.mkey, m.memory_id, m.vault_id, e.raw_entry, e.summary, e.tags, "
                   "e.creation_time FROM entries e JOIN memories m ON m.mkey = e.mkey")
 _MEMORY_COLUMNS = "mkey, memory_id, vault_id, title, memory_type, description, creation_time FROM memories"
@@ -69,7 +72,7 @@ class Store:
                            "temp_store=MEMORY", "cache_size=-65536"):
                 self.db.execute(f"PRAGMA {pragma}")
             self.db.executescript(SCHEMA)
-            self.db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1')")
+            self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
         except sqlite3.Error as err:
             if self._lock_file is not None:
                 self._lock_file.close()
@@ -243,16 +246,10 @@ class Store:
 
     def write_index(self, entries: Sequence[Entry], contexts: Sequence[Context],
                     vectors: np.ndarray | None, model: str | None) -> None:
-        """Full-text rows (once) and vectors (rows of `vectors`: entries first, then contexts)."""
+        """Mark rows searchable and store their vectors (rows of `vectors`: entries first, then contexts)."""
         with self._tx() as db:
-            for e in entries:
-                if db.execute("UPDATE entries SET indexed = 1 WHERE seq = ? AND indexed = 0", (e.seq,)).rowcount:
-                    db.execute("INSERT INTO entries_fts(rowid, mtag, raw_entry, summary) VALUES (?, ?, ?, ?)",
-                               (e.seq, f"m{e.mkey}", e.raw_entry, e.summary))
-            for c in contexts:
-                if db.execute("UPDATE contexts SET indexed = 1 WHERE seq = ? AND indexed = 0", (c.seq,)).rowcount:
-                    db.execute("INSERT INTO contexts_fts(rowid, mtag, content) VALUES (?, ?, ?)",
-                               (c.seq, f"m{c.mkey}", c.content))
+            for table, written in (("entries", entries), ("contexts", contexts)):
+                db.executemany(f"UPDATE {table} SET indexed = 1 WHERE seq = ? AND indexed = 0", [(r.seq,) for r in written])
             if vectors is None or model is None:
                 return
             rows = [*(("entry_vectors", e.seq, e.mkey) for e in entries),
@@ -261,9 +258,10 @@ class Store:
                 db.execute(f"INSERT OR REPLACE INTO {table}(seq, mkey, model, vec) VALUES (?, ?, ?, ?)",
                            (seq, mkey, model, np.ascontiguousarray(vec, dtype=np.float32).tobytes()))
 
-    def bm25(self, kind: str, mkey: int, expression: str, limit: int) -> list[tuple[int, float]]:
-        """(seq, score) best first; score = -bm25() so that higher is better."""
-        return bm25_query(self.db, kind, mkey, expression, limit)
+    def count_unindexed(self) -> int:
+        """Rows stored but not yet searchable (queued, being embedded, or waiting out the index lag)."""
+        return int(self.db.execute("SELECT (SELECT count(*) FROM entries WHERE indexed = 0) + "
+                                   "(SELECT count(*) FROM contexts WHERE indexed = 0)").fetchone()[0])
 
     def reader(self) -> sqlite3.Connection:
         """A read-only connection for another thread (WAL: readers never block the writer)."""
@@ -284,15 +282,12 @@ class Store:
         return seqs, matrix.copy()
 
 
-_BM25_SQL = {
-    "entry": "SELECT rowid, bm25(entries_fts, 0.0, 1.0, 1.0) AS s FROM entries_fts "
-             "WHERE entries_fts MATCH ? ORDER BY s LIMIT ?",
-    "context": "SELECT rowid, bm25(contexts_fts, 0.0, 1.0) AS s FROM contexts_fts "
-               "WHERE contexts_fts MATCH ? ORDER BY s LIMIT ?",
+_TEXT_SQL = {
+    "entry": "SELECT seq, raw_entry, summary FROM entries WHERE mkey = ? AND indexed = 1 ORDER BY seq",
+    "context": "SELECT seq, content FROM contexts WHERE mkey = ? AND indexed = 1 ORDER BY seq",
 }
 
 
-def bm25_query(db: sqlite3.Connection, kind: str, mkey: int, expression: str, limit: int) -> list[tuple[int, float]]:
-    """BM25 over one memory's rows: the memory tag (weight 0) AND the query's OR-ed phrases."""
-    match = f'mtag : "m{mkey}" AND ({expression})'
-    return [(int(seq), -float(s)) for seq, s in db.execute(_BM25_SQL[kind], (match, limit))]
+def searchable_texts(db: sqlite3.Connection, kind: str, mkey: int) -> list[tuple[int, ...]]:
+    """(seq, *texts) of one memory's searchable rows: what its keyword index is built from."""
+    return db.execute(_TEXT_SQL[kind], (mkey,)).fetchall()

@@ -3,7 +3,10 @@
 Every tool returns one text content (plain `str`, JSON where Mycelian returns JSON). A bad call
 comes back as an isError result whose text starts with the tool and the argument at fault.
 The published input schemas are cleaned to look like Mycelian's (no `anyOf: [X, null]`, no
-titles); pydantic still validates every call from the function signatures.
+titles). pydantic checks the strings and the tags object from the function signatures; numbers
+(top_k, limit, alpha) pass through untouched to validation.py, which the REST API uses too, so
+both interfaces accept and refuse the same values with the same message. Arguments are never
+re-parsed: a string that looks like JSON ('{"a": 1}', "null", "5") stays that string.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from typing import Annotated, Any
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.fastmcp.tools import Tool
-from pydantic import Field, ValidationError
+from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
+from pydantic import Field, ValidationError, WithJsonSchema
 
 from benchmarker.memory.service.errors import ServiceError
 from benchmarker.memory.service.service import MemoryService
@@ -25,12 +29,15 @@ MemoryId = Annotated[str, Field(description="The UUID of the memory")]
 Title = Annotated[str, Field(description="Title (<=50 chars: letters, digits, hyphen)")]
 Description = Annotated[str | None, Field(description="Optional description")]
 Tags = Annotated[dict[str, Any] | None, Field(description="Optional JSON object of tags")]
-Limit = Annotated[float | None, Field(description="Max rows (1-50), default 25")]
+# Numbers are Any (checked in validation.py); the schema still says "number", as Mycelian's does.
+Limit = Annotated[Any, WithJsonSchema({"type": "number"}), Field(description="Max rows (1-50), default 25")]
 Before = Annotated[str | None, Field(description="Return entries created before this RFC3339 timestamp")]
 After = Annotated[str | None, Field(description="Return entries created after this RFC3339 timestamp")]
-TopK = Annotated[float | None, Field(description="Number of results to return (1-100, default 10)")]
-Alpha = Annotated[float | None, Field(description="Optional hybrid weight: 0 = keyword (BM25) only, "
-                                                  "1 = vector only; default: the service's alpha")]
+TopK = Annotated[Any, WithJsonSchema({"type": "number"}),
+                 Field(description="Number of results to return (1-100, default 10)")]
+Alpha = Annotated[Any, WithJsonSchema({"type": "number"}),
+                  Field(description="Optional hybrid weight: 0 = keyword (BM25) only, 1 = vector only; "
+                                    "default: the service's alpha")]
 
 
 def _json(value: Any) -> str:
@@ -44,6 +51,14 @@ def _describe(err: ValidationError) -> str:
         message = "is required" if item.get("type") == "missing" else item.get("msg", "is invalid")
         parts.append(f"{where}: {message}")
     return "; ".join(parts)
+
+
+class VerbatimArguments(FuncMetadata):
+    """FastMCP re-parses a string argument that looks like JSON when the parameter is not plain `str`
+    (description='{"a": 1}' became an object and was refused, "null" became None); ours never are."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return dict(data)
 
 
 class ContractTool(Tool):
@@ -156,6 +171,7 @@ def build_tools(svc: MemoryService) -> list[Tool]:
     tools = []
     for fn, text in described:
         tool = ContractTool.from_function(fn, name=fn.__name__, description=text, structured_output=False)
+        tool.fn_metadata = VerbatimArguments(**dict(tool.fn_metadata))
         tool.parameters = clean_schema(tool.parameters)
         tools.append(tool)
     return tools

@@ -1,4 +1,12 @@
-"""Argument checks shared by the MCP tools and the REST API; every error names its argument."""
+"""Argument checks shared by the MCP tools and the REST API; every error names its argument.
+
+Both interfaces hand these functions the values exactly as the JSON request carried them (the
+MCP tools declare their numbers as `Any` and never re-parse strings), so a value is accepted or
+refused, with the same message, whichever way it came in. Numbers are strict: a string ("5") or a
+boolean is not a number, and NaN / Infinity (also 1e400, which JSON parsers read as Infinity) are
+refused naming the argument. JSON has one number type, so a whole number may be written 5 or 5.0;
+5.5 is refused.
+"""
 
 from __future__ import annotations
 
@@ -74,12 +82,44 @@ def memory_type(value: Any) -> str:
     return value
 
 
+def shown(value: Any) -> str:
+    """A value as JSON spells it (true, "5", NaN), for error messages."""
+    try:
+        return json.dumps(value, ensure_ascii=False)[:60]
+    except (TypeError, ValueError):
+        return repr(value)[:60]
+
+
+def non_finite(value: Any) -> tuple[str, float] | None:
+    """(path, number) of the first NaN or +-Infinity in a parsed JSON value ("" = the value itself)."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:  # iterative: a deeply nested object cannot overflow the stack
+        path, node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return path, node
+        children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        stack.extend((f"{path}.{key}" if path else str(key), child) for key, child in reversed(list(children)))
+    return None
+
+
+def finite(argument: str, value: Any) -> None:
+    """Refuse NaN and +-Infinity anywhere in `value`: JSON has no such numbers."""
+    found = non_finite(value)
+    if found is None:
+        return
+    path, number = found
+    if not path:
+        raise ServiceError(argument, f"must be a finite number, got {shown(number)}")
+    raise ServiceError(argument, f"must hold only finite numbers; {argument}.{path} is {shown(number)}")
+
+
 def tags(value: Any, *, max_bytes: int) -> str:
     """The tags object as compact JSON text (what is stored)."""
     if value is None:
         return "{}"
     if not isinstance(value, dict):
-        raise ServiceError("tags", f"must be a JSON object, got {type(value).__name__}")
+        raise ServiceError("tags", f"must be a JSON object, got {shown(value)}")
+    finite("tags", value)
     try:
         encoded = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as err:
@@ -91,13 +131,14 @@ def tags(value: Any, *, max_bytes: int) -> str:
 
 
 def whole_number(argument: str, value: Any, *, low: int, high: int, default: int) -> int:
+    """An integer in [low, high]; 5.0 counts as 5 (JSON has one number type), "5" and true do not."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ServiceError(argument, f"must be a whole number from {low} to {high}, got {value!r}")
-    if value != int(value) or not low <= value <= high:
-        shown = int(value) if isinstance(value, float) and value.is_integer() else value
-        raise ServiceError(argument, f"must be a whole number from {low} to {high}, got {shown!r}")
+    finite(argument, value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) \
+            or not low <= value <= high:
+        number = int(value) if isinstance(value, float) and value.is_integer() else value
+        raise ServiceError(argument, f"must be a whole number from {low} to {high}, got {shown(number)}")
     return int(value)
 
 
@@ -112,9 +153,9 @@ def list_limit(value: Any) -> int:
 def alpha(value: Any, *, default: float, has_vectors: bool) -> float:
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0.0 <= value <= 1.0:
-        raise ServiceError("alpha", f"must be a number from 0 (pure BM25) to 1 (pure vector), got {value!r}")
+    finite("alpha", value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise ServiceError("alpha", f"must be a number from 0 (pure BM25) to 1 (pure vector), got {shown(value)}")
     if value > 0 and not has_vectors:
         raise ServiceError("alpha", f"is {value}, but this service runs with --embedder none (BM25 only); "
                                     "pass alpha=0 or omit it")
