@@ -142,3 +142,21 @@ def test_keyword_indexes_past_their_budget_are_rebuilt_from_the_file(tmp_path):
         keywords.close()
     finally:
         store.close()
+
+
+def test_a_keyword_index_whose_build_failed_is_built_again():
+    from benchmarker.memory.service.keyword_index import KeywordIndexes
+
+    calls = []
+
+    def loader(kind: str, mkey: int) -> list[tuple[int, str, str]]:
+        calls.append(mkey)
+        if len(calls) == 1:
+            raise RuntimeError("database is locked")
+        return [(1, "zebra crossing", "zebra")]
+
+    keywords = KeywordIndexes(loader)
+    with pytest.raises(RuntimeError, match="locked"):
+        keywords.search("entry", 7, '"zebra"', 10)
+    assert [seq for seq, _ in keywords.search("entry", 7, '"zebra"', 10)] == [1]
+    keywords.close()

@@ -72,9 +72,11 @@ class MemoryKeywords:
 class KeywordIndexes:
     """The loaded per-memory indexes, keyed by (kind, memory key). Thread-safe.
 
-    `publish` (the indexer, on the event loop) only queues rows; `search` (the BM25 thread)
-    applies the queue, builds a missing index with `loader`, then queries. Applying the queue
-    before building means a row is either in the build's snapshot or still queued, never lost.
+    `publish` (the indexer, on the event loop, after the rows are committed) queues rows for the
+    loaded indexes only; `search` (the BM25 thread) applies the queue, builds a missing index with
+    `loader`, then queries. An index is registered before its loader reads the file, so a row
+    is either queued for it or committed before that read, never lost; rows of memories nobody
+    searches are not held in RAM (an ingestion-only phase queues nothing).
     """
 
     def __init__(self, loader: Loader, budget_bytes: int = KEYWORD_CACHE_BYTES):
@@ -86,7 +88,7 @@ class KeywordIndexes:
 
     def publish(self, kind: str, mkey: int, rows: Sequence[Row]) -> None:
         """Rows that just became searchable (committed in the database); cheap, from any thread."""
-        if rows:
+        if rows and (kind, mkey) in self._indexes:  # a dict lookup is atomic: no lock needed
             self._inbox.append((kind, mkey, rows))
 
     def search(self, kind: str, mkey: int, expression: str, limit: int) -> list[tuple[int, float]]:
@@ -116,8 +118,13 @@ class KeywordIndexes:
             self._indexes.move_to_end(key)
             return index
         index = MemoryKeywords(kind)
-        index.add(self._loader(kind, mkey))
-        self._indexes[key] = index
+        self._indexes[key] = index  # registered first: publish() queues what the loader may miss
+        try:
+            index.add(self._loader(kind, mkey))
+        except BaseException:  # a half-built index would hide rows until restart: build again next time
+            del self._indexes[key]
+            index.close()
+            raise
         self._evict(keep=key)
         return index
 
