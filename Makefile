@@ -5,8 +5,9 @@ VENV ?= .venv
 CONFIG ?= configs/quickstart.toml
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
+FUZZ_ARGS ?=
 
-.PHONY: install run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache clean-runs
+.PHONY: install run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache fuzz clean-runs
 
 install: $(STAMP)
 
@@ -49,6 +50,10 @@ bench-estimate: install
 
 bench-cache: install
 	$(PYTHON) bench/bench_cache_run.py --unit message --unit session
+
+# Attack the embedded memory service (issue 12); writes runs/fuzz/fuzz.json. FUZZ_ARGS=--quick: CI size.
+fuzz: install
+	$(PYTHON) bench/fuzz_service.py $(FUZZ_ARGS)
 
 clean-runs:
 	rm -rf runs

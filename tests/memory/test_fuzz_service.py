@@ -1,0 +1,136 @@
+"""The attack script's quick mode (bench/fuzz_service.py --quick, issue 12) run once, then judged.
+
+The script launches the real service (and, for kill -9, restarts it on the same file) and
+only counts; these tests say which counts must be zero. What holds today is asserted plainly:
+no crash or hang, no acknowledged write lost, refusals that name the argument or the file.
+Defects the fuzzer found that nobody has fixed yet are strict xfails naming the cases, so a
+fix shows up as an XPASS that asks for the marker to go.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import fuzz_service
+
+pytestmark = pytest.mark.slow  # one quick fuzz: ~20 s on 2 cores, shared by every test below
+
+SERVICE_GROUPS = ("tools", "http", "writers")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("fuzz") / "fuzz.json"
+    assert fuzz_service.main(["--quick", "--out", str(out)]) == 0
+    return json.loads(Path(out).read_text(encoding="utf-8"))
+
+
+def group(report: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(g for g in report["groups"] if g["group"] == name)
+
+
+def labels(report: dict[str, Any], name: str, outcome: str) -> list[str]:
+    return group(report, name)["labels"].get(outcome, [])
+
+
+def test_every_group_ran_with_its_cases(report):
+    assert [g["group"] for g in report["groups"]] == list(fuzz_service.GROUPS)
+    tools = group(report, "tools")
+    assert tools["extra"]["tools"] == 13 and tools["tried"] >= 300 and tools["extra"]["raw_json_cases"] > 0
+    assert group(report, "http")["extra"]["auth_cases"] == "run"  # the launched service had a key
+    assert [r["mode"] for r in group(report, "kill9")["extra"]["runs"]] == ["mid-write", "mid-index"]
+    assert all(g["tried"] == sum(g["counts"].values()) > 0 for g in report["groups"])
+
+
+def test_nothing_crashed_or_hung(report):
+    crashed = {g["group"]: g["labels"].get("crash") for g in report["groups"] if g["counts"]["crash"]}
+    assert crashed == {}
+    assert report["service_restarts"] == 0
+
+
+def test_no_acknowledged_write_was_lost(report):
+    for name in ("writers", "kill9"):
+        g = group(report, name)
+        assert g["counts"]["lost"] == 0, g["examples"].get("lost")
+        assert g["counts"]["wrong"] == 0, g["examples"].get("wrong")  # a valid write refused
+    writers = group(report, "writers")["extra"]
+    assert writers["one-memory"]["acknowledged"] == writers["across-memories"]["acknowledged"] == 16 * 5
+    kill_runs = group(report, "kill9")["extra"]["runs"]
+    assert all(run["acknowledged"] > 0 for run in kill_runs)
+    assert kill_runs[1]["pending_index_jobs_at_kill"], "the mid-index kill should find indexing still pending"
+
+
+def test_service_memory_was_measured_and_stayed_bounded(report):
+    for name in (*SERVICE_GROUPS, "kill9"):
+        g = group(report, name)
+        assert g["rss_before_kb"] and g["rss_after_kb"] and g["rss_peak_kb"]
+        assert g["rss_after_kb"] - g["rss_before_kb"] < 256 * 1024, g
+
+
+def test_refusals_name_the_file_and_no_loader_process_died(report):
+    datasets = group(report, "datasets")
+    assert datasets["counts"]["crash"] == 0 and datasets["counts"]["unclear"] == 0, datasets["examples"]
+    assert datasets["counts"]["ok"] == 1  # the valid control file loads
+
+
+# -- issue 12's fixes: strict tool arguments (landed in 43017c6), then the HTTP layer (in flight) ------
+
+PENDING = ("not committed when this test was written (43017c6 is the last service commit): the HTTP "
+           "hardening of issue 12 (security.py, limits_http.py, connections.py, cli.py) is still in "
+           "the working tree; drop this marker when it lands")
+
+
+def test_tool_calls_never_get_a_server_error(report):
+    assert labels(report, "tools", "5xx") == [], group(report, "tools")["examples"]
+
+
+def test_loose_tool_inputs_are_refused_and_json_looking_strings_are_kept(report):
+    assert labels(report, "tools", "accepted") == []  # "5", true, NaN, 1e400, '{"a": 1}' as tags...
+    assert labels(report, "tools", "wrong") == []  # description '{"a": 1}' / "null" stored verbatim
+
+
+@pytest.mark.xfail(strict=True, reason="malformed bytes (\\xff, overlong UTF-8, 100k nesting) on /mcp are a 500 "
+                   "at HEAD; " + PENDING)
+def test_malformed_http_bodies_get_a_4xx_not_a_500(report):
+    assert labels(report, "http", "5xx") == [], group(report, "http")["examples"]
+
+
+@pytest.mark.xfail(strict=True, reason="/v0/search and /v0/health answer any Host and Origin, and no route "
+                   "checks the API key at HEAD; " + PENDING)
+def test_foreign_hosts_origins_and_wrong_keys_are_refused(report):
+    guarded = [label for label in labels(report, "http", "accepted") if any(
+        part in label for part in (".host=", ".origin=", ".auth=", "body."))]
+    assert guarded == []
+
+
+@pytest.mark.xfail(strict=True, reason="SIGTERM ends the service with -15 at HEAD; " + PENDING)
+def test_sigterm_stops_the_service_with_exit_code_0(report):
+    assert report["service_exit_code"] == 0
+    assert group(report, "kill9")["extra"]["sigterm_exit_code"] == 0
+
+
+# -- found by the fuzzer, not fixed yet -----------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="the MCP SDK answers 202 to a request whose id is an object, NaN or "
+                   "1e400 (it reads it as a notification), and uvicorn's h11 takes a 100 KB header and "
+                   "HTTP/9.9 (no 431 / 505)")
+def test_protocol_oddities_are_refused(report):
+    assert labels(report, "http", "accepted") == []
+
+
+@pytest.mark.xfail(strict=True, reason="a lone surrogate in a tags *key* is refused by the SDK's request "
+                   "validation as 'Invalid request parameters', which does not name tags")
+def test_every_tool_refusal_names_the_argument(report):
+    assert labels(report, "tools", "unclear") == []
+
+
+@pytest.mark.xfail(strict=True, reason="loader (benchmarker/datasets/longmemeval.py): [], [1], [null], [[]] load "
+                   "as 0 questions; a repeated question_id passes when the selection stops early; a \\ud800 "
+                   "escape is accepted; overlong UTF-8 raises UnicodeDecodeError; 100k-deep nesting raises "
+                   "MemoryError under a 1 GiB cap (ijson's prefixes grow O(depth^2): without a cap, the OOM killer)")
+def test_broken_dataset_files_all_raise_a_dataset_error(report):
+    assert labels(report, "datasets", "accepted") == [] and labels(report, "datasets", "5xx") == []
