@@ -81,13 +81,14 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
 
 
-async def run(args: argparse.Namespace, mcp_url: str) -> list[dict]:
+async def run(args: argparse.Namespace, mcp_url: str, headers: dict[str, str]) -> list[dict]:
     from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
     rng = random.Random(args.seed)
     results = []
-    async with streamable_http_client(mcp_url) as (read, write, _), ClientSession(read, write) as session:
+    async with create_mcp_http_client(headers=headers) as http, \
+            streamable_http_client(mcp_url, http_client=http) as (read, write, _), ClientSession(read, write) as session:
         await session.initialize()
 
         async def call(tool: str, **kw) -> str:
@@ -149,7 +150,7 @@ def main() -> int:
         started = time.perf_counter()
         with EmbeddedMemoryService(settings, log_path=f"{tmp}/service.log") as svc:
             print(json.dumps({"embedder": args.embedder, "startup_s": round(time.perf_counter() - started, 2)}), flush=True)
-            results = asyncio.run(run(args, svc.mcp_url))
+            results = asyncio.run(run(args, svc.mcp_url, svc.auth_headers))
     print(f"\n{'embedder':<8} {'entries':>7} {'ingest s':>9} {'entries/s':>9} {'p50 ms':>7} {'p95 ms':>7}")
     for r in results:
         print(f"{r['embedder']:<8} {r['entries']:>7} {r['ingest_searchable_s']:>9} {r['ingest_entries_per_s']:>9} "

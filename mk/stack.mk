@@ -48,7 +48,9 @@ wait-backend-health:
 stop-mycelian:
 	$(STACK) down $(STACK_DOWN_FLAGS)
 
-## The embedded service in the background (pid $(EMBEDDED_PID), log $(EMBEDDED_LOG))
+## The embedded service in the background (pid $(EMBEDDED_PID), log $(EMBEDDED_LOG)). A non-loopback
+## EMBEDDED_HOST needs an API key: export MEMORY_API_KEY (read from the environment, so `ps` never shows it);
+## clients then send Authorization: Bearer $MEMORY_API_KEY. Other limits: EMBEDDED_ARGS="--max-body-bytes N ..."
 start-embedded-memory:
 	@mkdir -p $(sort $(dir $(EMBEDDED_PID)) $(dir $(EMBEDDED_LOG)) $(dir $(EMBEDDED_DB)))
 	@if [ -f $(EMBEDDED_PID) ] && kill -0 $$(cat $(EMBEDDED_PID)) 2>/dev/null; then \
@@ -57,7 +59,7 @@ start-embedded-memory:
 	  nohup $(PYTHON) -m benchmarker.memory.service --host $(EMBEDDED_HOST) --port $(EMBEDDED_PORT) --db $(EMBEDDED_DB) $(EMBEDDED_ARGS) >> $(EMBEDDED_LOG) 2>&1 < /dev/null & echo $$! > $(EMBEDDED_PID); \
 	  echo "started embedded memory service (pid $$(cat $(EMBEDDED_PID)), log $(EMBEDDED_LOG))"; \
 	fi
-	@$(PYTHON) -m benchmarker.memory.service.healthwait --url http://$(EMBEDDED_HOST):$(EMBEDDED_PORT)/v0/health --timeout $(EMBEDDED_TIMEOUT) --interval 0.5 \
+	@$(PYTHON) -m benchmarker.memory.service.healthwait --url http://$(EMBEDDED_HOST):$(EMBEDDED_PORT)/v0/health --timeout $(EMBEDDED_TIMEOUT) --interval 0.5 --pid $$(cat $(EMBEDDED_PID)) \
 	  || { tail -n 20 $(EMBEDDED_LOG) >&2; exit 1; }
 	@echo "MCP: http://$(EMBEDDED_HOST):$(EMBEDDED_PORT)/mcp"
 

@@ -10,10 +10,15 @@ the typed calls below (vault and memory setup, consistency, search, entry listin
 Open and close the client in the SAME asyncio task: the MCP transport runs in an anyio task
 group that refuses to be exited from another task (so no pytest-asyncio yield fixtures that
 hold one across tests). Any number of concurrent tasks may call through an open client.
+
+Servers end MCP sessions that sit idle (the embedded one after --session-idle-s, 600 s), and an
+expired session cannot be resumed, so an open client pings every KEEPALIVE_S: a long QA or
+judging phase without memory calls does not cost the run its session.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +29,7 @@ from typing import Any
 from benchmarker.errors import MemoryToolError
 
 LOCAL_DEV_TOKEN = "LOCAL_DEV_MODE_NOT_FOR_PRODUCTION"
+KEEPALIVE_S = 60.0  # well inside any server's session idle expiry
 PROMPT_TEMPLATE_KEYS = ("entry_capture_prompt", "summary_prompt", "context_prompt")
 
 # on_call(tool, args, result_text, latency_ms, error): error is None on success
@@ -70,8 +76,10 @@ class MemoryClient:
     @classmethod
     @asynccontextmanager
     async def connect(cls, url: str, *, headers: dict[str, str] | None = None, timeout_s: float = 60.0,
-                      on_call: CallObserver | None = None) -> AsyncIterator["MemoryClient"]:
+                      on_call: CallObserver | None = None,
+                      keepalive_s: float | None = KEEPALIVE_S) -> AsyncIterator["MemoryClient"]:
         """Open the session, load the tools once, yield the client; close on exit (same task!)."""
+        import anyio
         import httpx
         from langchain_mcp_adapters.tools import load_mcp_tools
         from mcp import ClientSession
@@ -84,17 +92,27 @@ class MemoryClient:
         opened = False  # after this, a connection error is the caller's, not "server unreachable"
         try:
             async with http, streamable_http_client(url, http_client=http) as (read, write, _), \
-                    ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout_s)) as session:
+                    ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout_s)) as session, \
+                    anyio.create_task_group() as background:
                 await session.initialize()
                 tools = await load_mcp_tools(session)
                 opened = True
-                yield cls(session, tools, url=url, on_call=on_call, timeout_s=timeout_s)
+                if keepalive_s:
+                    background.start_soon(_keep_alive, session, keepalive_s)
+                try:
+                    yield cls(session, tools, url=url, on_call=on_call, timeout_s=timeout_s)
+                finally:
+                    background.cancel_scope.cancel()
         except BaseExceptionGroup as group:
             # The transport's task group wraps whatever escapes the body (a MemoryToolError, a
             # KeyError in the caller's code): hand the caller its own exception back.
             leaf = _only_leaf(group)
             if isinstance(leaf, unreachable) and not opened:
                 raise ConnectionError(f"cannot reach the memory MCP server at {url}: {leaf}") from leaf
+            if _is_auth_refusal(leaf) and not opened:
+                raise ConnectionError(f"the memory MCP server at {url} refused the API key (HTTP 401); the "
+                                      "embedded service's key comes from its launcher, Mycelian's from the "
+                                      "variable named by [memory].auth_token_env") from leaf
             if leaf is None:
                 raise
             raise leaf from None
@@ -216,6 +234,21 @@ class MemoryClient:
         if tags:
             args["tags"] = tags
         return await self.call("add_entry", args)
+
+
+async def _keep_alive(session: Any, every_s: float) -> None:
+    """Ping so the server never sees the session idle; a failed ping is left to the next real call."""
+    import anyio
+
+    while True:
+        await anyio.sleep(every_s)
+        with contextlib.suppress(Exception):
+            await session.send_ping()
+
+
+def _is_auth_refusal(exc: BaseException | None) -> bool:
+    response = getattr(exc, "response", None)
+    return getattr(response, "status_code", None) == 401
 
 
 def _only_leaf(group: BaseExceptionGroup) -> BaseException | None:

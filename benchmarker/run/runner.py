@@ -40,11 +40,11 @@ class RunOutcome:
 
 
 @contextlib.asynccontextmanager
-async def memory_server(config, run_dir: Path) -> AsyncIterator[str]:
-    """The MCP URL to use: the configured one, or an embedded service started on a free port."""
+async def memory_server(config, run_dir: Path) -> AsyncIterator[tuple[str, dict[str, str]]]:
+    """(MCP URL, auth headers): the configured server, or an embedded service on a free port with its own key."""
     mem = config.memory
     if mem.backend == "mcp":
-        yield mem.mcp_url
+        yield mem.mcp_url, _auth_headers(config)
         return
     from benchmarker.memory.service.launcher import EmbeddedMemoryService
     from benchmarker.memory.service.settings import ServiceSettings
@@ -55,7 +55,7 @@ async def memory_server(config, run_dir: Path) -> AsyncIterator[str]:
                                placeholder_context=mem.placeholder_context, vector_cache_mb=mem.vector_cache_mb,
                                embed_batch_size=mem.embed_batch_size, await_timeout_s=mem.await_timeout_s)
     async with EmbeddedMemoryService(settings, log_path=run_dir / "memory-service.log") as service:
-        yield service.mcp_url
+        yield service.mcp_url, service.auth_headers
 
 
 def _auth_headers(config) -> dict[str, str]:
@@ -103,10 +103,10 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     outcome = RunOutcome(run_dir, {}, [])
     status = "failed"
     try:
-        async with memory_server(config, run_dir) as mcp_url:
+        async with memory_server(config, run_dir) as (mcp_url, headers):
             manifest["memory"]["mcp_url"] = mcp_url
             try:
-                outcome = await _run_points(config, run_id, run_dir, plan, models, mcp_url, replay)
+                outcome = await _run_points(config, run_id, run_dir, plan, models, mcp_url, headers, replay)
             except ConnectionError as err:
                 raise UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
                                 "(make start-mcp-streamable-server && make wait-backend-health).") from err
@@ -122,7 +122,7 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
 
 
 async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
-                      mcp_url: str, replay: "ReplaySource | None" = None) -> RunOutcome:
+                      mcp_url: str, headers: dict[str, str], replay: "ReplaySource | None" = None) -> RunOutcome:
     from benchmarker.memory.client import MemoryClient
 
     points = sweep_points(config)
@@ -130,7 +130,7 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
     skipped: list[str] = []
     summary: dict[str, Any] = {}
     state: dict[str, Any] = {"total_questions": plan.total_questions}
-    async with MemoryClient.connect(mcp_url, headers=_auth_headers(config)) as client:
+    async with MemoryClient.connect(mcp_url, headers=headers) as client:
         needs_agent = replay is None and config.run.mode == "agent" and "ingest" in config.run.phases
         agent = models.build_agent(client.tools) if needs_agent else None
         for point in points:

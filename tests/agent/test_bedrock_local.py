@@ -252,7 +252,7 @@ async def test_memory_agent_records_an_entry_through_bedrock_tool_use(embedded):
     ledger = TokenLedger()
     decisions: list = []
     raw = f"[{SESSION_DATE}] user: I adopted two cats, Miso and Tofu."
-    async with MemoryClient.connect(embedded.mcp_url) as client:
+    async with MemoryClient.connect(embedded.mcp_url, headers=embedded.auth_headers) as client:
         vault_id = await client.ensure_vault("bedrock-tests")
         memory_id = (await client.create_memory(vault_id, "bedrock-agent"))["memoryId"]
         prompts = await client.get_default_prompts("chat")

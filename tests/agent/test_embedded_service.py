@@ -20,7 +20,7 @@ SESSION = [
 
 async def test_offline_session_against_the_embedded_service(embedded):
     decisions = []
-    async with MemoryClient.connect(embedded.mcp_url) as client:
+    async with MemoryClient.connect(embedded.mcp_url, headers=embedded.auth_headers) as client:
         vault_id = await client.ensure_vault("agent-tests")
         assert await client.ensure_vault("agent-tests") == vault_id
         memory_id = (await client.create_memory(vault_id, "offline-agent-session"))["memoryId"]

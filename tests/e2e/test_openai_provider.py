@@ -98,14 +98,14 @@ initial_backoff_s = 0.1
 output_dir = "{tmp_path / 'runs'}"
 progress = false
 """, encoding="utf-8")
-        env = dict(os.environ, OPENAI_API_KEY="dummy-key")
+        env = dict(os.environ, OPENAI_API_KEY="dummy-key", MYCELIAN_API_KEY=service.api_key)  # [memory].auth_token_env
         proc = run_cli("run", str(cfg), cwd=tmp_path, env=env, timeout=300)
         assert proc.returncode == 0, proc.stderr[-4000:]
         requests = list(llm.requests)
         import asyncio
 
         async def schemas() -> dict:
-            async with MemoryClient.connect(service.mcp_url) as client:
+            async with MemoryClient.connect(service.mcp_url, headers=service.auth_headers) as client:
                 return {t.name: t.args_schema if isinstance(t.args_schema, dict) else t.args_schema.model_json_schema()
                         for t in client.tools}
 

@@ -89,7 +89,7 @@ async def test_sigkill_mid_ingestion_then_resume(tmp_path: Path) -> None:
     settings = ServiceSettings(host="127.0.0.1", port=0, db_path=str(run_dir / "memory.sqlite"),
                                alpha=0.0, embedder="none")
     async with EmbeddedMemoryService(settings) as service:
-        async with MemoryClient.connect(service.mcp_url) as client:
+        async with MemoryClient.connect(service.mcp_url, headers=service.auth_headers) as client:
             for case_id, mem in final.items():
                 entries = await client.list_all_entries(mem["vault_id"], mem["memory_id"])
                 keys = [(e["tags"]["session_id"], e["tags"]["turn_index"]) for e in entries]

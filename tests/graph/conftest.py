@@ -15,7 +15,7 @@ import re
 import pytest
 
 from benchmarker.config import load_config
-from benchmarker.memory.client import MemoryClient, auth_headers
+from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.service.launcher import EmbeddedMemoryService
 from benchmarker.memory.service.settings import ServiceSettings
 
@@ -41,7 +41,7 @@ async def client(memory_service):
 
     async def hold() -> None:
         try:
-            async with MemoryClient.connect(memory_service.mcp_url, headers=auth_headers()) as memory_client:
+            async with MemoryClient.connect(memory_service.mcp_url, headers=memory_service.auth_headers) as memory_client:
                 opened.set_result(memory_client)
                 await close.wait()
         except BaseException as err:

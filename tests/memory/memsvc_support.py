@@ -63,12 +63,16 @@ async def new_memory(svc: MemoryService, title: str = "m1") -> tuple[str, str]:
 
 @asynccontextmanager
 async def mcp_session(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Any]:
-    """An initialised MCP ClientSession; open and close it in the same task."""
+    """An initialised MCP ClientSession; open and close it in the same task.
+
+    No `headers`: Mycelian's local development key, as MemoryClient.connect sends."""
     import httpx
     from mcp import ClientSession
     from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-    http = create_mcp_http_client(headers=headers, timeout=httpx.Timeout(60.0, read=300.0))
+    from benchmarker.memory.client import auth_headers
+
+    http = create_mcp_http_client(headers=auth_headers() if headers is None else headers, timeout=httpx.Timeout(60.0, read=300.0))
     async with http, streamable_http_client(url, http_client=http) as (read, write, _), \
             ClientSession(read, write) as session:
         await session.initialize()

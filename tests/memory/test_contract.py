@@ -53,7 +53,8 @@ def mcp_url(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("contract")
     settings = ServiceSettings(port=0, db_path=str(root / "contract.sqlite"), embedder="static")
-    with EmbeddedMemoryService(settings, log_path=root / "service.log") as service:
+    token = HEADERS["Authorization"].removeprefix("Bearer ")  # the key the tests send, as on Mycelian's dev stack
+    with EmbeddedMemoryService(settings, log_path=root / "service.log", api_key=token) as service:
         yield service.mcp_url
 
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarker.memory.client import LOCAL_DEV_TOKEN
 from benchmarker.memory.service.launcher import EmbeddedMemoryService, free_port
 from benchmarker.memory.service.settings import ServiceSettings
 from tests.memory.memsvc_support import call, err, mcp_session, ok
@@ -28,7 +29,7 @@ SEARCH_KEYS = {"entries", "count", "latestContext", "contextTimestamp", "bestCon
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("http")
     settings = ServiceSettings(port=0, db_path=str(root / "memory.sqlite"), embedder="static")
-    with EmbeddedMemoryService(settings, log_path=root / "service.log") as svc:
+    with EmbeddedMemoryService(settings, log_path=root / "service.log", api_key=LOCAL_DEV_TOKEN) as svc:
         yield svc
 
 
@@ -54,7 +55,7 @@ def test_health_is_mycelian_like(server):
 async def test_rest_search_matches_the_mcp_shape(server):
     facts = ["My hamster Peanut eats sunflower seeds", "I booked a flight to Lisbon on 2023-07-14"]
     _, memory_id = await _memory(server.mcp_url, "rest-search", facts)
-    async with httpx.AsyncClient(base_url=server.rest_url) as http:
+    async with httpx.AsyncClient(base_url=server.rest_url, headers=server.auth_headers) as http:
         response = await http.post("/v0/search", json={"memoryId": memory_id, "query": "hamster food", "topK": 1})
         assert response.status_code == 200, response.text
         body = response.json()
@@ -82,7 +83,7 @@ def _initialize(http: httpx.Client, url: str, host: str | None = None) -> httpx.
 
 
 def test_localhost_host_header_works_and_foreign_hosts_get_421(server):
-    with httpx.Client() as http:
+    with httpx.Client(headers=server.auth_headers) as http:
         assert _initialize(http, server.mcp_url, host=f"localhost:{server.port}").status_code == 200
         assert _initialize(http, server.mcp_url, host=f"127.0.0.1:{server.port}").status_code == 200
         assert _initialize(http, server.mcp_url, host="evil.example:80").status_code == 421
@@ -97,7 +98,7 @@ def _sse_json(response: httpx.Response) -> dict:
 
 async def test_lone_surrogates_in_raw_json_are_a_tool_error_not_a_crash(server):
     vault_id, memory_id = await _memory(server.mcp_url, "surrogates", ["kept entry"])
-    with httpx.Client(timeout=10) as http:
+    with httpx.Client(timeout=10, headers=server.auth_headers) as http:
         init = _initialize(http, server.mcp_url)
         headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
                    "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
@@ -164,7 +165,7 @@ def test_unicode_round_trips_over_mcp(server):
 
 def test_restart_on_the_same_file_keeps_entries_contexts_and_search(tmp_path):
     settings = ServiceSettings(port=0, db_path=str(tmp_path / "restart.sqlite"), embedder="static")
-    with EmbeddedMemoryService(settings, log_path=tmp_path / "a.log") as first:
+    with EmbeddedMemoryService(settings, log_path=tmp_path / "a.log", api_key=LOCAL_DEV_TOKEN) as first:
         vault_id, memory_id = asyncio.run(_memory(first.mcp_url, "restart", ["Peanut the hamster loves seeds"]))
 
         async def put() -> None:
@@ -175,7 +176,7 @@ def test_restart_on_the_same_file_keeps_entries_contexts_and_search(tmp_path):
         asyncio.run(put())
     assert first.pid is None and not first.running
 
-    with EmbeddedMemoryService(settings, log_path=tmp_path / "b.log") as second:
+    with EmbeddedMemoryService(settings, log_path=tmp_path / "b.log", api_key=LOCAL_DEV_TOKEN) as second:
         async def check() -> None:
             async with mcp_session(second.mcp_url) as s:
                 assert await ok(s, "get_context", vault_id=vault_id, memory_id=memory_id) == "facts: hamster Peanut"

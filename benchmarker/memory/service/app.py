@@ -2,6 +2,9 @@
 
     GET  /v0/health   {"status": "healthy", ...}  (what `make wait-backend-health` polls)
     POST /v0/search   {"memoryId", "query", "topK", "alpha"?} -> search_memories' JSON
+
+Around every route, outermost first: Host/Origin checks, the bearer key (when set; health is
+public), the body cap and JSON parse check (security.py, limits_http.py).
 """
 
 from __future__ import annotations
@@ -22,7 +25,10 @@ from starlette.routing import Route
 
 from benchmarker.memory.service.errors import NotFoundError, ServiceError
 from benchmarker.memory.service.finite_args import RefuseNonFiniteArguments
+from benchmarker.memory.service.limits_http import BodyGuard
+from benchmarker.memory.service.security import BearerAuth, HostOriginGuard
 from benchmarker.memory.service.service import MemoryService
+from benchmarker.memory.service.settings import ServiceSettings
 from benchmarker.memory.service.tools import build_mcp
 
 log = logging.getLogger(__name__)
@@ -88,4 +94,11 @@ def build_app(svc: MemoryService) -> Starlette:
             await svc.close()
 
     return Starlette(routes=[*_rest_routes(svc), *mcp_app.routes], lifespan=lifespan,
-                     middleware=[Middleware(RefuseNonFiniteArguments)])
+                     middleware=[*_guards(svc.settings), Middleware(RefuseNonFiniteArguments)])
+
+
+def _guards(settings: ServiceSettings) -> list[Middleware]:
+    host_check = Middleware(HostOriginGuard, bound_host=settings.host, allowed_hosts=settings.allowed_hosts,
+                            allowed_origins=settings.allowed_origins)
+    auth = [Middleware(BearerAuth, api_key=settings.api_key)] if settings.api_key else []
+    return [host_check, *auth, Middleware(BodyGuard, max_bytes=settings.max_body_bytes)]

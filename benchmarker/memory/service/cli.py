@@ -2,6 +2,7 @@
 
 The database and the embedder are opened before the server binds, so a bad flag, a locked
 database or a missing model is one clear line on stderr and exit code 2, not a traceback.
+SIGINT / SIGTERM stop the server gracefully and exit 0.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import sys
 
 from benchmarker.memory.service.settings import (
+    API_KEY_ENV,
     DEFAULT_ALPHA,
     DEFAULT_DB_PATH,
     DEFAULT_EMBEDDER,
@@ -48,11 +50,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--embed-batch-size", type=int, default=_DEFAULTS.embed_batch_size)
     parser.add_argument("--await-timeout-s", type=float, default=_DEFAULTS.await_timeout_s)
     parser.add_argument("--vector-cache-mb", type=int, default=_DEFAULTS.vector_cache_mb)
+    _add_http_arguments(parser)
     parser.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     parser.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
 
 
+def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
+    http = parser.add_argument_group("access and limits")
+    http.add_argument("--api-key", default=None,
+                      help=f"require Authorization: Bearer KEY on /mcp and /v0/search (default ${API_KEY_ENV}; "
+                           "prefer the variable: arguments show in ps). Needed to bind a non-loopback --host")
+    http.add_argument("--allowed-host", action="append", default=[], metavar="NAME[:PORT]",
+                      help="a Host name this service answers to besides IP addresses and localhost (repeatable)")
+    http.add_argument("--allowed-origin", action="append", default=[], metavar="SCHEME://HOST[:PORT]",
+                      help="a browser Origin to accept besides loopback and allowed hosts (repeatable)")
+    http.add_argument("--max-body-bytes", type=int, default=_DEFAULTS.max_body_bytes,
+                      help=f"largest request body on any route (default {_DEFAULTS.max_body_bytes}; 413 above)")
+    http.add_argument("--session-idle-s", type=float, default=_DEFAULTS.session_idle_s,
+                      help="end an MCP session with no request in flight and no open stream after this many "
+                           f"seconds (default {_DEFAULTS.session_idle_s:.0f})")
+    http.add_argument("--max-sessions", type=int, default=_DEFAULTS.max_sessions,
+                      help=f"concurrent MCP sessions (default {_DEFAULTS.max_sessions}; 503 above)")
+    http.add_argument("--request-timeout-s", type=float, default=_DEFAULTS.request_timeout_s,
+                      help="close a connection whose request (headers and body) has not arrived within this "
+                           f"(default {_DEFAULTS.request_timeout_s:.0f})")
+    http.add_argument("--keep-alive-s", type=int, default=_DEFAULTS.keep_alive_s,
+                      help=f"close an idle kept-alive connection after this (default {_DEFAULTS.keep_alive_s})")
+    http.add_argument("--max-connections", type=int, default=_DEFAULTS.max_connections,
+                      help=f"open connections + running requests before 503 (default {_DEFAULTS.max_connections})")
+
+
 def settings_from_args(args: argparse.Namespace) -> ServiceSettings:
+    api_key = args.api_key if args.api_key is not None else os.environ.get(API_KEY_ENV, "")
     return ServiceSettings(
         host=args.host, port=args.port, db_path=args.db, alpha=args.alpha, embedder=args.embedder,
         index_lag_ms=args.index_lag_ms, placeholder_context=args.placeholder_context,
@@ -60,7 +89,11 @@ def settings_from_args(args: argparse.Namespace) -> ServiceSettings:
         max_summary_bytes=args.max_summary_bytes, max_context_bytes=args.max_context_bytes,
         max_query_bytes=args.max_query_bytes, max_tags_bytes=args.max_tags_bytes,
         embed_batch_size=args.embed_batch_size, await_timeout_s=args.await_timeout_s,
-        vector_cache_mb=args.vector_cache_mb, log_level=args.log_level, exit_with_parent=args.exit_with_parent)
+        vector_cache_mb=args.vector_cache_mb, log_level=args.log_level, exit_with_parent=args.exit_with_parent,
+        api_key=api_key, allowed_hosts=tuple(args.allowed_host), allowed_origins=tuple(args.allowed_origin),
+        max_body_bytes=args.max_body_bytes, session_idle_s=args.session_idle_s, max_sessions=args.max_sessions,
+        request_timeout_s=args.request_timeout_s, keep_alive_s=args.keep_alive_s,
+        max_connections=args.max_connections)
 
 
 class _ClosedStreamNoise(logging.Filter):
@@ -82,13 +115,17 @@ def run(args: argparse.Namespace) -> int:
     if settings.port == 0:
         print("serve-memory: --port 0 is for the launcher; give a port, e.g. --port 11546", file=sys.stderr)
         return 2
+    try:
+        settings.validate()  # before the model loads: a refused setting costs no startup time
+    except ValueError as err:
+        print(f"serve-memory: {err}", file=sys.stderr)
+        return 2
     return serve(settings)
 
 
 def serve(settings: ServiceSettings) -> int:
-    import uvicorn
-
     from benchmarker.memory.service.app import build_app
+    from benchmarker.memory.service.connections import GracefulServer, uvicorn_config
     from benchmarker.memory.service.errors import EmbedderError
     from benchmarker.memory.service.service import MemoryService
 
@@ -100,10 +137,9 @@ def serve(settings: ServiceSettings) -> int:
     base = f"http://{settings.host}:{settings.port}"
     print(f"serve-memory: MCP {base}/mcp, health {base}/v0/health, search {base}/v0/search | "
           f"db {settings.db_path} | embedder {settings.embedder} | alpha {settings.alpha} | "
-          f"index lag {settings.index_lag_ms} ms", file=sys.stderr, flush=True)
-    config = uvicorn.Config(build_app(svc), host=settings.host, port=settings.port, log_level=settings.log_level,
-                            access_log=False, lifespan="on", timeout_graceful_shutdown=5)
-    server = uvicorn.Server(config)
+          f"index lag {settings.index_lag_ms} ms | auth {'bearer key' if settings.api_key else 'none (loopback)'}",
+          file=sys.stderr, flush=True)
+    server = GracefulServer(uvicorn_config(build_app(svc), settings))
     try:
         asyncio.run(server.serve())
     except KeyboardInterrupt:
@@ -112,3 +148,4 @@ def serve(settings: ServiceSettings) -> int:
         print(f"serve-memory: could not serve on {base} (see the messages above)", file=sys.stderr)
         return 1
     return 0
+

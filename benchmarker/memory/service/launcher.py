@@ -2,10 +2,13 @@
 
     async with EmbeddedMemoryService(ServiceSettings(port=0, db_path=...), log_path=...) as svc:
         url = svc.mcp_url            # http://127.0.0.1:<port>/mcp
+        headers = svc.auth_headers   # {"Authorization": "Bearer <this launch's key>"}
     with EmbeddedMemoryService(settings) as svc: ...   # the same, synchronously
 
 A subprocess (not a thread) keeps the embedder's CPU work and the server's event loop out of the
-harness's process. The child exits by itself when its parent dies (--exit-with-parent).
+harness's process. The child exits by itself when its parent dies (--exit-with-parent). Every
+launch has its own random API key (handed over in MEMORY_API_KEY, never in argv where `ps`
+shows it), so the harness authenticates the way a client of Mycelian's stack does.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -25,7 +29,7 @@ from types import TracebackType
 from typing import IO
 
 from benchmarker.memory.service.healthwait import probe
-from benchmarker.memory.service.settings import ServiceSettings
+from benchmarker.memory.service.settings import API_KEY_ENV, ServiceSettings
 
 DEFAULT_STARTUP_TIMEOUT_S = 300.0  # the first `static` start distils a model (20-80 s on 2 cores)
 PORT_RETRIES = 3
@@ -50,7 +54,11 @@ class EmbeddedMemoryService:
     """The service in a child process: start, health-wait, URLs, stop (SIGTERM, then kill)."""
 
     def __init__(self, settings: ServiceSettings, *, log_path: str | os.PathLike[str] | None = None,
-                 startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S, env: Mapping[str, str] | None = None):
+                 startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S, env: Mapping[str, str] | None = None,
+                 api_key: str | None = None):
+        """`api_key`: None = `settings.api_key`, or a fresh random key when that is empty too."""
+        key = api_key if api_key is not None else settings.api_key or secrets.token_urlsafe(32)
+        settings = dataclasses.replace(settings, api_key=key)
         settings.validate()
         self.settings = settings
         self.startup_timeout_s = startup_timeout_s
@@ -87,6 +95,15 @@ class EmbeddedMemoryService:
         return f"{self.rest_url}/v0/health"
 
     @property
+    def api_key(self) -> str:
+        return self.settings.api_key
+
+    @property
+    def auth_headers(self) -> dict[str, str]:
+        """What a client sends (MemoryClient.connect(svc.mcp_url, headers=svc.auth_headers))."""
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
@@ -120,6 +137,7 @@ class EmbeddedMemoryService:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
         env["PYTHONUNBUFFERED"] = "1"
         env.update(self.extra_env)
+        env[API_KEY_ENV] = settings.api_key  # after extra_env: the key this object reports is the one served
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")
         command = [sys.executable, "-m", "benchmarker.memory.service", *settings.to_cli_args()]

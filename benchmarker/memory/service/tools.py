@@ -23,7 +23,6 @@ from pydantic import Field, ValidationError, WithJsonSchema
 from benchmarker.memory.service.errors import ServiceError
 from benchmarker.memory.service.service import MemoryService
 
-SESSION_IDLE_TIMEOUT_S = 24 * 3600.0  # a harness may sit in a long QA phase between calls
 VaultId = Annotated[str, Field(description="The UUID of the vault")]
 MemoryId = Annotated[str, Field(description="The UUID of the memory")]
 Title = Annotated[str, Field(description="Title (<=50 chars: letters, digits, hyphen)")]
@@ -178,9 +177,17 @@ def build_tools(svc: MemoryService) -> list[Tool]:
 
 
 def build_mcp(svc: MemoryService) -> FastMCP:
-    """A FastMCP server (streamable HTTP at /mcp) carrying the contract's tools."""
+    """A FastMCP server (streamable HTTP at /mcp) carrying the contract's tools.
+
+    Host/Origin checks are off here because app.py's HostOriginGuard runs them on every route
+    with one rule (the SDK's would disagree with --allowed-host and skip non-loopback binds).
+    """
+    from mcp.server.transport_security import TransportSecuritySettings
+
     settings = svc.settings
     return FastMCP("mycelian-longmemeval-memory", host=settings.host, port=settings.port, tools=build_tools(svc),
                    instructions="Mycelian-compatible memory service (embedded, SQLite + hybrid search).",
-                   log_level=settings.log_level.upper(), session_idle_timeout=SESSION_IDLE_TIMEOUT_S,
+                   log_level=settings.log_level.upper(), session_idle_timeout=settings.session_idle_s,
+                   max_sessions=settings.max_sessions, max_request_body_size=settings.max_body_bytes,
+                   transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
                    json_response=True)

@@ -1,0 +1,128 @@
+"""Request bodies: a size cap on every route, and JSON that cannot crash the handlers behind it.
+
+The cap is checked on Content-Length before reading and again while counting chunked bytes, so
+an oversized body is refused (413) without being held in memory. Bodies POSTed to /mcp and
+/v0/search are then parsed once here: bytes that are not UTF-8 and deep nesting raised
+UnicodeDecodeError / RecursionError inside the MCP SDK and the search route (HTTP 500); here they
+are a 400 (on /mcp a JSON-RPC parse error, -32700). Depth is capped well below the recursion
+limit because the SDK parses again from a deeper stack: a body that just passes json.loads here
+could still overflow there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from benchmarker.memory.service.security import send_json
+
+JSON_PATHS = frozenset({"/mcp", "/v0/search"})
+PARSE_ERROR = -32700  # JSON-RPC 2.0
+MAX_JSON_DEPTH = 100  # a tool call nests ~5 levels (envelope, params, arguments, tags)
+
+
+def json_problem(body: bytes) -> str | None:
+    """Why `body` is not one JSON text, or None when it parses."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return f"body is not UTF-8 (byte {err.start}: {body[err.start:err.start + 1]!r})"
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return f"body is nested deeper than {MAX_JSON_DEPTH} levels"
+    except ValueError as err:
+        return f"body is not JSON ({err})"
+    if _deeper_than(value, MAX_JSON_DEPTH):
+        return f"body is nested deeper than {MAX_JSON_DEPTH} levels"
+    return None
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """Whether arrays/objects nest more than `limit` levels (iterative: no recursion of our own)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyGuard:
+    """413 JSON above `max_bytes`; 400 for unparsable JSON on the JSON routes; otherwise replay the body."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "DELETE", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            await self._too_large(send)
+            return
+        try:
+            body = await self._read(receive)
+        except _TooLarge:
+            await self._too_large(send)
+            return
+        if body is None:
+            return  # the client went away before its body was complete: nobody to answer
+        if scope["method"] == "POST" and scope["path"] in JSON_PATHS:
+            problem = json_problem(body)
+            if problem is not None:
+                await self._bad_json(scope["path"], problem, send)
+                return
+        await self.app(scope, _replay(body, receive), send)
+
+    async def _read(self, receive: Receive) -> bytes | None:
+        """The whole body (None if the client disconnected first); _TooLarge past `max_bytes`."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise _TooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    async def _too_large(self, send: Send) -> None:
+        await send_json(send, 413, {"error": f"request body over {self.max_bytes} bytes (serve-memory "
+                                             "--max-body-bytes)"}, {"Connection": "close"})
+
+    @staticmethod
+    async def _bad_json(path: str, problem: str, send: Send) -> None:
+        if path == "/mcp":
+            error = {"code": PARSE_ERROR, "message": f"Parse error: {problem}"}
+            body: object = {"jsonrpc": "2.0", "id": None, "error": error}
+        else:
+            body = {"error": f"{problem}; expected a JSON object {{memoryId, query, topK}}"}
+        await send_json(send, 400, body)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive() that hands the app the body already read, then whatever comes next (a disconnect)."""
+    queue: deque[Message] = deque([{"type": "http.request", "body": body, "more_body": False}])
+
+    async def replay() -> Message:
+        return queue.popleft() if queue else await receive()
+
+    return replay
