@@ -6,6 +6,7 @@ acknowledged rows are stored but not yet searchable. After each restart every wr
 acknowledged must still be listed, and this run's writes must be searchable. Writes cut off by
 the kill were never acknowledged: they are counted apart ("interrupted"), not as failures.
 Cases: one per acknowledged write (ok / lost, judged by its final state) and one per restart.
+RSS: the first instance's at the start, the last instance's at the end (each kill makes a new process).
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ class KillSizes:
     runs: int = 11
     writers: int = 4
     entries_mid_index: int = 40  # per writer
-    lag_ms: int = 1000
+    lag_ms: int = 1500  # long enough that the health probe before the kill still sees the rows pending
     seed: int = 12
 
 
-QUICK = KillSizes(runs=2, writers=4, entries_mid_index=8, lag_ms=300)
+QUICK = KillSizes(runs=2, writers=4, entries_mid_index=8, lag_ms=1000)
 
 
 async def pending_jobs(target: ServiceHandle) -> int | None:
@@ -48,9 +49,9 @@ async def pending_jobs(target: ServiceHandle) -> int | None:
 async def one_run(target: ServiceHandle, vault: str, memory: str, mode: str, sizes: KillSizes,
                   rng: random.Random) -> tuple[WriteLog, int | None]:
     """Write, SIGKILL at the chosen moment; (what the writers saw, index jobs pending at the kill)."""
-    log, stop = WriteLog(), asyncio.Event()
+    log = WriteLog()
     if mode == "mid-write":
-        tasks = [asyncio.create_task(writer(target, vault, memory, log, entries=None, stop=stop, timeout_s=5.0))
+        tasks = [asyncio.create_task(writer(target, vault, memory, log, entries=None, timeout_s=5.0))
                  for _ in range(sizes.writers)]
         await asyncio.sleep(rng.uniform(0.3, 0.8))
         pending = await pending_jobs(target)

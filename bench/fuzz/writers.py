@@ -60,12 +60,12 @@ async def new_memories(target: ServiceHandle, count: int, prefix: str) -> tuple[
 
 
 async def writer(target: ServiceHandle, vault_id: str, memory_id: str, log: WriteLog, *, entries: int | None,
-                 stop: asyncio.Event | None = None, timeout_s: float = 30.0) -> None:
-    """add_entry `entries` times (None: until `stop` is set or the service fails)."""
+                 timeout_s: float = 30.0) -> None:
+    """add_entry `entries` times (None: until the service fails, e.g. is killed)."""
     written = 0
     try:
         async with mcp_session(target, timeout_s) as session:
-            while (entries is None or written < entries) and not (stop is not None and stop.is_set()):
+            while entries is None or written < entries:
                 token = f"tok{secrets.token_hex(6)}"
                 args = {"vault_id": vault_id, "memory_id": memory_id, "summary": f"note {token}",
                         "raw_entry": f"Writer note {written}: the keyword is {token}; the rest is filler text."}

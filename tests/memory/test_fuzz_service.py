@@ -77,15 +77,11 @@ def test_refusals_name_the_file_and_no_loader_process_died(report):
     assert datasets["counts"]["ok"] == 1  # the valid control file loads
 
 
-# -- issue 12's fixes: strict tool arguments (landed in 43017c6), then the HTTP layer (in flight) ------
+# -- issue 12's fixes: strict tool arguments (43017c6) and the HTTP hardening (f3f5ef8) -------------------
 
-PENDING = ("not committed when this test was written (43017c6 is the last service commit): the HTTP "
-           "hardening of issue 12 (security.py, limits_http.py, connections.py, cli.py) is still in "
-           "the working tree; drop this marker when it lands")
-
-
-def test_tool_calls_never_get_a_server_error(report):
-    assert labels(report, "tools", "5xx") == [], group(report, "tools")["examples"]
+def test_no_server_error_for_any_bad_call_or_malformed_body(report):
+    for name in ("tools", "http"):  # \xff, overlong UTF-8, 100k nesting: 400, not 500
+        assert labels(report, name, "5xx") == [], group(report, name)["examples"]
 
 
 def test_loose_tool_inputs_are_refused_and_json_looking_strings_are_kept(report):
@@ -93,21 +89,12 @@ def test_loose_tool_inputs_are_refused_and_json_looking_strings_are_kept(report)
     assert labels(report, "tools", "wrong") == []  # description '{"a": 1}' / "null" stored verbatim
 
 
-@pytest.mark.xfail(strict=True, reason="malformed bytes (\\xff, overlong UTF-8, 100k nesting) on /mcp are a 500 "
-                   "at HEAD; " + PENDING)
-def test_malformed_http_bodies_get_a_4xx_not_a_500(report):
-    assert labels(report, "http", "5xx") == [], group(report, "http")["examples"]
-
-
-@pytest.mark.xfail(strict=True, reason="/v0/search and /v0/health answer any Host and Origin, and no route "
-                   "checks the API key at HEAD; " + PENDING)
-def test_foreign_hosts_origins_and_wrong_keys_are_refused(report):
+def test_foreign_hosts_origins_wrong_keys_and_huge_bodies_are_refused(report):
     guarded = [label for label in labels(report, "http", "accepted") if any(
         part in label for part in (".host=", ".origin=", ".auth=", "body."))]
     assert guarded == []
 
 
-@pytest.mark.xfail(strict=True, reason="SIGTERM ends the service with -15 at HEAD; " + PENDING)
 def test_sigterm_stops_the_service_with_exit_code_0(report):
     assert report["service_exit_code"] == 0
     assert group(report, "kill9")["extra"]["sigterm_exit_code"] == 0
