@@ -154,12 +154,11 @@ async def run(target: ServiceHandle, tally: Tally, sizes: HttpSizes, *, timeout_
     finally:
         await raw.close()
     tally.extra["auth_cases"] = "run" if target.api_key else "skipped: no API key known for this service"
-    steps = {"requests": None, "bodies": http_floods.huge_bodies, "sessions": http_floods.session_flood,
-             "connections": http_floods.hold_connections}
-    rss_after: dict[str, int | None] = {}
-    for name, step in steps.items():
-        if step is not None:
-            await step(target, tally, sizes, memory_id=memory_id, timeout_s=timeout_s)
+    rss_after = {"requests": rss_kb(target.pid)["rss"]}
+    floods = {"bodies": http_floods.huge_bodies, "sessions": http_floods.session_flood,
+              "connections": http_floods.hold_connections}
+    for name, flood in floods.items():
+        await flood(target, tally, sizes, memory_id=memory_id, timeout_s=timeout_s)
         rss_after[name] = rss_kb(target.pid)["rss"]
     tally.extra["rss_kb_after_step"] = rss_after
     return tally

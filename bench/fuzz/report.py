@@ -33,7 +33,8 @@ def table(tallies: list[Tally]) -> str:
     lines = [head, "-" * len(head)]
     for t in tallies:
         counts = [t.tried, *(t.counts[o] for o in OUTCOMES)]
-        rss = f"{_mib(t.rss_before_kb)}>{_mib(t.rss_after_kb)} ({_mib(t.rss_peak_kb)})"
+        rss = (f"{_mib(t.rss_before_kb)}>{_mib(t.rss_after_kb)} ({_mib(t.rss_peak_kb)})"
+               if t.rss_before_kb or t.rss_after_kb else "no service")
         lines.append(f"{t.group:<9}" + "".join(f"{n:>9}" for n in counts) + f"  {rss:>28} {t.seconds:>7.1f}")
     return "\n".join(lines)
 
