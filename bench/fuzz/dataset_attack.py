@@ -1,7 +1,7 @@
 """Group 5: broken LongMemEval files through the harness's own loading path (no service needed).
 
-Each file goes through what a run does with `dataset_file`: the index pass, the selection, then
-the streaming parse of the selected questions. A clean refusal is one of our UserError types
+Each file goes through what a run does with `dataset_file`: the index pass, the selection, the
+validation pass over the selected questions, then their streaming parse. A clean refusal is one of our UserError types
 with a message naming the file; any other exception is the loader's "500" (a traceback for the
 user); a loader process that dies or hangs is a crash. The loader runs in a child process with
 a memory cap, because one hostile file must not take the fuzzer (or the machine) down with it.
@@ -28,13 +28,14 @@ Instance = dict[str, Any]
 
 def load(path: str) -> tuple[str, str, str]:
     """(kind, what, message): ("loaded", n, ""), ("user_error", type, msg) or ("other", type, msg)."""
-    from benchmarker.datasets.longmemeval import iter_longmemeval, scan_question_index
+    from benchmarker.datasets.longmemeval import iter_longmemeval, scan_question_index, validate_longmemeval
     from benchmarker.datasets.selection import select_question_ids
     from benchmarker.errors import UserError
 
     try:
-        selected = select_question_ids(scan_question_index(path), source=path)
-        cases = list(iter_longmemeval(path, only_ids=set(selected)))
+        selected = set(select_question_ids(scan_question_index(path), source=path))
+        validate_longmemeval(path, only_ids=selected)  # what a run does before any paid work
+        cases = list(iter_longmemeval(path, only_ids=selected))
     except UserError as err:
         return "user_error", type(err).__name__, str(err)
     except Exception as err:  # noqa: BLE001 - exactly what this group counts

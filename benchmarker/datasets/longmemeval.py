@@ -28,6 +28,15 @@ QUESTION_TYPES = (
 DATE_EXAMPLE = "2023/05/20 (Sat) 02:21"
 _DATE = re.compile(r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]{3}\))?\s*(\d{1,2}):(\d{2})\s*$")
 _ROLES = frozenset(("user", "assistant"))
+# A lone \\ud800 escape is valid JSON but no UTF-8 text. The pure-Python ijson backend yields it
+# as a surrogate (checked on the question fields); the C backend turns it into "?", so the
+# validation pass also checks the raw bytes (_SurrogateCheckingReader), message text included.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# The same in the raw bytes (ijson's C backend silently turns a lone surrogate escape into "?"):
+# an unescaped \\uD800-\\uDBFF not followed by a low half, or a \\uDC00-\\uDFFF not preceded by a high one.
+_LONE_SURROGATE_ESCAPE = re.compile(
+    rb"(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})")
 _VALUE_STARTS = frozenset(("start_array", "string", "number", "boolean", "null"))
 _REQUIRED = ("question_id", "question_type", "question", "answer", "question_date",
              "haystack_session_ids", "haystack_dates", "haystack_sessions", "answer_session_ids")
@@ -86,7 +95,8 @@ def validate_longmemeval(path: str | Path, *, only_ids: set[str] | None = None, 
     path = Path(path)
     source, problems, checked = str(path), [], 0
     seen: dict[str, int] = {}
-    with _open(path) as stream:
+    with _open(path) as raw_stream:
+        stream = _SurrogateCheckingReader(raw_stream)
         try:
             for index, raw in _iter_raw(stream, source, only_ids):
                 checked += 1
@@ -114,47 +124,127 @@ def validate_longmemeval(path: str | Path, *, only_ids: set[str] | None = None, 
     return checked
 
 
+MAX_DEPTH = 32  # LongMemEval nests 5 deep (array > instance > sessions > session > message)
+
+
+class _SurrogateCheckingReader:
+    """A binary stream that raises DatasetError on a lone surrogate escape in the bytes it hands out.
+
+    ijson's C backend replaces one with "?", so the parsed text can no longer show it; checking
+    the raw bytes while the validation pass reads them costs one regex scan, no extra pass.
+    """
+
+    OVERLAP = 24  # bytes kept from the previous chunk: an escape pair spans 12
+
+    def __init__(self, stream: BinaryIO):
+        self._stream = stream
+        self._tail = b""
+        self._offset = 0  # bytes handed out before the current chunk
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._stream.read(size)
+        if b"\\u" in chunk or b"\\" in self._tail:
+            window = self._tail + chunk
+            # A high half ending the window may be paired in the next chunk: judged then (it is in the tail).
+            found = next((m for m in _LONE_SURROGATE_ESCAPE.finditer(window)
+                          if not chunk or m.end() + 6 <= len(window)), None)
+            if found is not None:
+                at = self._offset - len(self._tail) + found.end() - 6
+                raise DatasetError(f"{getattr(self._stream, 'name', 'the file')}: a lone UTF-16 surrogate escape "
+                                   f"{window[found.end() - 6:found.end()].decode('ascii')!r} near byte {at:,} "
+                                   "(text that cannot be UTF-8; the JSON parser would turn it into '?'); "
+                                   "fix or drop that character")
+        self._tail = (self._tail + chunk)[-self.OVERLAP:]
+        self._offset += len(chunk)
+        return chunk
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self._tail, position = b"", self._stream.seek(offset, whence)
+        self._offset = position
+        return position
+
+    def tell(self) -> int:
+        return self._stream.tell()
+
+
 def scan_question_index(path: str | Path) -> list[tuple[str, str]]:
     """(question_id, question_type) of every instance, in file order, in one streaming pass.
 
-    Once both fields of an instance are seen (they come first in the official files), the
-    rest of it is drained with one comparison per parser event.
+    This pass runs first on every file, so it also refuses what no later pass should meet: an
+    empty array, an instance that is not an object, a repeated question_id, and nesting deeper
+    than MAX_DEPTH (ijson's prefixed events cost O(depth^2): a hostile file could exhaust memory).
+    It reads prefix-free events and keeps the depth itself.
     """
     path, out = Path(path), []
+    source = str(path)
+    first: dict[str, int] = {}
     with _open(path) as stream:
-        _check_top_level(stream, str(path))
-        events = ijson.parse(stream)
+        _check_top_level(stream, source)
         try:
-            for prefix, event, _ in events:
-                if prefix == "item" and event == "start_map":
-                    out.append(_index_entry(events, str(path), len(out)))
+            for index, qid, qtype in _scan_events(ijson.basic_parse(stream), source):
+                if qid in first:
+                    raise DatasetError(f"{source}: instance {index}: question_id {qid!r} repeats instance "
+                                       f"{first[qid]}; ids must be unique")
+                first[qid] = index
+                out.append((qid, qtype))
         except ijson.JSONError as exc:
-            raise _json_error(str(path), stream, len(out), exc) from None
+            raise _json_error(source, stream, len(out), exc) from None
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"{source}: not valid UTF-8 ({exc.reason} at byte {exc.start} of a chunk) while "
+                               f"reading instance {len(out)} (0-based); save the file as UTF-8") from None
+    if not out:
+        raise DatasetError(f"{source}: holds no instances (an empty JSON array); nothing to benchmark")
     return out
 
 
-def _index_entry(events: Iterator[tuple[str, str, Any]], source: str, index: int
-                 ) -> tuple[str, str]:
-    qid = qtype = None
-    for prefix, event, value in events:
-        if prefix == "item.question_id":
+def _scan_events(events: Iterable[tuple[str, Any]], source: str) -> Iterator[tuple[int, str, str]]:
+    """(index, question_id, question_type) per instance from ijson.basic_parse events."""
+    depth, index, key = 0, -1, None
+    qid: Any = _MISSING
+    qtype: Any = _MISSING
+    for event, value in events:
+        if event in ("start_map", "start_array"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise DatasetError(f"{source}: instance {max(index, 0)} (0-based): JSON nested deeper than "
+                                   f"{MAX_DEPTH} levels; LongMemEval nests 5")
+            if depth == 2:
+                index += 1
+                if event != "start_map":
+                    raise _field_error(source, index, None, "(instance)", "a JSON object", [])
+                qid = qtype = _MISSING
+            elif depth == 3 and key in ("question_id", "question_type"):
+                nested: Any = {} if event == "start_map" else []  # stands in for the value in the error
+                qid, qtype = (nested, qtype) if key == "question_id" else (qid, nested)
+            continue
+        if event in ("end_map", "end_array"):
+            depth -= 1
+            if depth == 1:
+                yield index, _scanned_id(source, index, qid), _scanned_type(source, index, qid, qtype)
+            continue
+        if event == "map_key":
+            if depth == 2:
+                key = value
+            continue
+        if depth == 1:  # a scalar instance
+            index += 1
+            raise _field_error(source, index, None, "(instance)", "a JSON object", value)
+        if depth == 2 and key == "question_id":
             qid = value
-        elif prefix == "item.question_type":
+        elif depth == 2 and key == "question_type":
             qtype = value
-        elif event == "end_map" and prefix == "item":
-            break
-        if qid is not None and qtype is not None:
-            for prefix, event, _ in events:
-                if event == "end_map" and prefix == "item":
-                    break
-            break
+
+
+def _scanned_id(source: str, index: int, qid: Any) -> str:
     if not isinstance(qid, str) or not qid:
-        raise _field_error(source, index, None, "question_id", "a non-empty string",
-                           _MISSING if qid is None else qid)
+        raise _field_error(source, index, None, "question_id", "a non-empty string", qid)
+    return qid
+
+
+def _scanned_type(source: str, index: int, qid: str, qtype: Any) -> str:
     if not isinstance(qtype, str):
-        raise _field_error(source, index, qid, "question_type", "a string",
-                           _MISSING if qtype is None else qtype)
-    return qid, qtype
+        raise _field_error(source, index, qid, "question_type", "a string", qtype)
+    return qtype
 
 
 def dataset_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:
@@ -194,6 +284,9 @@ def _iter_raw(stream: BinaryIO, source: str, only_ids: set[str] | None
                 yield kept.popleft(), raw
     except ijson.JSONError as exc:
         raise _json_error(source, stream, position[0], exc) from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{source}: not valid UTF-8 ({exc.reason}) while reading instance {position[0]} "
+                           "(0-based); save the file as UTF-8") from None
 
 
 def _select_events(events: Iterable[tuple[str, str, Any]], only_ids: set[str], kept: deque[int],
@@ -283,6 +376,11 @@ def parse_instance(raw: Any, *, index: int, source: str) -> Case:
             raise fail(name, "a string", raw[name])
     if not qid:
         raise fail("question_id", "a non-empty string", raw["question_id"])
+    for name in ("question_id", "question", "question_date"):
+        if _SURROGATE.search(raw[name]):
+            raise fail(name, "text without lone surrogates (\\ud800-\\udfff escapes)", raw[name])
+    if isinstance(raw["answer"], str) and _SURROGATE.search(raw["answer"]):
+        raise fail("answer", "text without lone surrogates (\\ud800-\\udfff escapes)", raw["answer"])
     if raw["question_type"] not in QUESTION_TYPES:
         raise fail("question_type", "one of " + ", ".join(QUESTION_TYPES), raw["question_type"])
     if parse_date(raw["question_date"]) is None:

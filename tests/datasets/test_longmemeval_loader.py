@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,8 @@ import pytest
 from tests.shared_data import REAL_5Q
 
 from benchmarker.datasets.longmemeval import (
-    dataset_sha256, find_longmemeval_file, iter_longmemeval, parse_date, scan_question_index)
+    dataset_sha256, find_longmemeval_file, iter_longmemeval, parse_date, scan_question_index,
+    validate_longmemeval)
 from benchmarker.errors import DatasetError
 
 REAL = REAL_5Q
@@ -231,3 +234,54 @@ def test_find_file_prefers_cleaned(tmp_path: Path) -> None:
     (tmp_path / "data" / "longmemeval_s_cleaned.json").write_text("[]")
     found, tried = find_longmemeval_file(tmp_path, "s")
     assert found == tmp_path / "data" / "longmemeval_s_cleaned.json" and len(tried) == 4
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"[]", "holds no instances"),
+    (b"[1]", "instance 0 (0-based): field `(instance)`: expected a JSON object"),
+    (b"[null]", "expected a JSON object"),
+    (b"[[]]", "expected a JSON object"),
+    (b'[{"question_id": "q", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}]", "nested deeper than 32 levels"),
+    (b'[{"question_id": {"a": 1}, "question_type": "x"}]', "field `question_id`: expected a non-empty string"),
+])
+def test_the_index_pass_refuses_what_no_later_pass_should_meet(tmp_path: Path, data: bytes, expected: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(data)
+    with pytest.raises(DatasetError, match=re.escape(expected)):
+        scan_question_index(path)
+
+
+def test_the_index_pass_refuses_a_repeated_id_even_before_selection(tmp_path: Path) -> None:
+    path = write(tmp_path, [instance("q1"), instance("q2"), instance("q1")])
+    with pytest.raises(DatasetError, match="instance 2: question_id 'q1' repeats instance 0"):
+        scan_question_index(path)
+
+
+def test_invalid_utf8_is_a_dataset_error(tmp_path: Path) -> None:
+    good = json.dumps([instance("q1")]).encode()
+    path = tmp_path / "overlong.json"
+    path.write_bytes(good.replace(b'"second"', b'"sec\xc0\xafond"'))
+    with pytest.raises(DatasetError, match="not valid UTF-8"):
+        validate_longmemeval(path)
+
+
+@pytest.mark.parametrize("escape, ok", [(rb"\ud800", False), (rb"\udc00x", False), (rb"\ud83d\ude00", True),
+                                         (rb"\\ud800", True)])
+def test_lone_surrogate_escapes_are_refused_pairs_kept(tmp_path: Path, escape: bytes, ok: bool) -> None:
+    good = json.dumps([instance("q1")]).encode()
+    path = tmp_path / "s.json"
+    path.write_bytes(good.replace(b'"second"', b'"sec' + escape + b'ond"'))
+    if ok:
+        assert validate_longmemeval(path) == 1
+    else:
+        with pytest.raises(DatasetError, match="lone UTF-16 surrogate escape"):
+            validate_longmemeval(path)
+
+
+def test_a_surrogate_pair_split_across_read_chunks_is_not_refused(tmp_path: Path) -> None:
+    from benchmarker.datasets.longmemeval import _SurrogateCheckingReader
+
+    data = b'"' + b"x" * 1000 + rb"\ud83d\ude00" + b'"'
+    for size in range(1, 40):  # every split point of the pair
+        reader = _SurrogateCheckingReader(io.BytesIO(data))
+        assert b"".join(iter(lambda: reader.read(size), b"")) == data
