@@ -37,6 +37,8 @@ QUICK = HttpSizes(body_mib=5, bodies=2, sessions=30, idle=20, slow=10, hold_s=1.
 
 def judge(expect: str, status: int, text: str) -> tuple[str, str]:
     """(outcome, detail) of an HTTP answer; a JSON-RPC error or isError result in a 200 is a refusal."""
+    if status == 505 and expect == "reject":  # "HTTP Version Not Supported" is the right refusal
+        return "clean", ""
     if status >= 500:
         return "5xx", f"HTTP {status}: {text[:160]}"
     refused = status >= 300 or _rpc_refusal(text)

@@ -3,8 +3,9 @@
 The script launches the real service (and, for kill -9, restarts it on the same file) and
 only counts; these tests say which counts must be zero. What holds today is asserted plainly:
 no crash or hang, no acknowledged write lost, refusals that name the argument or the file.
-Defects the fuzzer found that nobody has fixed yet are strict xfails naming the cases, so a
-fix shows up as an XPASS that asks for the marker to go.
+Defects the fuzzer found after the first full run (loader, JSON-RPC ids, HTTP version and head
+size, surrogate keys) are fixed and asserted here too; a new finding belongs here as a strict
+xfail naming the cases, so its fix shows up as an XPASS.
 """
 
 from __future__ import annotations
@@ -100,24 +101,15 @@ def test_sigterm_stops_the_service_with_exit_code_0(report):
     assert group(report, "kill9")["extra"]["sigterm_exit_code"] == 0
 
 
-# -- found by the fuzzer, not fixed yet -----------------------------------------------------------------
+def test_broken_dataset_files_all_raise_a_dataset_error(report):
+    assert labels(report, "datasets", "accepted") == [] and labels(report, "datasets", "5xx") == []
 
-@pytest.mark.xfail(strict=True, reason="the MCP SDK answers 202 to a request whose id is an object, NaN or "
-                   "1e400 (it reads it as a notification), and uvicorn's h11 takes a 100 KB header and "
-                   "HTTP/9.9 (no 431 / 505)")
+
+# -- found by the fuzzer (fixed after the first full run) -----------------------------------------------------------------
+
 def test_protocol_oddities_are_refused(report):
     assert labels(report, "http", "accepted") == []
 
 
-@pytest.mark.xfail(strict=True, reason="a lone surrogate in a tags *key* is refused by the SDK's request "
-                   "validation as 'Invalid request parameters', which does not name tags")
 def test_every_tool_refusal_names_the_argument(report):
     assert labels(report, "tools", "unclear") == []
-
-
-@pytest.mark.xfail(strict=True, reason="loader (benchmarker/datasets/longmemeval.py): [], [1], [null], [[]] load "
-                   "as 0 questions; a repeated question_id passes when the selection stops early; a \\ud800 "
-                   "escape is accepted; overlong UTF-8 raises UnicodeDecodeError; 100k-deep nesting raises "
-                   "MemoryError under a 1 GiB cap (ijson's prefixes grow O(depth^2): without a cap, the OOM killer)")
-def test_broken_dataset_files_all_raise_a_dataset_error(report):
-    assert labels(report, "datasets", "accepted") == [] and labels(report, "datasets", "5xx") == []

@@ -145,6 +145,40 @@ def test_unparsable_mcp_bodies_are_a_json_rpc_parse_error(roomy, raw):
     assert body["error"]["message"].startswith("Parse error")
 
 
+def _raw_request(svc: EmbeddedMemoryService, head: bytes) -> bytes:
+    sock = _connect(svc)
+    try:
+        sock.sendall(head)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        return received
+    finally:
+        sock.close()
+
+
+def test_an_unknown_http_version_is_505(roomy):
+    reply = _raw_request(roomy, b"GET /v0/health HTTP/9.9\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 505") and b"use HTTP/1.1" in reply
+
+
+def test_a_request_head_over_16_kib_is_431_even_in_one_read(roomy):
+    head = (b"GET /v0/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 100_000
+            + b"\r\nConnection: close\r\n\r\n")
+    assert _raw_request(roomy, head).startswith(b"HTTP/1.1 431")
+    assert probe(roomy.health_url)[0]
+
+
+@pytest.mark.parametrize("rpc_id", ['{"a": 1}', "NaN", "1e400", "1.5", "true", "[1]"])
+def test_a_request_id_json_rpc_forbids_is_an_invalid_request_not_a_silent_202(roomy, rpc_id):
+    raw = '{"jsonrpc": "2.0", "id": %s, "method": "tools/list"}' % rpc_id
+    response = httpx.post(roomy.mcp_url, content=raw.encode(), headers={**MCP_HEADERS, **roomy.auth_headers},
+                          timeout=10)
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["error"]["code"] == -32600 and "id must be a string, an integer or null" in body["error"]["message"]
+
+
 @pytest.mark.parametrize("raw", [b'{"memoryId": "m", "query": "caf\xff"}', NESTED.encode(),
                                  ('{"memoryId": %s, "query": "x"}' % JUST_PARSEABLE).encode()],
                          ids=["invalid-utf8", "100k-nested", "960-nested"])

@@ -162,6 +162,13 @@ def test_tags_with_nan_are_refused_and_nothing_is_stored(mcp, memory):
     assert mcp.ok("list_entries", vault_id=vault_id, memory_id=memory_id)["count"] == before
 
 
+def test_a_lone_surrogate_in_a_tags_key_is_refused_naming_tags(mcp, memory):
+    vault_id, memory_id = memory
+    is_error, text = mcp.call("add_entry", '{"vault_id":"%s","memory_id":"%s","raw_entry":"r","summary":"s",'
+                                           '"tags":{"k\\ud800":1}}' % (vault_id, memory_id))
+    assert is_error and text.startswith("add_entry: tags: is not valid UTF-8 text (lone surrogate"), text
+
+
 def test_strings_are_never_reparsed_as_json(mcp, memory):
     vault_id, memory_id = memory
     for i, description in enumerate(('{"a": 1}', "null", "5", "[1, 2]", "true")):

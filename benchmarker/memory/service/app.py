@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from benchmarker.memory.service.errors import NotFoundError, ServiceError
 from benchmarker.memory.service.finite_args import RefuseNonFiniteArguments
-from benchmarker.memory.service.limits_http import BodyGuard
+from benchmarker.memory.service.limits_http import BodyGuard, ProtocolGuard
 from benchmarker.memory.service.security import BearerAuth, HostOriginGuard
 from benchmarker.memory.service.service import MemoryService
 from benchmarker.memory.service.settings import ServiceSettings
@@ -101,4 +101,4 @@ def _guards(settings: ServiceSettings) -> list[Middleware]:
     host_check = Middleware(HostOriginGuard, bound_host=settings.host, allowed_hosts=settings.allowed_hosts,
                             allowed_origins=settings.allowed_origins)
     auth = [Middleware(BearerAuth, api_key=settings.api_key)] if settings.api_key else []
-    return [host_check, *auth, Middleware(BodyGuard, max_bytes=settings.max_body_bytes)]
+    return [Middleware(ProtocolGuard), host_check, *auth, Middleware(BodyGuard, max_bytes=settings.max_body_bytes)]

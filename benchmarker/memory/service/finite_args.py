@@ -11,13 +11,13 @@ passes through untouched.
 from __future__ import annotations
 
 import json
-from collections import deque
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from benchmarker.memory.service import validation as check
 from benchmarker.memory.service.errors import ServiceError
+from benchmarker.memory.service.limits_http import replay_body
 
 MCP_PATH = "/mcp"
 
@@ -37,11 +37,26 @@ def refusal(body: bytes) -> dict[str, Any] | None:
     try:
         for name, value in arguments.items():
             check.finite(str(name), value)
+            _well_formed_keys(str(name), value)
     except ServiceError as err:
         text = f"{params.get('name')}: {err}"
         return {"jsonrpc": "2.0", "id": message["id"],
                 "result": {"content": [{"type": "text", "text": text}], "isError": True}}
     return None
+
+
+def _well_formed_keys(argument: str, value: Any) -> None:
+    """A lone surrogate in an object key (tags) made the SDK answer "Invalid request parameters",
+    naming nothing; values are checked by validation.py, keys here."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, item in node.items():
+                check.utf8_size(argument, str(key))
+                stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
 
 
 class RefuseNonFiniteArguments:
@@ -65,7 +80,7 @@ class RefuseNonFiniteArguments:
         body = b"".join(chunks)
         answer = refusal(body)
         if answer is None:
-            await self.app(scope, _replay(body, receive), send)
+            await self.app(scope, replay_body(body, receive), send)
             return
         payload = json.dumps(answer, ensure_ascii=False).encode("utf-8")
         await send({"type": "http.response.start", "status": 200,
@@ -74,11 +89,3 @@ class RefuseNonFiniteArguments:
         await send({"type": "http.response.body", "body": payload})
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A receive() that hands the app the body already read, then whatever comes next."""
-    queue: deque[Message] = deque([{"type": "http.request", "body": body, "more_body": False}])
-
-    async def replay() -> Message:
-        return queue.popleft() if queue else await receive()
-
-    return replay

@@ -17,28 +17,46 @@ from collections import deque
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from benchmarker.memory.service.connections import MAX_HEADER_BYTES
 from benchmarker.memory.service.security import send_json
 
 JSON_PATHS = frozenset({"/mcp", "/v0/search"})
 PARSE_ERROR = -32700  # JSON-RPC 2.0
+INVALID_REQUEST = -32600
 MAX_JSON_DEPTH = 100  # a tool call nests ~5 levels (envelope, params, arguments, tags)
 
 
-def json_problem(body: bytes) -> str | None:
-    """Why `body` is not one JSON text, or None when it parses."""
+def rpc_id_problem(value: object) -> str | None:
+    """Why a JSON-RPC message's `id` is invalid (2.0: a string, an integer or null), or None.
+
+    The MCP SDK reads a message with an object, NaN or 1e400 id as a notification and answers
+    202, so the caller never learns its request was dropped.
+    """
+    for message in value if isinstance(value, list) else [value]:
+        if not isinstance(message, dict) or "id" not in message:
+            continue
+        rpc_id = message["id"]
+        if rpc_id is None or isinstance(rpc_id, str) or (isinstance(rpc_id, int) and not isinstance(rpc_id, bool)):
+            continue
+        return f"id must be a string, an integer or null, got {json.dumps(rpc_id)[:40]}"
+    return None
+
+
+def parse_json(body: bytes) -> tuple[object, str | None]:
+    """(value, None) when `body` is one JSON text, else (None, why not)."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as err:
-        return f"body is not UTF-8 (byte {err.start}: {body[err.start:err.start + 1]!r})"
+        return None, f"body is not UTF-8 (byte {err.start}: {body[err.start:err.start + 1]!r})"
     try:
         value = json.loads(text)
     except RecursionError:
-        return f"body is nested deeper than {MAX_JSON_DEPTH} levels"
+        return None, f"body is nested deeper than {MAX_JSON_DEPTH} levels"
     except ValueError as err:
-        return f"body is not JSON ({err})"
+        return None, f"body is not JSON ({err})"
     if _deeper_than(value, MAX_JSON_DEPTH):
-        return f"body is nested deeper than {MAX_JSON_DEPTH} levels"
-    return None
+        return None, f"body is nested deeper than {MAX_JSON_DEPTH} levels"
+    return value, None
 
 
 def _deeper_than(value: object, limit: int) -> bool:
@@ -82,11 +100,16 @@ class BodyGuard:
         if body is None:
             return  # the client went away before its body was complete: nobody to answer
         if scope["method"] == "POST" and scope["path"] in JSON_PATHS:
-            problem = json_problem(body)
+            value, problem = parse_json(body)
             if problem is not None:
                 await self._bad_json(scope["path"], problem, send)
                 return
-        await self.app(scope, _replay(body, receive), send)
+            problem = rpc_id_problem(value) if scope["path"] == "/mcp" else None
+            if problem is not None:
+                await send_json(send, 400, {"jsonrpc": "2.0", "id": None,
+                                            "error": {"code": INVALID_REQUEST, "message": f"Invalid Request: {problem}"}})
+                return
+        await self.app(scope, replay_body(body, receive), send)
 
     async def _read(self, receive: Receive) -> bytes | None:
         """The whole body (None if the client disconnected first); _TooLarge past `max_bytes`."""
@@ -118,7 +141,7 @@ class BodyGuard:
         await send_json(send, 400, body)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay_body(body: bytes, receive: Receive) -> Receive:
     """A receive() that hands the app the body already read, then whatever comes next (a disconnect)."""
     queue: deque[Message] = deque([{"type": "http.request", "body": body, "more_body": False}])
 
@@ -126,3 +149,31 @@ def _replay(body: bytes, receive: Receive) -> Receive:
         return queue.popleft() if queue else await receive()
 
     return replay
+
+
+class ProtocolGuard:
+    """505 for an HTTP version we do not speak, 431 for a request head over MAX_HEADER_BYTES.
+
+    h11 parses `HTTP/9.9` as a request, and its size limit applies only while a head is still
+    incomplete, so a 100 KB head that arrives in one read went through; both are refused here,
+    before any other middleware spends time on them.
+    """
+
+    VERSIONS = frozenset({"1.0", "1.1"})
+
+    def __init__(self, app: ASGIApp, max_header_bytes: int = MAX_HEADER_BYTES):
+        self.app = app
+        self.max_header_bytes = max_header_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            if scope.get("http_version") not in self.VERSIONS:
+                await send_json(send, 505, {"error": f"HTTP/{scope.get('http_version')} is not supported; "
+                                                     "use HTTP/1.1"}, {"Connection": "close"})
+                return
+            size = sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
+            if size > self.max_header_bytes:
+                await send_json(send, 431, {"error": f"request headers are {size} bytes; the limit is "
+                                                     f"{self.max_header_bytes}"}, {"Connection": "close"})
+                return
+        await self.app(scope, receive, send)
