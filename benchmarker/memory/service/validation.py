@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
+from benchmarker.config_schema import MYCELIAN_TITLE
 from benchmarker.memory.service.errors import ServiceError
 from benchmarker.memory.service.settings import (
     DESCRIPTION_MAX_CHARS,
@@ -29,7 +29,6 @@ from benchmarker.memory.service.settings import (
 )
 from benchmarker.memory.service.timefmt import normalize_cursor
 
-_TITLE = re.compile(r"^[A-Za-z0-9-]+$")
 
 
 def utf8_size(argument: str, value: str) -> int:
@@ -61,7 +60,7 @@ def title(value: Any, *, strict: bool) -> str:
     value = text("title", value, max_bytes=4 * TITLE_MAX_CHARS)
     if len(value) > TITLE_MAX_CHARS:
         raise ServiceError("title", f"is {len(value)} characters; the limit is {TITLE_MAX_CHARS}")
-    if strict and not _TITLE.match(value):
+    if strict and not MYCELIAN_TITLE.match(value):  # the rule config validation applies to vault_title
         raise ServiceError("title", f"{value!r} contains characters Mycelian rejects; use only letters, digits "
                                     "and hyphens (e.g. replace '_' with '-'), at most 50 characters")
     return value
