@@ -14,10 +14,10 @@ alpha, top_k) come from its summary.json, else from its results lines.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.jsonl import read_json_object
 from benchmarker.eval.qa_metrics import qa_metrics
 from benchmarker.eval.records import load_results
 from benchmarker.eval.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
@@ -28,21 +28,13 @@ BOOTSTRAP_ITERATIONS = 10_000
 BOOTSTRAP_SEED = 0
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _run_name(run_dir: Path) -> str:
-    return str(_read_json(run_dir / "manifest.json").get("run_id") or run_dir.name)
+    return str(read_json_object(run_dir / "manifest.json").get("run_id") or run_dir.name)
 
 
 def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
     """mode, embedder, alpha and top_k of a run: what you changed between two runs of a sweep."""
-    run = _read_json(run_dir / "summary.json").get("run") or {}
+    run = read_json_object(run_dir / "summary.json").get("run") or {}
     first = results[0] if results else {}
     memory = run.get("memory") or {}
     alpha = run.get("alpha", first.get("alpha"))

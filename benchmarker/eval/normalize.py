@@ -113,7 +113,8 @@ def clean(text: Any) -> str:
     t = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", t)
     t = _MONEY_MAGNITUDE.sub(lambda m: m[1] + _scaled(m[2], m[3]), t)
     t = _MAGNITUDE.sub(lambda m: _scaled(m[1], m[2]) if m[1] else _scaled(m[3], "k"), t)
-    t = re.sub(r"([$€£¥₹])\s?(\d+(?:\.\d+)?)", lambda m: f" {m[2]} {_CURRENCIES[m[1]]} ", t)
+    # A run of symbols ("$$5", "$ $5") is one currency: leaving one behind made cleaning non-idempotent.
+    t = re.sub(r"([$€£¥₹])[$€£¥₹\s]*?(\d+(?:\.\d+)?)", lambda m: f" {m[2]} {_CURRENCIES[m[1]]} ", t)
     t = re.sub(rf"{_NUM}\s?(?:usd|bucks)\b", r"\1 dollars", t)
     t = re.sub(r"\bper ?cent\b", "percent", t).replace("%", " percent ")
     t = re.sub(r"(\d)(am|pm)\b", r"\1 \2", t)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.jsonl import read_json_object
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_jsonl, write_json_atomic
 
@@ -80,16 +81,8 @@ def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[
     if point:
         alpha, derived["top_k"] = parse_point_label(point)
         derived["alpha"] = None if alpha == SERVICE_ALPHA else alpha
-    written = _read_json(answers_dir / "summary.json").get("run") or {}
+    written = read_json_object(answers_dir / "summary.json").get("run") or {}
     return derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written}
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from benchmarker.run.inputs import check_resume, run_inputs
 from benchmarker.run.manifest import build_manifest, utc_now
 from benchmarker.run.models import RunModels, build_models
 from benchmarker.graph.progress import RunProgress
+from benchmarker.log.jsonl import read_json_object
 from benchmarker.log.store import RunLog
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     _check_writable(run_dir, config)
     base_store = RunLog(run_dir)
     plan = plan_dataset(config, run_dir)
-    previous = _read_json(base_store.manifest_path)
+    previous = read_json_object(base_store.manifest_path) or None
     # The ledger starts from what earlier attempts of this run spent: a resume reports the whole cost.
     models = build_models(config, earlier_tokens=(previous or {}).get("tokens"), with_agent=replay is None)
     inputs = run_inputs(config, dataset_sha256=plan.sha256, dataset_description=plan.description,
@@ -186,15 +187,6 @@ def _check_writable(run_dir: Path, config) -> None:
     except OSError as err:
         raise UserError(f"cannot write the run directory {run_dir} ({err.strerror or err}); set [run].output_dir "
                         f"in {config.config_path} to a folder you can write") from None
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    import json
-
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previous) -> dict[str, Any]:
