@@ -18,6 +18,7 @@ judging phase without memory calls does not cost the run its session.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
@@ -106,6 +107,11 @@ class MemoryClient:
         except BaseExceptionGroup as group:
             # The transport's task group wraps whatever escapes the body (a MemoryToolError, a
             # KeyError in the caller's code): hand the caller its own exception back.
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # Ctrl-C cancels the run's task; a request in flight then fails in the transport
+                # (ClosedResourceError), and that leaf must not replace the cancellation (exit 130).
+                raise asyncio.CancelledError() from group
             leaf = _only_leaf(group)
             if isinstance(leaf, unreachable) and not opened:
                 raise ConnectionError(f"cannot reach the memory MCP server at {url}: {leaf}") from leaf

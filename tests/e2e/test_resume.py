@@ -109,7 +109,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> No
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err.decode()[-3000:]
     assert "run the same command again to resume" in err.decode()
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
     service = subprocess.run(["pgrep", "-f", str(run_dir / "memory.sqlite")], capture_output=True, text=True)
