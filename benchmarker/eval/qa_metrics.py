@@ -10,7 +10,8 @@ Definitions (a "cell" is {"n", "correct", "accuracy", "ci95": [lo, hi], "unjudge
   - task_averaged: the unweighted mean of the per-type accuracies over the types present
     (for LongMemEval: the six types), i.e. the official "Task-averaged Accuracy". It has no
     Wilson interval; "types" lists what was averaged;
-  - abstention: questions whose id ends in `_abs`.
+  - abstention: questions whose id ends in `_abs`;
+  - not_graded: answers of a retrieval-only run (grade.judge "none"), outside every cell.
 Works for any suite: in-house kinds simply bring other question_type values.
 """
 
@@ -36,8 +37,15 @@ def is_abstention(record: dict[str, Any]) -> bool:
     return bool(record.get("is_abstention")) or str(record.get("question_id", "")).endswith("_abs")
 
 
+def not_graded(record: dict[str, Any]) -> bool:
+    """An answer nothing was asked to judge (a retrieval-only run's): not a QA answer at all."""
+    return record.get("label") is None and (record.get("grade") or {}).get("judge") == "none"
+
+
 def qa_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The `qa` block of summary.json (module docstring)."""
+    """The `qa` block of summary.json (module docstring); not-graded records are left out, counted apart."""
+    skipped = sum(1 for r in results if not_graded(r))
+    results = [r for r in results if not not_graded(r)]
     by_type: dict[str, list[bool | None]] = {}
     for r in results:
         by_type.setdefault(str(r.get("question_type") or "unknown"), []).append(r.get("label"))
@@ -51,4 +59,5 @@ def qa_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
         "by_type": types,
         "judged": sum(1 for r in results if r.get("label") is not None),
         "unjudged": sum(1 for r in results if r.get("label") is None),
+        "not_graded": skipped,
     }

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarker.eval.qa_metrics import is_abstention, qa_metrics
+from benchmarker.eval.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.eval.retrieval_metrics import retrieval_metrics
 
 SCHEMA_VERSION = 1
@@ -68,10 +68,6 @@ RETRIEVAL_NOTE = ("retrieval-only run: every message was written straight to mem
 def is_retrieval_only(run_meta: dict[str, Any]) -> bool:
     """A `[run] mode = "retrieval"` run: nothing was answered, so nothing was judged."""
     return run_meta.get("mode") == "retrieval"
-
-
-def _not_graded(record: dict[str, Any]) -> bool:
-    return record.get("label") is None and (record.get("grade") or {}).get("judge") == "none"
 
 
 def _num(value: Any) -> float | None:
@@ -166,8 +162,8 @@ def counts_block(results: list[dict[str, Any]]) -> dict[str, Any]:
     models = {m for r in results if (m := (r.get("grade") or {}).get("model"))}
     return {"questions": len(results),
             "judged": sum(1 for r in results if r.get("label") is not None),
-            "unjudged": sum(1 for r in results if r.get("label") is None and not _not_graded(r)),
-            "not_graded": sum(1 for r in results if _not_graded(r)),
+            "unjudged": sum(1 for r in results if r.get("label") is None and not not_graded(r)),
+            "not_graded": sum(1 for r in results if not_graded(r)),
             "abstention": sum(1 for r in results if is_abstention(r)),
             "by_type": dict(sorted(Counter(str(r.get("question_type")) for r in results).items())),
             "by_kind": dict(sorted(Counter(str(r.get("kind") or "unknown") for r in results).items())),

@@ -67,10 +67,11 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
     elif ctx.mode == "retrieval":
         from benchmarker.graph.direct_ingest import write_entries_directly
 
-        entries, failed = await write_entries_directly(ctx, case, record), 0
+        entries, failed = await write_entries_directly(ctx, case, record), 0  # it awaits (and logs) itself
     else:
         entries, failed = await _ingest_with_agent(ctx, case, record, state["setup"]["default_prompts"])
-    await ctx.client.await_consistency(record.memory_id)
+    if ctx.mode != "retrieval" or ctx.replay is not None:
+        await ctx.client.await_consistency(record.memory_id)
     record.status, record.ingested, record.entries, record.failed_turns = "ingested", True, entries, failed
     record.ingest_s = round(time.monotonic() - started, 3)
     if ctx.agent is not None and ctx.replay is None and ctx.mode == "agent":

@@ -84,7 +84,8 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
     result = await ctx.client.search(memory.memory_id, question.question, top_k=ctx.search.top_k,
                                      alpha=ctx.search.alpha)
     search_ms = (time.monotonic() - t0) * 1000
-    ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=question.question_id, caller="harness",
+    caller = "retrieval" if ctx.mode == "retrieval" else "harness"  # the measured search of a retrieval run
+    ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=question.question_id, caller=caller,
                                   tool="search_memories", args={"query": question.question,
                                                                 "top_k": ctx.search.top_k, "alpha": ctx.search.alpha},
                                   result_preview=f"{result.get('count', 0)} hits", latency_ms=round(search_ms, 1)))

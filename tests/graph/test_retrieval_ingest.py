@@ -47,6 +47,10 @@ async def test_summarise_of_a_retrieval_run_names_the_index_and_keeps_tool_stats
     assert (summary["run"]["top_k"], summary["offline"], summary["counts"]["unjudged"]) == (5, False, 0)
     assert "_ingest_done" not in summary["speed"]["tool_latency_by_tool_ms"]
     assert summary["speed"]["tool_latency_by_tool_ms"]["search_memories"]["n"] == 1
+    assert (summary["qa"]["unjudged"], summary["qa"]["not_graded"], summary["qa"]["overall"]["n"]) == (0, 1, 0)
+    ctx.log.close()
+    searches = [d for d in lines(ctx.log.decisions_path) if d["tool"] == "search_memories"]
+    assert [d["caller"] for d in searches] == ["retrieval"]  # the measured search, not a harness lookup
     report = (config.run_dir / "report.md").read_text(encoding="utf-8")
     assert "embedder `none` (BM25 only), alpha `0.0` (the service's), top_k `5`" in report
     assert "## Worst questions by retrieval" in report and "unjudged" not in report
