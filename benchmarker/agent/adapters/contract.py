@@ -1,0 +1,110 @@
+"""What the harness needs from any agent under test: learn, answer, reset, close.
+
+The built-in memory agent, an HTTP service and a subprocess all meet this one contract, so a
+run (once wired in) can evaluate an outside agent without knowing how it is reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Operation = Literal["learn", "answer", "reset", "start", "close"]
+
+# Capability names an adapter may report. The transports below can carry every optional
+# answer field, so they report all of them; what a given agent fills in is up to the agent.
+LEARN = "learn"
+ANSWER = "answer"
+RESET = "reset"
+TOOL_CALLS = "tool_calls"
+REASONING_TRACE = "reasoning_trace"
+CONFIDENCE = "confidence"
+ALL_CAPABILITIES = frozenset({LEARN, ANSWER, RESET, TOOL_CALLS, REASONING_TRACE, CONFIDENCE})
+
+
+@dataclass(frozen=True)
+class LearnItem:
+    """One dataset message for the agent to remember; `content` already names speaker, session and date."""
+
+    content: str
+    role: str
+    session_id: str
+    date: str
+
+    def fields(self) -> dict[str, str]:
+        """The wire form shared by both protocols."""
+        return {"content": self.content, "role": self.role, "session_id": self.session_id, "date": self.date}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool the agent used while answering, kept for trajectory analysis."""
+
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    output: Any = None
+
+
+@dataclass(frozen=True)
+class AgentResponse:
+    """The answer plus whatever the agent reports about how it got there."""
+
+    answer: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    reasoning_trace: str = ""
+    confidence: float | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, reply: Mapping[str, Any]) -> AgentResponse:
+        """From a reply already validated against the published schema (only `answer` is required)."""
+        calls = tuple(ToolCall(str(c["name"]), dict(c.get("arguments") or {}), c.get("output"))
+                      for c in reply.get("tool_calls") or ())
+        confidence = reply.get("confidence")
+        return cls(answer=str(reply["answer"]), tool_calls=calls,
+                   reasoning_trace=str(reply.get("reasoning_trace") or ""),
+                   confidence=float(confidence) if confidence is not None else None,
+                   metadata=dict(reply.get("metadata") or {}))
+
+
+class AdapterError(RuntimeError):
+    """An agent call failed; the message names the adapter, where it was reached, and the operation."""
+
+    def __init__(self, adapter: str, target: str, operation: str, detail: str):
+        super().__init__(f"agent adapter {adapter!r} ({target}) {operation} failed: {detail}")
+        self.adapter = adapter
+        self.target = target
+        self.operation = operation
+        self.detail = detail
+
+
+@runtime_checkable
+class AgentAdapter(Protocol):
+    """An agent under test. Calls on one adapter are made one at a time, in order."""
+
+    @property
+    def name(self) -> str:
+        """Human-readable name, used in logs and errors."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the agent can do (names from this module, e.g. `tool_calls`)."""
+        ...
+
+    async def learn(self, item: LearnItem) -> None:
+        """Remember one message."""
+        ...
+
+    async def answer(self, question: str, question_date: str = "") -> AgentResponse:
+        """Answer from what was learned since the last reset."""
+        ...
+
+    async def reset(self) -> None:
+        """Forget everything learned (between cases)."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections or processes; safe to call twice."""
+        ...

@@ -1,0 +1,84 @@
+"""An example HTTP agent for the adapter tests, on 127.0.0.1 in a thread (no `benchmarker` import).
+
+Tests script its misbehaviour: `fail_next` holds statuses to return before behaving,
+`answer_delay_s` makes /answer slow, and `requests` records every call for schema checks.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.agent_adapters.keyword_memory import KeywordMemory
+
+
+class ExampleHttpAgent:
+    def __init__(self) -> None:
+        self.memory = KeywordMemory()
+        self.fail_next: list[int] = []
+        self.answer_delay_s = 0.0
+        self.answer_body: bytes | None = None  # overrides the /answer reply when set
+        self.requests: list[dict] = []  # {"path", "body", "headers"}
+        self.replies: list[dict] = []  # JSON bodies of 2xx /answer replies
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> ExampleHttpAgent:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
+
+    def handle(self, path: str, body: dict, headers: dict[str, str]) -> tuple[int, bytes]:
+        with self.lock:
+            self.requests.append({"path": path, "body": body, "headers": headers})
+            if self.fail_next:
+                status = self.fail_next.pop(0)
+                return status, json.dumps({"error": f"scripted {status}", "saw_headers": headers}).encode()
+        if path == "/learn":
+            self.memory.learn(body)
+            return 200, b'{"ok": true}'
+        if path == "/reset":
+            self.memory.reset()
+            return 204, b""
+        if path == "/answer":
+            if self.answer_delay_s:
+                self.stopping.wait(self.answer_delay_s)
+            if self.answer_body is not None:
+                return 200, self.answer_body
+            reply = self.memory.answer(body["question"], body["question_date"])
+            self.replies.append(reply)
+            return 200, json.dumps(reply).encode()
+        return 404, b'{"error": "no such path"}'
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        agent = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                status, payload = agent.handle(self.path, json.loads(raw or b"null"), dict(self.headers))
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                if payload:
+                    self.wfile.write(payload)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        return Handler

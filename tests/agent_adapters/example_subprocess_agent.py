@@ -1,0 +1,68 @@
+"""An example subprocess agent for the adapter tests: JSON Lines on stdin/stdout (no `benchmarker` import).
+
+`--mode` scripts misbehaviour on the answer op: `bad-json`, `die`, `hang`, `refuse`; `stubborn` ignores
+stdin closing and SIGTERM. EXAMPLE_AGENT_TRANSCRIPT names a file that receives every request and
+reply, one JSON object a line, for the schema checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+
+from keyword_memory import KeywordMemory  # this script's folder is on sys.path when run as a file
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", default="normal", choices=["normal", "bad-json", "die", "hang", "refuse", "stubborn"])
+    mode = parser.parse_args().mode
+    transcript = os.environ.get("EXAMPLE_AGENT_TRANSCRIPT")
+    memory = KeywordMemory()
+    print(f"example agent started in mode {mode}", file=sys.stderr, flush=True)
+    if mode == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def reply(obj: dict, request: dict) -> None:
+        if transcript:
+            with open(transcript, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"request": request, "reply": obj}) + "\n")
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        op = request.get("op")
+        if op == "learn":
+            memory.learn(request)
+            print(f"learned {len(memory.items)} items", file=sys.stderr, flush=True)
+            reply({"ok": True}, request)
+        elif op == "reset":
+            memory.reset()
+            reply({"ok": True}, request)
+        elif op == "answer":
+            if mode == "bad-json":
+                sys.stdout.write("thinking... {not json\n")
+                sys.stdout.flush()
+            elif mode == "die":
+                print("fatal: simulated crash while answering", file=sys.stderr, flush=True)
+                return 3
+            elif mode == "hang":
+                time.sleep(3600)
+            elif mode == "refuse":
+                reply({"error": "no model configured"}, request)
+            else:
+                reply(memory.answer(request["question"], request["question_date"]), request)
+        else:
+            reply({"error": f"unknown op {op!r}"}, request)
+    if mode == "stubborn":
+        time.sleep(3600)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
