@@ -7,7 +7,9 @@ Tests script its misbehaviour: `fail_next` holds statuses to return before behav
 from __future__ import annotations
 
 import json
+import sys
 import threading
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from tests.agent_adapters.keyword_memory import KeywordMemory
@@ -22,9 +24,12 @@ class ExampleHttpAgent:
         self.requests: list[dict] = []  # {"path", "body", "headers"}
         self.replies: list[dict] = []  # JSON bodies of 2xx /answer replies
         self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.stopping = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
+        self.server.handle_error = self._handle_error  # type: ignore[method-assign]
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True)
 
     @property
@@ -64,13 +69,25 @@ class ExampleHttpAgent:
             return 200, json.dumps(reply).encode()
         return 404, b'{"error": "no such path"}'
 
+    def _handle_error(self, request: object, client_address: object) -> None:
+        """A client that timed out and hung up is expected here; anything else is still printed."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            traceback.print_exc()
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         agent = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                status, payload = agent.handle(self.path, json.loads(raw or b"null"), dict(self.headers))
+                with agent.lock:
+                    agent.in_flight += 1
+                    agent.max_in_flight = max(agent.max_in_flight, agent.in_flight)
+                try:
+                    status, payload = agent.handle(self.path, json.loads(raw or b"null"), dict(self.headers))
+                finally:
+                    with agent.lock:
+                        agent.in_flight -= 1
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -141,3 +142,15 @@ async def test_a_base_url_path_prefix_is_kept(agent):
         with pytest.raises(AdapterError, match="last status 404"):
             await adapter.reset()
     assert agent.requests[0]["path"] == "/v1/agent/reset"
+
+
+def test_a_credential_given_as_a_literal_header_is_refused():
+    with pytest.raises(AdapterError, match="Authorization look like credentials; give them as environment"):
+        HttpAgentAdapter(settings("http://127.0.0.1:9", headers={"Authorization": f"Bearer {SECRET}"}))
+
+
+async def test_concurrent_calls_reach_the_agent_one_at_a_time(agent):
+    agent.answer_delay_s = 0.1
+    async with HttpAgentAdapter(settings(agent.url)) as adapter:
+        await asyncio.gather(adapter.answer("first?"), adapter.answer("second?"))
+    assert agent.max_in_flight == 1

@@ -6,6 +6,7 @@ they are masked out of every error message (a server may echo request headers in
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from tenacity import AsyncRetrying, RetryError, retry_if_exception_type, stop_af
 
 from benchmarker.agent.adapters.contract import ALL_CAPABILITIES, AdapterError, AgentResponse, LearnItem
 from benchmarker.agent.adapters.wire import first_problem
-from benchmarker.redact import MASK, redact_text, redact_url
+from benchmarker.redact import MASK, is_secret_name, redact_text, redact_url
 
 BODY_EXCERPT_CHARS = 300
 
@@ -44,7 +45,12 @@ class _Retryable(Exception):
 
 
 def resolve_headers(settings: HttpAgentSettings) -> dict[str, str]:
-    """Plain headers plus the env-named ones; a missing variable fails before any request."""
+    """Plain headers plus the env-named ones; a missing variable or a literal secret fails before any request."""
+    literal_secrets = sorted(h for h in settings.headers if is_secret_name(h))
+    if literal_secrets:
+        raise AdapterError(settings.name, redact_url(settings.base_url), "start",
+                           f"header(s) {', '.join(literal_secrets)} look like credentials; give them as "
+                           "environment variable names (header_env), not as values")
     headers = dict(settings.headers)
     for header, var in settings.header_env.items():
         value = os.environ.get(var)
@@ -64,6 +70,7 @@ class HttpAgentAdapter:
         self._secrets = [headers[h] for h in settings.header_env]
         self._client = httpx.AsyncClient(base_url=settings.base_url.rstrip("/") + "/", headers=headers,
                                          timeout=settings.timeout_s, transport=transport)
+        self._lock = asyncio.Lock()  # the protocol promises the agent one call at a time
 
     @property
     def name(self) -> str:
@@ -101,6 +108,10 @@ class HttpAgentAdapter:
         await self.close()
 
     async def _post(self, operation: str, body: dict[str, Any]) -> httpx.Response:
+        async with self._lock:
+            return await self._post_with_retries(operation, body)
+
+    async def _post_with_retries(self, operation: str, body: dict[str, Any]) -> httpx.Response:
         s = self.settings
         retrying = AsyncRetrying(
             stop=stop_after_attempt(max(1, s.max_attempts)),
