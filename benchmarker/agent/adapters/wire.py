@@ -14,12 +14,12 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
-Protocol = Literal["http", "subprocess"]
-SCHEMA_FILES: dict[Protocol, str] = {"http": "http_agent.schema.json", "subprocess": "subprocess_agent.schema.json"}
+WireProtocol = Literal["http", "subprocess"]
+SCHEMA_FILES: dict[WireProtocol, str] = {"http": "http_agent.schema.json", "subprocess": "subprocess_agent.schema.json"}
 
 
 @cache
-def schema(protocol: Protocol) -> dict[str, Any]:
+def schema(protocol: WireProtocol) -> dict[str, Any]:
     """The whole schema document for one protocol."""
     path = resources.files("benchmarker.agent.adapters").joinpath("schemas", SCHEMA_FILES[protocol])
     loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
@@ -27,7 +27,7 @@ def schema(protocol: Protocol) -> dict[str, Any]:
 
 
 @cache
-def _validator(protocol: Protocol, definition: str) -> Draft202012Validator:
+def _validator(protocol: WireProtocol, definition: str) -> Draft202012Validator:
     root = schema(protocol)
     if definition not in root["$defs"]:
         raise KeyError(f"{SCHEMA_FILES[protocol]} has no definition {definition!r}")
@@ -35,13 +35,13 @@ def _validator(protocol: Protocol, definition: str) -> Draft202012Validator:
     return Draft202012Validator({**root, "$ref": f"#/$defs/{definition}"})
 
 
-def problems(protocol: Protocol, definition: str, instance: Any) -> list[str]:
+def problems(protocol: WireProtocol, definition: str, instance: Any) -> list[str]:
     """Why `instance` does not match `definition` (empty when it does), each naming the JSON path."""
     found = sorted(_validator(protocol, definition).iter_errors(instance), key=lambda e: list(e.absolute_path))
     return [f"{e.json_path}: {e.message}" for e in found]
 
 
-def first_problem(protocol: Protocol, definition: str, instance: Any) -> str | None:
+def first_problem(protocol: WireProtocol, definition: str, instance: Any) -> str | None:
     """The first mismatch, short enough for an error message; None when `instance` matches."""
     found = problems(protocol, definition, instance)
     if not found:
