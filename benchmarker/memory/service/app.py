@@ -4,7 +4,8 @@
     POST /v0/search   {"memoryId", "query", "topK", "alpha"?} -> search_memories' JSON
 
 Around every route, outermost first: Host/Origin checks, the bearer key (when set; health is
-public), the body cap and JSON parse check (security.py, limits_http.py).
+public), the body cap, the JSON parse check and the tool-argument check (security.py,
+limits_http.py, finite_args.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from benchmarker.memory.service.errors import NotFoundError, ServiceError
-from benchmarker.memory.service.finite_args import RefuseNonFiniteArguments
 from benchmarker.memory.service.limits_http import BodyGuard, ProtocolGuard
 from benchmarker.memory.service.security import BearerAuth, HostOriginGuard
 from benchmarker.memory.service.service import MemoryService
@@ -94,7 +94,7 @@ def build_app(svc: MemoryService) -> Starlette:
             await svc.close()
 
     return Starlette(routes=[*_rest_routes(svc), *mcp_app.routes], lifespan=lifespan,
-                     middleware=[*_guards(svc.settings), Middleware(RefuseNonFiniteArguments)])
+                     middleware=_guards(svc.settings))
 
 
 def _guards(settings: ServiceSettings) -> list[Middleware]:

@@ -2,32 +2,23 @@
 
 Python's JSON parser reads NaN, Infinity and numbers too large for a double (1e400) as floats,
 and the SDK then re-serialises every request with pydantic, which writes them as null: top_k=NaN
-silently became the default and tags {"a": NaN} were stored as {"a": null}. This middleware
+silently became the default and tags {"a": NaN} were stored as {"a": null}. The service
 answers such a tools/call itself with the tool error validation.py gives for the same value on
-the REST API (`search_memories: top_k: must be a finite number, got NaN`); every other request
-passes through untouched.
+the REST API (`search_memories: top_k: must be a finite number, got NaN`), from the body
+BodyGuard (limits_http.py) has already read and parsed; every other request passes through.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
-
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from benchmarker.memory.service import validation as check
 from benchmarker.memory.service.errors import ServiceError
-from benchmarker.memory.service.limits_http import replay_body
-
-MCP_PATH = "/mcp"
 
 
-def refusal(body: bytes) -> dict[str, Any] | None:
-    """The JSON-RPC answer for a tools/call whose arguments hold a non-finite number, else None."""
-    try:
-        message = json.loads(body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None  # not ours to judge: the SDK answers with a parse error
+def refusal(message: object) -> dict[str, Any] | None:
+    """The JSON-RPC answer for a parsed tools/call whose arguments hold a non-finite number (or a
+    key that is not text), else None. BodyGuard calls it with the body it has already parsed."""
     if not isinstance(message, dict) or message.get("method") != "tools/call" or "id" not in message:
         return None
     params = message.get("params")
@@ -57,35 +48,3 @@ def _well_formed_keys(argument: str, value: Any) -> None:
                 stack.append(item)
         elif isinstance(node, list):
             stack.extend(node)
-
-
-class RefuseNonFiniteArguments:
-    """ASGI middleware: POST /mcp bodies are read once, checked, then replayed to the app."""
-
-    def __init__(self, app: ASGIApp):
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != MCP_PATH:
-            await self.app(scope, receive, send)
-            return
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away before its body was complete
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        answer = refusal(body)
-        if answer is None:
-            await self.app(scope, replay_body(body, receive), send)
-            return
-        payload = json.dumps(answer, ensure_ascii=False).encode("utf-8")
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(payload)).encode())]})
-        await send({"type": "http.response.body", "body": payload})
-
-

@@ -2,7 +2,7 @@
 
 The cap is checked on Content-Length before reading and again while counting chunked bytes, so
 an oversized body is refused (413) without being held in memory. Bodies POSTed to /mcp and
-/v0/search are then parsed once here: bytes that are not UTF-8 and deep nesting raised
+/v0/search are then parsed once here (and tool arguments checked, finite_args.py): bytes that are not UTF-8 and deep nesting raised
 UnicodeDecodeError / RecursionError inside the MCP SDK and the search route (HTTP 500); here they
 are a 400 (on /mcp a JSON-RPC parse error, -32700). Depth is capped well below the recursion
 limit because the SDK parses again from a deeper stack: a body that just passes json.loads here
@@ -18,6 +18,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from benchmarker.memory.service.connections import MAX_HEADER_BYTES
+from benchmarker.memory.service.finite_args import refusal
 from benchmarker.memory.service.security import send_json
 
 JSON_PATHS = frozenset({"/mcp", "/v0/search"})
@@ -99,16 +100,22 @@ class BodyGuard:
             return
         if body is None:
             return  # the client went away before its body was complete: nobody to answer
-        if scope["method"] == "POST" and scope["path"] in JSON_PATHS:
+        path = scope["path"].rstrip("/") or "/"
+        if scope["method"] == "POST" and path in JSON_PATHS:
             value, problem = parse_json(body)
             if problem is not None:
-                await self._bad_json(scope["path"], problem, send)
+                await self._bad_json(path, problem, send)
                 return
-            problem = rpc_id_problem(value) if scope["path"] == "/mcp" else None
-            if problem is not None:
-                await send_json(send, 400, {"jsonrpc": "2.0", "id": None,
-                                            "error": {"code": INVALID_REQUEST, "message": f"Invalid Request: {problem}"}})
-                return
+            if path == "/mcp":
+                problem = rpc_id_problem(value)
+                if problem is not None:
+                    await send_json(send, 400, {"jsonrpc": "2.0", "id": None, "error": {
+                        "code": INVALID_REQUEST, "message": f"Invalid Request: {problem}"}})
+                    return
+                answer = refusal(value)  # NaN / Infinity / a bad key in tool arguments, before the SDK
+                if answer is not None:
+                    await send_json(send, 200, answer)
+                    return
         await self.app(scope, replay_body(body, receive), send)
 
     async def _read(self, receive: Receive) -> bytes | None:

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from benchmarker.memory.service.settings import ServiceSettings, is_loopback
+from benchmarker.memory.service.settings import is_loopback
 
 PUBLIC_PATHS = frozenset({"/v0/health"})  # Mycelian's health is public: liveness probes carry no key
 
@@ -65,10 +65,6 @@ class HostOriginGuard:
         if bound and not _is_ip(bound):
             self.names.add((bound, ""))
         self.origins = {o.strip().lower().rstrip("/") for o in allowed_origins}
-
-    @classmethod
-    def from_settings(cls, app: ASGIApp, settings: ServiceSettings) -> "HostOriginGuard":
-        return cls(app, settings.host, settings.allowed_hosts, settings.allowed_origins)
 
     def _named(self, host: str, port: str) -> bool:
         return (host, "") in self.names or (host, port) in self.names
