@@ -37,6 +37,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _LONE_SURROGATE_ESCAPE = re.compile(
     rb"(?<!\\)(?:\\\\)*(?:\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})")
+MAX_DEPTH = 32  # LongMemEval nests 5 deep (array > instance > sessions > session > message)
 _VALUE_STARTS = frozenset(("start_array", "string", "number", "boolean", "null"))
 _REQUIRED = ("question_id", "question_type", "question", "answer", "question_date",
              "haystack_session_ids", "haystack_dates", "haystack_sessions", "answer_session_ids")
@@ -124,9 +125,6 @@ def validate_longmemeval(path: str | Path, *, only_ids: set[str] | None = None, 
     return checked
 
 
-MAX_DEPTH = 32  # LongMemEval nests 5 deep (array > instance > sessions > session > message)
-
-
 class _SurrogateCheckingReader:
     """A binary stream that raises DatasetError on a lone surrogate escape in the bytes it hands out.
 
@@ -190,8 +188,7 @@ def scan_question_index(path: str | Path) -> list[tuple[str, str]]:
         except ijson.JSONError as exc:
             raise _json_error(source, stream, len(out), exc) from None
         except UnicodeDecodeError as exc:
-            raise DatasetError(f"{source}: not valid UTF-8 ({exc.reason} at byte {exc.start} of a chunk) while "
-                               f"reading instance {len(out)} (0-based); save the file as UTF-8") from None
+            raise _utf8_error(source, len(out), exc) from None
     if not out:
         raise DatasetError(f"{source}: holds no instances (an empty JSON array); nothing to benchmark")
     return out
@@ -285,8 +282,7 @@ def _iter_raw(stream: BinaryIO, source: str, only_ids: set[str] | None
     except ijson.JSONError as exc:
         raise _json_error(source, stream, position[0], exc) from None
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{source}: not valid UTF-8 ({exc.reason}) while reading instance {position[0]} "
-                           "(0-based); save the file as UTF-8") from None
+        raise _utf8_error(source, position[0], exc) from None
 
 
 def _select_events(events: Iterable[tuple[str, str, Any]], only_ids: set[str], kept: deque[int],
@@ -347,6 +343,11 @@ def _check_top_level(stream: BinaryIO, source: str) -> None:
                            f"level, found {start!r}; is this a LongMemEval file?")
 
 
+def _utf8_error(source: str, index: int, exc: UnicodeDecodeError) -> DatasetError:
+    return DatasetError(f"{source}: not valid UTF-8 ({exc.reason}) while reading instance {index} (0-based); "
+                        "save the file as UTF-8")
+
+
 def _json_error(source: str, stream: BinaryIO, index: int, exc: Exception) -> DatasetError:
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     try:
@@ -376,11 +377,9 @@ def parse_instance(raw: Any, *, index: int, source: str) -> Case:
             raise fail(name, "a string", raw[name])
     if not qid:
         raise fail("question_id", "a non-empty string", raw["question_id"])
-    for name in ("question_id", "question", "question_date"):
-        if _SURROGATE.search(raw[name]):
+    for name in ("question_id", "question", "question_date", "answer"):
+        if isinstance(raw[name], str) and _SURROGATE.search(raw[name]):
             raise fail(name, "text without lone surrogates (\\ud800-\\udfff escapes)", raw[name])
-    if isinstance(raw["answer"], str) and _SURROGATE.search(raw["answer"]):
-        raise fail("answer", "text without lone surrogates (\\ud800-\\udfff escapes)", raw["answer"])
     if raw["question_type"] not in QUESTION_TYPES:
         raise fail("question_type", "one of " + ", ".join(QUESTION_TYPES), raw["question_type"])
     if parse_date(raw["question_date"]) is None:
