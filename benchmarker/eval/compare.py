@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarker.eval.fmt import pct
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.eval.qa_metrics import qa_metrics
 from benchmarker.eval.records import load_results
@@ -83,15 +84,11 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
             "runs": [{k: v for k, v in run.items() if k != "results"} for run in runs], "pairs": pairs}
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
 def _cell(c: dict[str, Any] | None) -> str:
     if not c or not c.get("n"):
         return "n/a"
     lo, hi = c["ci95"]
-    return f"{_pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"
+    return f"{pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"
 
 
 def format_compare(comparison: dict[str, Any]) -> str:
@@ -120,7 +117,7 @@ def format_compare(comparison: dict[str, Any]) -> str:
 def _qa_rows(comparison: dict[str, Any]) -> list[str]:
     runs, lines = comparison["runs"], []
     rows = [("overall", lambda q: _cell(q["overall"])),
-            ("task-averaged", lambda q: _pct(q["task_averaged"]["accuracy"])),
+            ("task-averaged", lambda q: pct(q["task_averaged"]["accuracy"])),
             ("abstention", lambda q: _cell(q["abstention"]))]
     rows += [(t, (lambda t: lambda q: _cell(q["by_type"].get(t)))(t)) for t in comparison["types"]]
     rows.append(("unjudged", lambda q: str(q["unjudged"])))
@@ -137,7 +134,7 @@ def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:
         f"{100 * boot['diff']:+.1f} points, 95% CI [{100 * boot['lo']:+.1f}, {100 * boot['hi']:+.1f}]")
     return ["", f"- questions judged in both: {pair['n_common']} "
             f"(excluded: {pair['excluded_unjudged_or_missing']} unjudged or missing in one run)",
-            f"- accuracy on those: {_pct(pair['baseline_accuracy'])} -> {_pct(pair['accuracy'])}",
+            f"- accuracy on those: {pct(pair['baseline_accuracy'])} -> {pct(pair['accuracy'])}",
             f"- difference (paired bootstrap, {boot['iterations']} resamples, seed {boot['seed']}): {diff}",
             f"- flips: {pair['b']} correct -> wrong, {pair['c']} wrong -> correct; "
             f"exact McNemar p = {pair['mcnemar_p']:.4g}",

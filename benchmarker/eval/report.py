@@ -15,6 +15,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from benchmarker.eval.fmt import num, pct
 from benchmarker.eval.markdown_html import render
 from benchmarker.eval.plots import (
     measured_ks,
@@ -39,14 +40,6 @@ pre{background:#f6f8fa;padding:.8em;overflow-x:auto}figure{margin:1em 0}img{max-
 blockquote{border-left:4px solid #e0a030;background:#fff8e6;margin:1em 0;padding:.5em 1em}
 ul{padding-left:1.4em}li{margin:.15em 0}
 """
-
-
-def _pct(v: float | None) -> str:
-    return "n/a" if v is None else f"{100 * v:.1f}%"
-
-
-def _num(v: float | None, fmt: str = "{:.3f}") -> str:
-    return "n/a" if v is None else fmt.format(v)
 
 
 def _ci(c: dict[str, Any]) -> str:
@@ -83,9 +76,9 @@ def _qa_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
     rows = [("**overall**", qa["overall"]), ("abstention", qa["abstention"])]
     rows += list(qa.get("by_type", {}).items())
     for name, c in rows:
-        out.append(f"| {name} | {c['n']} | {c['correct']} | {_pct(c['accuracy'])} | {_ci(c)} | {c['unjudged']} |")
+        out.append(f"| {name} | {c['n']} | {c['correct']} | {pct(c['accuracy'])} | {_ci(c)} | {c['unjudged']} |")
     ta = qa.get("task_averaged", {})
-    out += ["", f"Task-averaged accuracy (mean over {ta.get('n_types', 0)} types): **{_pct(ta.get('accuracy'))}**", ""]
+    out += ["", f"Task-averaged accuracy (mean over {ta.get('n_types', 0)} types): **{pct(ta.get('accuracy'))}**", ""]
     return out + ([f"![accuracy by type](plots/{plot.name})", ""] if plot else [])
 
 
@@ -99,7 +92,7 @@ def _retrieval_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
             "| k | session recall_any | session recall_all | session ndcg_any | turn recall_any "
             "| turn recall_all | turn ndcg_any | n (session/turn) |", "|---|---|---|---|---|---|---|---|"]
     for k in measured_ks(r):  # a k above top_k was never measured: the notes say so, no row of n/a
-        vals = [_num(m.get(f"{lvl}.{met}@{k}")) for lvl in ("session", "turn")
+        vals = [num(m.get(f"{lvl}.{met}@{k}")) for lvl in ("session", "turn")
                 for met in ("recall_any", "recall_all", "ndcg_any")]
         out.append(f"| {k} | " + " | ".join(vals) + f" | {n.get(f'session@{k}', 0)}/{n.get(f'turn@{k}', 0)} |")
     out += [""] + [f"- {note}" for note in r.get("notes", [])] + [""]
@@ -118,8 +111,8 @@ def _retrieval_by_type(r: dict[str, Any]) -> list[str]:
            "|---|---|---|---|---|---|"]
     for qtype, block in r["by_type"].items():
         m = block["metrics"]
-        out.append(f"| {qtype} | {_num(m.get(f'session.recall_any@{k}'))} | {_num(m.get(f'session.recall_all@{k}'))} "
-                   f"| {_num(m.get(f'turn.recall_any@{k}'))} | {_num(m.get(f'turn.recall_all@{k}'))} "
+        out.append(f"| {qtype} | {num(m.get(f'session.recall_any@{k}'))} | {num(m.get(f'session.recall_all@{k}'))} "
+                   f"| {num(m.get(f'turn.recall_any@{k}'))} | {num(m.get(f'turn.recall_all@{k}'))} "
                    f"| {block['n'].get(f'session@{k}', 0)} |")
     return out + [""]
 
@@ -135,8 +128,8 @@ def _sweep_section(sweep: dict[str, Any], plot: Path | None) -> list[str]:
             "|---|---|---|" + ("---|" if qa else "")]
     for p in points:
         s = p.get("summary") or {}
-        out.append(f"| {p['alpha']:g} | {p['top_k']} | {_num(metric_value(s, metric))} |"
-                   + (f" {_pct(metric_value(s, 'qa.overall.accuracy'))} |" if qa else ""))
+        out.append(f"| {p['alpha']:g} | {p['top_k']} | {num(metric_value(s, metric))} |"
+                   + (f" {pct(metric_value(s, 'qa.overall.accuracy'))} |" if qa else ""))
     return out + [""]
 
 
@@ -182,9 +175,9 @@ def _cost_section(summary: dict[str, Any]) -> list[str]:
     for role, t in rows:
         key = "total" if role == "**total**" else role
         out.append(f"| {role} | {t.get('input', 0):,} | {t.get('cache_read', 0):,} | {t.get('cache_write', 0):,} | "
-                   f"{_num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | "
-                   f"{_num(cost.get('usd', {}).get(key), '{:.4f}')} |")
-    out += ["", f"Cost per question: {_num(cost.get('usd_per_question'), '${:.4f}')}. Input tokens include the "
+                   f"{num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | "
+                   f"{num(cost.get('usd', {}).get(key), '{:.4f}')} |")
+    out += ["", f"Cost per question: {num(cost.get('usd_per_question'), '${:.4f}')}. Input tokens include the "
             "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
             "cache_write."]
     out += [f"- {note}" for note in cost.get("price_notes", [])]
@@ -201,15 +194,15 @@ def _speed_lines(summary: dict[str, Any]) -> list[str]:
     speed = summary.get("speed", {})
     out = ["| phase | total (s) | mean per question (s) | n |", "|---|---|---|---|"]
     for phase, p in speed.get("phases", {}).items():
-        out.append(f"| {phase.removesuffix('_s')} | {_num(p['sum'], '{:.1f}')} | {_num(p['mean'], '{:.2f}')} | {p['n']} |")
+        out.append(f"| {phase.removesuffix('_s')} | {num(p['sum'], '{:.1f}')} | {num(p['mean'], '{:.2f}')} | {p['n']} |")
     lat = speed.get("tool_latency_ms", {})
-    out += ["", f"Memory tool latency over {lat.get('n', 0)} calls: p50 {_num(lat.get('p50'), '{:.1f}')} ms, "
-            f"p95 {_num(lat.get('p95'), '{:.1f}')} ms, max {_num(lat.get('max'), '{:.1f}')} ms.", ""]
+    out += ["", f"Memory tool latency over {lat.get('n', 0)} calls: p50 {num(lat.get('p50'), '{:.1f}')} ms, "
+            f"p95 {num(lat.get('p95'), '{:.1f}')} ms, max {num(lat.get('max'), '{:.1f}')} ms.", ""]
     by_tool = speed.get("tool_latency_by_tool_ms") or {}
     if by_tool:
         out += ["| tool | calls | p50 (ms) | p95 (ms) | max (ms) |", "|---|---|---|---|---|"]
-        out += [f"| {tool} | {t['n']} | {_num(t['p50'], '{:.1f}')} | {_num(t['p95'], '{:.1f}')} "
-                f"| {_num(t['max'], '{:.1f}')} |" for tool, t in by_tool.items()]
+        out += [f"| {tool} | {t['n']} | {num(t['p50'], '{:.1f}')} | {num(t['p95'], '{:.1f}')} "
+                f"| {num(t['max'], '{:.1f}')} |" for tool, t in by_tool.items()]
         out.append("")
     return out
 

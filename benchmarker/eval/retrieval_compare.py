@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarker.eval.fmt import num
 from benchmarker.eval.retrieval_metrics import K_VALUES, LEVELS, METRICS, question_retrieval
 from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
 
@@ -77,10 +78,6 @@ def format_ids(ids: list[str], limit: int = 30) -> str:
     return (shown + (f" ... (+{len(ids) - limit})" if len(ids) > limit else "")) or "none"
 
 
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
 def side_by_side(runs: list[dict[str, Any]]) -> list[str]:
     """Each run's retrieval means (all its scored questions) per level, metric and measured k."""
     blocks = [run.get("retrieval") or {} for run in runs]
@@ -95,7 +92,7 @@ def side_by_side(runs: list[dict[str, Any]]) -> list[str]:
                 key = f"{level}.{metric}@{k}"
                 values = [(block.get("metrics") or {}).get(key) for block in blocks]
                 if any(v is not None for v in values):
-                    out.append(f"| {level} {metric}@{k} | " + " | ".join(_num(v) for v in values) + " |")
+                    out.append(f"| {level} {metric}@{k} | " + " | ".join(num(v) for v in values) + " |")
     return out
 
 
@@ -117,7 +114,7 @@ def pair_lines(pair: dict[str, Any]) -> list[str]:
         b = m["bootstrap"]
         diff = f"{b['diff']:+.3f} [{b['lo']:+.3f}, {b['hi']:+.3f}]"
         p = f"{m['mcnemar_p']:.4g}" if "mcnemar_p" in m else "-"
-        out.append(f"| {key.replace('.', ' ', 1)} | {m['n']} | {_num(m['baseline'])} | {_num(m['run'])} | {diff} "
+        out.append(f"| {key.replace('.', ' ', 1)} | {m['n']} | {num(m['baseline'])} | {num(m['run'])} | {diff} "
                    f"| {m['better']} / {m['worse']} | {p} |")
     for level in LEVELS:
         k = max((int(key.rsplit("@", 1)[1]) for key in metrics if key.startswith(f"{level}.")), default=None)

@@ -12,6 +12,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from benchmarker.eval.fmt import num
+
 SELF_IMPROVE_LOG = "self_improve.jsonl"
 
 
@@ -174,10 +176,10 @@ def _tunables(candidate: dict[str, Any] | None) -> str:
 def _self_improve_md(summary: dict[str, Any], lines: list[dict[str, Any]]) -> str:
     start, best = summary["start"], summary["best"]
     n = (start.get("holdout") or {}).get("n")
-    out = [f"Started from {_tunables(start)}: held-out score {_fmt(_score(start, 'holdout'))} (n={n}), "
-           f"training {_fmt(_score(start, 'train'))}.",
+    out = [f"Started from {_tunables(start)}: held-out score {num(_score(start, 'holdout'))} (n={n}), "
+           f"training {num(_score(start, 'train'))}.",
            f"Best after {summary['iterations']} iteration(s): {_tunables(best)} in `{best.get('dir')}`: held-out "
-           f"{_fmt(_score(best, 'holdout'))}, training {_fmt(_score(best, 'train'))}.",
+           f"{num(_score(best, 'holdout'))}, training {num(_score(best, 'train'))}.",
            f"{summary['accepted']} accepted, {summary['reverted']} reverted, {summary['refused']} refused"
            + (", stopped early (nothing left to try)" if summary["stopped"] else "") + ". A change is kept only when "
            "its held-out gain beats the noise (exact McNemar p < 0.05 or a paired-bootstrap 95% interval above 0), "
@@ -203,12 +205,8 @@ def _self_improve_md(summary: dict[str, Any], lines: list[dict[str, Any]]) -> st
     return "\n".join(out) + "\n"
 
 
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
 def _arrow(base: dict[str, Any] | None, cand: dict[str, Any] | None, split: str) -> str:
-    return f"{_fmt(_score(base, split))} -> {_fmt(_score(cand, split))}" if cand else "-"
+    return f"{num(_score(base, split))} -> {num(_score(cand, split))}" if cand else "-"
 
 
 def _proposal_md(proposal: dict[str, Any] | None) -> str:

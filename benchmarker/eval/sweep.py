@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from benchmarker.eval.fmt import num
 from benchmarker.eval.plots import metric_value
 from benchmarker.log.records import SweepPoint
 
@@ -44,8 +45,8 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any
     for row in sorted(rows, key=lambda r: (r["alpha"], r["top_k"])):
         value = metric_value(row["summary"], metric)
         row["value"] = value
-        cells = [f"{row['alpha']:g}" if row["alpha"] != SERVICE_ALPHA else "service", str(row["top_k"]), _fmt(value)]
-        cells += [_fmt(metric_value(row["summary"], m)) for m in extra if m != metric]
+        cells = [f"{row['alpha']:g}" if row["alpha"] != SERVICE_ALPHA else "service", str(row["top_k"]), num(value)]
+        cells += [num(metric_value(row["summary"], m)) for m in extra if m != metric]
         cells.append(f"points/{row['label']}")
         lines.append("| " + " | ".join(cells) + " |")
         if value is not None and (best is None or value > best["value"]):
@@ -58,7 +59,3 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any
     return {"schema_version": 1, "metric": metric, "points": points_out,
             "best": best, "markdown": markdown,
             "heatmap": {"metric": metric, "points": rows}}
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"

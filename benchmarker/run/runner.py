@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from benchmarker.run.replay import ReplaySource
 
 log = logging.getLogger(__name__)
-LOCAL_DEV_TOKEN = "LOCAL_DEV_MODE_NOT_FOR_PRODUCTION"
 
 
 @dataclass
@@ -60,10 +59,12 @@ async def memory_server(config, run_dir: Path) -> AsyncIterator[tuple[str, dict[
 
 
 def _auth_headers(config) -> dict[str, str]:
+    """The real stack's key from the variable [memory].auth_token_env names (else Mycelian's dev key)."""
     import os
 
-    token = os.environ.get(config.memory.auth_token_env) or LOCAL_DEV_TOKEN
-    return {"Authorization": f"Bearer {token}"}
+    from benchmarker.memory.client import auth_headers
+
+    return auth_headers(os.environ.get(config.memory.auth_token_env))
 
 
 def sweep_points(config) -> list[SearchSettings]:
