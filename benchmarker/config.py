@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from benchmarker.config_schema import Problem, RunConfig, check_rules
 from benchmarker.errors import ConfigError
+from benchmarker.redact import is_secret_name
 
 try:  # the project supports 3.11+, where tomllib is stdlib; tomli is the same parser
     import tomllib
@@ -41,10 +42,6 @@ NON_RESULT_KEYS: dict[str, Any] = {
     "agent": {"prompt_cache"},  # caching changes what a call costs, not what the model is sent
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
 }
-
-_SECRET_KEY = re.compile(
-    r"(^|_)(api_?key|apikey|secret|secret_key|secret_access_key|access_key_id|session_token"
-    r"|token|password|passwd)$", re.IGNORECASE)
 
 
 def load_config(path: str | Path) -> RunConfig:
@@ -137,7 +134,7 @@ def _find_secrets(raw: dict[str, Any], loc: tuple = ()) -> list[Problem]:
             continue
         if isinstance(value, dict):
             found += _find_secrets(value, here)
-        elif _SECRET_KEY.search(key):
+        elif is_secret_name(key):  # the names redact.py masks when writing: one list of credential names
             found.append(Problem(here, f"looks like a credential; secrets are never read from "
                                        f"the config file. Remove it and {_secret_fix(loc)}"))
     return found
