@@ -157,6 +157,26 @@ def _raw_request(svc: EmbeddedMemoryService, head: bytes) -> bytes:
         sock.close()
 
 
+def test_after_a_400_the_connection_drains_the_rest_instead_of_resetting(roomy):
+    """uvicorn answered a head h11 gave up on (over 16 KiB, still arriving) with 400 and closed at
+    once; bytes the client was still sending then made the kernel reset the connection, and under
+    load the client lost the 400 itself (httpx ReadError in the fuzzer). Now the server half-closes
+    and drains: the client can finish sending, and reads the 400 and then a clean end of stream."""
+    sock = _connect(roomy)
+    try:
+        sock.sendall(b"GET /v0/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"b" * 20_000)
+        time.sleep(0.3)  # h11 gives up on the incomplete head; the 400 is written
+        for _ in range(3):  # the rest of the client's header keeps coming
+            sock.sendall(b"b" * 20_000)
+            time.sleep(0.1)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        assert received.startswith(b"HTTP/1.1 400")
+    finally:
+        sock.close()
+
+
 def test_an_unknown_http_version_is_505(roomy):
     reply = _raw_request(roomy, b"GET /v0/health HTTP/9.9\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 505") and b"use HTTP/1.1" in reply

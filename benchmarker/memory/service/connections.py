@@ -25,6 +25,11 @@ from benchmarker.memory.service.settings import ServiceSettings
 
 log = logging.getLogger(__name__)
 MAX_HEADER_BYTES = 16 * 1024  # one request head (h11's default, stated here so it is a decision)
+LINGER_S = 2.0  # how long a connection answered with 400 keeps draining the client's bytes
+
+
+def _deferred_close() -> None:
+    """Stands in for transport.close while uvicorn writes its 400 (see send_400_response)."""
 
 
 class DeadlineH11Protocol(H11Protocol):
@@ -34,6 +39,8 @@ class DeadlineH11Protocol(H11Protocol):
         super().__init__(config, *args, **kwargs)
         self.request_timeout_s: float = getattr(config, "request_timeout_s", 10.0)
         self._read_deadline: asyncio.TimerHandle | None = None
+        self._lingering = False
+        self._linger: asyncio.TimerHandle | None = None
 
     def _arm(self) -> None:
         self._disarm()
@@ -49,6 +56,8 @@ class DeadlineH11Protocol(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
+        if self._lingering:
+            return  # the rest of a request already answered with 400 (send_400_response)
         if self._read_deadline is None and self.conn.their_state is h11.IDLE:
             self._arm()  # the first byte of the next request on a kept-alive connection
         super().data_received(data)
@@ -59,7 +68,27 @@ class DeadlineH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._linger is not None:
+            self._linger.cancel()
         super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to bytes h11 cannot parse (e.g. a head over MAX_HEADER_BYTES still arriving),
+        closed the lingering way: closing at once with the client's bytes unread makes the kernel
+        reset the connection, and the client never reads the 400. Half-close instead, discard what
+        still arrives, and close once the client does or after LINGER_S."""
+        transport = self.transport
+        transport.close = _deferred_close  # type: ignore[method-assign]  # super() closes at the end
+        try:
+            super().send_400_response(msg)
+        finally:
+            del transport.close  # back to the class's close
+        if transport.is_closing():
+            return
+        if transport.can_write_eof():
+            transport.write_eof()
+        self._lingering = True
+        self._linger = self.loop.call_later(LINGER_S, transport.close)
 
     def _on_deadline(self) -> None:
         self._read_deadline = None
