@@ -54,8 +54,7 @@ class ExampleHttpAgent:
                 status = self.fail_next.pop(0)
                 return status, json.dumps({"error": f"scripted {status}", "saw_headers": headers}).encode()
         if path == "/learn":
-            self.memory.learn(body)
-            return 200, b'{"ok": true}'
+            return 200, json.dumps(self.memory.learn(body)).encode()
         if path == "/reset":
             self.memory.reset()
             return 204, b""

@@ -38,9 +38,9 @@ def main() -> int:
         request = json.loads(line)
         op = request.get("op")
         if op == "learn":
-            memory.learn(request)
+            reported = memory.learn(request)
             print(f"learned {len(memory.items)} items", file=sys.stderr, flush=True)
-            reply({"ok": True}, request)
+            reply({"ok": True, **reported}, request)
         elif op == "reset":
             memory.reset()
             reply({"ok": True}, request)

@@ -19,8 +19,11 @@ class KeywordMemory:
     def __init__(self) -> None:
         self.items: list[dict] = []
 
-    def learn(self, item: dict) -> None:
+    def learn(self, item: dict) -> dict:
+        """Store the message; the reply reports the one tool used, as the protocols allow."""
         self.items.append(item)
+        return {"tool_calls": [{"name": "add_entry", "arguments": {"raw_entry": item["content"],
+                                                                   "summary": item["content"][:120]}}]}
 
     def reset(self) -> None:
         self.items.clear()

@@ -14,12 +14,14 @@ from benchmarker.agent.adapters.contract import (
 )
 from benchmarker.agent.adapters.http_adapter import HttpAgentAdapter, HttpAgentSettings
 from benchmarker.agent.adapters.message_text import learn_item, message_text, session_items
+from benchmarker.agent.adapters.pool import AgentPool
 from benchmarker.agent.adapters.subprocess_adapter import SubprocessAgentAdapter, SubprocessAgentSettings
 
 __all__ = [
     "ALL_CAPABILITIES",
     "AdapterError",
     "AgentAdapter",
+    "AgentPool",
     "AgentResponse",
     "HttpAgentAdapter",
     "HttpAgentSettings",

@@ -39,11 +39,17 @@ class LearnItem:
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One tool the agent used while answering, kept for trajectory analysis."""
+    """One tool the agent used while learning or answering, kept for trajectory analysis (level L13)."""
 
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
     output: Any = None
+
+    @classmethod
+    def all_from_wire(cls, reply: Mapping[str, Any]) -> tuple[ToolCall, ...]:
+        """The `tool_calls` of a reply already validated against the published schema (absent: none)."""
+        return tuple(cls(str(c["name"]), dict(c.get("arguments") or {}), c.get("output"))
+                     for c in reply.get("tool_calls") or ())
 
 
 @dataclass(frozen=True)
@@ -59,10 +65,8 @@ class AgentResponse:
     @classmethod
     def from_wire(cls, reply: Mapping[str, Any]) -> AgentResponse:
         """From a reply already validated against the published schema (only `answer` is required)."""
-        calls = tuple(ToolCall(str(c["name"]), dict(c.get("arguments") or {}), c.get("output"))
-                      for c in reply.get("tool_calls") or ())
         confidence = reply.get("confidence")
-        return cls(answer=str(reply["answer"]), tool_calls=calls,
+        return cls(answer=str(reply["answer"]), tool_calls=ToolCall.all_from_wire(reply),
                    reasoning_trace=str(reply.get("reasoning_trace") or ""),
                    confidence=float(confidence) if confidence is not None else None,
                    metadata=dict(reply.get("metadata") or {}))
@@ -93,8 +97,8 @@ class AgentAdapter(Protocol):
         """What the agent can do (names from this module, e.g. `tool_calls`)."""
         ...
 
-    async def learn(self, item: LearnItem) -> None:
-        """Remember one message."""
+    async def learn(self, item: LearnItem) -> tuple[ToolCall, ...]:
+        """Remember one message; returns the tools the agent reports using for it (often none)."""
         ...
 
     async def answer(self, question: str, question_date: str = "") -> AgentResponse:

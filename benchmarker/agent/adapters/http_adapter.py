@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 from tenacity import AsyncRetrying, RetryError, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from benchmarker.agent.adapters.contract import ALL_CAPABILITIES, AdapterError, AgentResponse, LearnItem
+from benchmarker.agent.adapters.contract import ALL_CAPABILITIES, AdapterError, AgentResponse, LearnItem, ToolCall
 from benchmarker.agent.adapters.wire import first_problem
 from benchmarker.redact import MASK, is_secret_name, redact_text, redact_url
 
@@ -80,8 +80,18 @@ class HttpAgentAdapter:
     def capabilities(self) -> frozenset[str]:
         return ALL_CAPABILITIES
 
-    async def learn(self, item: LearnItem) -> None:
-        await self._post("learn", item.fields())
+    async def learn(self, item: LearnItem) -> tuple[ToolCall, ...]:
+        response = await self._post("learn", item.fields())
+        try:
+            body: Any = response.json() if response.content else None
+        except ValueError:
+            return ()  # a /learn body is optional: plain text or nothing means no tool calls reported
+        if not isinstance(body, dict) or "tool_calls" not in body:
+            return ()
+        problem = first_problem("http", "LearnResponse", body)
+        if problem:
+            raise self._error("learn", f"reply does not match LearnResponse ({problem})")
+        return ToolCall.all_from_wire(body)
 
     async def answer(self, question: str, question_date: str = "") -> AgentResponse:
         response = await self._post("answer", {"question": question, "question_date": question_date})

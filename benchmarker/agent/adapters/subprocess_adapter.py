@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarker.agent.adapters.contract import ALL_CAPABILITIES, AdapterError, AgentResponse, LearnItem
+from benchmarker.agent.adapters.contract import ALL_CAPABILITIES, AdapterError, AgentResponse, LearnItem, ToolCall
 from benchmarker.agent.adapters.wire import first_problem
 from benchmarker.redact import redact_text
 
@@ -65,6 +65,11 @@ class SubprocessAgentAdapter:
     def target(self) -> str:
         return shlex.join([self.settings.command, *self.settings.args])
 
+    @property
+    def usable(self) -> bool:
+        """False once the process died, hung or was closed: a new adapter must take its place."""
+        return self._broken is None
+
     async def start(self) -> None:
         """Start the process (the first call does this too); starting twice is a no-op."""
         if self._process is not None:
@@ -78,8 +83,8 @@ class SubprocessAgentAdapter:
             raise self._error("start", f"could not start the process: {exc}") from None
         self._stderr_task = asyncio.create_task(self._read_stderr())
 
-    async def learn(self, item: LearnItem) -> None:
-        await self._call("learn", {"op": "learn", **item.fields()}, "Ack")
+    async def learn(self, item: LearnItem) -> tuple[ToolCall, ...]:
+        return ToolCall.all_from_wire(await self._call("learn", {"op": "learn", **item.fields()}, "Ack"))
 
     async def answer(self, question: str, question_date: str = "") -> AgentResponse:
         reply = await self._call("answer", {"op": "answer", "question": question, "question_date": question_date},
