@@ -281,6 +281,7 @@ class OfflineMemoryAgentModel(BaseChatModel):
 
     model_name: str = "offline-memory-agent"
     bound_tool_names: tuple[str, ...] = ()
+    mapped_write: dict[str, Any] | None = None   # a mapped server's [write] spec: store each message its way
 
     @property
     def _llm_type(self) -> str:
@@ -302,7 +303,12 @@ class OfflineMemoryAgentModel(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
                   **kwargs: Any) -> ChatResult:
-        message = next_step(list(messages), self.bound_tool_names)
+        if self.mapped_write is not None:
+            from benchmarker.agent.offline_mapped import mapped_next_step
+
+            message = mapped_next_step(list(messages), self.mapped_write)
+        else:
+            message = next_step(list(messages), self.bound_tool_names)
         message.response_metadata = {"model_name": self.model_name, "offline": True}
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -64,13 +64,21 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
         from benchmarker.graph.replay import replay_into_memory
 
         entries, failed = await replay_into_memory(ctx, case, record)
+    elif ctx.mode == "retrieval" and ctx.mapping is not None:
+        from benchmarker.graph.mapped_memory import write_directly
+
+        entries, failed = await write_directly(ctx, case, record), 0
     elif ctx.mode == "retrieval":
         from benchmarker.graph.direct_ingest import write_entries_directly
 
         entries, failed = await write_entries_directly(ctx, case, record), 0  # it awaits (and logs) itself
     else:
         entries, failed = await _ingest_with_agent(ctx, case, record, state["setup"]["default_prompts"])
-    if ctx.mode != "retrieval" or ctx.replay is not None:
+    if ctx.mapping is not None and ctx.mode != "retrieval":
+        from benchmarker.graph.mapped_memory import settle
+
+        await settle(ctx, record)
+    elif ctx.mode != "retrieval" or ctx.replay is not None:
         await ctx.client.await_consistency(record.memory_id)
     record.status, record.ingested, record.entries, record.failed_turns = "ingested", True, entries, failed
     record.ingest_s = round(time.monotonic() - started, 3)
@@ -115,10 +123,17 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
     unit = ctx.config.agent.ingest_unit
     turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None
     # One system prompt per case: the same bytes on every call of every session (a cacheable prefix).
-    system_prompt = compose_memory_system_prompt(
-        load_prompt("memory_agent_prefix.txt", directory=ctx.prompts_dir), default_prompts,
-        vault_id=record.vault_id, memory_id=record.memory_id, context_cadence=ctx.cadence,
-        unit_text=unit_instructions(unit, ctx.prompts_dir))
+    if ctx.mapping is not None:
+        from benchmarker.graph.mapped_memory import compose_mapped_prompt
+        from benchmarker.graph.setup import agent_tools
+
+        system_prompt = compose_mapped_prompt(ctx, record, unit_instructions(unit, ctx.prompts_dir),
+                                              list(agent_tools(ctx)))
+    else:
+        system_prompt = compose_memory_system_prompt(
+            load_prompt("memory_agent_prefix.txt", directory=ctx.prompts_dir), default_prompts,
+            vault_id=record.vault_id, memory_id=record.memory_id, context_cadence=ctx.cadence,
+            unit_text=unit_instructions(unit, ctx.prompts_dir))
     count = failed = 0
     for session in case.sessions:
         transcript: list[HumanMessage] = []  # fresh agent state per session

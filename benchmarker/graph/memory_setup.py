@@ -52,6 +52,8 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
     if "ingest" not in ctx.phases:
         reason = f"case {case.case_id} has no finished ingestion in this run; add 'ingest' to [run].phases"
         return {"skipped": reason}
+    if ctx.mapping is not None:
+        return {"memory": _scoped_memory(ctx, case.case_id)}
     vault_id = state["setup"]["vault_id"]
     attempt = ctx.log.next_attempt(case.case_id)
     template = ctx.config.params.memory_title_template
@@ -71,3 +73,14 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
                           title=title, attempt=attempt, status="created", context_cadence=ctx.cadence)
     ctx.log.append(record)
     return {"memory": record}
+
+
+def _scoped_memory(ctx: RunContext, case_id: str) -> MemoryRecord:
+    """A mapped server has no memories to create: the case's scope (graph/case_scope.py) is its
+    memory, named like one (memory_id = title = the scope)."""
+    scope = ctx.scope
+    assert scope is not None, "run_cases opens the case's scope before the case graph runs"
+    record = MemoryRecord(case_id=case_id, memory_id=scope.title, vault_id="", title=scope.title,
+                          attempt=scope.attempt, status="created", context_cadence=ctx.cadence)
+    ctx.log.append(record)
+    return record

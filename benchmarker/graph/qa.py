@@ -65,31 +65,49 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     assert memory is not None, "qa runs after prepare_memory"
     ctx.progress.set_phase("qa")
     waited = time.monotonic()
-    searchable = await wait_until_searchable(ctx, memory.vault_id, memory.memory_id,
-                                             ctx.config.params.consistency_timeout_s)
+    written = None
+    if ctx.mapping is not None:  # a mapped server: its own wait (if any), and what was written, to trace hits
+        from benchmarker.graph.mapped_memory import settle, written_texts
+
+        await settle(ctx, memory)
+        searchable, written = True, written_texts(ctx, case, memory)
+    else:
+        searchable = await wait_until_searchable(ctx, memory.vault_id, memory.memory_id,
+                                                 ctx.config.params.consistency_timeout_s)
     ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_wait_searchable",
                                   latency_ms=round((time.monotonic() - waited) * 1000, 1),
                                   result_preview="searchable" if searchable else "timed out: index still lagging"))
     for question in pending:
-        answer = await _answer(ctx, case, question, memory, searchable)
+        answer = await _answer(ctx, case, question, memory, searchable, written)
         ctx.log.append(answer)  # one durable line per question: a crash loses at most the one in flight
         answers.append(answer)
     return {"answers": answers}
 
 
 async def _answer(ctx: RunContext, case: Case, question: Question, memory: MemoryRecord,
-                  searchable: bool) -> AnswerRecord:
+                  searchable: bool, written: Any = None) -> AnswerRecord:
     started = time.monotonic()
     t0 = time.monotonic()
-    result = await ctx.client.search(memory.memory_id, question.question, top_k=ctx.search.top_k,
-                                     alpha=ctx.search.alpha)
+    traced: int | None = None
+    if ctx.mapping is not None:
+        from benchmarker.graph.mapped_memory import search_hits
+
+        hits, calls = await search_hits(ctx, case, memory, question.question, written)
+        result: dict[str, Any] = {"count": len(hits)}
+        tool, args = ctx.mapping.search.tool, {"query": question.question, "top_k": ctx.search.top_k, "calls": calls}
+        traced = sum(1 for hit in hits if hit.pop("traced"))
+    else:
+        result = await ctx.client.search(memory.memory_id, question.question, top_k=ctx.search.top_k,
+                                         alpha=ctx.search.alpha)
+        tool, args = "search_memories", {"query": question.question, "top_k": ctx.search.top_k,
+                                         "alpha": ctx.search.alpha}
     search_ms = (time.monotonic() - t0) * 1000
     caller = "retrieval" if ctx.mode == "retrieval" else "harness"  # the measured search of a retrieval run
     ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=question.question_id, caller=caller,
-                                  tool="search_memories", args={"query": question.question,
-                                                                "top_k": ctx.search.top_k, "alpha": ctx.search.alpha},
-                                  result_preview=f"{result.get('count', 0)} hits", latency_ms=round(search_ms, 1)))
-    hits = await map_hits(ctx, memory.vault_id, memory.memory_id, result.get("entries") or [])
+                                  tool=tool, args=args, result_preview=f"{result.get('count', 0)} hits",
+                                  latency_ms=round(search_ms, 1)))
+    if ctx.mapping is None:
+        hits = await map_hits(ctx, memory.vault_id, memory.memory_id, result.get("entries") or [])
     context = build_context(result, hits, ctx.config.params.qa_max_context_chars)
     hypothesis, tokens = "", {"input": 0, "output": 0}
     if ctx.mode != "retrieval":
@@ -111,6 +129,8 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
         "context_chars": len(context),
         "index_searchable": searchable,
         "memory_id": memory.memory_id,
+        "memory_server": ctx.mapping.name if ctx.mapping is not None else None,
+        "hits_traced": traced,
         # ingest_s is the whole case's ingestion (one memory), repeated on each of its questions.
         "timings": {"ingest_s": memory.ingest_s, "qa_s": round(time.monotonic() - started, 4),
                     "search_ms": round(search_ms, 2)},

@@ -19,6 +19,8 @@ async def setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]
     ctx = runtime.context
     ctx.progress.set_phase("setup")
     names = {tool.name for tool in ctx.client.tools}
+    if ctx.mapping is not None:
+        return _mapped_setup(ctx, names) if not state.get("setup") else {}
     missing = [name for name in REQUIRED_TOOLS if name not in names]
     if missing:
         raise UserError(f"the memory server at {ctx.config.memory.mcp_url or 'embedded'} lacks MCP tools "
@@ -32,3 +34,27 @@ async def setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]
     vault_id = ctx.config.vault_id or await ctx.client.ensure_vault(ctx.config.vault_title)
     default_prompts = await ctx.client.get_default_prompts("chat") if ctx.mode == "agent" else {}
     return {"setup": {"vault_id": vault_id, "default_prompts": default_prompts}}
+
+
+def _mapped_setup(ctx: RunContext, names: set[str]) -> dict[str, Any]:
+    """A mapped server: the tools its mapping names must exist (there is no vault and no prompts)."""
+    mapping = ctx.mapping
+    assert mapping is not None
+    where = f"the memory server ({mapping.source})"
+    missing = [name for name in mapping.required_tools() if name not in names]
+    if missing:
+        raise UserError(f"{where} lacks MCP tools {missing} that its mapping uses; it has: {', '.join(sorted(names))}")
+    if ctx.agent is not None or ctx.agent_factory is not None:
+        unknown = [name for name in agent_tools(ctx) if name not in names]
+        if unknown:
+            raise UserError(f"{ctx.config.config_path}: the memory agent's tools {unknown} are not offered by {where}; "
+                            f"it has: {', '.join(sorted(names))}")
+    return {"setup": {"vault_id": "", "default_prompts": {}}}
+
+
+def agent_tools(ctx: RunContext) -> tuple[str, ...]:
+    """The tools the memory agent gets on a mapped server: [agent].tools when set, else the mapping's
+    (as run.models.RunModels.build_agent chooses them)."""
+    if "tools" in ctx.config.agent.model_fields_set or ctx.mapping is None:
+        return tuple(ctx.config.agent.tools)
+    return tuple(ctx.mapping.agent.tools)

@@ -80,19 +80,70 @@ class MemoryClient:
                       on_call: CallObserver | None = None,
                       keepalive_s: float | None = KEEPALIVE_S) -> AsyncIterator["MemoryClient"]:
         """Open the session, load the tools once, yield the client; close on exit (same task!)."""
-        import anyio
         import httpx
-        from langchain_mcp_adapters.tools import load_mcp_tools
-        from mcp import ClientSession
         from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
         http = create_mcp_http_client(
             headers=auth_headers() if headers is None else headers,
             timeout=httpx.Timeout(timeout_s, read=max(timeout_s, 300.0)))
+
+        @asynccontextmanager
+        async def streams():
+            async with http, streamable_http_client(url, http_client=http) as (read, write, _):
+                yield read, write
+
+        async with cls._open(streams(), url, timeout_s=timeout_s, on_call=on_call,
+                             keepalive_s=keepalive_s) as client:
+            yield client
+
+    @classmethod
+    @asynccontextmanager
+    async def connect_stdio(cls, command: str, args: list[str] | tuple[str, ...] = (), *,
+                            env: dict[str, str] | None = None, cwd: str | None = None,
+                            stderr_path: str | None = None, timeout_s: float = 60.0,
+                            on_call: CallObserver | None = None) -> AsyncIterator["MemoryClient"]:
+        """Start `command args` as an MCP server on stdio (its stderr to `stderr_path`), yield the
+        client; on exit the SDK closes stdin and ends the process. No keepalive: a stdio session
+        lives as long as the process."""
+        import os
+
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        target = " ".join([command, *args])
+        params = StdioServerParameters(command=command, args=list(args), env={**os.environ, **(env or {})},
+                                       cwd=cwd)
+        errlog = open(stderr_path, "a", encoding="utf-8") if stderr_path else open(os.devnull, "w")  # noqa: SIM115
+
+        @asynccontextmanager
+        async def streams():
+            try:
+                async with stdio_client(params, errlog=errlog) as (read, write):
+                    yield read, write
+            except FileNotFoundError as err:
+                raise ConnectionError(f"cannot start the memory MCP server {target!r}: {err.strerror or err}") from err
+
+        try:
+            async with cls._open(streams(), target, timeout_s=timeout_s, on_call=on_call, keepalive_s=None,
+                                 stderr_path=stderr_path) as client:
+                yield client
+        finally:
+            errlog.close()
+
+    @classmethod
+    @asynccontextmanager
+    async def _open(cls, streams: Any, target: str, *, timeout_s: float, on_call: CallObserver | None,
+                    keepalive_s: float | None, stderr_path: str | None = None) -> AsyncIterator["MemoryClient"]:
+        import anyio
+        import httpx
+        from langchain_mcp_adapters.tools import load_mcp_tools
+        from mcp import ClientSession
+        from mcp.shared.exceptions import McpError
+
         unreachable = (httpx.ConnectError, httpx.ConnectTimeout)
         opened = False  # after this, a connection error is the caller's, not "server unreachable"
         try:
-            async with http, streamable_http_client(url, http_client=http) as (read, write, _), \
+            async with streams as (read, write), \
                     ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout_s)) as session, \
                     anyio.create_task_group() as background:
                 await session.initialize()
@@ -101,7 +152,7 @@ class MemoryClient:
                 if keepalive_s:
                     background.start_soon(_keep_alive, session, keepalive_s)
                 try:
-                    yield cls(session, tools, url=url, on_call=on_call, timeout_s=timeout_s)
+                    yield cls(session, tools, url=target, on_call=on_call, timeout_s=timeout_s)
                 finally:
                     background.cancel_scope.cancel()
         except BaseExceptionGroup as group:
@@ -113,10 +164,13 @@ class MemoryClient:
                 # (ClosedResourceError), and that leaf must not replace the cancellation (exit 130).
                 raise asyncio.CancelledError() from group
             leaf = _only_leaf(group)
-            if isinstance(leaf, unreachable) and not opened:
-                raise ConnectionError(f"cannot reach the memory MCP server at {url}: {leaf}") from leaf
+            if isinstance(leaf, (*unreachable, ConnectionError)) and not opened:
+                raise ConnectionError(f"cannot reach the memory MCP server at {target}: {leaf}") from leaf
+            if isinstance(leaf, McpError) and not opened:  # a stdio server that exited during start-up
+                where = f"; its stderr is in {stderr_path}" if stderr_path else ""
+                raise ConnectionError(f"the memory MCP server {target!r} did not start: {leaf}{where}") from leaf
             if _is_auth_refusal(leaf) and not opened:
-                raise ConnectionError(f"the memory MCP server at {url} refused the API key (HTTP 401); the "
+                raise ConnectionError(f"the memory MCP server at {target} refused the API key (HTTP 401); the "
                                       "embedded service's key comes from its launcher, Mycelian's from the "
                                       "variable named by [memory].auth_token_env") from leaf
             if leaf is None:
@@ -125,7 +179,7 @@ class MemoryClient:
         except unreachable as exc:
             if opened:
                 raise
-            raise ConnectionError(f"cannot reach the memory MCP server at {url}: {exc}") from exc
+            raise ConnectionError(f"cannot reach the memory MCP server at {target}: {exc}") from exc
 
     def with_observer(self, on_call: CallObserver | None) -> "MemoryClient":
         """A view on the same session that reports harness calls to another observer (per case)."""

@@ -23,18 +23,24 @@ class RunModels:
     model_ids: dict[str, str]
     prompt_cache: bool = False
     agent_tools: tuple[str, ...] = ()
+    agent_tools_explicit: bool = False   # [agent] tools set in the file (else a mapped server's own list)
 
     @property
     def offline(self) -> bool:
         return self.provider == "offline"
 
-    def build_agent(self, tools: list[Any]):
-        """The memory agent over the `[agent] tools` subset of the server's tools (in server order).
-        Its tool calls are recorded through each turn's own sink (MemoryAgentContext.decision_sink)."""
+    def build_agent(self, tools: list[Any], mapping: Any | None = None):
+        """The memory agent over the `[agent] tools` subset of the server's tools (in server order);
+        on a mapped server the mapping's agent tools unless `[agent] tools` is set. Its tool calls are
+        recorded through each turn's own sink (MemoryAgentContext.decision_sink)."""
         from benchmarker.agent.memory_agent import build_memory_agent
 
-        chosen = [tool for tool in tools if not self.agent_tools or tool.name in self.agent_tools]
-        return build_memory_agent(self.agent_model, chosen, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
+        names = self.agent_tools if mapping is None or self.agent_tools_explicit else tuple(mapping.agent.tools)
+        chosen = [tool for tool in tools if not names or tool.name in names]
+        model = self.agent_model
+        if mapping is not None and hasattr(model, "mapped_write"):  # the offline policy writes the mapping's way
+            model = model.model_copy(update={"mapped_write": mapping.write.model_dump(mode="json")})
+        return build_memory_agent(model, chosen, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
                                   retry_policy=self.retry_policy, ledger=self.ledger,
                                   provider=self.provider, model_id=self.model_ids["agent"],
                                   prompt_cache=self.prompt_cache)
@@ -121,7 +127,8 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
                      judge_kind=judge_kind, judge_note=note, official_prompt=official, ledger=ledger,
                      retry_policy=retry_policy, max_tool_calls_per_turn=config.params.max_tool_calls_per_turn,
                      model_ids={"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval},
-                     prompt_cache=config.agent.prompt_cache, agent_tools=tuple(config.agent.tools))
+                     prompt_cache=config.agent.prompt_cache, agent_tools=tuple(config.agent.tools),
+                     agent_tools_explicit="tools" in config.agent.model_fields_set)
 
 
 def _provider_kwargs(config) -> dict[str, Any]:

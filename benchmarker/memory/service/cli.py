@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--embed-batch-size", type=int, default=_DEFAULTS.embed_batch_size)
     parser.add_argument("--await-timeout-s", type=float, default=_DEFAULTS.await_timeout_s)
     parser.add_argument("--vector-cache-mb", type=int, default=_DEFAULTS.vector_cache_mb)
+    parser.add_argument("--transport", choices=("streamable_http", "stdio"), default="streamable_http",
+                        help="streamable_http (default: serve /mcp on --host:--port) or stdio (one MCP client on "
+                             "stdin/stdout, started by that client; no HTTP routes, no key)")
     _add_http_arguments(parser)
     parser.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     parser.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
@@ -112,6 +115,13 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("mcp.server.streamable_http").addFilter(_ClosedStreamNoise())
+    if getattr(args, "transport", "streamable_http") == "stdio":
+        try:
+            settings.validate()
+        except ValueError as err:
+            print(f"serve-memory: {err}", file=sys.stderr)
+            return 2
+        return serve_stdio(settings)
     if settings.port == 0:
         print("serve-memory: --port 0 is for the launcher; give a port, e.g. --port 11546", file=sys.stderr)
         return 2
@@ -149,3 +159,32 @@ def serve(settings: ServiceSettings) -> int:
         return 1
     return 0
 
+
+
+def serve_stdio(settings: ServiceSettings) -> int:
+    """The same tools over stdio: the client that started this process is its only client, so the
+    HTTP guards (key, Host/Origin, body and session limits) have nothing to guard."""
+    from benchmarker.memory.service.errors import EmbedderError
+    from benchmarker.memory.service.service import MemoryService
+    from benchmarker.memory.service.tools import build_mcp
+
+    try:
+        svc = MemoryService.open(settings)
+    except (ValueError, RuntimeError, EmbedderError, OSError) as err:
+        print(f"serve-memory: {err}", file=sys.stderr)
+        return 2
+    print(f"serve-memory: MCP on stdio | db {settings.db_path} | embedder {settings.embedder} | "
+          f"alpha {settings.alpha}", file=sys.stderr, flush=True)
+
+    async def main() -> None:
+        await svc.start()
+        try:
+            await build_mcp(svc).run_stdio_async()
+        finally:
+            await svc.close()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    return 0
