@@ -39,7 +39,11 @@ NON_RESULT_KEYS: dict[str, Any] = {
     "eval": {"judge_retries"},
     "params": {"consistency_timeout_s"},
     "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "await_timeout_s"},
-    "agent": {"prompt_cache"},  # caching changes what a call costs, not what the model is sent
+    # caching changes what a call costs, not what the model is sent; an outside agent's label, credentials
+    # and patience change how it is reached, not what it answers
+    "agent": {"prompt_cache": True, "http": {"name", "header_env", "timeout_s", "max_attempts", "initial_backoff_s",
+                                             "max_backoff_s"},
+              "subprocess": {"name", "timeout_s", "close_grace_s"}},
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
 }
 
@@ -76,11 +80,14 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("memory", "vector_cache_mb"), ("memory", "embed_batch_size"), ("memory", "await_timeout_s"),
     ("self_improve", "p_value"), ("self_improve", "category_drop"), ("self_improve", "top_k_ladder"),
     ("self_improve", "alpha_ladder"), ("self_improve", "cadence_ladder"), ("self_improve", "max_distance"),
+    ("agent", "type"), ("agent", "http"), ("agent", "subprocess"),
+    ("memory", "preset"), ("memory", "mapping"), ("memory", "transport"), ("memory", "command"),
+    ("memory", "args"), ("memory", "env"),
 )
 
 
 def _drop_defaults(dumped: dict[str, Any]) -> dict[str, Any]:
-    defaults = RunConfig().model_dump(mode="json")
+    defaults = RunConfig().model_dump(mode="json", exclude=NON_RESULT_KEYS)  # compared like with like
     for path in ADDED_KEYS:
         parent, default_parent = dumped, defaults
         for key in path[:-1]:
@@ -130,7 +137,7 @@ def _find_secrets(raw: dict[str, Any], loc: tuple = ()) -> list[Problem]:
     found: list[Problem] = []
     for key, value in raw.items():
         here = (*loc, key)
-        if loc == ("prices",):  # model ids, not settings
+        if loc in (("prices",), ("agent", "http", "header_env")):  # model ids; header names whose env vars hold values
             continue
         if isinstance(value, dict):
             found += _find_secrets(value, here)
@@ -151,6 +158,11 @@ def _secret_fix(table: tuple) -> str:
     if table == ("memory",):
         return "export the token in the environment variable named by [memory].auth_token_env " \
                "(default MYCELIAN_API_KEY)"
+    if table[:2] == ("agent", "http"):
+        return "export it and name the variable in [agent.http.header_env] " \
+               '(e.g. Authorization = "MY_AGENT_TOKEN"; the value is sent as that header)'
+    if table[:2] == ("agent", "subprocess"):
+        return "export it in the harness's environment: the agent process inherits it"
     return "export it in the environment and name the variable with an *_env key " \
            '(e.g. api_key_env = "OPENAI_API_KEY")'
 
@@ -179,8 +191,10 @@ _TOML_TYPE = {bool: "boolean", int: "integer", float: "float", str: "string", di
 def _from_pydantic(err: dict[str, Any]) -> Problem:
     loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")
     # an *_env key holding something other than a NAME is probably a pasted secret: never echo it
-    hide = isinstance(loc[-1], str) and loc[-1].endswith("_env") and isinstance(value, str)
+    hide = isinstance(value, str) and any(isinstance(part, str) and part.endswith("_env") for part in loc)
     got = "got a value that is not a variable name" if hide else f"got {_show(value)}"
+    if "credential" in str(err.get("msg", "")):  # a validator that found one never has it echoed
+        got = "got a value not shown here"
     if kind == "extra_forbidden":
         noun = "unknown table" if isinstance(value, dict) else "unknown key"
         return Problem(loc, noun + _suggest(loc))
@@ -276,7 +290,9 @@ def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]
     dataset_file, problems = _resolve_dataset(
         cfg, (repo, _origin(cfg.dataset_repo_path, base)),
         (top_file or absolute(cfg.dataset.file), _origin(cfg.dataset_file or cfg.dataset.file, base)))
-    memory = cfg.memory.model_copy(update={"db_path": absolute(cfg.memory.db_path)})
+    memory = cfg.memory.model_copy(update={"db_path": absolute(cfg.memory.db_path),
+                                           "mapping": absolute(cfg.memory.mapping)})
+    problems = problems + _mapping_problems(memory)
     run = cfg.run.model_copy(update={"output_dir": absolute(cfg.run.output_dir)})
     dataset = cfg.dataset.model_copy(update={"file": dataset_file})
     return cfg.model_copy(update={
@@ -355,3 +371,15 @@ def key_path(loc: tuple, top_level_note: bool = False) -> str:
         return f"{key} (top level)" if top_level_note else key
     quoted = [t if re.fullmatch(r"[A-Za-z0-9_-]+", t) else json.dumps(t) for t in tables]
     return f"[{'.'.join(quoted)}].{key}"
+
+
+def _mapping_problems(memory) -> list[Problem]:
+    """Load the preset or mapping file now, so a broken mapping fails before any work."""
+    from benchmarker.errors import ConfigError
+    from benchmarker.tool_mapping import load_mapping
+
+    try:
+        load_mapping(memory.mapping or memory.preset)
+    except ConfigError as err:
+        return [Problem(("memory", "mapping" if memory.mapping else "preset"), str(err))]
+    return []

@@ -16,6 +16,8 @@ from urllib.parse import urlparse
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from benchmarker.redact import is_secret_name
+
 LONGMEMEVAL_VARIANTS = ("s", "m", "oracle")
 DATASET_KINDS = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction")
 ALL_LEVELS = tuple(f"L{i}" for i in range(1, 17))
@@ -156,9 +158,92 @@ MEMORY_AGENT_TOOLS = ("get_context", "list_entries", "add_entry", "put_context",
 INGEST_UNITS = ("message", "exchange", "session")
 
 
-class AgentConfig(_Table):
-    """How the memory agent is called: what it sees per call, and how its prompt prefix is cached."""
+AGENT_TYPES = ("memory_agent", "http", "subprocess")
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$")  # an HTTP token (RFC 9110)
+_CREDENTIAL_VALUE = re.compile(r"^\s*(Bearer|Basic|Token)\s+\S", re.IGNORECASE)
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._:/@+-]{0,63}$")
 
+
+def _check_label(value: str) -> str:
+    if not _LABEL.match(value):
+        raise ValueError('expected a short label (letters, digits, " ._:/@+-", at most 64), e.g. name = "my-agent"')
+    return value
+
+
+def _check_header_names(value: dict[str, Any]) -> dict[str, Any]:
+    bad = sorted(name for name in value if not _HEADER_NAME.match(name))
+    if bad:
+        raise ValueError(f"{bad[0]!r} is not an HTTP header name (letters, digits and -, e.g. X-Agent-Mode)")
+    return value
+
+
+def _check_plain_headers(value: dict[str, str]) -> dict[str, str]:
+    for name, text in value.items():
+        if "\r" in text or "\n" in text or len(text) > 4096:
+            raise ValueError(f"header {name!r}: a value must be one line of at most 4096 characters")
+        if _CREDENTIAL_VALUE.match(text):
+            raise ValueError(f"header {name!r} holds a credential; secrets are never read from the config file: "
+                             f"export it and name the variable in [agent.http.header_env], e.g. {name} = \"MY_AGENT_TOKEN\"")
+    return value
+
+
+def _check_env_names(value: dict[str, str]) -> dict[str, str]:
+    bad = sorted(name for name in value if not _ENV_NAME.match(name))
+    if bad:
+        raise ValueError(f"{bad[0]!r} is not an environment variable name (e.g. AGENT_MODE)")
+    return value
+
+
+def _check_args(value: tuple[str, ...]) -> tuple[str, ...]:
+    for arg in value:
+        flag = arg.split("=", 1)[0]
+        if arg.startswith("-") and is_secret_name(flag.lstrip("-")):
+            raise ValueError(f"{flag!r} passes a credential on the command line (visible to every user and "
+                             "written to the manifest); have the agent read it from an environment variable "
+                             "instead (the process inherits the harness's environment)")
+    return value
+
+
+Label = Annotated[str, AfterValidator(_check_label)]
+
+
+class AgentHttpConfig(_Table):
+    """`[agent.http]`: an agent under test behind POST /learn, /answer, /reset (HttpAgentSettings)."""
+
+    base_url: UrlStr = ""
+    name: Label = "http"
+    # header name -> the NAME of the environment variable holding its value (never the value)
+    header_env: Annotated[dict[str, EnvName], AfterValidator(_check_header_names)] = Field(
+        default_factory=dict, strict=False, max_length=50)
+    headers: Annotated[dict[str, str], AfterValidator(_check_header_names), AfterValidator(_check_plain_headers)] = Field(
+        default_factory=dict, strict=False, max_length=50)  # non-secret headers, sent as written
+    timeout_s: float = Field(60.0, gt=0.0, le=3600.0)
+    max_attempts: int = Field(3, ge=1, le=20)
+    initial_backoff_s: float = Field(0.5, ge=0.0, le=600.0)
+    max_backoff_s: float = Field(10.0, ge=0.0, le=3600.0)
+
+
+class AgentSubprocessConfig(_Table):
+    """`[agent.subprocess]`: an agent under test run as a child process speaking JSON Lines."""
+
+    command: str = Field("", max_length=4096)
+    args: Annotated[tuple[Annotated[str, Field(max_length=4096)], ...], AfterValidator(_check_args)] = _seq()
+    # added to the harness's own environment, which the process inherits (so secrets stay there)
+    env: Annotated[dict[str, Annotated[str, Field(max_length=32_768)]], AfterValidator(_check_env_names)] = Field(
+        default_factory=dict, strict=False, max_length=100)
+    cwd: str = ""  # relative to the config file's folder; "" = that folder
+    name: Label = "subprocess"
+    timeout_s: float = Field(120.0, gt=0.0, le=86_400.0)
+    close_grace_s: float = Field(5.0, gt=0.0, le=600.0)
+
+
+class AgentConfig(_Table):
+    """Which agent is under test: ours (`memory_agent`: how it is called, what it sees per call, how
+    its prompt prefix is cached) or an outside one reached over HTTP or as a subprocess."""
+
+    type: Literal["memory_agent", "http", "subprocess"] = "memory_agent"
+    http: AgentHttpConfig = AgentHttpConfig()
+    subprocess: AgentSubprocessConfig = AgentSubprocessConfig()
     prompt_cache: bool = True
     tools: tuple[str, ...] = _seq(MEMORY_AGENT_TOOLS)
     ingest_unit: Literal["message", "exchange", "session"] = "message"
@@ -191,6 +276,14 @@ class MemoryConfig(_Table):
     vector_cache_mb: int = Field(512, ge=1, le=1_000_000)
     embed_batch_size: int = Field(32, ge=1, le=4096)
     await_timeout_s: float = Field(600.0, gt=0.0, le=86_400.0)
+    # which server speaks which tools: a shipped preset, or a mapping file of your own
+    preset: str = Field("mycelian", pattern=r"^[A-Za-z0-9_.-]+$")
+    mapping: str = ""
+    # how the harness reaches the server: "" = the preset's way (Mycelian: streamable HTTP)
+    transport: Literal["", "streamable_http", "stdio"] = ""
+    command: str = ""                              # stdio: the server command (default: the preset's)
+    args: tuple[str, ...] = _seq()                 # stdio: its arguments (default: the preset's)
+    env: dict[str, str] = Field(default_factory=dict)  # stdio: extra environment (no secrets: they are refused)
 
     @field_validator("search_alpha")
     @classmethod
@@ -460,6 +553,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
                                         f'got "{qtype}"; allowed: {", ".join(QUESTION_TYPES)}'))
     problems += _model_rules(cfg, notes)
     problems += _memory_rules(cfg)
+    problems += _agent_rules(cfg, data.kind, notes)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
         problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
                                 f'"{cfg.eval.judge}"; e.g. eval = "gpt-4o-mini"'))
@@ -489,6 +583,8 @@ def _model_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
     if cfg.run.mode == "retrieval":
         notes.append('[run].mode = "retrieval" evaluates search only: [models] are not used')
         return []
+    if cfg.agent.type != "memory_agent":  # the outside agent answers: only the judge is one of ours
+        roles = {"eval": models.eval}
     if provider == "offline":
         offline = {"agent": f'"{OFFLINE_AGENT}"', "qa": f'"{OFFLINE_READER}"',
                    "eval": '"" (the deterministic grader)'}
@@ -501,16 +597,81 @@ def _model_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
                     f'{role} = "{_MODEL_EXAMPLES[provider]}" (or "{default}" to keep the offline '
                     f"model for this role)")
             for role, default in (("agent", OFFLINE_AGENT), ("qa", OFFLINE_READER))
-            if role not in models.model_fields_set]
+            if role in roles and role not in models.model_fields_set]
+
+
+def _agent_rules(cfg: RunConfig, kind: str, notes: list[str]) -> list[Problem]:
+    """An outside agent (http, subprocess) keeps its own memory: the harness can only feed it and ask it."""
+    agent, problems = cfg.agent, []
+    kind_of = f'[agent].type = "{agent.type}"'
+    if agent.type == "memory_agent":
+        return [Problem(("agent", table), f'is set but [agent].type = "memory_agent"; set type = "{table}" to '
+                        f"evaluate that agent, or remove [agent.{table}]")
+                for table in ("http", "subprocess") if table in agent.model_fields_set]
+    other = "subprocess" if agent.type == "http" else "http"
+    if other in agent.model_fields_set:
+        problems.append(Problem(("agent", other), f"is set but {kind_of}; remove [agent.{other}] or set "
+                                f'type = "{other}"'))
+    if agent.type == "http":
+        if not agent.http.base_url:
+            problems.append(Problem(("agent", "http", "base_url"), f'required when {kind_of}; e.g. '
+                                    'base_url = "http://127.0.0.1:8080"'))
+        if agent.http.max_backoff_s < agent.http.initial_backoff_s:
+            problems.append(Problem(("agent", "http", "max_backoff_s"), f"got {agent.http.max_backoff_s}; must be "
+                                    f">= [agent.http].initial_backoff_s ({agent.http.initial_backoff_s})"))
+        if cfg.run.concurrency != 1:
+            problems.append(Problem(("run", "concurrency"), f"got {cfg.run.concurrency}; {kind_of} is one agent "
+                                    "with one memory, so cases run one at a time: set concurrency = 1 (a "
+                                    'subprocess agent can run one process per slot: [agent].type = "subprocess")'))
+    if agent.type == "subprocess" and not agent.subprocess.command.strip():
+        problems.append(Problem(("agent", "subprocess", "command"), f'required when {kind_of}; e.g. '
+                                'command = "python3" with args = ["my_agent.py"]'))
+    if cfg.run.mode == "retrieval":
+        problems.append(Problem(("run", "mode"), f'"retrieval" measures our memory\'s search index, but with '
+                                f"{kind_of} the agent keeps its own memory (no index to measure); use "
+                                'mode = "agent" or [agent].type = "memory_agent"'))
+    if kind == "fact_extraction":
+        problems.append(Problem(("dataset", "kind"), f'"fact_extraction" scores the entries an agent writes to '
+                                f"our memory server, which {kind_of} does not use; run it with "
+                                '[agent].type = "memory_agent", or pick sample, longmemeval, long_horizon or levels'))
+    for key in ("alpha", "top_k"):
+        if getattr(cfg.sweep, key):
+            problems.append(Problem(("sweep", key), f"tunes our memory's search, which {kind_of} does not use; "
+                                    "remove [sweep]"))
+    if cfg.self_improve.iterations:
+        problems.append(Problem(("self_improve", "iterations"), f"tunes our memory agent's prompts and search, "
+                                f"not {kind_of}; set iterations = 0"))
+    phases = set(cfg.run.phases)
+    if ("ingest" in phases) != ("qa" in phases):
+        problems.append(Problem(("run", "phases"), f'{kind_of} keeps what it learned only while it runs, so '
+                                '"ingest" and "qa" go together: use ["ingest", "qa", "eval"] (or ["eval"] to '
+                                "re-score)"))
+    notes.append(f"{kind_of}: [models].agent and .qa, [memory], the [params] search keys and [agent] tools, "
+                 "ingest_unit and prompt_cache are not used; retrieval metrics are not available (the agent does "
+                 "its own retrieval)")
+    return problems
 
 
 def _memory_rules(cfg: RunConfig) -> list[Problem]:
     mem, problems = cfg.memory, []
+    mapped = mem.preset != "mycelian" or bool(mem.mapping)
+    if mapped:
+        problems += _mapped_rules(cfg)
+    elif mem.backend == "embedded" and mem.transport == "stdio" and (mem.command or mem.args or mem.env):
+        problems.append(Problem(("memory", "command"), "the embedded service is started by the harness; "
+                                "command, args and env are for backend = \"mcp\" with transport = \"stdio\""))
+    elif mem.backend == "mcp" and mem.transport == "stdio" and not mem.command:
+        problems.append(Problem(("memory", "command"), 'required for a Mycelian server on stdio; e.g. '
+                                'command = "mycelian-mcp-server"'))
+    if (mem.transport == "stdio" or (mapped and mem.transport != "streamable_http")) and mem.mcp_url:
+        problems.append(Problem(("memory", "mcp_url"), "is for streamable HTTP; a stdio server is started "
+                                'from [memory].command (remove mcp_url, or set transport = "streamable_http")'))
+        return problems
     if mem.backend == "mcp":
-        if not mem.mcp_url:
+        if not mem.mcp_url and mem.transport != "stdio" and not mapped:
             problems.append(Problem(("memory", "mcp_url"), 'required when [memory].backend = '
                                     '"mcp"; e.g. mcp_url = "http://localhost:11546/mcp"'))
-        if mem.search_alpha >= 0 or cfg.sweep.alpha:
+        if (mem.search_alpha >= 0 or cfg.sweep.alpha) and not mapped:
             key = ("memory", "search_alpha") if mem.search_alpha >= 0 else ("sweep", "alpha")
             problems.append(Problem(key, "per-request alpha needs the embedded service; a Mycelian "
                                     "server's alpha is service-wide (set SEARCH_ALPHA on the server)"))
@@ -528,4 +689,28 @@ def _memory_rules(cfg: RunConfig) -> list[Problem]:
             problems.append(Problem(("memory", "search_alpha"), f"got {mem.search_alpha}; {fix}"))
         if any(a > 0 for a in cfg.sweep.alpha):
             problems.append(Problem(("sweep", "alpha"), f"has values above 0; {fix}"))
+    return problems
+
+
+def _mapped_rules(cfg: RunConfig) -> list[Problem]:
+    """A server other than Mycelian (a preset or a mapping file): the harness starts or reaches it
+    and drives it through the mapping; Mycelian-only features are refused by name."""
+    mem, problems = cfg.memory, []
+    where = f'[memory].preset = "{mem.preset}"' if not mem.mapping else "[memory].mapping"
+    if mem.backend != "mcp":
+        problems.append(Problem(("memory", "backend"), f'{where} is not the embedded Mycelian service; set '
+                                'backend = "mcp" (the harness starts a stdio server itself)'))
+    if mem.transport == "streamable_http" and not mem.mcp_url:
+        problems.append(Problem(("memory", "mcp_url"), 'required with transport = "streamable_http"; e.g. '
+                                'mcp_url = "http://localhost:8000/mcp"'))
+    for key, bad in ((("memory", "search_alpha"), mem.search_alpha >= 0), (("sweep", "alpha"), bool(cfg.sweep.alpha))):
+        if bad:
+            problems.append(Problem(key, f"alpha is Mycelian's hybrid-search weight; {where} has no such "
+                                    "setting (sweep top_k instead)"))
+    if cfg.dataset.kind == "fact_extraction":
+        problems.append(Problem(("dataset", "kind"), f'"fact_extraction" seeds and reads back Mycelian entries; '
+                                f"{where} cannot run it (use the default Mycelian preset)"))
+    if cfg.self_improve.iterations > 0:
+        problems.append(Problem(("self_improve", "iterations"), f"self-improve tunes Mycelian's top_k, alpha and "
+                                f"context cadence; {where} cannot run it (set iterations = 0)"))
     return problems

@@ -197,7 +197,11 @@ def score_level_case(case: "Case", log: RunLog, *, default_cadence: int,
     if case.case_id in log.done.levels or any(q.question_id not in results for q in case.questions):
         return None
     memory = log.done.memories.get(case.case_id)
-    tool_calls = log.agent_tool_calls(case.case_id, memory.memory_id if memory else None)
+    if memory is not None and memory.get("agent"):  # an outside agent: its latest learning's calls, no ids of ours
+        tool_calls = [c for c in log.agent_tool_calls(case.case_id) if c.get("attempt") in (None, memory.attempt)]
+        memory = None
+    else:
+        tool_calls = log.agent_tool_calls(case.case_id, memory.memory_id if memory else None)
     cadence = (memory.context_cadence if memory is not None else None) or default_cadence
     spec = build_level(case.metadata["level_id"], case.metadata["seed"], context_cadence=cadence)
     answers = {q.question_id: results[q.question_id].hypothesis for q in case.questions}

@@ -3,6 +3,7 @@
     run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [self_improve] -> summarise -> END
     case graph:  START -> prepare_memory -> ingest -> qa -> score -> END
                                                   \\-> read_back -> score   (fact extraction)
+    an outside agent (graph/agent_case.py): its own setup node, and START -> converse -> score -> END
 
 One case = one memory. `cases` streams cases from the dataset (bounded memory, even for the
 2.7 GB M file) and runs the case graph on up to `[run].concurrency` of them at once; never two
@@ -19,6 +20,8 @@ from langgraph.runtime import Runtime
 
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import RunAbortedError
+from benchmarker.graph.agent_case import AGENT_CASE_GRAPH
+from benchmarker.graph.case_scope import case_context
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.facts import read_back
 from benchmarker.graph.ingest import ingest
@@ -56,7 +59,9 @@ CASE_GRAPH = build_case_graph()
 
 async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tuple[list[str], list[str]]:
     """Run the case graph over a lazy stream of cases, `concurrency` at a time; stop the run when
-    `[run].max_failures_in_a_row` cases fail one after another (a dead server, a revoked key)."""
+    `[run].max_failures_in_a_row` cases fail one after another (a dead server, a revoked key).
+    With an outside agent (`ctx.adapter`) each case runs the agent case graph instead."""
+    case_graph = AGENT_CASE_GRAPH if ctx.adapter is not None else CASE_GRAPH
     limit = ctx.config.run.concurrency
     max_failures = ctx.config.run.max_failures_in_a_row
     semaphore = asyncio.Semaphore(limit)
@@ -67,7 +72,8 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
     async def one(case: Case) -> None:
         nonlocal failures_in_a_row
         try:
-            final = await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=ctx)
+            async with case_context(ctx, case) as case_ctx:  # a mapped server's per-case scope
+                final = await case_graph.ainvoke({"case": case, "setup": setup}, context=case_ctx)
         except RunAbortedError as err:  # systematic already (e.g. the judge failed N answers in a row)
             ctx.log.log_error(case.case_id, err)
             raise
@@ -116,10 +122,11 @@ def cases_node(name: str, source: Callable[[], Iterable[Case]]):
 
 
 def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], *,
-                    self_improve_node: Callable | None = None):
-    """setup -> one node per case group (in order) -> [self_improve] -> summarise."""
+                    self_improve_node: Callable | None = None, setup_node: Callable = setup):
+    """setup -> one node per case group (in order) -> [self_improve] -> summarise. An outside agent
+    passes its own `setup_node` (graph/agent_case.agent_setup): there is no memory server to set up."""
     graph = StateGraph(RunState, context_schema=RunContext)
-    graph.add_node("setup", setup)
+    graph.add_node("setup", setup_node)
     graph.add_edge(START, "setup")
     previous = "setup"
     for name, source in case_nodes:

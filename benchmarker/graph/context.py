@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from benchmarker.config import RunConfig
     from benchmarker.datasets.schema import Case
     from benchmarker.eval.score import Judge
+    from benchmarker.graph.case_scope import CaseScope
     from benchmarker.memory.client import MemoryClient
+    from benchmarker.memory.launch import ServerLaunch
+    from benchmarker.tool_mapping import ToolMapping
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,14 @@ class RunContext:
     prompts_dir: Path | None = None
     context_cadence: int | None = None
     replay: ReplayWrites | None = None   # `replay`: writes to re-apply instead of running the agent
+    # A server other than Mycelian, driven through its tool mapping (None: Mycelian's own contract).
+    mapping: "ToolMapping | None" = None
+    # Set when every case gets its own server process (mapping scope "process"): how to start one,
+    # and how to build the memory agent over that process's tools.
+    launch: "ServerLaunch | None" = None
+    agent_factory: Callable[[list[Any]], Any] | None = None
+    scope: "CaseScope | None" = None     # the case's own server (set per case by graph/case_scope.py)
+    adapter: Any | None = None           # an outside agent's pool (agent.adapters.AgentPool); client is then None
 
     @property
     def cadence(self) -> int:

@@ -13,6 +13,8 @@ from benchmarker.graph.state import RunState
 
 def memory_meta(ctx: RunContext) -> dict[str, Any]:
     """The memory backend as the manifest names it: a retrieval report says which index it measured."""
+    if ctx.adapter is not None:
+        return {"backend": "none: the outside agent keeps its own memory"}
     memory = ctx.config.memory
     embedded = memory.backend == "embedded"
     return {"backend": memory.backend, "embedder": memory.embedder if embedded else None,
@@ -26,6 +28,8 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
                 "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind,
                 "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": memory_meta(ctx)}
+    if ctx.adapter is not None:  # an outside agent searched (if at all) by its own settings, not ours
+        run_meta.update(agent=ctx.adapter.describe(), top_k=None, alpha=None)
     if ctx.replay is not None:  # where the writes came from, and proof that no agent model was called
         agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
         run_meta["replay"] = ctx.replay.describe() | {"agent_calls": agent.get("calls", 0)}

@@ -26,6 +26,7 @@ from benchmarker.log.jsonl import read_json_object
 from benchmarker.log.store import RunLog
 
 if TYPE_CHECKING:
+    from benchmarker.memory.launch import ServerLaunch
     from benchmarker.run.replay import ReplaySource
 
 log = logging.getLogger(__name__)
@@ -40,11 +41,27 @@ class RunOutcome:
 
 
 @contextlib.asynccontextmanager
-async def memory_server(config, run_dir: Path) -> AsyncIterator[tuple[str, dict[str, str]]]:
-    """(MCP URL, auth headers): the configured server, or an embedded service on a free port with its own key."""
+async def memory_server(config, run_dir: Path) -> AsyncIterator["ServerLaunch"]:
+    """How to reach the run's memory server: the configured URL or stdio command, or the embedded
+    service (on a free port with its own key, or as a stdio process the client starts)."""
+    from benchmarker.memory.launch import ServerLaunch, embedded_stdio_launch, mapping_for, stdio_launch
+
     mem = config.memory
+    mapping = mapping_for(config)
+    if not mapping.is_mycelian:
+        if (mem.transport or mapping.server.transport) == "streamable_http":
+            yield ServerLaunch(transport="streamable_http", url=mem.mcp_url, headers=_auth_headers(config))
+        else:
+            yield stdio_launch(config, mapping, run_dir)
+        return
     if mem.backend == "mcp":
-        yield mem.mcp_url, _auth_headers(config)
+        if mem.transport == "stdio":
+            yield stdio_launch(config, mapping, run_dir)
+        else:
+            yield ServerLaunch(transport="streamable_http", url=mem.mcp_url, headers=_auth_headers(config))
+        return
+    if mem.transport == "stdio":
+        yield embedded_stdio_launch(config, run_dir)
         return
     from benchmarker.memory.service.launcher import EmbeddedMemoryService
     from benchmarker.memory.service.settings import ServiceSettings
@@ -55,7 +72,7 @@ async def memory_server(config, run_dir: Path) -> AsyncIterator[tuple[str, dict[
                                placeholder_context=mem.placeholder_context, vector_cache_mb=mem.vector_cache_mb,
                                embed_batch_size=mem.embed_batch_size, await_timeout_s=mem.await_timeout_s)
     async with EmbeddedMemoryService(settings, log_path=run_dir / "memory-service.log") as service:
-        yield service.mcp_url, service.auth_headers
+        yield ServerLaunch(transport="streamable_http", url=service.mcp_url, headers=service.auth_headers)
 
 
 def _auth_headers(config) -> dict[str, str]:
@@ -93,7 +110,11 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     plan = plan_dataset(config, run_dir)
     previous = read_json_object(base_store.manifest_path) or None
     # The ledger starts from what earlier attempts of this run spent: a resume reports the whole cost.
-    models = build_models(config, earlier_tokens=(previous or {}).get("tokens"), with_agent=replay is None)
+    outside = config.agent.type != "memory_agent"  # an outside agent keeps its own memory: no server, no models
+    if outside and replay is not None:
+        raise UserError(f"{config.config_path}: [agent].type = {config.agent.type!r}: replay re-applies our memory "
+                        "agent's writes to our memory server; an outside agent's run cannot be replayed")
+    models = build_models(config, earlier_tokens=(previous or {}).get("tokens"), with_agent=replay is None and not outside)
     inputs = run_inputs(config, dataset_sha256=plan.sha256, dataset_description=plan.description,
                         judge_kind=models.judge_kind, prompts_dir=prompts_dir())
     check_resume(previous, inputs, run_dir=run_dir, config_path=str(config.config_path), dataset_path=plan.path)
@@ -105,10 +126,17 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     outcome = RunOutcome(run_dir, {}, [])
     status = "failed"
     try:
-        async with memory_server(config, run_dir) as (mcp_url, headers):
-            manifest["memory"]["mcp_url"] = mcp_url
+        if outside:
+            from benchmarker.run.adapter_run import run_with_adapter
+
+            outcome = await run_with_adapter(config, plan, models, manifest, base_store)
+            status = "finished"
+            return outcome
+        async with memory_server(config, run_dir) as launch:
+            manifest["memory"].update(launch.describe(), mcp_url=launch.url or None)
+            base_store.write_manifest(manifest)
             try:
-                outcome = await _run_points(config, run_id, run_dir, plan, models, mcp_url, headers, replay)
+                outcome = await _run_points(config, run_id, run_dir, plan, models, launch, replay)
             except ConnectionError as err:
                 raise UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
                                 "(make start-mcp-streamable-server && make wait-backend-health).") from err
@@ -124,17 +152,22 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
 
 
 async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
-                      mcp_url: str, headers: dict[str, str], replay: "ReplaySource | None" = None) -> RunOutcome:
-    from benchmarker.memory.client import MemoryClient
+                      launch: "ServerLaunch", replay: "ReplaySource | None" = None) -> RunOutcome:
+    from benchmarker.memory.launch import mapping_for
 
+    mapping = mapping_for(config)
+    mapped = None if mapping.is_mycelian else mapping
     points = sweep_points(config)
     results: list[tuple[str, Path, dict[str, Any]]] = []
     skipped: list[str] = []
     summary: dict[str, Any] = {}
     state: dict[str, Any] = {"total_questions": plan.total_questions}
-    async with MemoryClient.connect(mcp_url, headers=headers) as client:
+    # A server per case ("process" scope): this first one is only asked which tools it has.
+    probe = launch.for_scope(_fresh_dir(run_dir / "memory-servers" / "_probe"), "probe") \
+        if mapped is not None and mapped.scope.kind == "process" and launch.transport == "stdio" else launch
+    async with probe.connect() as client:
         needs_agent = replay is None and config.run.mode == "agent" and "ingest" in config.run.phases
-        agent = models.build_agent(client.tools) if needs_agent else None
+        agent = models.build_agent(client.tools, mapping=mapped) if needs_agent else None
         for point in points:
             answers_dir = run_dir / "points" / point.label if point.label else run_dir
             log = RunLog(run_dir, answers_dir=answers_dir)
@@ -144,6 +177,8 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                     config=config, run_id=run_id, log=log, client=client, agent=agent, qa_model=models.qa,
                     judge=models.judge_for(config), ledger=models.ledger, progress=progress, search=point,
                     offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode, replay=replay,
+                    mapping=mapped, launch=launch if probe is not launch else None,
+                    agent_factory=(lambda tools: models.build_agent(tools, mapping=mapped)) if needs_agent else None,
                     case_source=lambda: (case for g in plan.groups for case in g.cases()))
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
                                         self_improve_node=_self_improve_node(config, points))
@@ -158,6 +193,15 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
 
         summary = write_sweep_files(run_dir, results)
     return RunOutcome(run_dir, summary, results, skipped)
+
+
+def _fresh_dir(path: Path) -> Path:
+    """An empty folder at `path` (a probe server's leftovers from an earlier attempt removed)."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
 
 
 def _self_improve_node(config, points: list[SearchSettings]):
@@ -198,8 +242,10 @@ def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previou
                  "description": plan.description, "questions": plan.total_questions,
                  "seeds": list(config.dataset.seeds) or [config.dataset.seed]},
         models=models.describe(),
-        memory={"backend": config.memory.backend, "embedder": config.memory.embedder if config.memory.backend == "embedded" else None,
-                "alpha": config.memory.alpha if config.memory.backend == "embedded" else "service default"},
+        memory={"backend": config.memory.backend, "preset": config.memory.preset,
+                "mapping": config.memory.mapping or None, "transport": config.memory.transport or None, "embedder": config.memory.embedder if config.memory.backend == "embedded" else None,
+                "alpha": config.memory.alpha if config.memory.backend == "embedded" else
+                "service default" if config.memory.preset == "mycelian" and not config.memory.mapping else None},
         judge={"kind": models.judge_kind, "model": config.models.eval or None, "note": models.judge_note},
         previous=previous)
     # Every number that decides a score, beside the judge (also inside the config block).

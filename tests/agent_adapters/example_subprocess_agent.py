@@ -1,8 +1,10 @@
 """An example subprocess agent for the adapter tests: JSON Lines on stdin/stdout (no `benchmarker` import).
 
 `--mode` scripts misbehaviour on the answer op: `bad-json`, `die`, `hang`, `refuse`; `stubborn` ignores
-stdin closing and SIGTERM. EXAMPLE_AGENT_TRANSCRIPT names a file that receives every request and
-reply, one JSON object a line, for the schema checks.
+stdin closing and SIGTERM. With `--once FLAG_FILE` the misbehaviour happens once across processes
+(the first answer finding FLAG_FILE absent creates it and misbehaves; later answers behave).
+EXAMPLE_AGENT_TRANSCRIPT names a file that receives every request and reply, one JSON object a
+line, for the schema checks and for counting calls.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from keyword_memory import KeywordMemory  # this script's folder is on sys.path 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="normal", choices=["normal", "bad-json", "die", "hang", "refuse", "stubborn"])
-    mode = parser.parse_args().mode
+    parser.add_argument("--once", default="", help="misbehave only while this flag file does not exist")
+    options = parser.parse_args()
+    mode = options.mode
     transcript = os.environ.get("EXAMPLE_AGENT_TRANSCRIPT")
     memory = KeywordMemory()
     print(f"example agent started in mode {mode}", file=sys.stderr, flush=True)
@@ -30,7 +34,7 @@ def main() -> int:
     def reply(obj: dict, request: dict) -> None:
         if transcript:
             with open(transcript, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"request": request, "reply": obj}) + "\n")
+                f.write(json.dumps({"request": request, "reply": obj, "pid": os.getpid()}) + "\n")
         sys.stdout.write(json.dumps(obj) + "\n")
         sys.stdout.flush()
 
@@ -45,6 +49,11 @@ def main() -> int:
             memory.reset()
             reply({"ok": True}, request)
         elif op == "answer":
+            if options.once and mode != "normal":
+                try:
+                    open(options.once, "x").close()  # the first to create it misbehaves, once
+                except FileExistsError:
+                    mode = "normal"
             if mode == "bad-json":
                 sys.stdout.write("thinking... {not json\n")
                 sys.stdout.flush()
