@@ -14,6 +14,7 @@ import pytest
 
 from benchmarker.cli import main
 from benchmarker.config import load_config
+from benchmarker.datasets.sample import write_sample
 from benchmarker.run.runner import execute_run
 from tests.agent_adapters.example_http_agent import ExampleHttpAgent
 
@@ -127,6 +128,11 @@ def test_http_agent_on_levels_and_l13_scores_its_reported_tool_calls(tmp_path: P
     assert any(d["tool"] == "keyword_lookup" and d["session_id"] is None for d in decisions)
     summary = check_outputs(run_dir, len(lines(run_dir / "results.jsonl")), "http")
     assert summary["levels"]["headline"]
+    # Re-scoring (phases = ["eval"]) needs no agent: the one above is gone, and nothing is asked again.
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(cfg.read_text().replace("progress = false\n", 'progress = false\nphases = ["eval"]\n'))
+    assert main(["run", str(cfg)]) == 0
+    assert len(lines(run_dir / "answers.jsonl")) == 17 and not (run_dir / "errors.jsonl").exists()
 
 
 class ScriptedAgent(ExampleHttpAgent):
@@ -194,14 +200,17 @@ def test_http_failures_fail_their_case_clearly_and_a_rerun_redoes_only_those(tmp
     assert lines(run_dir / "results.jsonl") and json.loads((run_dir / "manifest.json").read_text())["status"] == "finished"
 
 
-def test_subprocess_agents_one_per_concurrent_case_on_sample_and_levels(tmp_path: Path) -> None:
-    for name, data in (("sample", SAMPLE), ("levels", LEVELS)):
+def test_subprocess_agents_one_per_concurrent_case_on_every_suite(tmp_path: Path) -> None:
+    lme = tmp_path / "longmemeval_s.json"  # a LongMemEval-format file, read as the real files are
+    write_sample(lme, seed=7, questions_per_type=1, sessions_per_question=3)
+    suites = {"sample": (SAMPLE, 9), "levels": (LEVELS, 17), "longmemeval": (f'dataset_file = "{lme}"\n', 9),
+              "long_horizon": ('[dataset]\nkind = "long_horizon"\nturns = 100\nquestions = 5\n', 5)}
+    for name, (data, expected) in suites.items():
         tmp = tmp_path / name
         tmp.mkdir()
         assert main(["run", str(subprocess_config(tmp, data))]) == 0
         run_dir = tmp / "runs" / "agent"
         results = lines(run_dir / "results.jsonl")
-        expected = len(json.loads((run_dir / "data" / "sample_longmemeval.json").read_text())) if name == "sample" else 17
         check_outputs(run_dir, expected, "subprocess")
         transcript = lines(tmp / "transcript.jsonl")
         ops = Counter(t["request"]["op"] for t in transcript)

@@ -154,3 +154,24 @@ async def test_concurrent_calls_reach_the_agent_one_at_a_time(agent):
     async with HttpAgentAdapter(settings(agent.url)) as adapter:
         await asyncio.gather(adapter.answer("first?"), adapter.answer("second?"))
     assert agent.max_in_flight == 1
+
+
+@pytest.mark.parametrize("body, expected", [
+    (b"", []),
+    (b"ok", []),
+    (b'{"stored": true}', []),
+    (b'{"tool_calls": [{"name": "store", "arguments": {"k": 1}, "output": "id-1"}]}', ["store"]),
+])
+async def test_learn_reports_tool_calls_only_from_a_json_object_that_has_them(agent, body, expected):
+    agent.handle = lambda path, request, headers: (200, body)  # type: ignore[method-assign]
+    async with HttpAgentAdapter(settings(agent.url)) as adapter:
+        calls = await adapter.learn(ITEMS[0])
+    assert [c.name for c in calls] == expected
+    assert not calls or (calls[0].arguments == {"k": 1} and calls[0].output == "id-1")
+
+
+async def test_learn_tool_calls_that_break_the_schema_fail_without_retry(agent):
+    agent.handle = lambda path, request, headers: (200, b'{"tool_calls": [{"arguments": {}}]}')  # type: ignore[method-assign]
+    async with HttpAgentAdapter(settings(agent.url)) as adapter:
+        with pytest.raises(AdapterError, match="learn failed: reply does not match LearnResponse"):
+            await adapter.learn(ITEMS[0])

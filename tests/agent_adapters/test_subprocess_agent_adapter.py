@@ -41,10 +41,11 @@ async def test_learns_answers_forgets_and_every_line_matches_the_schema(tmp_path
     transcript = tmp_path / "transcript.jsonl"
     async with adapter(env={"EXAMPLE_AGENT_TRANSCRIPT": str(transcript)}) as agent:
         assert isinstance(agent, AgentAdapter)
-        for item in ITEMS:
-            await agent.learn(item)
+        reported = [await agent.learn(item) for item in ITEMS]
         reply = await agent.answer("Which city did my sister move to?", "2023/07/01 (Sat) 09:00")
         assert "Lisbon" in reply.answer and reply.tool_calls[0].output == "s2"
+        assert [calls[0].name for calls in reported] == ["add_entry", "add_entry"]  # learn-time tool calls
+        assert reported[1][0].arguments["raw_entry"] == ITEMS[1].content
         await agent.reset()
         assert (await agent.answer("Which city did my sister move to?")).answer == "I don't know."
         pid = agent.pid
@@ -107,3 +108,12 @@ async def test_an_error_reply_and_a_missing_command_fail_clearly(tmp_path):
     with pytest.raises(AdapterError, match="could not start the process") as caught:
         await adapter(command=missing, args=[]).learn(ITEMS[0])
     assert caught.value.operation == "start" and missing in str(caught.value)
+
+
+async def test_a_learn_ack_with_malformed_tool_calls_fails_clearly(tmp_path):
+    script = tmp_path / "agent.py"
+    script.write_text("import sys\nfor line in sys.stdin:\n    print('{\"ok\": true, \"tool_calls\": [{\"args\": 1}]}', "
+                      "flush=True)\n")
+    async with adapter(args=[str(script)]) as agent:
+        with pytest.raises(AdapterError, match=r"learn failed: the reply does not match Ack \(\$.tool_calls\[0\]"):
+            await agent.learn(ITEMS[0])
