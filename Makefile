@@ -4,10 +4,14 @@ PYTHON ?= .venv/bin/python
 VENV ?= .venv
 CONFIG ?= configs/quickstart.toml
 STAMP := $(VENV)/.installed
+# Third-party MCP memory servers the presets are tested against, each in its own venv (their
+# dependencies never meet ours): kuzu-memory 1.12.11 needs the MCP SDK 1.x.
+SERVERS ?= .venv-servers
+KUZU_STAMP := $(SERVERS)/kuzu/.installed
 PYTEST_ARGS ?=
 FUZZ_ARGS ?=
 
-.PHONY: install run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache fuzz clean-runs
+.PHONY: install servers run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache fuzz clean-runs
 
 install: $(STAMP)
 
@@ -19,10 +23,17 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install --quiet -e ".[embed,dev]"
 	touch $(STAMP)
 
+servers: $(KUZU_STAMP)
+
+$(KUZU_STAMP):
+	test -x $(SERVERS)/kuzu/bin/python || python3 -m venv $(SERVERS)/kuzu
+	$(SERVERS)/kuzu/bin/python -m pip install --quiet "kuzu-memory==1.12.11" "mcp>=1.20,<2"
+	touch $(KUZU_STAMP)
+
 run: install
 	$(VENV)/bin/mycelian-longmemeval run $(CONFIG)
 
-test: install
+test: install servers
 	$(PYTHON) -m pytest -q $(PYTEST_ARGS)
 
 test-fast: install

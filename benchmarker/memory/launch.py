@@ -70,7 +70,7 @@ def stdio_launch(config: Any, mapping: ToolMapping, run_dir: Path) -> ServerLaun
     """The server command for a stdio run: `[memory]` command / args / env over the preset's."""
     mem = config.memory
     command = mem.command or mapping.server.command
-    args = tuple(mem.args) if (mem.args or mem.command) else tuple(mapping.server.args)
+    args = tuple(mem.args) if "args" in mem.model_fields_set else tuple(mapping.server.args)
     env = {**mapping.server.env, **mem.env}
     if not command:
         from benchmarker.errors import UserError

@@ -114,7 +114,8 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     if outside and replay is not None:
         raise UserError(f"{config.config_path}: [agent].type = {config.agent.type!r}: replay re-applies our memory "
                         "agent's writes to our memory server; an outside agent's run cannot be replayed")
-    models = build_models(config, earlier_tokens=(previous or {}).get("tokens"), with_agent=replay is None and not outside)
+    models = build_models(config, earlier_tokens=(previous or {}).get("tokens"),
+                          with_agent=replay is None and not outside)
     inputs = run_inputs(config, dataset_sha256=plan.sha256, dataset_description=plan.description,
                         judge_kind=models.judge_kind, prompts_dir=prompts_dir())
     check_resume(previous, inputs, run_dir=run_dir, config_path=str(config.config_path), dataset_path=plan.path)
@@ -138,6 +139,9 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
             try:
                 outcome = await _run_points(config, run_id, run_dir, plan, models, launch, replay)
             except ConnectionError as err:
+                if launch.transport == "stdio":
+                    raise UserError(f"{err}. Check [memory].command / args / env in {config.config_path}: the "
+                                    "server must speak MCP on stdin/stdout and log only to stderr.") from err
                 raise UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
                                 "(make start-mcp-streamable-server && make wait-backend-health).") from err
         status = "finished"
