@@ -183,7 +183,8 @@ def _check_plain_headers(value: dict[str, str]) -> dict[str, str]:
             raise ValueError(f"header {name!r}: a value must be one line of at most 4096 characters")
         if _CREDENTIAL_VALUE.match(text):
             raise ValueError(f"header {name!r} holds a credential; secrets are never read from the config file: "
-                             f"export it and name the variable in [agent.http.header_env], e.g. {name} = \"MY_AGENT_TOKEN\"")
+                             "export it and name the variable in [agent.http.header_env], "
+                             f'e.g. {name} = "MY_AGENT_TOKEN"')
     return value
 
 
@@ -215,8 +216,8 @@ class AgentHttpConfig(_Table):
     # header name -> the NAME of the environment variable holding its value (never the value)
     header_env: Annotated[dict[str, EnvName], AfterValidator(_check_header_names)] = Field(
         default_factory=dict, strict=False, max_length=50)
-    headers: Annotated[dict[str, str], AfterValidator(_check_header_names), AfterValidator(_check_plain_headers)] = Field(
-        default_factory=dict, strict=False, max_length=50)  # non-secret headers, sent as written
+    headers: Annotated[dict[str, str], AfterValidator(_check_header_names),  # non-secret headers, sent as written
+                       AfterValidator(_check_plain_headers)] = Field(default_factory=dict, strict=False, max_length=50)
     timeout_s: float = Field(60.0, gt=0.0, le=3600.0)
     max_attempts: int = Field(3, ge=1, le=20)
     initial_backoff_s: float = Field(0.5, ge=0.0, le=600.0)

@@ -136,7 +136,8 @@ def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUE
     """The `retrieval` block of summary.json (module docstring)."""
     with_hits = [r for r in results if r.get("retrieved") is not None]
     if not with_hits:
-        outside = sorted({f"{a.get('type')} agent {a.get('name')!r}" for r in results if isinstance(a := r.get("agent"), dict)})
+        outside = sorted({f"{a.get('type')} agent {a.get('name')!r}" for r in results
+                          if isinstance(a := r.get("agent"), dict)})
         why = (f"not available: the answers come from an outside agent ({', '.join(outside)}) that keeps its own "
                "memory; the harness never sees what it retrieved") if outside else \
             "no retrieval data: the results carry no `retrieved` hits"

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from benchmarker.agent.adapters.contract import AgentAdapter
+
+log = logging.getLogger(__name__)
 
 
 class AgentPool:
@@ -68,13 +71,14 @@ class AgentPool:
                     await adapter.close()
 
     async def close(self) -> None:
-        """Close every agent (safe to call twice); a close that fails does not stop the others."""
+        """Close every agent (safe to call twice). A close that fails is logged, not raised: it runs
+        while the run ends, often because of another error, which it must not hide."""
         self._closed = True
         adapters, self._all, self._idle = self._all, [], []
         results = await asyncio.gather(*(a.close() for a in adapters), return_exceptions=True)
-        failed = [r for r in results if isinstance(r, BaseException)]
-        if failed:
-            raise failed[0]
+        for adapter, result in zip(adapters, results):
+            if isinstance(result, Exception):
+                log.warning("closing agent %s failed: %s: %s", adapter.name, type(result).__name__, result)
 
     def describe(self) -> dict[str, Any]:
         """What the manifest records about the agent under test (before redaction)."""
