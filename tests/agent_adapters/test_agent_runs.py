@@ -158,14 +158,14 @@ class ScriptedAgent(ExampleHttpAgent):
             return 200, b"<html>not an answer</html>"
         if fault == "slow" and path == "/answer":
             self.requests.append({"path": path, "body": body, "headers": headers})
-            self.stopping.wait(1.0)
+            self.stopping.wait(2.5)
             return 200, b'{"answer": "too late"}'
         return super().handle(path, body, headers)
 
 
 def test_http_failures_fail_their_case_clearly_and_a_rerun_redoes_only_those(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("EXAMPLE_AGENT_TOKEN", f"Bearer {SECRET}")
-    extra = ("max_attempts = 2\ntimeout_s = 0.4\ninitial_backoff_s = 0.0\nmax_backoff_s = 0.0\n"
+    extra = ("max_attempts = 2\ntimeout_s = 0.5\ninitial_backoff_s = 0.0\nmax_backoff_s = 0.0\n"
              '[agent.http.header_env]\nAuthorization = "EXAMPLE_AGENT_TOKEN"\n')
     script = {2: "learn-500", 3: "answer-500", 5: "garbage", 7: "slow"}
     with ScriptedAgent(script) as agent:
@@ -180,7 +180,7 @@ def test_http_failures_fail_their_case_clearly_and_a_rerun_redoes_only_those(tmp
         assert "learn failed" in errors[ids[1]] and "last status 500" in errors[ids[1]]
         assert "answer failed" in errors[ids[2]] and "after 2 attempts" in errors[ids[2]]
         assert f"POST {agent.url}/answer" in errors[ids[2]] and "example-http" in errors[ids[2]]
-        assert "not JSON" in errors[ids[4]] and "timed out after 0.4s" in errors[ids[6]]
+        assert "not JSON" in errors[ids[4]] and "timed out after 0.5s" in errors[ids[6]]
         assert {r["question_id"] for r in lines(run_dir / "answers.jsonl")} == set(ids) - failed
         first_run = len(agent.requests)
 
