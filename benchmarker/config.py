@@ -161,6 +161,8 @@ def _secret_fix(table: tuple) -> str:
     if table[:2] == ("agent", "http"):
         return "export it and name the variable in [agent.http.header_env] " \
                '(e.g. Authorization = "MY_AGENT_TOKEN"; the value is sent as that header)'
+    if table[:2] == ("memory", "env"):
+        return "export it in the harness's environment: a stdio memory server inherits it"
     if table[:2] == ("agent", "subprocess"):
         return "export it in the harness's environment: the agent process inherits it"
     return "export it in the environment and name the variable with an *_env key " \
@@ -292,7 +294,7 @@ def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]
         (top_file or absolute(cfg.dataset.file), _origin(cfg.dataset_file or cfg.dataset.file, base)))
     memory = cfg.memory.model_copy(update={"db_path": absolute(cfg.memory.db_path),
                                            "mapping": absolute(cfg.memory.mapping)})
-    problems = problems + _mapping_problems(memory)
+    problems = problems + _mapping_problems(memory, cfg.agent)
     run = cfg.run.model_copy(update={"output_dir": absolute(cfg.run.output_dir)})
     dataset = cfg.dataset.model_copy(update={"file": dataset_file})
     return cfg.model_copy(update={
@@ -373,13 +375,17 @@ def key_path(loc: tuple, top_level_note: bool = False) -> str:
     return f"[{'.'.join(quoted)}].{key}"
 
 
-def _mapping_problems(memory) -> list[Problem]:
-    """Load the preset or mapping file now, so a broken mapping fails before any work."""
+def _mapping_problems(memory, agent) -> list[Problem]:
+    """Load the preset or mapping file now, so a broken mapping fails before any work; the agent's
+    own tool list (when set) must include the mapping's write tool."""
     from benchmarker.errors import ConfigError
     from benchmarker.tool_mapping import load_mapping
 
     try:
-        load_mapping(memory.mapping or memory.preset)
+        mapping = load_mapping(memory.mapping or memory.preset)
     except ConfigError as err:
         return [Problem(("memory", "mapping" if memory.mapping else "preset"), str(err))]
+    if mapping.write is not None and "tools" in agent.model_fields_set and mapping.write.tool not in agent.tools:
+        return [Problem(("agent", "tools"), f'must include "{mapping.write.tool}", the write tool of '
+                        f"{mapping.source} (the agent cannot write memory without it)")]
     return []

@@ -257,9 +257,7 @@ class AgentConfig(_Table):
         dupes = sorted({v for v in value if value.count(v) > 1})
         if dupes:
             raise ValueError(f"lists {', '.join(dupes)} twice; list each tool once")
-        if "add_entry" not in value:
-            raise ValueError('must include "add_entry" (the agent cannot write memory without it)')
-        return value
+        return value  # the write tool it must include depends on [memory] (checked with the mapping)
 
 
 class MemoryConfig(_Table):
@@ -656,6 +654,9 @@ def _agent_rules(cfg: RunConfig, kind: str, notes: list[str]) -> list[Problem]:
 def _memory_rules(cfg: RunConfig) -> list[Problem]:
     mem, problems = cfg.memory, []
     mapped = mem.preset != "mycelian" or bool(mem.mapping)
+    if not mapped and "add_entry" not in cfg.agent.tools:
+        problems.append(Problem(("agent", "tools"), 'must include "add_entry" (the agent cannot write memory '
+                                "without it)"))
     if mapped:
         problems += _mapped_rules(cfg)
     elif mem.backend == "embedded" and mem.transport == "stdio" and (mem.command or mem.args or mem.env):

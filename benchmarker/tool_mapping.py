@@ -306,3 +306,12 @@ def extract_text(value: Any, path: str) -> str:
         elif item is not None:
             parts.append(json.dumps(item) if isinstance(item, (dict, list)) else str(item))
     return "\n".join(parts)
+
+
+if __name__ == "__main__":  # python -m benchmarker.tool_mapping --schema > benchmarker/memory/presets/mapping.schema.json
+    import json
+    import sys
+
+    if sys.argv[1:] != ["--schema"]:
+        sys.exit("usage: python -m benchmarker.tool_mapping --schema")
+    print(json.dumps(ToolMapping.model_json_schema(), indent=2))

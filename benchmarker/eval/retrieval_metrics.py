@@ -142,6 +142,10 @@ def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUE
                "memory; the harness never sees what it retrieved") if outside else \
             "no retrieval data: the results carry no `retrieved` hits"
         return {"available": False, "k_values": list(ks), "metrics": {}, "n": {}, "by_type": {}, "notes": [why]}
+    traced, untraceable = _tracing(with_hits)
+    if untraceable:
+        return {"available": False, "k_values": list(ks), "metrics": {}, "n": {}, "by_type": {},
+                "traced": traced, "notes": [untraceable]}
     scored = [(r, question_retrieval(r, ks)) for r in with_hits]
     scored = [(r, q) for r, q in scored if q]
     means, counts = _aggregate([q for _, q in scored], ks)
@@ -154,9 +158,31 @@ def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUE
     unavailable = [k for k in ks if k > max(top_ks)]
     if unavailable:
         notes.append(f"k = {', '.join(map(str, unavailable))} exceed top_k = {max(top_ks)}: not available (null)")
+    if traced is not None:
+        notes.append(f"{traced['hits_traced']} of {traced['hits']} hits ({traced['share']:.0%}) traced back to the "
+                     f"dataset message that wrote them ({', '.join(traced['servers'])} returns no tags); an "
+                     "untraced hit counts as not relevant")
     excluded = sum(1 for r in with_hits if is_abstention(r))
     return {"available": True, "k_values": list(ks), "top_k": top_ks, "metrics": means, "n": counts,
+            "traced": traced,
             "excluded_abstention": excluded,
             "questions": {"session": sum(1 for _, q in scored if "session" in q),
                           "turn": sum(1 for _, q in scored if "turn" in q)},
             "by_type": by_type, "notes": notes}
+
+
+def _tracing(with_hits: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
+    """How many hits of a mapped server (records with `hits_traced`) could be traced to dataset
+    messages, and why metrics are not available when none could (never a silent zero)."""
+    mapped = [r for r in with_hits if r.get("hits_traced") is not None]
+    if not mapped:
+        return None, ""  # Mycelian: every hit carries the harness's tags
+    hits = sum(len(r["retrieved"]) for r in mapped)
+    found = sum(int(r["hits_traced"]) for r in mapped)
+    servers = sorted({str(r.get("memory_server") or "the memory server") for r in mapped})
+    traced = {"hits": hits, "hits_traced": found, "share": found / hits if hits else 0.0, "servers": servers}
+    if hits and not found:
+        return traced, (f"not available: none of the {hits} hits {', '.join(servers)} returned could be traced to a "
+                        "dataset message (it returns no tags, and no hit held a text that was written verbatim, "
+                        "e.g. the agent rewrote what it stored)")
+    return traced, ""

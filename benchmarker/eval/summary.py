@@ -13,7 +13,8 @@ Keys (schema_version 1; a null is "not available", never zero):
                      latency; "tokens" = the TokenLedger snapshot, used for cost when the results
                      lines do not carry a role's tokens or cost). The run graph gives mode, point,
                      top_k, alpha (sent with each search; null = the service's) and memory
-                     {backend, embedder, alpha (the service's blend)}
+                     {backend, embedder, alpha (the service's blend)}; on a mapped server also
+                     server, mapping, scope and lacks (what that server cannot do, also in notes)
     qa               see qa_metrics.py: overall, task_averaged, abstention, by_type, judged, unjudged
     retrieval        see retrieval_metrics.py: available, k_values, top_k, metrics
                      {"session.recall_any@1" ... "turn.ndcg_any@50"}, n {"session@1" ...},
@@ -187,6 +188,9 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
     if not results:
         notes.append("no questions in this run")
     notes.extend(retrieval.get("notes", []))
+    memory = run_meta.get("memory") if isinstance(run_meta.get("memory"), dict) else {}
+    if memory.get("lacks"):
+        notes.append(f"memory server {memory.get('server')} has no " + "; no ".join(memory["lacks"]))
     run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens")}
     return {"schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
             "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),

@@ -16,6 +16,9 @@ def memory_meta(ctx: RunContext) -> dict[str, Any]:
     if ctx.adapter is not None:
         return {"backend": "none: the outside agent keeps its own memory"}
     memory = ctx.config.memory
+    if ctx.mapping is not None:  # a server other than Mycelian: name it and what it cannot do
+        return {"backend": memory.backend, "server": ctx.mapping.name, "mapping": ctx.mapping.source,
+                "scope": ctx.mapping.scope.kind, "lacks": list(ctx.mapping.lacks), "embedder": None, "alpha": None}
     embedded = memory.backend == "embedded"
     return {"backend": memory.backend, "embedder": memory.embedder if embedded else None,
             "alpha": memory.alpha if embedded else "service default"}
