@@ -182,6 +182,10 @@ def assumptions(est: Estimate, config) -> list[str]:
            "tokenizers differ by some 10-20%)."]
     if est.model is not None:
         out += _agent_assumptions(config, policy)
+        if config.memory.preset != "mycelian" or config.memory.mapping:
+            out.append(f"the memory agent is costed on Mycelian's tools and capture policy; [memory] names another "
+                       f"server ({config.memory.mapping or config.memory.preset}), whose own tools and prompt the "
+                       "agent gets instead: read the agent rows as the order of magnitude, not the figure.")
     out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
                f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {JUDGE_INPUT} in, "
                f"{JUDGE_OUTPUT} out; both one-shot, never cached.")

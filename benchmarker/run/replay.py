@@ -269,6 +269,10 @@ async def execute_replay(run_dir: Path, config) -> "RunOutcome":
     if config.self_improve.iterations > 0:
         raise UserError(f"{config.config_path}: [self_improve].iterations re-runs the memory agent; set it to 0 "
                         "for a replay")
+    if config.memory.preset != "mycelian" or config.memory.mapping:
+        raise UserError(f"{config.config_path}: replay re-sends recorded Mycelian add_entry / put_context calls; "
+                        f"[memory] names another server ({config.memory.mapping or config.memory.preset}). Run the "
+                        "agent on it instead: mycelian-longmemeval run CONFIG")
     source = ReplaySource.load(run_dir, config)
     config = config.model_copy(update={"run_id": replay_run_id(config, source)})
     _check_target(config, source)

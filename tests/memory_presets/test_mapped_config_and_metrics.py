@@ -81,3 +81,13 @@ def test_partly_traced_hits_are_scored_and_the_share_is_reported():
     assert block["metrics"]["session.recall_any@1"] == 0.0 and block["metrics"]["session.recall_any@3"] == 1.0
     assert block["traced"] == {"hits": 2, "hits_traced": 1, "share": 0.5, "servers": ["kuzu-memory"]}
     assert any("1 of 2 hits (50%) traced" in note for note in block["notes"])
+
+
+def test_replay_and_estimate_say_what_a_mapped_server_changes(tmp_path, capsys):
+    from benchmarker.cli import main
+
+    path = config(tmp_path, '[memory]\nbackend = "mcp"\npreset = "mcp-server-memory"\n[run]\noutput_dir = "runs"')
+    assert main(["replay", str(tmp_path), str(path)]) == 2
+    assert "replay re-sends recorded Mycelian add_entry" in capsys.readouterr().err
+    assert main(["estimate", str(path)]) == 0
+    assert "[memory] names another server (mcp-server-memory)" in capsys.readouterr().out
