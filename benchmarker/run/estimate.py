@@ -98,7 +98,8 @@ def _settings(config, all_tools: tuple[str, ...]) -> list[Variant]:
 def estimate_run(config, scratch_dir: Path) -> Estimate:
     """Walk the selected cases once (streamed) and simulate what every setting would send."""
     configured = Setting(config.agent.prompt_cache, config.agent.ingest_unit, tuple(config.agent.tools))
-    agent_used = config.run.mode == "agent" and "ingest" in config.run.phases
+    outside = config.agent.type != "memory_agent"  # an outside agent's own model calls are its business
+    agent_used = config.run.mode == "agent" and "ingest" in config.run.phases and not outside
     model = agent_model(config) if agent_used else None
     all_tools = tuple(model.schema_chars) if model else tuple(MEMORY_AGENT_TOOLS)
     est = Estimate(configured, _settings(config, all_tools), all_tools, model)
@@ -116,7 +117,8 @@ def estimate_run(config, scratch_dir: Path) -> Estimate:
             if config.run.mode == "agent" and "qa" in config.run.phases:
                 n = len(case.questions)
                 context = min(config.params.top_k * ENTRY_TOKENS, config.params.qa_max_context_chars / CHARS_PER_TOKEN)
-                est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + context)), n * QA_OUTPUT))
+                if not outside:  # an outside agent answers itself: no reader call of ours
+                    est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + context)), n * QA_OUTPUT))
                 if config.models.eval and config.params.use_llm_judge and "eval" in config.run.phases:
                     est.eval.add(Usage(n, n * JUDGE_INPUT, n * JUDGE_OUTPUT))
     return est
@@ -186,6 +188,10 @@ def assumptions(est: Estimate, config) -> list[str]:
             out.append(f"the memory agent is costed on Mycelian's tools and capture policy; [memory] names another "
                        f"server ({config.memory.mapping or config.memory.preset}), whose own tools and prompt the "
                        "agent gets instead: read the agent rows as the order of magnitude, not the figure.")
+    if config.agent.type != "memory_agent":
+        out.append(f"the agent is outside ([agent] type = {config.agent.type!r}): it learns and answers with its own "
+                   "models, which the harness neither sees nor counts (report them in the answer's metadata); only "
+                   "the judge is costed here.")
     out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
                f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {JUDGE_INPUT} in, "
                f"{JUDGE_OUTPUT} out; both one-shot, never cached.")
@@ -289,7 +295,7 @@ def format_estimate(est: Estimate, config) -> str:
                   f"schema tokens per agent call instead of {t['all_tools']:,} (saves {t['saved_per_call']:,} "
                   f"tokens per call, {t['saved_per_call'] * est.agent_calls:,} over this run's agent calls)."]
     else:
-        lines += ["", "no memory-agent calls in this run (retrieval mode or no ingest phase)."]
+        lines += ["", "no memory-agent calls in this run (retrieval mode, no ingest phase, or an outside agent)."]
     lines += ["", "Assumptions: " + " ".join(f"({i}) {a}" for i, a in enumerate(data["assumptions"], start=1))]
     lines += [f"note: {n}" for n in data["price_notes"]]
     return "\n".join(lines)
