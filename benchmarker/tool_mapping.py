@@ -51,15 +51,22 @@ class ServerSpec(_Spec):
 
 class ScopeSpec(_Spec):
     """How one case's memory is kept apart: a fresh server process (with its own `{scope_dir}`)
-    per case, or one shared server and an argument (`argument`) that every call carries."""
+    per case; one shared server and an argument (`argument`) every call carries; or a container
+    the server creates per case (`create_tool` with `create_arguments`, its id read at `id`, then
+    passed as `{scope}`)."""
 
-    kind: Literal["process", "namespace"] = "process"
+    kind: Literal["process", "namespace", "container"] = "process"
     argument: str = ""
+    create_tool: str = ""
+    create_arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str = ""   # path to the new container's id in the create tool's JSON result ("" = the text itself)
 
     @model_validator(mode="after")
     def _argument(self) -> "ScopeSpec":
         if self.kind == "namespace" and not self.argument:
             raise ValueError('a namespace scope names the argument every call carries, e.g. argument = "user_id"')
+        if self.kind == "container" and not self.create_tool:
+            raise ValueError('a container scope names the tool that creates one, e.g. create_tool = "create_notebook"')
         return self
 
 
@@ -153,6 +160,8 @@ class ToolMapping(_Spec):
 
     def required_tools(self) -> tuple[str, ...]:
         tools = [spec.tool for spec in (self.write, self.search) if spec is not None]
+        if self.scope.create_tool:
+            tools.append(self.scope.create_tool)
         if self.consistency.tool:
             tools.append(self.consistency.tool)
         return tuple(tools)
@@ -203,7 +212,8 @@ def _placeholder_problems(mapping: ToolMapping) -> list[str]:
     checks: list[tuple[str, Any, tuple[str, ...]]] = [
         ("server.env", mapping.server.env, ENV_PLACEHOLDERS + SCOPE_PLACEHOLDERS),
         ("server.args", list(mapping.server.args), ENV_PLACEHOLDERS + SCOPE_PLACEHOLDERS),
-        ("consistency.arguments", mapping.consistency.arguments, SCOPE_PLACEHOLDERS)]
+        ("consistency.arguments", mapping.consistency.arguments, SCOPE_PLACEHOLDERS),
+        ("scope.create_arguments", mapping.scope.create_arguments, ("title", "case_id", "description"))]
     if mapping.write is not None:
         checks.append(("write.arguments", mapping.write.arguments, WRITE_PLACEHOLDERS))
     if mapping.search is not None:
@@ -214,13 +224,14 @@ def _placeholder_problems(mapping: ToolMapping) -> list[str]:
         if unknown:
             problems.append(f"{key} uses {{{unknown[0]}}}; allowed there: "
                             + ", ".join(f"{{{name}}}" for name in allowed))
-    if mapping.scope.kind == "namespace":
+    if mapping.scope.kind in ("namespace", "container"):
         for key, template in (("write.arguments", mapping.write.arguments if mapping.write else {}),
                               ("search.arguments", mapping.search.arguments if mapping.search else {})):
             if "scope" not in placeholders(template):
-                problems.append(f"{key} must pass {{scope}} (the namespace scope keeps cases apart by it)")
+                problems.append(f"{key} must pass {{scope}} (the {mapping.scope.kind} scope keeps cases apart by it)")
     other = [p for paths in (mapping.write.other_tools.values() if mapping.write else ()) for p in paths]
-    for key, paths in (("write.text_paths", mapping.write.text_paths if mapping.write else ()),
+    for key, paths in (("scope.id", [mapping.scope.id] if mapping.scope.id else []),
+                       ("write.text_paths", mapping.write.text_paths if mapping.write else ()),
                        ("write.other_tools", other),
                        ("search paths", [p for p in _search_paths(mapping.search) if p])):
         for path in paths:

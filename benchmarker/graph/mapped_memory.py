@@ -29,7 +29,7 @@ def compose_mapped_prompt(ctx: RunContext, record: MemoryRecord, unit_text: str,
     """The memory agent's system prompt for this server (prompts/<mapping.agent.prompt>)."""
     mapping = mapping_of(ctx)
     template = load_prompt(mapping.agent.prompt, directory=ctx.prompts_dir)
-    if mapping.scope.kind == "namespace":
+    if mapping.scope.kind in ("namespace", "container") and mapping.scope.argument:
         scope_text = (f"Pass {mapping.scope.argument} = \"{record.memory_id}\" on every tool call that takes it: "
                       "it keeps this conversation's memory apart from the others.")
     else:

@@ -53,7 +53,7 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
         reason = f"case {case.case_id} has no finished ingestion in this run; add 'ingest' to [run].phases"
         return {"skipped": reason}
     if ctx.mapping is not None:
-        return {"memory": _scoped_memory(ctx, case.case_id)}
+        return {"memory": await _scoped_memory(ctx, case)}
     vault_id = state["setup"]["vault_id"]
     attempt = ctx.log.next_attempt(case.case_id)
     template = ctx.config.params.memory_title_template
@@ -75,12 +75,18 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
     return {"memory": record}
 
 
-def _scoped_memory(ctx: RunContext, case_id: str) -> MemoryRecord:
-    """A mapped server has no memories to create: the case's scope (graph/case_scope.py) is its
-    memory, named like one (memory_id = title = the scope)."""
+async def _scoped_memory(ctx: RunContext, case) -> MemoryRecord:
+    """On a mapped server the case's scope (graph/case_scope.py) is its memory, named like one:
+    memory_id is the scope's title, or (scope "container") the id of the container created for it."""
+    from benchmarker.memory.mapped import create_container
+
     scope = ctx.scope
     assert scope is not None, "run_cases opens the case's scope before the case graph runs"
-    record = MemoryRecord(case_id=case_id, memory_id=scope.title, vault_id="", title=scope.title,
+    memory_id = scope.title
+    if ctx.mapping.scope.kind == "container":
+        memory_id = await create_container(ctx.client, ctx.mapping, title=scope.title, case_id=case.case_id,
+                                           description=f"{case.kind} case {case.case_id}")
+    record = MemoryRecord(case_id=case.case_id, memory_id=memory_id, vault_id="", title=scope.title,
                           attempt=scope.attempt, status="created", context_cadence=ctx.cadence)
     ctx.log.append(record)
     return record

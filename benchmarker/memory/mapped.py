@@ -149,3 +149,22 @@ async def search(client: Any, mapping: ToolMapping, scope: str, query: str, top_
     ranked = sorted(votes.values(), key=lambda v: (-v[0], v[2], v[1]))[:top_k]
     return [Hit(rank=i, text=h.text, id=h.id, score=float(n)) for i, (n, _, _, h) in enumerate(ranked, start=1)], \
         len(words)
+
+
+async def create_container(client: Any, mapping: ToolMapping, *, title: str, case_id: str, description: str) -> str:
+    """Scope "container": create the case's container and return its id (read at `scope.id`)."""
+    spec = mapping.scope
+    text = await client.call(spec.create_tool, render(spec.create_arguments,
+                                                      {"title": title, "case_id": case_id, "description": description}))
+    if not spec.id:
+        found = text.strip()
+    else:
+        try:
+            values = extract(json.loads(text), spec.id)
+        except json.JSONDecodeError:
+            values = []
+        found = str(values[0]) if values and values[0] not in (None, "") else ""
+    if not found:
+        raise MemoryToolError(spec.create_tool, f"no container id at {spec.id or 'the result'!r} in {text[:200]!r} "
+                                                "(check [scope].id in the mapping)")
+    return found

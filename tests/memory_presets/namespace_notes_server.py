@@ -1,4 +1,5 @@
-"""A third-party-style MCP memory server for the tests: notes kept apart by a `user_id` argument.
+"""A third-party-style MCP memory server for the tests: notes kept apart by a `user_id` argument
+(a namespace), or in notebooks it creates (a container whose id is then passed as user_id).
 
 It does not import the harness: it is what a user's own memory server might look like, so the
 tests can check that a mapping file of the user's (scope kind "namespace") drives it. Run with
@@ -18,6 +19,16 @@ NOTES: dict[str, list[dict]] = {}
 
 def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+NOTEBOOKS: list[str] = []
+
+
+@server.tool()
+def create_notebook(title: str) -> str:
+    """A new, empty notebook; its id is what save_note / find_notes take as user_id."""
+    NOTEBOOKS.append(title)
+    return json.dumps({"notebook": {"id": f"nb-{len(NOTEBOOKS)}", "title": title}})
 
 
 @server.tool()

@@ -57,6 +57,12 @@ def test_a_broken_mapping_names_the_file_and_the_key(text, message):
     assert str(err.value).startswith("my-mapping.toml: ")
 
 
+def test_a_container_scope_names_its_create_tool():
+    text = 'name = "x"\n[scope]\nkind = "container"\n[write]\ntool = "w"\narguments = {}\n[search]\ntool = "s"\narguments = {}'
+    with pytest.raises(ConfigError, match=r"scope: .*names the tool that creates one"):
+        parse_mapping(text, "m.toml")
+
+
 def test_a_namespace_scope_must_pass_the_scope_to_write_and_search():
     text = ('name = "x"\n[scope]\nkind = "namespace"\nargument = "user_id"\n[write]\ntool = "w"\n'
             'arguments = { text = "{text}" }\n[search]\ntool = "s"\narguments = { q = "{query}", user_id = "{scope}" }')

@@ -145,3 +145,17 @@ def test_a_preset_on_the_embedded_backend_is_refused_by_key(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "[memory].backend" in err and 'set backend = "mcp"' in err
     assert "[memory].search_alpha" in err and "sweep top_k instead" in err
+
+
+def test_a_container_mapping_creates_one_container_per_case(tmp_path):
+    memory = (f'backend = "mcp"\nmapping = "{HERE / "container_mapping.toml"}"\ncommand = "{sys.executable}"\n'
+              f'args = ["{HERE / "namespace_notes_server.py"}"]')
+    config = write_config(tmp_path, "books", memory, run='mode = "retrieval"')
+    assert main(["run", str(config)]) == 0
+    run_dir = run_dir_of(tmp_path, "books")
+    memories = {m["case_id"]: m["memory_id"] for m in read_lines(run_dir / "memories.jsonl")}
+    assert sorted(memories.values()) == sorted(f"nb-{i}" for i in range(1, 10))
+    for call in read_lines(run_dir / "decisions.jsonl"):
+        if call["tool"] == "save_note":
+            assert call["args"]["user_id"] == memories[call["case_id"]]
+    assert summary_of(run_dir)["retrieval"]["available"] is True
