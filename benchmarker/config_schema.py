@@ -200,7 +200,7 @@ def _check_args(value: tuple[str, ...]) -> tuple[str, ...]:
         flag = arg.split("=", 1)[0]
         if arg.startswith("-") and is_secret_name(flag.lstrip("-")):
             raise ValueError(f"{flag!r} passes a credential on the command line (visible to every user and "
-                             "written to the manifest); have the agent read it from an environment variable "
+                             "written to the manifest); have the program read it from an environment variable "
                              "instead (the process inherits the harness's environment)")
     return value
 
@@ -281,8 +281,9 @@ class MemoryConfig(_Table):
     # how the harness reaches the server: "" = the preset's way (Mycelian: streamable HTTP)
     transport: Literal["", "streamable_http", "stdio"] = ""
     command: str = ""                              # stdio: the server command (default: the preset's)
-    args: tuple[str, ...] = _seq()                 # stdio: its arguments (default: the preset's)
-    env: dict[str, str] = Field(default_factory=dict)  # stdio: extra environment (no secrets: they are refused)
+    # stdio: its arguments and extra environment (default: the preset's; no secrets: they are refused)
+    args: Annotated[tuple[str, ...], AfterValidator(_check_args)] = _seq()
+    env: Annotated[dict[str, str], AfterValidator(_check_env_names)] = Field(default_factory=dict)
 
     @field_validator("search_alpha")
     @classmethod

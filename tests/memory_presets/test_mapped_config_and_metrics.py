@@ -91,3 +91,12 @@ def test_replay_and_estimate_say_what_a_mapped_server_changes(tmp_path, capsys):
     assert "replay re-sends recorded Mycelian add_entry" in capsys.readouterr().err
     assert main(["estimate", str(path)]) == 0
     assert "[memory] names another server (mcp-server-memory)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text, message", [
+    ('args = ["--api-key=abc"]', "passes a credential on the command line"),
+    ('[memory.env]\n"BAD NAME" = "x"', "is not an environment variable name"),
+])
+def test_stdio_server_arguments_and_environment_are_checked(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(config(tmp_path, f'[memory]\nbackend = "mcp"\npreset = "kuzu-memory"\n{text}'))
