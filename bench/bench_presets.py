@@ -2,6 +2,7 @@
 time per question, and what each server lacks (issue 13).
 
     python bench/bench_presets.py [--mode agent|retrieval|both] [--kuzu .venv-servers/kuzu/bin/kuzu-memory]
+                                  [--real]   # the five real LongMemEval_S questions of ../shared instead
 
 Each row is a real run of configs/quickstart.toml's dataset (15 generated questions) with the
 offline models, against the server started as its preset says: the embedded Mycelian service
@@ -20,12 +21,20 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DATASET = """
+REAL_5Q = REPO.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_5q.json"
+SAMPLE = """
 [dataset]
 kind = "sample"
 seed = 42
 questions_per_type = 2
 sessions_per_question = 8
+"""
+REAL = f"""
+[dataset]
+kind = "longmemeval"
+file = "{REAL_5Q}"
+"""
+DATASET = """
 [run]
 mode = "{mode}"
 concurrency = 2
@@ -40,14 +49,18 @@ PRESETS = {
 }
 
 
-def run_one(tmp: Path, label: str, memory: str, mode: str) -> dict:
+def run_one(tmp: Path, label: str, memory: str, mode: str, dataset: str) -> dict:
+    import contextlib
+    import io
+
     from benchmarker.cli import main
 
     name = label.split()[0].replace("(", "").replace(")", "") + ("-stdio" if "stdio" in label else "") + f"-{mode}"
     path = tmp / f"{name}.toml"
-    path.write_text(DATASET.format(mode=mode) + f"\n[memory]\n{memory}\n", encoding="utf-8")
+    path.write_text(dataset + DATASET.format(mode=mode) + f"\n[memory]\n{memory}\n", encoding="utf-8")
     started = time.perf_counter()
-    code = main(["run", str(path)])
+    with contextlib.redirect_stdout(io.StringIO()):  # only the table on stdout
+        code = main(["run", str(path)])
     wall = time.perf_counter() - started
     (run_dir,) = (tmp / "runs").glob(f"{name}-*")
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
@@ -71,7 +84,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("agent", "retrieval", "both"), default="both")
     parser.add_argument("--kuzu", default=str(REPO / ".venv-servers" / "kuzu" / "bin" / "kuzu-memory"))
+    parser.add_argument("--real", action="store_true", help=f"run on {REAL_5Q} (5 real LongMemEval_S questions)")
     args = parser.parse_args()
+    if args.real and not REAL_5Q.exists():
+        raise SystemExit(f"{REAL_5Q} is missing")
+    dataset = REAL if args.real else SAMPLE
     modes = ("agent", "retrieval") if args.mode == "both" else (args.mode,)
     rows, skipped = [], []
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -84,7 +101,7 @@ def main() -> None:
                 skipped.append(f"{label}: npx not on PATH")
                 continue
             for mode in modes:
-                rows.append(run_one(tmp, label, memory.format(kuzu=args.kuzu), mode))
+                rows.append(run_one(tmp, label, memory.format(kuzu=args.kuzu), mode, dataset))
     print("| preset | mode | questions | accuracy | session recall_any@5 | turn ndcg_any@10 | hits traced | "
           "s / question | wall s |")
     print("|---|---|---|---|---|---|---|---|---|")
