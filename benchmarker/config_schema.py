@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, 
 from benchmarker.redact import is_secret_name
 
 LONGMEMEVAL_VARIANTS = ("s", "m", "oracle")
-DATASET_KINDS = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction")
+DATASET_KINDS = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo")
 ALL_LEVELS = tuple(f"L{i}" for i in range(1, 17))
 PHASES = ("ingest", "qa", "eval")
 OFFLINE_AGENT, OFFLINE_READER = "offline-memory-agent", "offline-reader"
@@ -63,7 +63,7 @@ class _Table(BaseModel):
 
 
 class DatasetConfig(_Table):
-    kind: Literal["longmemeval", "sample", "long_horizon", "levels", "fact_extraction"] = "sample"
+    kind: Literal["longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo"] = "sample"
     variant: Literal["s", "m", "oracle"] = "s"
     file: str = ""
     seed: int = 42
@@ -543,14 +543,20 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     if cfg.dataset_file and data.kind != "longmemeval":
         problems.append(Problem(("dataset_file",), f'is only read when [dataset].kind = '
                                 f'"longmemeval" (kind is "{data.kind}"); remove it or fix the kind'))
-    if data.file and data.kind not in ("longmemeval", "fact_extraction"):
-        problems.append(Problem(("dataset", "file"), f'is only read by kinds "longmemeval" and '
+    if data.file and data.kind not in ("longmemeval", "fact_extraction", "locomo"):
+        problems.append(Problem(("dataset", "file"), f'is only read by kinds "longmemeval", "locomo" and '
                                 f'"fact_extraction" (kind is "{data.kind}"); remove it'))
-    if data.kind in ("longmemeval", "sample"):
+    if data.kind == "locomo" and not data.file:
+        problems.append(Problem(("dataset", "file"), 'required for kind "locomo": download data/locomo10.json '
+                                'from github.com/snap-research/LoCoMo and set file = "/path/to/locomo10.json"'))
+    if data.kind in ("longmemeval", "sample", "locomo"):
+        from benchmarker.datasets.locomo import QUESTION_TYPES as LOCOMO_TYPES
+
+        allowed = LOCOMO_TYPES if data.kind == "locomo" else QUESTION_TYPES
         for i, qtype in enumerate(cfg.run.question_types):
-            if qtype not in QUESTION_TYPES:
+            if qtype not in allowed:
                 problems.append(Problem(("run", "question_types", i),
-                                        f'got "{qtype}"; allowed: {", ".join(QUESTION_TYPES)}'))
+                                        f'got "{qtype}"; allowed: {", ".join(allowed)}'))
     problems += _model_rules(cfg, notes)
     problems += _memory_rules(cfg)
     problems += _agent_rules(cfg, data.kind, notes)

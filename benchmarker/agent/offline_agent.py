@@ -43,7 +43,7 @@ NOT_NAMES = frozenset("I I'm I've I'd I'll The A An And But Or So If It This Tha
 
 def summarize_message(role: str, content: str, session_date: str, max_chars: int = SUMMARY_MAX) -> str:
     """Past-tense summary keeping the ISO date, numbers and names: salient sentences first."""
-    speaker = "the user" if role == "user" else "the assistant"
+    speaker = {"user": "the user", "assistant": "the assistant"}.get(role, role)  # LoCoMo: a person's name
     lead = f"On {iso_date(session_date)} {speaker} said: "
     sentences = split_sentences(content)
     if not sentences:
@@ -121,7 +121,7 @@ def session_notes(turns: list[TurnHeader]) -> dict[str, list[str]]:
         notes["timeline"].append(f"{date} {turn.role}: {_clip(sentences[key] if sentences else '(empty)', 140)}")
         for sentence in sentences:
             notes["entities"].extend(names_in(sentence))
-            if turn.role != "user":
+            if turn.role == "assistant":  # a person's facts: the user's, or either speaker's in LoCoMo
                 continue
             item = f"{date}: {_clip(sentence, 200)}"
             if PREFERENCE_RE.search(sentence):
@@ -130,7 +130,7 @@ def session_notes(turns: list[TurnHeader]) -> dict[str, list[str]]:
                 notes["decisions"].append(item)
             elif has_number(sentence) or names_in(sentence):
                 notes["facts"].append(item)
-        if turn.role == "user":
+        if turn.role != "assistant":
             topic_counts.update(w for w in content_words(turn.content) if len(w) > 3 and not w.isdigit())
     notes["topics"] = [w for w, _ in sorted(topic_counts.items(), key=lambda kv: (-kv[1], kv[0]))[:8]]
     return notes

@@ -174,7 +174,7 @@ class TurnHeader:
 
 
 _TURN_RE = re.compile(r"\A\[session (?P<session_id>.+?) \| (?P<session_date>.*?) \| message (?P<turn_number>\d+) "
-                      r"of (?P<turn_count>\d+)\] (?P<role>[A-Za-z_]+):\n(?P<content>.*)\Z", re.S)
+                      r"of (?P<turn_count>\d+)\] (?P<role>[^\n:\]]+):\n(?P<content>.*)\Z", re.S)
 
 
 def render_turn(session_id: str, session_date: str, turn_number: int, turn_count: int, role: str,
@@ -197,7 +197,7 @@ def parse_turn(text: str) -> TurnHeader | None:
 
 UNIT_SEPARATOR = "\n\n"
 _HEADER_LINE = re.compile(r"^\[session (?P<session_id>.+?) \| (?P<session_date>.*?) \| message (?P<turn_number>\d+) "
-                          r"of (?P<turn_count>\d+)\] (?P<role>[A-Za-z_]+):$", re.M)
+                          r"of (?P<turn_count>\d+)\] (?P<role>[^\n:\]]+):$", re.M)
 
 
 def render_unit(turns: list[tuple[str, str, int, int, str, str]], *, template: str | None = None) -> str:

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Role = Literal["user", "assistant"]
-CaseKind = Literal["longmemeval", "long_horizon", "level", "fact_extraction"]
+# "user" / "assistant" for LongMemEval and the in-house suites; the speaker's name in LoCoMo,
+# whose conversations are between two people.
+Role = str
+CaseKind = Literal["longmemeval", "long_horizon", "level", "fact_extraction", "locomo"]
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ def plan_dataset(config, run_dir: Path) -> DatasetPlan:
         return _plan_levels(config)
     if kind == "fact_extraction":
         return _plan_facts(config)
+    if kind == "locomo":
+        return _plan_locomo(config)
     raise ValueError(f"unknown dataset kind {kind!r}")
 
 
@@ -123,3 +125,24 @@ def _plan_facts(config) -> DatasetPlan:
     return DatasetPlan([CaseGroup("cases", len(chosen), lambda: [fact_case_to_case(fc) for fc in chosen])],
                        str(path) if path else "packaged fact_cases.json", None,
                        f"fact extraction: {len(chosen)} cases")
+
+
+def _plan_locomo(config) -> DatasetPlan:
+    """One case per conversation (ingested once), holding its selected questions; `[run]`
+    question_ids / question_types (category names) / sample (stratified by category) / limit
+    select questions, and a conversation none of whose questions is selected is not ingested."""
+    from benchmarker.datasets.locomo import file_sha256, load_locomo, select_locomo
+    from benchmarker.datasets.selection import select_question_ids
+
+    path = Path(config.dataset.file)
+    parsed = load_locomo(path)
+    run = config.run
+    wanted = set(select_question_ids(parsed.index(), question_ids=list(run.question_ids),
+                                     question_types=list(run.question_types), limit=run.limit, sample=run.sample,
+                                     sample_seed=run.sample_seed, source=str(path)))
+    conversations = sum(1 for _ in select_locomo(parsed, wanted))
+    dropped = f"; {parsed.dropped_evidence} evidence id(s) name no turn and were dropped" \
+        if parsed.dropped_evidence else ""
+    description = f"LoCoMo file {path}: {len(wanted)} questions over {conversations} conversation(s){dropped}"
+    return DatasetPlan([CaseGroup("cases", len(wanted), lambda: select_locomo(parsed, wanted))], str(path),
+                       file_sha256(path), description)

@@ -104,14 +104,16 @@ async def _seed_existing_memory(ctx: RunContext, case: Case, record: MemoryRecor
 
 def ingest_units(roles: list[str], unit: str) -> list[list[int]]:
     """Message indices of a session grouped into agent turns: one message, one exchange (a user
-    message and the replies after it), or the whole session."""
+    message and the replies after it; between two people, a message of the session's first speaker
+    and the replies after it), or the whole session."""
     if unit == "session":
         return [list(range(len(roles)))] if roles else []
     if unit == "message":
         return [[i] for i in range(len(roles))]
     groups: list[list[int]] = []
+    opener = "user" if "user" in roles else (roles[0] if roles else "")  # LoCoMo: whoever speaks first
     for i, role in enumerate(roles):
-        if role == "user" or not groups:
+        if role == opener or not groups:
             groups.append([i])
         else:
             groups[-1].append(i)

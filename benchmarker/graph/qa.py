@@ -23,7 +23,10 @@ from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
 
 
 def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
-    """[session_id, turn_index] of every has_answer turn (turn-level retrieval evidence)."""
+    """[session_id, turn_index] of the question's evidence turns (turn-level retrieval evidence):
+    LoCoMo names them per question; in LongMemEval they are the case's has_answer turns."""
+    if "turns" in question.evidence:
+        return [list(turn) for turn in question.evidence["turns"]]
     turns = []
     for session in case.sessions:
         for i, message in enumerate(session.messages):
@@ -47,7 +50,7 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
         "answer": question.answer,
         "question_date": question.question_date,
         "answer_session_ids": list(question.answer_session_ids),
-        "evidence_turns": evidence_turns(case, question) if case.kind == "longmemeval" else [],
+        "evidence_turns": evidence_turns(case, question) if case.kind in ("longmemeval", "locomo") else [],
     }
 
 
