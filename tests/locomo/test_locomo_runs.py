@@ -1,0 +1,65 @@
+"""LoCoMo through the CLI (in-process): one ingestion per conversation, every question answered and
+scored, retrieval metrics from the evidence ids, and estimate / report / compare on the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarker.cli import main
+from tests.e2e.cli import read_lines
+
+FIXTURE = Path(__file__).parent / "fixtures" / "locomo_mini.json"
+
+pytestmark = pytest.mark.slow
+
+
+def config(tmp_path: Path, name: str, run: str = "") -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'[dataset]\nkind = "locomo"\nfile = "{FIXTURE}"\n[run]\noutput_dir = "runs"\nprogress = false\n'
+                    f'concurrency = 2\n{run}\n', encoding="utf-8")
+    return path
+
+
+def run_dir(tmp_path: Path, name: str) -> Path:
+    (found,) = (tmp_path / "runs").glob(f"{name}-*")
+    return found
+
+
+def test_locomo_agent_and_retrieval_runs(tmp_path, capsys):
+    assert main(["run", str(config(tmp_path, "agent"))]) == 0
+    assert main(["run", str(config(tmp_path, "ret", 'mode = "retrieval"'))]) == 0
+    for name in ("agent", "ret"):
+        directory = run_dir(tmp_path, name)
+        ingested = [m for m in read_lines(directory / "memories.jsonl") if m["status"] == "ingested"]
+        assert sorted(m["case_id"] for m in ingested) == ["conv-26", "conv-30"]  # one ingestion per conversation
+        results = read_lines(directory / "results.jsonl")
+        assert len(results) == 15 and len({r["question_id"] for r in results}) == 15
+        summary = json.loads((directory / "summary.json").read_text())
+        retrieval = summary["retrieval"]
+        assert retrieval["available"] and retrieval["questions"]["turn"] == 12  # 3 adversarial excluded
+        assert 0 < retrieval["metrics"]["turn.recall_any@10"] <= 1
+        manifest = json.loads((directory / "manifest.json").read_text())
+        assert manifest["dataset"]["kind"] == "locomo" and manifest["dataset"]["sha256"]
+        assert "15 questions over 2 conversation(s); 1 evidence id(s) name no turn" in manifest["dataset"]["description"]
+    agent = run_dir(tmp_path, "agent")
+    summary = json.loads((agent / "summary.json").read_text())
+    assert set(summary["qa"]["by_type"]) == {"multi-hop", "temporal", "open-domain", "single-hop", "adversarial"}
+    assert summary["qa"]["abstention"]["n"] == 3
+    capsys.readouterr()
+    assert main(["report", str(agent)]) == 0
+    assert (agent / "report.md").is_file()
+    assert main(["compare", str(agent), str(run_dir(tmp_path, "ret"))]) == 0
+    assert main(["estimate", str(config(tmp_path, "agent"))]) == 0
+    assert "agent calls" in capsys.readouterr().out
+
+
+def test_locomo_config_errors_name_the_key(tmp_path, capsys):
+    path = tmp_path / "bad.toml"
+    path.write_text('[dataset]\nkind = "locomo"\n[run]\nquestion_types = ["single-session-user"]\n')
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "[dataset].file" in err and "locomo10.json" in err
+    assert '[run].question_types[0]: got "single-session-user"; allowed: multi-hop, temporal' in err
