@@ -11,7 +11,7 @@ KUZU_STAMP := $(SERVERS)/kuzu/.installed
 PYTEST_ARGS ?=
 FUZZ_ARGS ?=
 
-.PHONY: install servers run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets fuzz clean-runs
+.PHONY: install servers run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo fuzz clean-runs
 
 install: $(STAMP)
 
@@ -39,7 +39,10 @@ test: install servers
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo
+
+bench-locomo: install
+	$(PYTHON) bench/bench_locomo.py
 
 bench-presets: install servers
 	$(PYTHON) bench/bench_presets.py

@@ -24,6 +24,15 @@ def test_example_loads(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_PROFILE", "AWS_ACCESS_KEY_ID"):
         monkeypatch.delenv(var, raising=False)
     text = path.read_text()
+    if re.search(r'(?m)^kind = "locomo"', text):
+        # LoCoMo is the user's file: the error names the key; with the file beside the config, it loads.
+        with pytest.raises(ConfigError, match=r"\[dataset\]\.file"):
+            load_config(path)
+        fixture = Path(__file__).parents[1] / "locomo" / "fixtures" / "locomo_mini.json"
+        (tmp_path / "locomo10.json").write_bytes(fixture.read_bytes())
+        (tmp_path / path.name).write_text(text)
+        assert load_config(tmp_path / path.name).dataset.kind == "locomo"
+        return
     if not re.search(r"(?m)^dataset_repo_path =", text):
         load_config(path)
         return
