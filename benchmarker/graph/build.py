@@ -81,7 +81,8 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
             failures_in_a_row += 1
             ctx.log.log_error(case.case_id, err)
             skipped.append(case.case_id)
-            ctx.progress.question_done(f"{case.case_id} FAILED: {type(err).__name__}: {err}", len(case.questions) or 1)
+            ctx.progress.question_done(f"{case.case_id} FAILED: {type(err).__name__}: {err}",
+                                       len(case.questions) or 1, case_id=case.case_id)
             if failures_in_a_row >= max_failures:
                 raise RunAbortedError(f"{failures_in_a_row} cases failed in a row; last error: {err}") from err
             return
@@ -91,10 +92,11 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
         failures_in_a_row = 0
         if final.get("skipped"):
             skipped.append(case.case_id)
-            ctx.progress.question_done(f"{case.case_id} skipped: {final['skipped']}", len(case.questions) or 1)
+            ctx.progress.question_done(f"{case.case_id} skipped: {final['skipped']}", len(case.questions) or 1,
+                                       case_id=case.case_id)
         else:
             done.append(case.case_id)
-            ctx.progress.question_done(_case_label(case, final), len(case.questions) or 1)
+            ctx.progress.question_done(_case_label(case, final), len(case.questions) or 1, case_id=case.case_id)
 
     async with asyncio.TaskGroup() as group:
         for case in cases:

@@ -31,6 +31,7 @@ class RunProgress:
         self._enabled = enabled
         self._progress: Progress | None = None
         self._task = None
+        self._early: dict[str, int] = {}  # questions of an unfinished case already counted (question_answered)
 
     def __enter__(self) -> "RunProgress":
         if self._live:
@@ -76,7 +77,14 @@ class RunProgress:
         if self.tool_calls % 25 == 0:
             self._refresh()
 
-    def question_done(self, label: str, n: int = 1) -> None:
+    def question_answered(self, case_id: str, label: str) -> None:
+        """One question of a many-question case (a LoCoMo conversation) answered: counted now, so
+        progress and ETA move within the case; `question_done` for the case counts only the rest."""
+        self._early[case_id] = self._early.get(case_id, 0) + 1
+        self.question_done(label, 1)
+
+    def question_done(self, label: str, n: int = 1, *, case_id: str | None = None) -> None:
+        n = max(0, n - self._early.pop(case_id, 0)) if case_id is not None else n
         self.done += n
         self._refresh()
         if self._enabled and not self._live:

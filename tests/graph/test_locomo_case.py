@@ -53,3 +53,18 @@ async def test_a_conversation_is_ingested_once_and_a_rerun_asks_only_what_is_lef
     assert all(h["session_id"] for a in answers for h in a["retrieved"])  # every hit maps to a session
     tags = {(h["session_id"], h["role"]) for a in answers for h in a["retrieved"]}
     assert {role for _, role in tags} <= {"Caroline", "Melanie", "Jon", "Gina"}  # speakers, not user/assistant
+
+
+def test_progress_moves_per_question_inside_a_many_question_case(capsys):
+    from benchmarker.graph.progress import RunProgress
+
+    with RunProgress(5, enabled=True, stats=lambda: {"tokens": 0, "cost_usd": 0.0}) as progress:
+        progress.question_answered("conv-26", "conv-26 q1 answered")
+        progress.question_answered("conv-26", "conv-26 q2 answered")
+        assert progress.done == 2
+        progress.question_done("conv-26: done", 3, case_id="conv-26")  # the case's 3 questions, 2 counted already
+        assert progress.done == 3
+        progress.question_done("conv-30: done", 2, case_id="conv-30")
+        assert progress.done == 5
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] for line in lines] == ["[1/5", "[2/5", "[3/5", "[5/5"]
