@@ -6,6 +6,12 @@ knowledge-update and single-session-preference have their own prompts; every oth
 (including in-house suites' categories) uses the base prompt. The prompts are ours, in
 `prompts/judge_*.txt`, with `{question}`, `{answer}` and `{hypothesis}` placeholders.
 
+LoCoMo (record kind "locomo") has its own strict pair: `judge_locomo` (categories 1-4; also
+`{category}`, the category name) and `judge_locomo_adversarial` (category 5, an `_abs` id; also
+`{adversarial_answer}`, the trap answer). They ask for a JSON object `{"label": "CORRECT" |
+"WRONG", "reason": ...}`, read by `parse_label` by exact token, never by substring: two peer
+harnesses counted "INCORRECT" as correct because it contains "CORRECT".
+
 Failure policy (judge_policy.py): an empty or unparsable reply is asked again (`retries` more
 times); an exception from the model (whose wrapper already retried transport errors) stops at
 once. Without a yes/no the verdict is *unjudged* (label None): it is reported and excluded
@@ -27,6 +33,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
 from benchmarker.agent.prompts import load_prompt
+from benchmarker.eval.json_reply import json_objects
 from benchmarker.eval.judge_policy import ask_until_parsed
 from benchmarker.eval.records import grading_fields
 
@@ -37,6 +44,8 @@ TEMPLATES = {
     "single-session-preference": "judge_preference",
 }
 BASE_TEMPLATE = "judge_base"
+LOCOMO_TEMPLATES = {"answerable": "judge_locomo", "abstention": "judge_locomo_adversarial"}
+LABELS = {"CORRECT": True, "WRONG": False}
 OFFICIAL_TEMPLATE = "official:get_anscheck_prompt"
 LONGMEMEVAL_TYPES = ("single-session-user", "single-session-assistant", "single-session-preference",
                      "multi-session", "temporal-reasoning", "knowledge-update")
@@ -72,9 +81,12 @@ class JudgeVerdict:
                               judge_error=self.error or None)
 
 
-def choose_prompt(question_type: str, question_id: str) -> tuple[str, str]:
-    """(template name, template text) for a question: abstention first, then by type."""
-    if str(question_id).endswith("_abs"):
+def choose_prompt(question_type: str, question_id: str, kind: str = "longmemeval") -> tuple[str, str]:
+    """(template name, template text) for a question: LoCoMo by kind, then abstention first, then by type."""
+    abstention = str(question_id).endswith("_abs")
+    if kind == "locomo":
+        name = LOCOMO_TEMPLATES["abstention" if abstention else "answerable"]
+    elif abstention:
         name = TEMPLATES["abstention"]
     else:
         name = TEMPLATES.get(question_type, BASE_TEMPLATE)
@@ -104,6 +116,36 @@ def parse_yes_no(text: str | None) -> bool | None:
     return None
 
 
+def _label_token(value: Any) -> bool | None:
+    """CORRECT / WRONG as the whole value (case, spaces, **bold**, quotes and a final period aside)."""
+    if not isinstance(value, str):
+        return None
+    return LABELS.get(value.strip().strip("*_`'\" ").rstrip(".").strip().upper())
+
+
+def parse_label(text: str | None) -> bool | None:
+    """CORRECT -> True, WRONG -> False, by exact token; None (asked again) for anything else.
+
+    Read from the JSON object(s) carrying "label" (they must agree), else from a reply whose
+    first line is only the label (and whose other lines never name the other label in capitals).
+    "INCORRECT", "not correct", "CORRECT? no" and "Label: CORRECT" are never a label.
+    Reasoning blocks (<think>...</think>) are ignored.
+    """
+    cleaned = re.sub(r"<think>.*?</think>", " ", str(text or ""), flags=re.S | re.I)
+    labels = [obj["label"] for obj in json_objects(cleaned) if "label" in obj]
+    if labels:
+        values = {_label_token(v) for v in labels}
+        if None in values or len(values) != 1:
+            raise ValueError(f"label {labels[0]!r} is not exactly CORRECT or WRONG" if len(labels) == 1
+                             else f"labels {labels!r} are not one CORRECT or WRONG")
+        return values.pop()
+    first, _, rest = cleaned.strip().partition("\n")
+    value = _label_token(first)
+    if value is not None and re.search(rf"\b{'WRONG' if value else 'CORRECT'}\b", rest):
+        return None  # "CORRECT" then "... WRONG" later: ambiguous, ask again
+    return value
+
+
 def model_id(model: BaseChatModel) -> str | None:
     """The model id a chat model was built with, whatever the provider calls the attribute."""
     for attr in ("model_name", "model", "model_id"):
@@ -131,13 +173,15 @@ def build_prompt(record: Mapping[str, Any], prompt_builder: PromptBuilder | None
     if prompt_builder is not None and qtype in LONGMEMEVAL_TYPES:
         prompt = prompt_builder(qtype, question, answer, hypothesis, abstention=qid.endswith("_abs"))
         return "official", OFFICIAL_TEMPLATE, prompt
-    name, template = choose_prompt(qtype, qid)
-    return "llm", name, template.format(question=question, answer=answer, hypothesis=hypothesis)
+    name, template = choose_prompt(qtype, qid, str(record.get("kind") or "longmemeval"))
+    return "llm", name, template.format(question=question, answer=answer, hypothesis=hypothesis, category=qtype,
+                                        adversarial_answer=str(record.get("adversarial_answer") or "(not given)"))
 
 
 async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retries: int = 3,
                        prompt_builder: PromptBuilder | None = None) -> JudgeVerdict:
-    """Judge one results record (question_type, question_id, question, answer, hypothesis).
+    """Judge one results record (question_type, question_id, question, answer, hypothesis; kind and,
+    for LoCoMo's category 5, adversarial_answer).
 
     Makes at most 1 + `retries` calls, and one when the model raises. `prompt_builder` (from
     `official.load_official_prompt_builder`) swaps our prompts for LongMemEval's own for the six
@@ -145,9 +189,11 @@ async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retri
     """
     kind, template, prompt = build_prompt(record, prompt_builder)
     judge_model = _at_zero_temperature(model)
-    got = await ask_until_parsed(lambda _: judge_model.ainvoke([HumanMessage(prompt)]), parse_yes_no, retries)
+    words = ("CORRECT", "WRONG") if template in LOCOMO_TEMPLATES.values() else ("yes", "no")
+    parse = parse_label if words[0] == "CORRECT" else parse_yes_no
+    got = await ask_until_parsed(lambda _: judge_model.ainvoke([HumanMessage(prompt)]), parse, retries)
     if got.value is not None:
-        reason = f"judge replied {'yes' if got.value else 'no'}"
+        reason = f"judge replied {words[0] if got.value else words[1]}"
     elif got.failed:
         reason = f"unjudged: {got.error}"
     else:

@@ -3,9 +3,9 @@
 The markdown is the source; the HTML is rendered from it with the plots inlined as base64
 data URIs and the CSS inline, so the file can be mailed or attached to a PR as is. Other
 suites (levels, fact extraction, self-improve) append their own (title, markdown) sections.
-Order: what the run was, QA accuracy, retrieval, sweep, worst questions, cost and speed. A
-retrieval-only run (no agent, reader or judge) gets no QA section, its worst questions by
-retrieval, and speed without cost (retrieval_report.py).
+Order: what the run was, QA accuracy (then LoCoMo's table on a LoCoMo run), retrieval, sweep,
+worst questions, cost and speed. A retrieval-only run (no agent, reader or judge) gets no QA
+section, its worst questions by retrieval, and speed without cost (retrieval_report.py).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from benchmarker.eval.plots import (
     plot_sweep_heatmap,
 )
 from benchmarker.eval.retrieval_metrics import evidence_sets, question_retrieval
+from benchmarker.eval.sections import locomo_section
 from benchmarker.eval.retrieval_report import WORST_LIMIT, clip, hits_table, retrieval_header, worst_by_retrieval
 from benchmarker.eval.summary import is_retrieval_only
 
@@ -223,6 +224,8 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     lines = _header(summary)
     if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
         lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
+        if summary.get("locomo"):
+            lines += locomo_section(summary["locomo"])
     lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
         lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))

@@ -6,6 +6,9 @@
     levels             the rubric, or the level's own per-question scoring (L14 stale values, L16
                        decisions); `score_level_case` then scores the whole level (L13 tool trace, ...)
     fact_extraction    the fact matcher (and the fact-enumeration judge with a judge model)
+    locomo             LoCoMo's strict judge (prompts/judge_locomo*.txt) or the deterministic grader,
+                       plus the per-answer token F1 and BLEU-1 under the line's `locomo` key
+                       (locomo_metrics.py; null for category 5, graded as abstention only)
 
 The run graph's score node and `mycelian-longmemeval score RUN_DIR CONFIG` both call it, so any
 finished run can be re-scored with another judge or other thresholds, whatever its suite.
@@ -91,6 +94,8 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: "Case | None", j
         grading = await _score_facts(record, _need(case, record), judge)
     elif kind in ("level", "long_horizon"):
         grading = await _score_rubric(record, _need(case, record), judge)
+    elif kind == "locomo":
+        grading = await _score_locomo(record, case, judge)
     else:
         grading = await _score_longmemeval(record, judge)
     result = record | grading
@@ -123,6 +128,37 @@ async def _score_longmemeval(record: dict[str, Any], judge: Judge) -> dict[str, 
     if tokens:
         grading["tokens"] = dict(record.get("tokens") or {}) | {"eval": tokens}
     return grading
+
+
+async def _score_locomo(record: dict[str, Any], case: "Case | None", judge: Judge) -> dict[str, Any]:
+    """Label from the LoCoMo judge (any model judge kind: "official" is LongMemEval's only) or the
+    deterministic grader; F1 / BLEU-1 always. Category 5 is an `_abs` id: the grader's abstention
+    check, or the adversarial prompt told the trap answer (the question's rubric)."""
+    from benchmarker.eval.grader import grade_deterministic
+    from benchmarker.eval.judge import judge_answer
+    from benchmarker.eval.locomo_metrics import ADVERSARIAL, answer_scores, category_of, scored_gold
+
+    category = category_of(record)
+    qid = str(record.get("question_id", ""))
+    if category == str(ADVERSARIAL) and not qid.endswith("_abs"):  # adversarial is abstention, whatever the id says
+        qid += "_abs"
+    question = next((q for q in (case.questions if case else ()) if q.question_id == record.get("question_id")), None)
+    trap = (question.rubric if question else {}).get("adversarial_answer") or record.get("adversarial_answer")
+    metrics = answer_scores(record.get("hypothesis"), record.get("answer", ""), category)
+    if trap:
+        metrics["adversarial_answer"] = str(trap)
+    if judge.kind == "deterministic":
+        gold = scored_gold(record.get("answer", ""), category)
+        grading = grade_deterministic(str(record.get("question_type", "")), qid, gold, record.get("hypothesis"),
+                                      thresholds=judge.thresholds).fields()
+    else:
+        verdict = await judge_answer(judge.model, record | {"question_id": qid, "adversarial_answer": trap or ""},
+                                     retries=judge.retries)
+        grading = verdict.fields()
+        tokens = (grading.get("grade") or {}).get("tokens") or {}
+        if tokens:
+            grading["tokens"] = dict(record.get("tokens") or {}) | {"eval": tokens}
+    return grading | {"locomo": metrics}
 
 
 async def _score_facts(record: dict[str, Any], case: "Case", judge: Judge) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Suite-specific summaries (levels, long-horizon, fact extraction) computed from results lines.
 
-`suite_summaries` adds keys to summary.json; `extra_sections` turns them into report sections.
+`suite_summaries` adds keys to summary.json; `extra_sections` turns them into report sections;
+`locomo_section` renders summary.json's `locomo` block (built by summary.py) for the report.
 Both read only the results lines, like every other metric (and the self-improve loop's
 `self_improve.jsonl` when the run has one).
 """
@@ -116,6 +117,34 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
     if "self_improve" in summary:
         sections.append(("Self-improve loop", summary["self_improve"].get("markdown", "")))
     return sections
+
+
+def _interval(stat: dict[str, Any] | None, scale: float = 1.0, fmt: str = "{:.3f}") -> str:
+    if not stat or stat.get("ci95") is None:
+        return "n/a"
+    lo, hi = stat["ci95"]
+    return f"{fmt.format(scale * stat['mean'])} [{fmt.format(scale * lo)}, {fmt.format(scale * hi)}]"
+
+
+def locomo_section(block: dict[str, Any]) -> list[str]:
+    """The LoCoMo table: judge accuracy (Wilson), F1 and BLEU-1 (bootstrap) per category and overall."""
+    out = ["## LoCoMo", "", "Category numbers as in locomo10.json: "
+           + ", ".join(f"{c} = {name}" for c, name in block.get("categories", {}).items()) + ".", "",
+           "| category | questions | judge accuracy [95% CI] | judged | unjudged | F1 [95% CI] | BLEU-1 [95% CI] |",
+           "|---|---|---|---|---|---|---|"]
+    rows = [(f"{c} {row['name']}", row) for c, row in block.get("by_category", {}).items() if c != "5"]
+    rows.append(("**overall (1-4)**", block.get("overall") or {}))
+    adversarial = block.get("adversarial") or {}
+    rows.append((f"5 {adversarial.get('name', 'adversarial')} (abstention)", adversarial))
+    for name, row in rows:
+        judge = row.get("judge") or {}
+        accuracy = _interval({"mean": judge.get("accuracy"), "ci95": judge.get("ci95")}, 100, "{:.1f}")
+        out.append(f"| {name} | {row.get('questions', 0)} | {accuracy} | {judge.get('n', 0)} | "
+                   f"{judge.get('unjudged', 0)} | {_interval(row.get('f1'))} | {_interval(row.get('bleu1'))} |")
+    intervals = block.get("intervals") or {}
+    out += ["", f"Accuracy intervals: {intervals.get('judge', 'n/a')}; F1 and BLEU-1 intervals: "
+            f"{intervals.get('f1_bleu1', 'n/a')}. F1 and BLEU-1 are not computed for category 5 (n/a)."]
+    return out + [f"- {note}" for note in block.get("notes", [])] + [""]
 
 
 def _score_table(table: dict[str, Any], name: str) -> str:

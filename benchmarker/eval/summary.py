@@ -36,6 +36,22 @@ Keys (schema_version 1; a null is "not available", never zero):
                      tool_latency_ms, else every decisions.jsonl latency_ms); the harness's own
                      events (tools named `_...`, e.g. `_ingest_done`) are not tool calls
       tool_latency_by_tool_ms  {tool: {"n","p50","p95","mean","max"}}  from decisions, when given
+    locomo           only when some results line has kind "locomo" (locomo_metrics.py says what each
+                     peer computes and what we do):
+      categories     {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop",
+                     "5": "adversarial"}  LoCoMo's category numbers -> the names in question_type
+      by_category    {"1".."5": {"name", "questions", "judge": cell, "f1": stat, "bleu1": stat}}
+                     (category "5" has no f1 / bleu1); questions counts judged and unjudged
+      overall        {"categories": ["1","2","3","4"], "questions", "judge": cell, "f1": stat,
+                     "bleu1": stat}  over categories 1-4 only
+      adversarial    {"category": "5", "name", "questions", "judge": cell}  category 5 apart, as
+                     abstention: correct when the reply says it was not mentioned
+      intervals      {"judge", "f1_bleu1"}  how each interval is computed, in words
+      notes          what is counted and how, in words
+                     cell = {"n" judged, "correct", "accuracy", "ci95": [lo, hi] (95% Wilson),
+                     "unjudged"} as in qa; stat = {"n", "mean", "ci95": [lo, hi]} (95% percentile
+                     bootstrap of the mean, 10,000 resamples, seed 0; null when n == 0); f1 is
+                     LoCoMo's token F1, bleu1 mem0's BLEU-1, read from each line's `locomo` key
     counts
       questions, judged, unjudged, abstention
       not_graded     answers nothing was asked to judge (retrieval-only runs); not in unjudged
@@ -54,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarker.eval.locomo_metrics import locomo_summary
 from benchmarker.eval.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.eval.retrieval_metrics import retrieval_metrics
 
@@ -192,11 +209,16 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
     if memory.get("lacks"):
         notes.append(f"memory server {memory.get('server')} has no " + "; no ".join(memory["lacks"]))
     run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens")}
-    return {"schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
-            "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),
-            "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens")),
-            "speed": speed_block(results, run_meta.get("decisions")),
-            "counts": counts_block(results)}
+    summary = {"schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
+               "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),
+               "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens")),
+               "speed": speed_block(results, run_meta.get("decisions")),
+               "counts": counts_block(results)}
+    if any(r.get("kind") == "locomo" for r in results) and not retrieval_only:
+        summary["locomo"] = locomo_summary(results)
+        notes.append("LoCoMo: overall accuracy, F1 and BLEU-1 are over categories 1-4; category 5 (adversarial) "
+                     "is reported apart as abstention (see locomo.notes)")
+    return summary
 
 
 def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
