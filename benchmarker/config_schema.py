@@ -569,7 +569,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
                                     '"official" (its evaluation scripts are run from the clone)'))
         if data.kind not in ("longmemeval", "sample"):
             problems.append(Problem(("eval", "judge"), '"official" only grades LongMemEval-format '
-                                    'datasets; use "llm" or "deterministic"'))
+                                    f'datasets (kind is "{data.kind}"); use "llm" or "deterministic"'))
     if cfg.retry.max_backoff_s < cfg.retry.initial_backoff_s:
         problems.append(Problem(("retry", "max_backoff_s"), f"got {cfg.retry.max_backoff_s}; must "
                                 f"be >= [retry].initial_backoff_s ({cfg.retry.initial_backoff_s})"))
