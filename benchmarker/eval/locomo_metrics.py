@@ -135,10 +135,14 @@ def category_of(record: dict[str, Any]) -> str:
     return _NAME_TO_CATEGORY.get(str(record.get("question_type")), "?")
 
 
+def category_name(category: str) -> str:
+    """The name this harness gives a category number ("1" -> "multi-hop"); "unknown" for anything else."""
+    return CATEGORY_NAMES.get(int(category), "unknown") if category.isdigit() else "unknown"
+
+
 def answer_scores(hypothesis: Any, gold: Any, category: str) -> dict[str, Any]:
     """The `locomo` key of a results line: category, its name, f1 and bleu1 (null for category 5)."""
-    out: dict[str, Any] = {"category": category, "category_name": CATEGORY_NAMES.get(int(category), "unknown")
-                           if category.isdigit() else "unknown"}
+    out: dict[str, Any] = {"category": category, "category_name": category_name(category)}
     if category == str(ADVERSARIAL):
         return out | {"f1": None, "bleu1": None}
     reply = "" if hypothesis is None else str(hypothesis)
@@ -175,8 +179,8 @@ def locomo_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
     adversarial = str(ADVERSARIAL)
     by_category = {}
     for category in sorted(groups, key=lambda c: (not c.isdigit(), int(c) if c.isdigit() else 0, c)):
-        name = CATEGORY_NAMES.get(int(category), "unknown") if category.isdigit() else "unknown"
-        by_category[category] = {"name": name, **_block(groups[category], lexical=category != adversarial)}
+        block = _block(groups[category], lexical=category != adversarial)
+        by_category[category] = {"name": category_name(category), **block}
     scored = [r for c in SCORED for r in groups.get(c, [])]
     return {
         "categories": {str(c): name for c, name in sorted(CATEGORY_NAMES.items())},

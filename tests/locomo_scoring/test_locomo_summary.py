@@ -94,6 +94,7 @@ def test_compare_shows_locomo_side_by_side(tmp_path):
     assert "## LoCoMo" in text
     f1_row = next(row for row in text.splitlines() if row.startswith("| F1 (1-4) |"))
     assert "0.600 [" in f1_row and "0.900 [" in f1_row
-    assert next(row for row in text.splitlines() if row.startswith("| 5 adversarial (abstention) |")).count("(n=3)") == 2
+    adversarial = next(row for row in text.splitlines() if row.startswith("| 5 adversarial (abstention) |"))
+    assert adversarial.count("(n=3)") == 2
     mixed = compare_runs([a, write_run(tmp_path / "c", [longmemeval_result("q1", "multi-session", True)])])
     assert "## LoCoMo" not in format_compare(mixed)  # only when every run is a LoCoMo run
