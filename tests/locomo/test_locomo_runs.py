@@ -48,6 +48,12 @@ def test_locomo_agent_and_retrieval_runs(tmp_path, capsys):
     summary = json.loads((agent / "summary.json").read_text())
     assert set(summary["qa"]["by_type"]) == {"multi-hop", "temporal", "open-domain", "single-hop", "adversarial"}
     assert summary["qa"]["abstention"]["n"] == 3
+    locomo = summary["locomo"]  # the category map and LoCoMo's own numbers, category 5 apart
+    assert locomo["categories"] == {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop",
+                                    "5": "adversarial"}
+    assert locomo["overall"]["questions"] == 12 and locomo["overall"]["judge"]["n"] == 12
+    assert 0 <= locomo["overall"]["f1"]["mean"] <= 1 and len(locomo["overall"]["bleu1"]["ci95"]) == 2
+    assert all("f1" in r["locomo"] for r in read_lines(agent / "results.jsonl"))
     capsys.readouterr()
     assert main(["report", str(agent)]) == 0
     assert (agent / "report.md").is_file()
