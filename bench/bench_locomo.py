@@ -34,10 +34,14 @@ def vm_hwm_kb(pid: int) -> int:
 
 
 def children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
+    """Child processes started by any thread of `pid` (the memory service's launcher)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
 
 
 def main() -> None:
@@ -52,7 +56,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        data = args.file
+        data = args.file.resolve() if args.file else None
         if data is None:
             sys.path.insert(0, str(HERE))
             from locomo_synth import generate
@@ -87,7 +91,8 @@ def main() -> None:
         print(f"| {'file ' + data.name if args.file else 'generated'} | {conversations} | {ingested} | "
               f"{summary['counts']['questions']} | {args.mode} | {wall:.1f} | "
               f"{wall / max(summary['counts']['questions'], 1):.3f} | {peak_harness / 1024:.0f} | "
-              f"{peak_service / 1024:.0f} | {metrics.get('session.recall_any@5')} | {metrics.get('turn.recall_any@10')} |")
+              f"{peak_service / 1024:.0f} | {metrics.get('session.recall_any@5', 0):.3f} | "
+              f"{metrics.get('turn.recall_any@10', 0):.3f} |")
         if ingested != conversations:
             raise SystemExit(f"expected one ingestion per conversation: {ingested} ingestions, {conversations} "
                              "conversations")
