@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 SECRET = "sk-agent-test-secret-7731"
 SAMPLE = '[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
 LEVELS = '[dataset]\nkind = "levels"\nlevels = ["L1", "L13", "L16"]\n'
+LOCOMO = HERE.parent / "locomo" / "fixtures" / "locomo_mini.json"  # two conversations, 15 questions
 
 
 def lines(path: Path) -> list[dict]:
@@ -204,7 +205,8 @@ def test_subprocess_agents_one_per_concurrent_case_on_every_suite(tmp_path: Path
     lme = tmp_path / "longmemeval_s.json"  # a LongMemEval-format file, read as the real files are
     write_sample(lme, seed=7, questions_per_type=1, sessions_per_question=3)
     suites = {"sample": (SAMPLE, 9), "levels": (LEVELS, 17), "longmemeval": (f'dataset_file = "{lme}"\n', 9),
-              "long_horizon": ('[dataset]\nkind = "long_horizon"\nturns = 100\nquestions = 5\n', 5)}
+              "long_horizon": ('[dataset]\nkind = "long_horizon"\nturns = 100\nquestions = 5\n', 5),
+              "locomo": (f'[dataset]\nkind = "locomo"\nfile = "{LOCOMO}"\n', 15)}
     for name, (data, expected) in suites.items():
         tmp = tmp_path / name
         tmp.mkdir()
