@@ -2,7 +2,7 @@
 over stdio, @modelcontextprotocol/server-memory with npx, kuzu-memory from its own venv (`make
 servers`), and a user's own mapping for a namespace-scoped server written in these tests.
 
-Runs are small (9 generated questions) and in-process (`benchmarker.cli.main`) to keep CI fast.
+Runs are small (the first 4 of 9 generated questions) and in-process (`benchmarker.cli.main`) to keep CI fast.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ from tests.e2e.cli import read_lines
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
 KUZU = REPO / ".venv-servers" / "kuzu" / "bin" / "kuzu-memory"
-SMALL = """
+N = 4  # questions (and so cases, servers, scopes) per run: enough for concurrency, resume and scoping
+SMALL = f"""
 [dataset]
 kind = "sample"
 questions_per_type = 1
 sessions_per_question = 3
 [run]
+limit = {N}
 concurrency = 2
 output_dir = "runs"
 progress = false
@@ -55,7 +57,7 @@ def test_mycelian_over_stdio_answers_like_over_http(tmp_path):
     http, stdio = run_dir_of(tmp_path, "http"), run_dir_of(tmp_path, "stdio")
     answers = [{r["question_id"]: (r["hypothesis"], r["label"]) for r in read_lines(d / "results.jsonl")}
                for d in (http, stdio)]
-    assert answers[0] == answers[1] and len(answers[0]) == 9
+    assert answers[0] == answers[1] and len(answers[0]) == N
     manifest = json.loads((stdio / "manifest.json").read_text())
     assert manifest["memory"]["transport"] == "stdio" and manifest["memory"]["command"] == sys.executable
     assert "--transport" in manifest["memory"]["args"]
@@ -67,10 +69,10 @@ def test_mcp_server_memory_by_npx_agent_run_resumes_without_rewriting(tmp_path):
     assert main(["run", str(config)]) == 0
     run_dir = run_dir_of(tmp_path, "kg")
     results = read_lines(run_dir / "results.jsonl")
-    assert len(results) == 9 and all(r["memory_server"] == "mcp-server-memory" for r in results)
+    assert len(results) == N and all(r["memory_server"] == "mcp-server-memory" for r in results)
     # one server process, one JSONL file per case, written by the agent's create_entities calls
     folders = sorted(p.name for p in (run_dir / "memory-servers").iterdir() if p.name != "_probe")
-    assert len(folders) == 9 and all((run_dir / "memory-servers" / f / "memory.jsonl").is_file() for f in folders)
+    assert len(folders) == N and all((run_dir / "memory-servers" / f / "memory.jsonl").is_file() for f in folders)
     writes = [d for d in read_lines(run_dir / "decisions.jsonl") if d["caller"] == "agent"]
     assert writes and {d["tool"] for d in writes} == {"create_entities"}
     # hits are entities holding the agent's verbatim texts: traced back to sessions and turns
@@ -106,7 +108,7 @@ def test_kuzu_memory_agent_run(tmp_path):
     assert main(["run", str(config)]) == 0
     run_dir = run_dir_of(tmp_path, "kuzu")
     results = read_lines(run_dir / "results.jsonl")
-    assert len(results) == 9 and all(r["retrieved"] is not None for r in results)
+    assert len(results) == N and all(r["retrieved"] is not None for r in results)
     assert {d["tool"] for d in read_lines(run_dir / "decisions.jsonl") if d["caller"] == "agent"} == {"kuzu_remember"}
     # kuzu_recall returns text lines without ids or scores: hits are traced by their text
     assert all(h["entry_id"] is None and h["score"] is None for r in results for h in r["retrieved"])
@@ -125,8 +127,8 @@ def test_a_users_namespace_mapping_keeps_cases_apart_on_one_server(tmp_path):
     by_case: dict[str, set[str]] = {}
     for call in saves:
         by_case.setdefault(call["case_id"], set()).add(call["args"]["user_id"])
-    assert len(by_case) == 9 and all(len(users) == 1 for users in by_case.values())
-    assert len({next(iter(u)) for u in by_case.values()}) == 9  # a namespace per case
+    assert len(by_case) == N and all(len(users) == 1 for users in by_case.values())
+    assert len({next(iter(u)) for u in by_case.values()}) == N  # a namespace per case
     results = read_lines(run_dir / "results.jsonl")
     assert all(h["score"] is not None and h["entry_id"] for r in results for h in r["retrieved"])
     assert summary_of(run_dir)["retrieval"]["available"] is True
@@ -154,7 +156,7 @@ def test_a_container_mapping_creates_one_container_per_case(tmp_path):
     assert main(["run", str(config)]) == 0
     run_dir = run_dir_of(tmp_path, "books")
     memories = {m["case_id"]: m["memory_id"] for m in read_lines(run_dir / "memories.jsonl")}
-    assert sorted(memories.values()) == sorted(f"nb-{i}" for i in range(1, 10))
+    assert sorted(memories.values()) == sorted(f"nb-{i}" for i in range(1, N + 1))
     for call in read_lines(run_dir / "decisions.jsonl"):
         if call["tool"] == "save_note":
             assert call["args"]["user_id"] == memories[call["case_id"]]
