@@ -24,7 +24,6 @@ How a sample becomes a Case (one memory):
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -210,11 +209,3 @@ def select_locomo(parsed: LocomoFile, wanted: set[str]) -> Iterator[Case]:
         if questions:
             yield Case(case_id=case.case_id, kind=case.kind, sessions=case.sessions, questions=questions,
                        metadata=case.metadata)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -131,7 +131,8 @@ def _plan_locomo(config) -> DatasetPlan:
     """One case per conversation (ingested once), holding its selected questions; `[run]`
     question_ids / question_types (category names) / sample (stratified by category) / limit
     select questions, and a conversation none of whose questions is selected is not ingested."""
-    from benchmarker.datasets.locomo import file_sha256, load_locomo, select_locomo
+    from benchmarker.datasets.locomo import load_locomo, select_locomo
+    from benchmarker.datasets.longmemeval import dataset_sha256
     from benchmarker.datasets.selection import select_question_ids
 
     path = Path(config.dataset.file)
@@ -145,4 +146,4 @@ def _plan_locomo(config) -> DatasetPlan:
         if parsed.dropped_evidence else ""
     description = f"LoCoMo file {path}: {len(wanted)} questions over {conversations} conversation(s){dropped}"
     return DatasetPlan([CaseGroup("cases", len(wanted), lambda: select_locomo(parsed, wanted))], str(path),
-                       file_sha256(path), description)
+                       dataset_sha256(path), description)

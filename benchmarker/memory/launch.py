@@ -86,16 +86,9 @@ def stdio_launch(config: Any, mapping: ToolMapping, run_dir: Path) -> ServerLaun
                         stderr_path=str(run_dir / "memory-server.log"))
 
 
-def embedded_stdio_launch(config: Any, run_dir: Path) -> ServerLaunch:
-    """The embedded Mycelian-compatible service as a stdio server (this Python, its own module)."""
-    mem = config.memory
-    db_path = mem.db_path or str(run_dir / "memory.sqlite")
-    args = ["-m", "benchmarker.memory.service", "--transport", "stdio", "--db", db_path, "--alpha", str(mem.alpha),
-            "--embedder", mem.embedder, "--index-lag-ms", str(mem.index_lag_ms), "--vector-cache-mb",
-            str(mem.vector_cache_mb), "--embed-batch-size", str(mem.embed_batch_size), "--await-timeout-s",
-            str(mem.await_timeout_s)]
-    if not mem.placeholder_context:
-        args.append("--no-placeholder-context")
-    return ServerLaunch(transport="stdio", command=sys.executable, args=tuple(args),
-                        env={"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"},
-                        stderr_path=str(run_dir / "memory-service.log"))
+def embedded_stdio_launch(settings: Any, log_path: Path) -> ServerLaunch:
+    """The embedded Mycelian-compatible service as a stdio server: this Python, the same flags the
+    HTTP launcher passes (`ServiceSettings.to_cli_args`), plus `--transport stdio`."""
+    args = ("-m", "benchmarker.memory.service", *settings.to_cli_args(), "--transport", "stdio")
+    return ServerLaunch(transport="stdio", command=sys.executable, args=args,
+                        env={"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}, stderr_path=str(log_path))

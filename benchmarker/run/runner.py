@@ -60,9 +60,6 @@ async def memory_server(config, run_dir: Path) -> AsyncIterator["ServerLaunch"]:
         else:
             yield ServerLaunch(transport="streamable_http", url=mem.mcp_url, headers=_auth_headers(config))
         return
-    if mem.transport == "stdio":
-        yield embedded_stdio_launch(config, run_dir)
-        return
     from benchmarker.memory.service.launcher import EmbeddedMemoryService
     from benchmarker.memory.service.settings import ServiceSettings
 
@@ -71,6 +68,9 @@ async def memory_server(config, run_dir: Path) -> AsyncIterator["ServerLaunch"]:
                                embedder=mem.embedder, index_lag_ms=mem.index_lag_ms,
                                placeholder_context=mem.placeholder_context, vector_cache_mb=mem.vector_cache_mb,
                                embed_batch_size=mem.embed_batch_size, await_timeout_s=mem.await_timeout_s)
+    if mem.transport == "stdio":
+        yield embedded_stdio_launch(settings, run_dir / "memory-service.log")
+        return
     async with EmbeddedMemoryService(settings, log_path=run_dir / "memory-service.log") as service:
         yield ServerLaunch(transport="streamable_http", url=service.mcp_url, headers=service.auth_headers)
 
