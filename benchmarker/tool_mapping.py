@@ -167,6 +167,12 @@ class ToolMapping(_Spec):
         return tuple(tools)
 
 
+def agent_tool_names(configured: tuple[str, ...], explicit: bool, mapping: ToolMapping | None) -> tuple[str, ...]:
+    """The tools the memory agent gets: `[agent] tools` on Mycelian or when set in the file, else a
+    mapped server's own list (the default `[agent] tools` name Mycelian's tools)."""
+    return tuple(configured) if mapping is None or explicit else tuple(mapping.agent.tools)
+
+
 def preset_names() -> list[str]:
     folder = resources.files(PRESETS_PACKAGE)
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))

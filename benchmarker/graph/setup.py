@@ -53,8 +53,7 @@ def _mapped_setup(ctx: RunContext, names: set[str]) -> dict[str, Any]:
 
 
 def agent_tools(ctx: RunContext) -> tuple[str, ...]:
-    """The tools the memory agent gets on a mapped server: [agent].tools when set, else the mapping's
-    (as run.models.RunModels.build_agent chooses them)."""
-    if "tools" in ctx.config.agent.model_fields_set or ctx.mapping is None:
-        return tuple(ctx.config.agent.tools)
-    return tuple(ctx.mapping.agent.tools)
+    """The tools the memory agent gets (the rule run.models.RunModels.build_agent applies too)."""
+    from benchmarker.tool_mapping import agent_tool_names
+
+    return agent_tool_names(tuple(ctx.config.agent.tools), "tools" in ctx.config.agent.model_fields_set, ctx.mapping)

@@ -34,8 +34,9 @@ class RunModels:
         on a mapped server the mapping's agent tools unless `[agent] tools` is set. Its tool calls are
         recorded through each turn's own sink (MemoryAgentContext.decision_sink)."""
         from benchmarker.agent.memory_agent import build_memory_agent
+        from benchmarker.tool_mapping import agent_tool_names
 
-        names = self.agent_tools if mapping is None or self.agent_tools_explicit else tuple(mapping.agent.tools)
+        names = agent_tool_names(self.agent_tools, self.agent_tools_explicit, mapping)
         chosen = [tool for tool in tools if not names or tool.name in names]
         model = self.agent_model
         if mapping is not None and hasattr(model, "mapped_write"):  # the offline policy writes the mapping's way
