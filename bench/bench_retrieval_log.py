@@ -46,11 +46,8 @@ def _question(index: int) -> dict[str, Any]:
 class InstantClient:
     """A memory client whose calls return at once: what is left is the harness's own time."""
 
-    async def add_entry(self, *args: Any, **kwargs: Any) -> str:
-        return '{"status": "enqueued"}'
-
-    async def await_consistency(self, memory_id: str) -> str:
-        return "ok"
+    async def call(self, tool: str, args: dict[str, Any] | None = None, **kwargs: Any) -> str:
+        return '{"status": "enqueued"}' if tool == "add_entry" else "ok"
 
 
 class DroppingLog(RunLog):
@@ -67,7 +64,7 @@ async def _logging_only(raw: dict[str, Any], repeats: int, tmp: Path) -> tuple[i
     count = 0
     for attempt in range(repeats):
         for name, log_type in (("logged", RunLog), ("dropped", DroppingLog)):
-            ctx = SimpleNamespace(run_id="bench", client=InstantClient(), progress=progress,
+            ctx = SimpleNamespace(run_id="bench", client=InstantClient(), progress=progress, mapping=None,
                                   log=log_type(tmp / f"{name}-{attempt}"))
             started = time.perf_counter()
             count = await direct_ingest.write_entries_directly(ctx, case, record)

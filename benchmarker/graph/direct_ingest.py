@@ -19,6 +19,7 @@ from benchmarker.graph.context import RunContext
 from benchmarker.graph.ingest import turn_context
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS  # Mycelian's limits
+from benchmarker.tool_mapping import render
 
 CALLER = "retrieval"
 RESULT_PREVIEW_CHARS = 300
@@ -51,21 +52,38 @@ async def logged_call(ctx: RunContext, tool: str, args: dict[str, Any], call: Aw
 
 
 async def write_entries_directly(ctx: RunContext, case: Case, record: MemoryRecord) -> int:
-    """Write every message of the case as an entry, then await consistency; return the entries written."""
+    """Write every message of the case as an entry (Mycelian's add_entry, or a mapped server's write
+    tool), then wait until it is searchable; return the entries written."""
     count = 0
     for session in case.sessions:
         for turn_index, message in enumerate(session.messages):
             raw, summary = entry_text(session, message)
             where = turn_context(ctx, case, record, session, turn_index, message.role)
-            tags = trace_tags(where)
-            args = {"vault_id": record.vault_id, "memory_id": record.memory_id, "raw_entry": raw,
-                    "summary": summary, "tags": tags}
-            await logged_call(ctx, "add_entry", args,
-                              ctx.client.add_entry(record.vault_id, record.memory_id, raw_entry=raw,
-                                                   summary=summary, tags=tags),
-                              case_id=case.case_id, question_id=where.question_id, session_id=session.session_id,
-                              turn=turn_index)
+            tool, args = write_call(ctx, record, raw, summary, trace_tags(where))
+            await logged_call(ctx, tool, args, ctx.client.call(tool, args), case_id=case.case_id,
+                              question_id=where.question_id, session_id=session.session_id, turn=turn_index)
             count += 1
-    await logged_call(ctx, "await_consistency", {"memory_id": record.memory_id},
-                      ctx.client.await_consistency(record.memory_id), case_id=case.case_id)
+    wait = consistency_call(ctx, record)
+    if wait is not None:
+        await logged_call(ctx, *wait, ctx.client.call(*wait), case_id=case.case_id)
     return count
+
+
+def write_call(ctx: RunContext, record: MemoryRecord, raw: str, summary: str,
+               tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(tool, arguments) that store one message: add_entry with the trace tags, or the mapping's write."""
+    if ctx.mapping is None:
+        return "add_entry", {"vault_id": record.vault_id, "memory_id": record.memory_id, "raw_entry": raw,
+                             "summary": summary, "tags": tags}
+    from benchmarker.memory.mapped import write_arguments
+
+    values = {**tags, "text": raw, "summary": summary, "scope": record.memory_id}
+    return ctx.mapping.write.tool, write_arguments(ctx.mapping, values)
+
+
+def consistency_call(ctx: RunContext, record: MemoryRecord) -> tuple[str, dict[str, Any]] | None:
+    """(tool, arguments) that wait until writes are searchable; None on a server whose writes are at once."""
+    if ctx.mapping is None:
+        return "await_consistency", {"memory_id": record.memory_id}
+    spec = ctx.mapping.consistency
+    return (spec.tool, render(spec.arguments, {"scope": record.memory_id})) if spec.tool else None

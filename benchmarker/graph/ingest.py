@@ -64,10 +64,6 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
         from benchmarker.graph.replay import replay_into_memory
 
         entries, failed = await replay_into_memory(ctx, case, record)
-    elif ctx.mode == "retrieval" and ctx.mapping is not None:
-        from benchmarker.graph.mapped_memory import write_directly
-
-        entries, failed = await write_directly(ctx, case, record), 0
     elif ctx.mode == "retrieval":
         from benchmarker.graph.direct_ingest import write_entries_directly
 

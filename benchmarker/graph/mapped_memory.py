@@ -1,7 +1,8 @@
-"""The graph's memory steps on a mapped (non-Mycelian) server: the agent's prompt, direct writes,
-the consistency wait, and QA-time search with hits traced back to dataset messages.
+"""The graph's memory steps on a mapped (non-Mycelian) server: the agent's prompt, the consistency
+wait, and QA-time search with hits traced back to dataset messages (direct writes in retrieval
+mode share direct_ingest.py's loop: `write_call` / `consistency_call` pick the tools).
 
-Each function is the mapped counterpart of a Mycelian step in ingest.py, direct_ingest.py and
+Each function is the mapped counterpart of a Mycelian step in ingest.py and
 qa.py / retrieval.py; those nodes branch here when `ctx.mapping` is set.
 """
 
@@ -9,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarker.agent.middleware import trace_tags
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.datasets.schema import Case
 from benchmarker.graph.context import RunContext
 from benchmarker.log.records import MemoryRecord
 from benchmarker.memory import mapped
-from benchmarker.tool_mapping import ToolMapping, render
+from benchmarker.tool_mapping import ToolMapping
 
 PREVIEW_CHARS = 300
 
@@ -41,34 +41,11 @@ def compose_mapped_prompt(ctx: RunContext, record: MemoryRecord, unit_text: str,
 
 async def settle(ctx: RunContext, record: MemoryRecord) -> None:
     """The mapping's consistency wait, when the server has one (else writes are searchable at once)."""
-    spec = mapping_of(ctx).consistency
-    if spec.tool:
-        await ctx.client.call(spec.tool, render(spec.arguments, {"scope": record.memory_id}))
+    from benchmarker.graph.direct_ingest import consistency_call
 
-
-async def write_directly(ctx: RunContext, case: Case, record: MemoryRecord) -> int:
-    """Retrieval mode: every message written with the mapping's write tool (no agent, no model)."""
-    from benchmarker.graph.direct_ingest import entry_text, logged_call
-    from benchmarker.graph.ingest import turn_context
-
-    mapping = mapping_of(ctx)
-    count = 0
-    for session in case.sessions:
-        for turn_index, message in enumerate(session.messages):
-            raw, summary = entry_text(session, message)
-            where = turn_context(ctx, case, record, session, turn_index, message.role)
-            values = {**trace_tags(where), "text": raw, "summary": summary, "turn_index": turn_index,
-                      "scope": record.memory_id}
-            args = mapped.write_arguments(mapping, values)
-            await logged_call(ctx, mapping.write.tool, args, ctx.client.call(mapping.write.tool, args),
-                              case_id=case.case_id, question_id=where.question_id, session_id=session.session_id,
-                              turn=turn_index)
-            count += 1
-    if mapping.consistency.tool:
-        args = render(mapping.consistency.arguments, {"scope": record.memory_id})
-        await logged_call(ctx, mapping.consistency.tool, args, ctx.client.call(mapping.consistency.tool, args),
-                          case_id=case.case_id)
-    return count
+    wait = consistency_call(ctx, record)
+    if wait is not None:
+        await ctx.client.call(*wait)
 
 
 def written_texts(ctx: RunContext, case: Case, record: MemoryRecord) -> mapped.WrittenTexts:
