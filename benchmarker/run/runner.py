@@ -28,6 +28,7 @@ from benchmarker.log.store import RunLog
 if TYPE_CHECKING:
     from benchmarker.memory.launch import ServerLaunch
     from benchmarker.run.replay import ReplaySource
+    from benchmarker.tool_mapping import ToolMapping
 
 log = logging.getLogger(__name__)
 
@@ -41,21 +42,15 @@ class RunOutcome:
 
 
 @contextlib.asynccontextmanager
-async def memory_server(config, run_dir: Path) -> AsyncIterator["ServerLaunch"]:
-    """How to reach the run's memory server: the configured URL or stdio command, or the embedded
-    service (on a free port with its own key, or as a stdio process the client starts)."""
-    from benchmarker.memory.launch import ServerLaunch, embedded_stdio_launch, mapping_for, stdio_launch
+async def memory_server(config, run_dir: Path, mapping: "ToolMapping") -> AsyncIterator["ServerLaunch"]:
+    """How to reach the run's memory server: the configured URL or stdio command (`[memory] transport`,
+    else the preset's), or the embedded service (on a free port with its own key, or as a stdio
+    process the client starts). A server other than Mycelian is always backend "mcp" (config rule)."""
+    from benchmarker.memory.launch import ServerLaunch, embedded_stdio_launch, stdio_launch
 
     mem = config.memory
-    mapping = mapping_for(config)
-    if not mapping.is_mycelian:
-        if (mem.transport or mapping.server.transport) == "streamable_http":
-            yield ServerLaunch(transport="streamable_http", url=mem.mcp_url, headers=_auth_headers(config))
-        else:
-            yield stdio_launch(config, mapping, run_dir)
-        return
     if mem.backend == "mcp":
-        if mem.transport == "stdio":
+        if (mem.transport or mapping.server.transport) == "stdio":
             yield stdio_launch(config, mapping, run_dir)
         else:
             yield ServerLaunch(transport="streamable_http", url=mem.mcp_url, headers=_auth_headers(config))
@@ -133,11 +128,14 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
             outcome = await run_with_adapter(config, plan, models, manifest, base_store)
             status = "finished"
             return outcome
-        async with memory_server(config, run_dir) as launch:
+        from benchmarker.memory.launch import mapping_for
+
+        mapping = mapping_for(config)
+        async with memory_server(config, run_dir, mapping) as launch:
             manifest["memory"].update(launch.describe(), mcp_url=launch.url or None)
             base_store.write_manifest(manifest)
             try:
-                outcome = await _run_points(config, run_id, run_dir, plan, models, launch, replay)
+                outcome = await _run_points(config, run_id, run_dir, plan, models, launch, mapping, replay)
             except ConnectionError as err:
                 if launch.transport == "stdio":
                     raise UserError(f"{err}. Check [memory].command / args / env in {config.config_path}: the "
@@ -156,10 +154,8 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
 
 
 async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
-                      launch: "ServerLaunch", replay: "ReplaySource | None" = None) -> RunOutcome:
-    from benchmarker.memory.launch import mapping_for
-
-    mapping = mapping_for(config)
+                      launch: "ServerLaunch", mapping: "ToolMapping",
+                      replay: "ReplaySource | None" = None) -> RunOutcome:
     mapped = None if mapping.is_mycelian else mapping
     points = sweep_points(config)
     results: list[tuple[str, Path, dict[str, Any]]] = []
