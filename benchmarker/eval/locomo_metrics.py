@@ -46,7 +46,7 @@ from typing import Any
 
 from benchmarker.datasets.locomo import ADVERSARIAL, CATEGORY_NAMES
 from benchmarker.eval.qa_metrics import cell, not_graded
-from benchmarker.eval.stats import paired_bootstrap
+from benchmarker.eval.stats import bootstrap_mean_ci
 
 KIND = "locomo"
 SCORED = tuple(str(c) for c in sorted(CATEGORY_NAMES) if c != ADVERSARIAL)  # "1".."4": the overall
@@ -157,8 +157,8 @@ def mean_ci(values: Iterable[float]) -> dict[str, Any]:
     vals = [float(v) for v in values]
     if not vals:
         return {"n": 0, "mean": None, "ci95": None}
-    boot = paired_bootstrap([0.0] * len(vals), vals, iterations=BOOTSTRAP_ITERATIONS, seed=BOOTSTRAP_SEED)
-    return {"n": len(vals), "mean": sum(vals) / len(vals), "ci95": [boot["lo"], boot["hi"]]}
+    lo, hi = bootstrap_mean_ci(vals, iterations=BOOTSTRAP_ITERATIONS, seed=BOOTSTRAP_SEED)
+    return {"n": len(vals), "mean": sum(vals) / len(vals), "ci95": [lo, hi]}
 
 
 def _metric(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ accuracy carries an interval and every comparison a paired test.
   are fine;
 - `paired_bootstrap(base, other)`: resample questions with replacement (same indices for both
   runs, which keeps the pairing) and report the 2.5/97.5 percentiles of the accuracy difference.
+- `bootstrap_mean_ci(values)`: the same resampling for one list of scores (e.g. LoCoMo's F1).
 """
 
 from __future__ import annotations
@@ -49,12 +50,19 @@ def paired_bootstrap(base: Sequence[float], other: Sequence[float], *, iteration
     if a.size == 0:
         return {"diff": None, "lo": None, "hi": None, "iterations": iterations, "seed": seed}
     d = b - a
+    lo, hi = bootstrap_mean_ci(d, iterations=iterations, seed=seed)
+    return {"diff": float(d.mean()), "lo": lo, "hi": hi, "iterations": iterations, "seed": seed}
+
+
+def bootstrap_mean_ci(values: Sequence[float] | np.ndarray, *, iterations: int = 10_000,
+                      seed: int = 0) -> tuple[float, float]:
+    """Seeded 95% percentile bootstrap interval of the mean of `values` (non-empty)."""
+    v = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
-    diffs = np.empty(iterations)
+    means = np.empty(iterations)
     for start in range(0, iterations, 1000):  # chunks keep memory flat at n=500
         size = min(1000, iterations - start)
-        idx = rng.integers(0, d.size, size=(size, d.size))
-        diffs[start:start + size] = d[idx].mean(axis=1)
-    lo, hi = np.percentile(diffs, [2.5, 97.5])
-    return {"diff": float(d.mean()), "lo": float(lo), "hi": float(hi),
-            "iterations": iterations, "seed": seed}
+        idx = rng.integers(0, v.size, size=(size, v.size))
+        means[start:start + size] = v[idx].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(lo), float(hi)
