@@ -47,7 +47,10 @@ UNITS = ("message", "exchange", "session")
 QA_OVERHEAD_TOKENS = 350         # the reader prompt around the retrieved context
 ENTRY_TOKENS = 120               # a retrieved entry as shown to the reader
 QA_OUTPUT = 60
-JUDGE_INPUT, JUDGE_OUTPUT = 350, 5
+JUDGE_INPUT, JUDGE_OUTPUT = 350, 5  # LongMemEval's judges: a short prompt, a yes/no reply
+# LoCoMo's strict judge: its longer prompt (prompts/judge_locomo.txt) plus the question, gold and
+# reply, and a JSON reply with a one-sentence reason.
+LOCOMO_JUDGE_TEXT_TOKENS, LOCOMO_JUDGE_OUTPUT = 100, 30
 
 
 @dataclass
@@ -120,8 +123,19 @@ def estimate_run(config, scratch_dir: Path) -> Estimate:
                 if not outside:  # an outside agent answers itself: no reader call of ours
                     est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + context)), n * QA_OUTPUT))
                 if config.models.eval and config.params.use_llm_judge and "eval" in config.run.phases:
-                    est.eval.add(Usage(n, n * JUDGE_INPUT, n * JUDGE_OUTPUT))
+                    judge_in, judge_out = judge_tokens(case.kind)
+                    est.eval.add(Usage(n, n * judge_in, n * judge_out))
     return est
+
+
+def judge_tokens(kind: str) -> tuple[int, int]:
+    """(input, output) tokens of one judge call for a case of this kind."""
+    if kind != "locomo":
+        return JUDGE_INPUT, JUDGE_OUTPUT
+    from benchmarker.agent.prompts import load_prompt
+
+    template = load_prompt("judge_locomo.txt")
+    return round(len(template) / CHARS_PER_TOKEN) + LOCOMO_JUDGE_TEXT_TOKENS, LOCOMO_JUDGE_OUTPUT
 
 
 # --- cost --------------------------------------------------------------------------------------
@@ -192,9 +206,11 @@ def assumptions(est: Estimate, config) -> list[str]:
         out.append(f"the agent is outside ([agent] type = {config.agent.type!r}): it learns and answers with its own "
                    "models, which the harness neither sees nor counts (report them in the answer's metadata); only "
                    "the judge is costed here.")
+    judge_in, judge_out = judge_tokens(config.dataset.kind)
+    why = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)" if config.dataset.kind == "locomo" else ""
     out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
-               f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {JUDGE_INPUT} in, "
-               f"{JUDGE_OUTPUT} out; both one-shot, never cached.")
+               f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {judge_in} in, "
+               f"{judge_out} out{why}; both one-shot, never cached.")
     return out
 
 

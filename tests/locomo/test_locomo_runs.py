@@ -69,3 +69,17 @@ def test_locomo_config_errors_name_the_key(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "[dataset].file" in err and "locomo10.json" in err
     assert '[run].question_types[0]: got "single-session-user"; allowed: multi-hop, temporal' in err
+
+
+def test_estimate_costs_locomo_judging_with_its_own_prompt_and_json_reply(tmp_path, capsys):
+    from benchmarker.agent.prompts import load_prompt
+    from benchmarker.run.estimate import CHARS_PER_TOKEN, judge_tokens
+
+    judge_in, judge_out = judge_tokens("locomo")
+    assert judge_in > len(load_prompt("judge_locomo.txt")) / CHARS_PER_TOKEN and judge_out > judge_tokens("longmemeval")[1]
+    path = tmp_path / "paid.toml"
+    path.write_text(f'[dataset]\nkind = "locomo"\nfile = "{FIXTURE}"\n[provider]\ntype = "openai"\n[models]\n'
+                    'agent = "gpt-4o-mini"\nqa = "gpt-4o-mini"\neval = "gpt-4o-mini"\n', encoding="utf-8")
+    assert main(["estimate", str(path), "--json"]) == 0
+    judge = json.loads(capsys.readouterr().out)["roles"]["eval"]
+    assert (judge["calls"], judge["input_tokens"], judge["output_tokens"]) == (15, 15 * judge_in, 15 * judge_out)
