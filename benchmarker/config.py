@@ -33,7 +33,8 @@ __all__ = ["RunConfig", "load_config", "canonical_hash"]
 # ingestion; everything else (data, selection, models, memory, judge) changes the run id.
 NON_RESULT_KEYS: dict[str, Any] = {
     "run_id": True,
-    "run": {"progress", "concurrency", "output_dir", "phases", "max_failures_in_a_row"},
+    "run": {"progress", "concurrency", "output_dir", "phases", "max_failures_in_a_row", "executor", "ray_address",
+            "workers", "worker_cpus", "worker_gpus", "worker_memory_mb", "worker_resources", "case_retries"},
     "retry": True,
     "prices": True,
     "eval": {"judge_retries"},

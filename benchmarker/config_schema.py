@@ -305,6 +305,16 @@ class RunSection(_Table):
     output_dir: str = Field("runs", min_length=1)
     progress: bool = True
     max_failures_in_a_row: int = Field(5, ge=1, le=10_000)  # stop a run whose cases keep failing
+    # Where cases run: in this process (asyncio), or spread over Ray actors (run/ray_executor.py).
+    # None of these keys changes what a run computes, so a run resumes under either executor.
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str = ""            # "" = a local Ray the harness starts; "auto"; "ray://host:10001"
+    workers: int = Field(2, ge=1, le=1024)   # Ray actors, each with its own memory service and models
+    worker_cpus: float = Field(1.0, ge=0.0)  # per-actor Ray resources
+    worker_gpus: float = Field(0.0, ge=0.0)
+    worker_memory_mb: int = Field(0, ge=0)   # 0: no memory reservation
+    worker_resources: dict[str, float] = Field(default_factory=dict)  # custom Ray resources, e.g. {node_pool = 1}
+    case_retries: int = Field(2, ge=0, le=100)  # re-runs of a case whose Ray worker died under it
 
     @field_validator("phases")
     @classmethod
@@ -559,6 +569,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
                                         f'got "{qtype}"; allowed: {", ".join(allowed)}'))
     problems += _model_rules(cfg, notes)
     problems += _memory_rules(cfg)
+    problems += _executor_rules(cfg)
     problems += _agent_rules(cfg, data.kind, notes)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
         problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
@@ -722,4 +733,36 @@ def _mapped_rules(cfg: RunConfig) -> list[Problem]:
     if cfg.self_improve.iterations > 0:
         problems.append(Problem(("self_improve", "iterations"), f"self-improve tunes Mycelian's top_k, alpha and "
                                 f"context cadence; {where} cannot run it (set iterations = 0)"))
+    return problems
+
+
+def _executor_rules(cfg: RunConfig) -> list[Problem]:
+    """What runs on Ray: our memory agent (or retrieval) on Mycelian, embedded per worker or one
+    shared server. Paths that need one process's state across cases are refused by key."""
+    run = cfg.run
+    if run.executor != "ray":
+        for key in ("ray_address", "worker_resources"):
+            if getattr(run, key):
+                return [Problem(("run", key), 'is only read when [run].executor = "ray"; remove it or set executor')]
+        return []
+    problems: list[Problem] = []
+    where = '[run].executor = "ray"'
+    if cfg.agent.type != "memory_agent":
+        problems.append(Problem(("agent", "type"), f"{where} runs our memory agent; an outside agent "
+                                f"({cfg.agent.type!r}) runs with the local executor"))
+    if cfg.memory.preset != "mycelian" or cfg.memory.mapping:
+        key = ("memory", "mapping") if cfg.memory.mapping else ("memory", "preset")
+        problems.append(Problem(key, f"{where} runs Mycelian (the embedded service per worker, or the shared "
+                                "server at [memory].mcp_url); other memory servers run with the local executor"))
+    if cfg.self_improve.iterations > 0:
+        problems.append(Problem(("self_improve", "iterations"), f"{where} does not run the self-improve loop "
+                                "(it re-asks every case against memories the workers hold); set iterations = 0 "
+                                "or executor = \"local\""))
+    if cfg.memory.backend == "embedded" and cfg.memory.db_path:
+        problems.append(Problem(("memory", "db_path"), f"{where}: every worker keeps its own embedded memory; "
+                                "a shared db_path would be opened by several services at once; remove it"))
+    if run.ray_address and not (run.ray_address == "auto" or run.ray_address.startswith(("ray://", "127.", "localhost"))
+                                or ":" in run.ray_address):
+        problems.append(Problem(("run", "ray_address"), f'got {run.ray_address!r}; use "" (a local Ray), "auto" '
+                                '(the cluster this machine belongs to), "host:6379" or "ray://host:10001"'))
     return problems

@@ -130,6 +130,18 @@ class TokenLedger:
         usd, _ = price_usage(usage, self.prices.get(model_id), model_id)
         return {**usage.as_dict(), "model": model_id, "cost_usd": usd}
 
+    def drain(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """Hand over the tallies counted since the last drain, as (role, model, usage) rows, and
+        start again from zero: a Ray worker sends its drains to the driver's ledger (`merge`)."""
+        with self._lock:
+            tallies, self._tallies = self._tallies, {}
+        return [(role, model, usage.as_dict()) for (role, model), usage in tallies.items()]
+
+    def merge(self, rows: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Add another ledger's drained tallies (a worker's) to this one."""
+        for role, model, usage in rows:
+            self.record_usage(role, model, Usage.from_dict(usage))
+
     def snapshot(self) -> dict[str, Any]:
         """{"roles": {role: totals + "models": {model_id: totals}}, "total": totals,
         "unpriced_models": [...], "price_notes": [...]}; totals carry calls, input_tokens,

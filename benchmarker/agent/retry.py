@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -120,6 +120,34 @@ def backoff_s(policy: RetryPolicy, attempt: int, exc: BaseException | None) -> f
     return min(policy.max_backoff_s, wait)
 
 
+class CallGate(Protocol):
+    """A pause shared by every process of a run (Ray: run/ray_limiter.py): when one model call is
+    throttled, the others wait too instead of each hammering the provider into its own 429."""
+
+    async def wait(self) -> None: ...
+    def hold(self, seconds: float) -> None: ...
+
+
+_GATE: CallGate | None = None
+
+
+def use_call_gate(gate: CallGate | None) -> None:
+    """Install (or remove, with None) the process's shared gate; local runs have none."""
+    global _GATE
+    _GATE = gate
+
+
+def is_throttle(exc: BaseException | None) -> bool:
+    """A rate-limit answer (429 / 529 / Bedrock throttling), as opposed to a 5xx or a dropped connection."""
+    if exc is None:
+        return False
+    response = getattr(exc, "response", None)
+    if isinstance(response, dict) and "Error" in response:
+        return "Throttl" in str((response.get("Error") or {}).get("Code", "")) or "TooMany" in str(response)
+    status, _ = _status_and_headers(exc)
+    return status in (429, 529)
+
+
 def _retry_kwargs(policy: RetryPolicy, what: str) -> dict[str, Any]:
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -127,9 +155,11 @@ def _retry_kwargs(policy: RetryPolicy, what: str) -> dict[str, Any]:
 
     def before_sleep(state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
+        sleep = state.next_action.sleep if state.next_action else 0.0
         log.warning("%s failed (attempt %d/%d): %s: %s; retrying in %.2fs", what, state.attempt_number,
-                    policy.max_attempts, type(exc).__name__, str(exc)[:200],
-                    state.next_action.sleep if state.next_action else 0.0)
+                    policy.max_attempts, type(exc).__name__, str(exc)[:200], sleep)
+        if _GATE is not None and is_throttle(exc):
+            _GATE.hold(sleep)  # every worker of the run backs off, not only this call
 
     return {"stop": stop_after_attempt(max(1, policy.max_attempts)), "wait": wait,
             "retry": retry_if_exception(is_retryable), "before_sleep": before_sleep, "reraise": True}
@@ -139,6 +169,8 @@ async def aretry(fn: Callable[[], Awaitable[Any]], *, policy: RetryPolicy, what:
     """Await `fn()` under the policy."""
     async for attempt in AsyncRetrying(**_retry_kwargs(policy, what)):
         with attempt:
+            if _GATE is not None:
+                await _GATE.wait()
             return await fn()
     raise AssertionError("unreachable")  # reraise=True re-raises the last error
 

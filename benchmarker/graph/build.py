@@ -60,7 +60,8 @@ CASE_GRAPH = build_case_graph()
 async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tuple[list[str], list[str]]:
     """Run the case graph over a lazy stream of cases, `concurrency` at a time; stop the run when
     `[run].max_failures_in_a_row` cases fail one after another (a dead server, a revoked key).
-    With an outside agent (`ctx.adapter`) each case runs the agent case graph instead."""
+    With an outside agent (`ctx.adapter`) each case runs the agent case graph instead; with Ray
+    (`ctx.executor`) a worker runs it (run/ray_executor.py) and the bounds above hold for all workers."""
     case_graph = AGENT_CASE_GRAPH if ctx.adapter is not None else CASE_GRAPH
     limit = ctx.config.run.concurrency
     max_failures = ctx.config.run.max_failures_in_a_row
@@ -72,8 +73,11 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
     async def one(case: Case) -> None:
         nonlocal failures_in_a_row
         try:
-            async with case_context(ctx, case) as case_ctx:  # a mapped server's per-case scope
-                final = await case_graph.ainvoke({"case": case, "setup": setup}, context=case_ctx)
+            if ctx.executor is not None:  # Ray: a worker runs the case graph; the driver writes its records
+                final = await ctx.executor.run_case(case, ctx)
+            else:
+                async with case_context(ctx, case) as case_ctx:  # a mapped server's per-case scope
+                    final = await case_graph.ainvoke({"case": case, "setup": setup}, context=case_ctx)
         except RunAbortedError as err:  # systematic already (e.g. the judge failed N answers in a row)
             ctx.log.log_error(case.case_id, err)
             raise

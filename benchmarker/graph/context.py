@@ -73,6 +73,10 @@ class RunContext:
     agent_factory: Callable[[list[Any]], Any] | None = None
     scope: "CaseScope | None" = None     # the case's own server (set per case by graph/case_scope.py)
     adapter: Any | None = None           # an outside agent's pool (agent.adapters.AgentPool); client is then None
+    # Ray: the driver's executor (cases run on workers, run/ray_executor.py); on a worker, the name
+    # of its own embedded memory service (None: the run's memory server, reachable from anywhere).
+    executor: Any | None = None
+    memory_holder: str | None = None
 
     @property
     def cadence(self) -> int:

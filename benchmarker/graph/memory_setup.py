@@ -45,7 +45,7 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
     ctx = runtime.context
     case = state["case"]
     known = ctx.log.done.memories.get(case.case_id)
-    if known is not None and known.ingested:
+    if known is not None and known.ingested and (known.held_by == ctx.memory_holder or not _asks_memory(ctx, case)):
         return {"memory": known}
     if ctx.replay is not None and (reason := ctx.replay.missing_reason(case.case_id)):
         return {"skipped": reason}  # nothing recorded to replay: no memory is created
@@ -70,9 +70,19 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
                 raise
             attempt += 1
     record = MemoryRecord(case_id=case.case_id, memory_id=memory["memoryId"], vault_id=vault_id,
-                          title=title, attempt=attempt, status="created", context_cadence=ctx.cadence)
+                          title=title, attempt=attempt, status="created", context_cadence=ctx.cadence,
+                          held_by=ctx.memory_holder)
     ctx.log.append(record)
     return {"memory": record}
+
+
+def _asks_memory(ctx: RunContext, case) -> bool:
+    """Whether this case still searches its memory here: a question (or a fact-extraction read-back)
+    not answered yet. A finished case whose memory a gone Ray worker held is scored from its logs."""
+    answered = ctx.log.done.answered
+    if case.kind == "fact_extraction":
+        return case.case_id not in answered
+    return any(q.question_id not in answered for q in case.questions)
 
 
 async def _scoped_memory(ctx: RunContext, case) -> MemoryRecord:

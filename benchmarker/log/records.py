@@ -65,6 +65,10 @@ class MemoryRecord(LogRecord):
     agent_usage: dict[str, Any] | None = None
     # The context cadence the agent was told while writing this memory (L13 scores against it).
     context_cadence: int | None = None
+    # The Ray worker whose own embedded service holds this memory (gone when the worker is); None:
+    # the run's memory server. A memory held elsewhere is never searched: a case that still has
+    # questions to ask is ingested again into a new memory (graph/memory_setup.py).
+    held_by: str | None = None
 
 
 class DecisionRecord(LogRecord):

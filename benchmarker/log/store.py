@@ -33,7 +33,7 @@ __all__ = ["RunLog", "ResumeState", "MemoryRecord", "SCHEMA_VERSION"]
 # Lines that must survive a power cut are fsynced; decisions are a trace, flushed only.
 _DURABLE = {MemoryRecord.FILE: True, AnswerRecord.FILE: True, ResultRecord.FILE: True,
             LevelRecord.FILE: True, ErrorRecord.FILE: True, DecisionRecord.FILE: False}
-_IN_ANSWERS_DIR = {AnswerRecord.FILE, ResultRecord.FILE, LevelRecord.FILE}
+ANSWERS_DIR_FILES = {AnswerRecord.FILE, ResultRecord.FILE, LevelRecord.FILE}
 
 
 @dataclass
@@ -63,7 +63,7 @@ class RunLog:
 
     # paths -----------------------------------------------------------------------------------
     def path_of(self, file: str) -> Path:
-        return (self.answers_dir if file in _IN_ANSWERS_DIR else self.run_dir) / file
+        return (self.answers_dir if file in ANSWERS_DIR_FILES else self.run_dir) / file
 
     @property
     def manifest_path(self) -> Path:
@@ -100,25 +100,16 @@ class RunLog:
         LongMemEval's evaluation input)."""
         file = type(record).FILE
         self._writer(self.path_of(file), _DURABLE[file]).write(record.to_line())
-        if isinstance(record, MemoryRecord):
-            self.done.memories[record.case_id] = record
-            self.done.max_attempt[record.case_id] = max(self.done.max_attempt.get(record.case_id, 0),
-                                                        record.attempt)
-        elif isinstance(record, ResultRecord):
-            self.done.judged[record.question_id] = record
-        elif isinstance(record, AnswerRecord):
-            self.done.answered[record.question_id] = record
+        note_done(self.done, record)
+        if isinstance(record, AnswerRecord):
             hyp = {"question_id": record.question_id, "hypothesis": record.hypothesis}
             self._writer(self.hypotheses_path, True).write(hyp)
-        elif isinstance(record, LevelRecord):
-            self.done.levels.add(record.case_id)
         elif isinstance(record, DecisionRecord) and record.caller == "agent":
             self._traces.setdefault(record.case_id, []).append(record)
 
     def log_error(self, case_id: str, err: BaseException) -> None:
         """A failed case, with its traceback."""
-        self.append(ErrorRecord(case_id=case_id, error=redact_text(f"{type(err).__name__}: {err}"),
-                                traceback=redact_text("".join(traceback.format_exception(err))[-4000:])))
+        self.append(error_record(case_id, err))
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         write_json_atomic(self.manifest_path, redact(manifest))  # no URL password or token reaches the disk
@@ -148,13 +139,13 @@ class RunLog:
         (a resumed run scores a trace written by an earlier process). With `memory_id`, only the
         calls into that memory: a cut-off attempt's calls went to an abandoned one."""
         if case_id in self._traces:
-            return _into(self._traces[case_id], memory_id)
+            return into_memory(self._traces[case_id], memory_id)
         if self._traces_on_disk is None:
             self._traces_on_disk = {}
             for record in read_records(self.decisions_path, DecisionRecord):
                 if record.caller == "agent":
                     self._traces_on_disk.setdefault(record.case_id, []).append(record)
-        return _into(self._traces_on_disk.get(case_id, []), memory_id)
+        return into_memory(self._traces_on_disk.get(case_id, []), memory_id)
 
     def _load(self) -> ResumeState:
         state = ResumeState()
@@ -180,7 +171,28 @@ class RunLog:
         return latest_by(read_jsonl(self.results_path), "question_id")
 
 
-def _into(calls: list[DecisionRecord], memory_id: str | None) -> list[DecisionRecord]:
+def note_done(done: ResumeState, record: LogRecord) -> None:
+    """Update the index of finished work with a record just written (the writer and, on a Ray
+    worker, the collecting log keep the same index)."""
+    if isinstance(record, MemoryRecord):
+        done.memories[record.case_id] = record
+        done.max_attempt[record.case_id] = max(done.max_attempt.get(record.case_id, 0), record.attempt)
+    elif isinstance(record, ResultRecord):
+        done.judged[record.question_id] = record
+    elif isinstance(record, AnswerRecord):
+        done.answered[record.question_id] = record
+    elif isinstance(record, LevelRecord):
+        done.levels.add(record.case_id)
+
+
+def error_record(case_id: str, err: BaseException) -> ErrorRecord:
+    """A failed case's line; an error from a Ray worker keeps the worker's own traceback."""
+    trace = getattr(err, "remote_traceback", None) or "".join(traceback.format_exception(err))
+    return ErrorRecord(case_id=case_id, error=redact_text(f"{type(err).__name__}: {err}"),
+                       traceback=redact_text(trace[-4000:]))
+
+
+def into_memory(calls: list[DecisionRecord], memory_id: str | None) -> list[DecisionRecord]:
     if memory_id is None:
         return list(calls)
     return [c for c in calls if c.args.get("memory_id") in (None, memory_id)]

@@ -106,6 +106,9 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     previous = read_json_object(base_store.manifest_path) or None
     # The ledger starts from what earlier attempts of this run spent: a resume reports the whole cost.
     outside = config.agent.type != "memory_agent"  # an outside agent keeps its own memory: no server, no models
+    if config.run.executor == "ray" and replay is not None:
+        raise UserError(f"{config.config_path}: [run].executor = \"ray\": replay runs with the local executor "
+                        "(it re-applies one run's writes in order); set executor = \"local\"")
     if outside and replay is not None:
         raise UserError(f"{config.config_path}: [agent].type = {config.agent.type!r}: replay re-applies our memory "
                         "agent's writes to our memory server; an outside agent's run cannot be replayed")
@@ -126,6 +129,12 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
             from benchmarker.run.adapter_run import run_with_adapter
 
             outcome = await run_with_adapter(config, plan, models, manifest, base_store)
+            status = "finished"
+            return outcome
+        if config.run.executor == "ray":
+            from benchmarker.run.ray_run import run_on_ray
+
+            outcome = await run_on_ray(config, plan, models, manifest, base_store)
             status = "finished"
             return outcome
         from benchmarker.memory.launch import mapping_for
@@ -249,6 +258,8 @@ def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previou
         judge={"kind": models.judge_kind, "model": config.models.eval or None, "note": models.judge_note},
         previous=previous)
     # Every number that decides a score, beside the judge (also inside the config block).
+    manifest["executor"] = {"executor": "local", "concurrency": config.run.concurrency}  # Ray: run/ray_run.py
+    manifest["attempts"][-1]["executor"] = config.run.executor  # a resume may switch executors
     manifest["thresholds"] = {"eval": config.eval.thresholds.model_dump(mode="json"),
                               "self_improve": config.self_improve.model_dump(mode="json"),
                               "max_failures_in_a_row": config.run.max_failures_in_a_row}

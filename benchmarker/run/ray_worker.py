@@ -1,0 +1,205 @@
+"""A Ray actor that runs cases: its own memory service (or the shared Mycelian server), models and agent.
+
+The actor runs the same case graph as a local run (graph/build.py's CASE_GRAPH) with a
+`CollectingLog`: nothing is written on the worker; the case's records go back to the driver in
+its `CaseOutcome`. A case carries every sweep point: it is ingested once, then asked and scored
+at each point, so the worker's memory is never needed after the case returns.
+
+The MCP client is opened and closed by one long-lived task (`_hold`), as an MCP session must be;
+cases use it from their own tasks, as the local runner's do. A worker that is restarted by Ray
+(its process died) starts again from nothing: a new name, a new empty memory service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import tempfile
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarker.errors import RunAbortedError
+from benchmarker.graph.context import RunContext, SearchSettings
+from benchmarker.graph.progress import RunProgress
+from benchmarker.log.collect import CaseSlice, CollectingLog
+from benchmarker.log.records import LogRecord
+from benchmarker.redact import redact, redact_text
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CaseTask:
+    """What the driver sends with a case: what is already done, and every sweep point to run."""
+
+    slice: CaseSlice
+    points: list[SearchSettings]
+
+
+@dataclass
+class RemoteFailure:
+    """A case that failed on a worker, as the driver re-raises it (the worker's traceback kept)."""
+
+    type: str
+    message: str
+    traceback: str
+    aborted: bool          # RunAbortedError: the whole run must stop
+    point: int             # the sweep point it failed at (earlier points finished)
+
+
+@dataclass
+class CaseOutcome:
+    case_id: str
+    worker: str
+    records: list[tuple[int, LogRecord]] = field(default_factory=list)   # (sweep point, record), in order
+    finals: list[dict[str, Any]] = field(default_factory=list)           # per finished point: skipped, results
+    usage: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)   # TokenLedger.drain()
+    tool_calls: int = 0
+    failure: RemoteFailure | None = None
+
+
+class CaseWorker:
+    """Decorated with `ray.remote` by the executor (importing this module never needs Ray)."""
+
+    def __init__(self, config: Any, index: int, gate: Any | None = None):
+        self.config = config
+        self.index = index
+        self.name = f"w{index}-{uuid.uuid4().hex[:8]}"   # new on every (re)start: its memories are new too
+        self._gate = gate
+        self._started: asyncio.Future | None = None
+        self._stop: asyncio.Event | None = None
+        self._holder: asyncio.Task | None = None
+        self._info: dict[str, Any] = {}
+        self.cases_run = 0
+
+    # lifetime --------------------------------------------------------------------------------
+    async def start(self) -> dict[str, Any]:
+        """Start the memory service, connect, build the models and run setup; idempotent. Returns
+        where the worker runs (for the manifest)."""
+        if self._started is None:
+            self._started = asyncio.get_running_loop().create_future()
+            self._stop = asyncio.Event()
+            self._holder = asyncio.create_task(self._hold())
+        return await asyncio.shield(self._started)
+
+    async def close(self) -> dict[str, Any]:
+        if self._stop is not None:
+            self._stop.set()
+        if self._holder is not None:
+            try:
+                await self._holder
+            except Exception:  # already reported through start()
+                pass
+        return {"name": self.name, "cases": self.cases_run}
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    async def _hold(self) -> None:
+        """Own the service and the MCP session from open to close, in this one task."""
+        from langgraph.runtime import Runtime
+
+        from benchmarker.agent.retry import use_call_gate
+        from benchmarker.graph.setup import setup
+        from benchmarker.memory.launch import mapping_for
+        from benchmarker.run.models import build_models
+        from benchmarker.run.runner import memory_server
+
+        assert self._started is not None and self._stop is not None
+        config = self.config
+        self.dir = Path(tempfile.mkdtemp(prefix=f"mlme-ray-{self.name}-"))
+        try:
+            if self._gate is not None and config.provider.type != "offline":
+                from benchmarker.run.ray_limiter import RayCallGate
+
+                use_call_gate(RayCallGate(self._gate))
+            self.models = build_models(config)
+            self.judge = self.models.judge_for(config)
+            mapping = mapping_for(config)
+            async with memory_server(config, self.dir, mapping) as launch:
+                shared = config.memory.backend == "mcp" and launch.transport == "streamable_http"
+                self.memory_holder = None if shared else f"ray:{self.name}"
+                async with launch.connect() as client:
+                    self.client = client
+                    wants_agent = config.run.mode == "agent" and "ingest" in config.run.phases
+                    self.agent = self.models.build_agent(client.tools) if wants_agent else None
+                    self.setup = await self._setup(setup, Runtime)
+                    self._info = {"name": self.name, "node": _node_ip(), "pid": os.getpid(),
+                                  "memory": redact({**launch.describe(), "shared": shared})}
+                    self._started.set_result(self._info)
+                    await self._stop.wait()
+        except BaseException as err:
+            if not self._started.done():
+                self._started.set_exception(err)
+            else:
+                log.exception("worker %s: its memory service or MCP session failed", self.name)
+            if not isinstance(err, Exception):
+                raise
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    async def _setup(self, setup_node, runtime_cls) -> dict[str, Any]:
+        """The run graph's setup node, on this worker's server: the vault, the prompts, the tool check.
+        On a shared server two workers may race to create the vault; the loser finds it on retry."""
+        ctx = self._context(CollectingLog.for_points(_empty_slice(), run_dir=self.dir)[1][0],
+                            SearchSettings(top_k=self.config.params.top_k, alpha=None), RunProgress(0, enabled=False,
+                                                                                                    stats=dict))
+        for attempt in (1, 2):
+            try:
+                return (await setup_node({}, runtime_cls(context=ctx)))["setup"]
+            except Exception:
+                if attempt == 2 or self.config.memory.backend != "mcp":
+                    raise
+                await asyncio.sleep(0.5)
+        raise AssertionError("unreachable")
+
+    def _context(self, case_log: CollectingLog, search: SearchSettings, progress: RunProgress) -> RunContext:
+        config, models = self.config, self.models
+        return RunContext(config=config, run_id=config.run_id, log=case_log, client=self.client, agent=self.agent,
+                          qa_model=models.qa, judge=self.judge, ledger=models.ledger, progress=progress,
+                          search=search, offline=models.offline, phases=tuple(config.run.phases),
+                          mode=config.run.mode, memory_holder=self.memory_holder)
+
+    # work ------------------------------------------------------------------------------------
+    async def run_case(self, case: Any, task: CaseTask) -> CaseOutcome:
+        """The case graph at every sweep point; what it appended comes back, written nowhere here."""
+        from benchmarker.graph.build import CASE_GRAPH
+
+        await self.start()
+        collected, logs = CollectingLog.for_points(task.slice, run_dir=self.dir)
+        progress = RunProgress(0, enabled=False, stats=dict)   # counts this case's tool calls
+        outcome = CaseOutcome(case_id=case.case_id, worker=self.name)
+        for index, (point_log, point) in enumerate(zip(logs, task.points)):
+            try:
+                final = await CASE_GRAPH.ainvoke({"case": case, "setup": self.setup},
+                                                 context=self._context(point_log, point, progress))
+            except Exception as err:  # the driver logs it and goes on, as a local run does
+                outcome.failure = RemoteFailure(type=type(err).__name__, message=redact_text(str(err)),
+                                                traceback=redact_text("".join(traceback.format_exception(err))),
+                                                aborted=isinstance(err, RunAbortedError), point=index)
+                break
+            outcome.finals.append({"skipped": final.get("skipped"), "results": list(final.get("results") or [])})
+        self.cases_run += 1
+        outcome.records = collected.records
+        outcome.usage = self.models.ledger.drain()
+        outcome.tool_calls = progress.tool_calls
+        return outcome
+
+
+def _empty_slice() -> CaseSlice:
+    return CaseSlice(case_id="", memory=None, max_attempt=0, agent_calls=[], answered=[{}], judged=[{}],
+                     levels=[False])
+
+
+def _node_ip() -> str:
+    try:
+        import ray
+
+        return ray.util.get_node_ip_address()
+    except Exception:  # pragma: no cover - outside Ray
+        return "unknown"
