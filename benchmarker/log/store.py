@@ -101,7 +101,7 @@ class RunLog:
         file = type(record).FILE
         self._writer(self.path_of(file), _DURABLE[file]).write(record.to_line())
         note_done(self.done, record)
-        if isinstance(record, AnswerRecord):
+        if isinstance(record, AnswerRecord) and not isinstance(record, ResultRecord):
             hyp = {"question_id": record.question_id, "hypothesis": record.hypothesis}
             self._writer(self.hypotheses_path, True).write(hyp)
         elif isinstance(record, DecisionRecord) and record.caller == "agent":

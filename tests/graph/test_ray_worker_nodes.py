@@ -1,0 +1,75 @@
+"""The case graph as a Ray worker runs it, without Ray: nodes over a `CollectingLog`, on the real
+embedded service. Which memory a case may reuse is decided by who holds it (`held_by`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from benchmarker.graph.build import CASE_GRAPH
+from benchmarker.graph.memory_setup import prepare_memory
+from benchmarker.log.collect import CaseSlice, CollectingLog
+from benchmarker.log.records import AnswerRecord, MemoryRecord, ResultRecord
+from benchmarker.log.store import RunLog
+from tests.graph.support import SAMPLE, cases_of, lines, node_context, runtime, setup_state
+
+
+async def _held_elsewhere(write_config, client, *, answered: bool):
+    """A case whose finished memory a gone Ray worker held; `answered`: every question has an answer."""
+    config = write_config(SAMPLE)
+    ctx = node_context(config, None, client)
+    case = cases_of(config)[0]
+    state = {"case": case, **await setup_state(ctx)}
+    gone = MemoryRecord(case_id=case.case_id, memory_id="m-on-a-dead-worker", vault_id="v", title="t", attempt=1,
+                        status="ingested", ingested=True, held_by="ray:w0-dead")
+    ctx.log.append(gone)
+    if answered:
+        for q in case.questions:
+            ctx.log.append(AnswerRecord(case_id=case.case_id, question_id=q.question_id, question=q.question,
+                                        answer=q.answer, hypothesis="x"))
+    return ctx, state
+
+
+async def test_a_memory_held_by_a_gone_worker_is_ingested_again_when_questions_remain(write_config, client):
+    ctx, state = await _held_elsewhere(write_config, client, answered=False)
+    memory = (await prepare_memory(state, runtime(ctx)))["memory"]
+    assert (memory.attempt, memory.status, memory.held_by) == (2, "created", None)  # this run's own server
+    assert memory.memory_id != "m-on-a-dead-worker"
+
+
+async def test_a_finished_case_whose_memory_is_gone_is_scored_from_its_logs(write_config, client):
+    ctx, state = await _held_elsewhere(write_config, client, answered=True)
+    memory = (await prepare_memory(state, runtime(ctx)))["memory"]
+    assert memory.memory_id == "m-on-a-dead-worker" and memory.attempt == 1  # nothing to ask: no new ingestion
+    assert len(lines(ctx.log.memories_path)) == 1
+
+
+async def test_the_worker_that_holds_a_memory_reuses_it(write_config, client):
+    ctx, state = await _held_elsewhere(write_config, client, answered=False)
+    mine = dataclasses.replace(ctx, memory_holder="ray:w0-dead")
+    assert (await prepare_memory(state, runtime(mine)))["memory"].memory_id == "m-on-a-dead-worker"
+
+
+async def test_a_case_on_a_collecting_log_writes_nothing_and_hands_back_every_record(write_config, client, tmp_path):
+    """Two sweep points on one worker: one ingestion, answers per point, all records in order;
+    the driver's RunLog, appending them, ends with what a local run writes."""
+    config = write_config(SAMPLE, run='mode = "retrieval"')
+    base = node_context(config, None, client)
+    setup = (await setup_state(base))["setup"]
+    case = cases_of(config)[0]
+    driver_logs = [RunLog(config.run_dir), RunLog(config.run_dir, answers_dir=config.run_dir / "points" / "k3")]
+    slice_ = CaseSlice.from_logs(case, driver_logs)
+    collected, logs = CollectingLog.for_points(slice_, run_dir=tmp_path / "worker")
+    for point_log, top_k in zip(logs, (10, 3)):
+        ctx = dataclasses.replace(base, log=point_log, memory_holder="ray:w1",
+                                  search=dataclasses.replace(base.search, top_k=top_k))
+        final = await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=ctx)
+        assert {r.question_id for r in final["results"]} == {q.question_id for q in case.questions}
+    assert not (config.run_dir / "memories.jsonl").exists() and not (tmp_path / "worker").exists()
+    points = [p for p, _ in collected.records]
+    memories = [r for _, r in collected.records if isinstance(r, MemoryRecord)]
+    assert [m.status for m in memories] == ["created", "ingested"] and {m.held_by for m in memories} == {"ray:w1"}
+    results = [(p, r) for p, r in collected.records if isinstance(r, ResultRecord)]
+    assert sorted(p for p, _ in results) == [0] * len(case.questions) + [1] * len(case.questions)
+    assert points == sorted(points)  # point 1 only after point 0 finished
+    top3 = [r for p, r in results if p == 1]
+    assert all(len(r.retrieved) <= 3 for r in top3)
