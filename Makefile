@@ -11,6 +11,7 @@ KUZU_STAMP := $(SERVERS)/kuzu/.installed
 PYTEST_ARGS ?=
 # Tests run in 2 worker processes (pytest-xdist): the suite is mostly waiting on servers and
 # subprocesses, and 2 workers halve its wall time on the 2-core CI machine (12.5 -> 6.7 min).
+# --dist loadgroup keeps the Ray tests (xdist_group "ray") in one worker: one test cluster.
 TEST_WORKERS ?= 2
 FUZZ_ARGS ?=
 
@@ -23,7 +24,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m pip install --quiet --upgrade pip
 	# torch first: 2.13.0 has a local CPU wheel here; an unpinned torch would pull CUDA builds.
 	$(PYTHON) -m pip install --quiet "torch==2.13.0"
-	$(PYTHON) -m pip install --quiet -e ".[embed,dev]"
+	# ray: the optional Ray executor, installed here so `make test` runs its tests on a real cluster.
+	$(PYTHON) -m pip install --quiet -e ".[embed,dev,ray]"
 	touch $(STAMP)
 
 servers: $(KUZU_STAMP)
@@ -37,7 +39,7 @@ run: install
 	$(VENV)/bin/mycelian-longmemeval run $(CONFIG)
 
 test: install servers
-	$(PYTHON) -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)

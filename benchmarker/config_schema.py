@@ -569,7 +569,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
                                         f'got "{qtype}"; allowed: {", ".join(allowed)}'))
     problems += _model_rules(cfg, notes)
     problems += _memory_rules(cfg)
-    problems += _executor_rules(cfg)
+    problems += _executor_rules(cfg, notes)
     problems += _agent_rules(cfg, data.kind, notes)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
         problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
@@ -736,7 +736,7 @@ def _mapped_rules(cfg: RunConfig) -> list[Problem]:
     return problems
 
 
-def _executor_rules(cfg: RunConfig) -> list[Problem]:
+def _executor_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
     """What runs on Ray: our memory agent (or retrieval) on Mycelian, embedded per worker or one
     shared server. Paths that need one process's state across cases are refused by key."""
     run = cfg.run
@@ -747,6 +747,9 @@ def _executor_rules(cfg: RunConfig) -> list[Problem]:
         return []
     problems: list[Problem] = []
     where = '[run].executor = "ray"'
+    if run.concurrency < run.workers:
+        notes.append(f"[run].concurrency = {run.concurrency} caps the cases in flight over all {run.workers} Ray "
+                     f"workers: {run.workers - run.concurrency} will idle; set concurrency >= workers")
     if cfg.agent.type != "memory_agent":
         problems.append(Problem(("agent", "type"), f"{where} runs our memory agent; an outside agent "
                                 f"({cfg.agent.type!r}) runs with the local executor"))

@@ -187,3 +187,25 @@ def test_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothing(ray_cluste
     executor = json.loads((ray_run / "manifest.json").read_text())["executor"]
     assert executor["cases_lost_with_a_worker"] >= 1
     assert "died during case" in "".join(seen)
+
+
+def test_the_back_off_is_one_actor_every_worker_waits_on(ray_cluster):
+    """What a worker's retry layer talks to (RayCallGate over the driver's BackoffClock actor)."""
+    import asyncio
+    import time
+
+    import ray
+
+    from benchmarker.run.ray_limiter import BackoffClock, RayCallGate
+
+    ray.init(address=ray_cluster.address, configure_logging=False)
+    try:
+        clock = ray.remote(num_cpus=0)(BackoffClock).remote()
+        first, second = RayCallGate(clock), RayCallGate(clock)   # two workers' views of one clock
+        first.hold(0.6)
+        started = time.monotonic()
+        asyncio.run(second.wait())
+        assert time.monotonic() - started >= 0.4
+        assert ray.get(clock.stats.remote())["holds"] == 1
+    finally:
+        ray.shutdown()
