@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= 2
 FUZZ_ARGS ?=
 
-.PHONY: install servers run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo fuzz clean-runs
+.PHONY: install servers run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray fuzz clean-runs
 
 install: $(STAMP)
 
@@ -44,7 +44,11 @@ test: install servers
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray
+
+# Local vs Ray (2 workers) on a retrieval sweep with minilm; writes runs/bench/ray.json (issue 15).
+bench-ray: install
+	$(PYTHON) bench/bench_ray.py
 
 bench-locomo: install
 	$(PYTHON) bench/bench_locomo.py

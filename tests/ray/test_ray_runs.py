@@ -108,13 +108,22 @@ def _cut_off(point_dir: Path, keep: int) -> list[str]:
     return dropped
 
 
+SWEEP = '\n[sweep]\ntop_k = [3, 10]\n'
+RETRIEVAL = 'mode = "retrieval"\n'
+
+
+@pytest.fixture(scope="module")
+def local_sweep(tmp_path_factory) -> Path:
+    """The reference: a retrieval-only sweep of the quickstart's data with the local executor."""
+    config = write_config(tmp_path_factory.mktemp("sweep"), extra_run=RETRIEVAL, tail=SWEEP)
+    assert main(["run", str(config)]) == 0
+    return config
+
+
 @pytest.mark.parametrize("first,then", [("ray", "local"), ("local", "ray")])
 def test_a_retrieval_sweep_matches_across_executors_and_a_cut_off_run_resumes_under_the_other(
-        ray_cluster, tmp_path, first, then):
-    sweep = '\n[sweep]\ntop_k = [3, 10]\n'
-    retrieval = 'mode = "retrieval"\n'
-    reference = write_config(tmp_path / "reference", extra_run=retrieval, tail=sweep)
-    assert main(["run", str(reference)]) == 0
+        ray_cluster, local_sweep, tmp_path, first, then):
+    sweep, retrieval, reference = SWEEP, RETRIEVAL, local_sweep
     config = write_config(tmp_path / "cut", executor=first, address=ray_cluster.address, extra_run=retrieval,
                           tail=sweep)
     assert main(["run", str(config)]) == 0

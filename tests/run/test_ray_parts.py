@@ -138,3 +138,29 @@ def test_only_rate_limits_hold_the_gate():
 
     assert is_throttle(Status(429)) and is_throttle(Status(529))
     assert not is_throttle(Status(503)) and not is_throttle(ConnectionError()) and not is_throttle(None)
+
+
+def test_the_kuberay_example_holds_a_valid_run_config_that_fits_its_pods(tmp_path):
+    """configs/kuberay/rayjob.yaml: its run.toml loads (with the data path pointed at a real file),
+    the entrypoint reads the mounted ConfigMap, the actors fit the worker pods, and the image's Ray
+    is the version the RayJob names."""
+    import yaml
+
+    repo = Path(__file__).resolve().parents[2]
+    docs = list(yaml.safe_load_all((repo / "configs" / "kuberay" / "rayjob.yaml").read_text()))
+    config_map = next(d for d in docs if d["kind"] == "ConfigMap")
+    job = next(d for d in docs if d["kind"] == "RayJob")
+    data = tmp_path / "longmemeval_s_cleaned.json"
+    data.write_text("[]", encoding="utf-8")
+    text = config_map["data"]["run.toml"].replace("/data/longmemeval_s_cleaned.json", str(data)).replace(
+        "/data/runs", str(tmp_path / "runs"))
+    config = load(tmp_path, text)
+    assert (config.run.executor, config.run.ray_address) == ("ray", "auto") and config.run.concurrency >= config.run.workers
+    head = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]
+    mount = next(m["mountPath"] for m in head["containers"][0]["volumeMounts"] if m["name"] == "config")
+    assert job["spec"]["entrypoint"] == f"mycelian-longmemeval run {mount}/run.toml"
+    (group,) = job["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    pod_cpus = float(group["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"])
+    assert config.run.workers * config.run.worker_cpus <= group["replicas"] * pod_cpus
+    dockerfile = (repo / "configs" / "kuberay" / "Dockerfile").read_text()
+    assert f"rayproject/ray:{job['spec']['rayClusterSpec']['rayVersion']}-py311" in dockerfile
