@@ -38,10 +38,15 @@ class CaseSlice:
         ids = [q.question_id for q in case.questions] or [case.case_id]
         memory = base.memories.get(case.case_id)
         return cls(case_id=case.case_id, memory=memory, max_attempt=base.max_attempt.get(case.case_id, 0),
-                   agent_calls=logs[0].agent_tool_calls(case.case_id) if memory is not None else [],
+                   agent_calls=logs[0].agent_tool_calls(case.case_id) if memory is not None and _reads_trace(case) else [],
                    answered=[{q: log.done.answered[q] for q in ids if q in log.done.answered} for log in logs],
                    judged=[{q: log.done.judged[q] for q in ids if q in log.done.judged} for log in logs],
                    levels=[case.case_id in log.done.levels for log in logs])
+
+
+def _reads_trace(case) -> bool:
+    """Only a level's own score (L13) and a fact-extraction read-back look at the agent's logged calls."""
+    return case.kind in ("level", "fact_extraction")
 
 
 @dataclass

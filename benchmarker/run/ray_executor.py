@@ -216,6 +216,7 @@ class RayExecutor:
         for point, record in outcome.records:
             self._log_for(point, record).append(record)
         self.ledger.merge(outcome.usage)
+        outcome.records, outcome.usage = [], []  # written: a sweep keeps only each point's final state
 
     def _log_for(self, point: int, record: LogRecord) -> RunLog:
         return self.logs[point] if type(record).FILE in ANSWERS_DIR_FILES else self.logs[0]

@@ -27,7 +27,7 @@ from benchmarker.run.runner import RunOutcome, ledger_totals, sweep_points
 async def ray_setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """The run graph's setup on the driver: the workers did theirs (vault, prompts, tool check) when
     they started, each on its own server; cases carry the worker's own setup."""
-    runtime.context.progress.set_phase("setup")
+    runtime.context.progress.set_phase("ray")  # cases are on the workers from here on
     return {"setup": {"vault_id": "", "default_prompts": {}}}
 
 
