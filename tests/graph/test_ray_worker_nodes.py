@@ -73,3 +73,39 @@ async def test_a_case_on_a_collecting_log_writes_nothing_and_hands_back_every_re
     assert points == sorted(points)  # point 1 only after point 0 finished
     top3 = [r for p, r in results if p == 1]
     assert all(len(r.retrieved) <= 3 for r in top3)
+
+
+async def test_a_level_scored_on_a_worker_equals_the_local_score_and_a_lost_attempt_leaves_no_trace(
+        write_config, client, tmp_path):
+    """L13 scores the agent's tool calls: on a worker they come from the collecting log. A worker
+    that dies mid-case returns nothing, so the driver's log stays empty and the re-run (from the
+    same slice) writes exactly what one local run writes."""
+    from benchmarker.log.records import LevelRecord
+    from tests.graph.support import LEVEL_L13
+
+    config = write_config(LEVEL_L13)
+    (case,) = cases_of(config)
+    local = node_context(config, tmp_path / "local-run", client)
+    setup = (await setup_state(local))["setup"]
+    await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=local)
+    local.log.close()
+    local_level = lines(local.log.path_of("levels.jsonl"))
+
+    driver = RunLog(config.run_dir)
+    slice_ = CaseSlice.from_logs(case, [driver])
+    lost, _ = CollectingLog.for_points(slice_, run_dir=tmp_path / "w0")   # the attempt whose worker died:
+    del lost                                                              # its records never reach the driver
+    collected, (worker_log,) = CollectingLog.for_points(slice_, run_dir=tmp_path / "w1")
+    worker = dataclasses.replace(local, log=worker_log, memory_holder="ray:w1")
+    await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=worker)
+    for _, record in collected.records:   # what RayExecutor._write does
+        driver.append(record)
+    driver.close()
+    (level,) = [r for _, r in collected.records if isinstance(r, LevelRecord)]
+    written = lines(driver.path_of("levels.jsonl"))
+    assert written[0]["score"] == local_level[0]["score"] and written[0]["detail"] == local_level[0]["detail"]
+    assert level.score == written[0]["score"]
+    assert [m["status"] for m in lines(driver.memories_path)] == ["created", "ingested"]
+    assert len(lines(driver.results_path)) == len(case.questions) == len(lines(driver.hypotheses_path))
+    agent_calls = [d for d in lines(driver.decisions_path) if d["caller"] == "agent"]
+    assert agent_calls and len(agent_calls) == len([d for d in lines(local.log.decisions_path) if d["caller"] == "agent"])
