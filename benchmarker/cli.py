@@ -51,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("config", type=Path, help="a TOML whose [memory], [params], [models].qa and [eval] "
                                                   "are used; same dataset and questions as the run")
 
+    online = verbs.add_parser("judge-online", help="the fact-enumeration judge over traced memory-extraction runs "
+                              "(LangSmith, or a run's decisions.jsonl)")
+    online.add_argument("config", type=Path, help="a TOML with [online] (source, project, tag, since, until) and the judge")
     compare = verbs.add_parser("compare", help="compare runs: per type, flips, McNemar / paired bootstrap")
     compare.add_argument("run_dirs", type=Path, nargs="+")
     compare.add_argument("--out", type=Path, default=None, help="also write the comparison (markdown) here")
@@ -126,6 +129,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         outcome = asyncio.run(execute_replay(args.run_dir, load_config(args.config)))
         print_replay_outcome(outcome, args.run_dir)
+        return 0
+    if args.verb == "judge-online":
+        from benchmarker.config import load_config
+        from benchmarker.run.judge_online import run_judge_online
+
+        asyncio.run(run_judge_online(load_config(args.config)))
         return 0
     if args.verb == "compare":
         from benchmarker.eval.compare import compare_runs, format_compare

@@ -46,6 +46,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
                                              "max_backoff_s"},
               "subprocess": {"name", "timeout_s", "close_grace_s"}},
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
+    "tracing": True,   # traces are a view of a run, not part of it
 }
 
 
@@ -83,7 +84,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("self_improve", "alpha_ladder"), ("self_improve", "cadence_ladder"), ("self_improve", "max_distance"),
     ("agent", "type"), ("agent", "http"), ("agent", "subprocess"),
     ("memory", "preset"), ("memory", "mapping"), ("memory", "transport"), ("memory", "command"),
-    ("memory", "args"), ("memory", "env"),
+    ("memory", "args"), ("memory", "env"), ("online",),
 )
 
 
@@ -298,9 +299,14 @@ def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]
     problems = problems + _mapping_problems(memory, cfg.agent)
     run = cfg.run.model_copy(update={"output_dir": absolute(cfg.run.output_dir)})
     dataset = cfg.dataset.model_copy(update={"file": dataset_file})
+    online = cfg.online.model_copy(update={"run_dir": absolute(cfg.online.run_dir)})
+    if cfg.online.source == "run_dir" and not (Path(online.run_dir) / "manifest.json").is_file():
+        problems.append(Problem(("online", "run_dir"), f'needs a finished run directory when [online].source = '
+                                f'"run_dir"; no manifest.json in "{online.run_dir or cfg.online.run_dir}"'
+                                f'{_origin(cfg.online.run_dir, base)}'))
     return cfg.model_copy(update={
         "dataset_repo_path": repo, "dataset_file": top_file, "dataset": dataset,
-        "memory": memory, "run": run}), problems
+        "memory": memory, "run": run, "online": online}), problems
 
 
 def _origin(written: str, base: Path) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import string
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
 from urllib.parse import urlparse
@@ -398,6 +399,45 @@ class Price(_Table):
     cache_write: float | None = Field(None, ge=0.0)
 
 
+class TracingConfig(_Table):
+    """LangSmith traces of a run (agent/tracing.py). The key comes from the environment variable
+    `api_key_env` names, never from the file; with `langsmith = false` nothing is traced at all,
+    even when LANGSMITH_TRACING is set in the environment."""
+
+    langsmith: bool = False
+    project: str = Field("mycelian-longmemeval", min_length=1)
+    tags: tuple[str, ...] = _seq()
+    sample_rate: float = Field(1.0, ge=0.0, le=1.0)   # share of cases traced (whole cases, seeded by case id)
+    endpoint: UrlStr = ""                              # "" = LANGSMITH_ENDPOINT, else LangSmith's cloud
+    api_key_env: str = Field("LANGSMITH_API_KEY", min_length=1)
+    memory_before_max: int = Field(50, ge=0, le=10_000)  # entries of "the memory before" on an ingestion trace
+
+
+class OnlineConfig(_Table):
+    """`judge-online`: the fact-enumeration judge over traced extraction runs (run/judge_online.py)."""
+
+    source: Literal["langsmith", "run_dir"] = "langsmith"
+    project: str = ""                 # "" = [tracing].project
+    tag: str = Field("memory_extraction", min_length=1)
+    since: str = ""                   # ISO 8601 time, or a duration back from now: "24h", "7d", "90m"
+    until: str = ""
+    run_dir: str = ""                 # source "run_dir": the finished run whose decisions.jsonl is audited
+    limit: int = Field(0, ge=0)       # 0 = every matching run
+    post_feedback: bool = False       # write P / R / F1 back as LangSmith feedback on each run
+    feedback_key: str = Field("memory_extraction", min_length=1)
+
+    @field_validator("since", "until")
+    @classmethod
+    def _when(cls, value: str) -> str:
+        if value.strip() and not re.fullmatch(r"\s*\d+(\.\d+)?\s*[mhdw]\s*", value):
+            try:
+                datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError(f"got {value!r}; use an ISO 8601 time (2026-11-01T00:00:00Z) or a duration "
+                                 "back from now (90m, 24h, 7d, 2w)") from None
+        return value
+
+
 class SweepConfig(_Table):
     alpha: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] = _seq()
     top_k: tuple[Annotated[int, Field(ge=1, le=100)], ...] = _seq()
@@ -456,6 +496,8 @@ class RunConfig(_Table):
     prices: dict[str, Price] = Field(default_factory=dict)
     sweep: SweepConfig = SweepConfig()
     self_improve: SelfImproveConfig = SelfImproveConfig()
+    tracing: TracingConfig = TracingConfig()
+    online: OnlineConfig = OnlineConfig()
 
     _config_path: str = PrivateAttr("")
     _config_sha256: str = PrivateAttr("")

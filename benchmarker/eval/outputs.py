@@ -56,6 +56,8 @@ def rebuild_outputs(run_dir: Path) -> Path:
             "thresholds": (manifest.get("thresholds") or {}).get("eval")}
     if manifest.get("memory"):
         meta["memory"] = {k: v for k, v in manifest["memory"].items() if k != "mcp_url"}  # a port of that process
+    if (manifest.get("tracing") or {}).get("langsmith"):
+        meta["tracing"] = manifest["tracing"]
     if manifest.get("replay"):
         agent = (manifest.get("tokens") or {}).get("roles", {}).get("agent") or {}
         meta["replay"] = manifest["replay"] | {"agent_calls": agent.get("calls", 0)}

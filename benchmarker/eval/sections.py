@@ -116,6 +116,12 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
         sections.append(("Fact extraction", fact_report_section(summary["fact_extraction"])))
     if "self_improve" in summary:
         sections.append(("Self-improve loop", summary["self_improve"].get("markdown", "")))
+    tracing = (summary.get("run") or {}).get("tracing") or {}
+    if tracing.get("langsmith"):
+        sections.append(("Traces", f"Every model and tool call of this run is traced in the LangSmith project "
+                                   f"[{tracing.get('project')}]({tracing.get('url')}) ({tracing.get('endpoint')}; "
+                                   f"sample rate {tracing.get('sample_rate')}). Filter by metadata `run_id` = "
+                                   f"`{summary.get('run_id')}`; ingestion turns carry the tag `memory_extraction`."))
     return sections
 
 

@@ -9,6 +9,7 @@ travels in state too. A self-improve candidate gets its own context (`dataclasse
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +78,13 @@ class RunContext:
     # of its own embedded memory service (None: the run's memory server, reachable from anywhere).
     executor: Any | None = None
     memory_holder: str | None = None
+    tracing: Any | None = None           # agent.tracing.RunTracing when [tracing] langsmith = true
+
+    def traced(self, *, case_id: str, role: str, phase: str, **where: Any):
+        """A LangSmith scope around one unit of work (a question, a judgement); nothing when tracing is off."""
+        if self.tracing is None:
+            return contextlib.nullcontext(False)
+        return self.tracing.scope(case_id=case_id, role=role, phase=phase, **where)
 
     @property
     def cadence(self) -> int:

@@ -145,8 +145,11 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
             if len(group) > 1:
                 agent_ctx = dataclasses.replace(agent_ctx, unit_turns=tuple(
                     (i, session.messages[i].role) for i in group))
-            outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx,
-                                           recursion_limit=ctx.config.params.recursion_limit * len(group))
+            if ctx.tracing is None:
+                outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx,
+                                               recursion_limit=ctx.config.params.recursion_limit * len(group))
+            else:
+                outcome = await _traced_turn(ctx, case, record, session, group, agent_ctx, transcript)
             count += len(group)
             if not outcome.ok:
                 failed += 1
@@ -156,3 +159,22 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
                                               session_id=session.session_id, turn=last, turns=group,
                                               caller="harness", tool="_turn_failed", error=outcome.failed_reason))
     return count, failed
+
+
+async def _traced_turn(ctx: RunContext, case: Case, record: MemoryRecord, session: Session, group: list[int],
+                       agent_ctx: Any, transcript: list[HumanMessage]):
+    """The agent turn as a LangSmith `memory_extraction` run: the turn's messages and the memory before
+    it in, what the agent wrote out (the input `judge-online` audits)."""
+    from benchmarker.log.written import written_texts
+
+    before = written_texts(ctx.log.agent_tool_calls(case.case_id, record.memory_id))
+    conversation = [{"role": session.messages[i].role, "content": session.messages[i].content,
+                     "date": session.date} for i in group]
+    with ctx.tracing.extraction_turn(case_id=case.case_id, conversation=conversation, memory_before=before,
+                                     question_id=agent_ctx.question_id, session_id=session.session_id,
+                                     turn_index=group[-1]) as turn:
+        outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx,
+                                       recursion_limit=ctx.config.params.recursion_limit * len(group))
+        turn.written = written_texts(ctx.log.agent_tool_calls(case.case_id, record.memory_id))[len(before):]
+        turn.failed = None if outcome.ok else outcome.failed_reason
+    return outcome

@@ -81,7 +81,8 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                   latency_ms=round((time.monotonic() - waited) * 1000, 1),
                                   result_preview="searchable" if searchable else "timed out: index still lagging"))
     for question in pending:
-        answer = await _answer(ctx, case, question, memory, searchable, written)
+        with ctx.traced(case_id=case.case_id, role="qa", phase="qa", question_id=question.question_id):
+            answer = await _answer(ctx, case, question, memory, searchable, written)
         ctx.log.append(answer)  # one durable line per question: a crash loses at most the one in flight
         answers.append(answer)
         if len(case.questions) > 1:  # a conversation with many questions: progress moves per question

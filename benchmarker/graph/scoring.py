@@ -26,7 +26,8 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
     if pending:
         ctx.progress.set_phase("eval")
     for answer in pending:
-        result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
+        with ctx.traced(case_id=case.case_id, role="eval", phase="eval", question_id=answer.question_id):
+            result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
         ctx.log.append(result)
         results.append(result)
     if case.kind == "level":  # also writes a level line a killed run never wrote

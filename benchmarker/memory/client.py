@@ -196,8 +196,11 @@ class MemoryClient:
         text = ""
         try:
             timeout = timedelta(seconds=timeout_s) if timeout_s else None
-            result = await self.session.call_tool(tool, args, read_timeout_seconds=timeout)
-            text = tool_result_text(result.content)
+            with _traced_call(tool, args) as run:
+                result = await self.session.call_tool(tool, args, read_timeout_seconds=timeout)
+                text = tool_result_text(result.content)
+                if run is not None:
+                    run.end(outputs={"result": text[:4000]}, error=text if result.isError else None)
             if result.isError:
                 error = text or "tool returned an error without text"
                 raise MemoryToolError(tool, error)
@@ -329,3 +332,17 @@ def _as_list(value: Any, key: str) -> list[dict[str, Any]]:
     if isinstance(value, dict):
         value = value.get(key)
     return [v for v in value or [] if isinstance(v, dict)]
+
+
+def _traced_call(tool: str, args: dict[str, Any]):
+    """A LangSmith tool run for a harness call, inside a traced scope (agent/tracing.py) only: the
+    memory agent's own calls are LangChain tools, traced by LangChain."""
+    from langsmith.run_helpers import get_tracing_context
+
+    context = get_tracing_context()
+    if context.get("enabled") is not True:
+        return contextlib.nullcontext(None)
+    from langsmith import trace
+
+    return trace(tool, run_type="tool", inputs={"args": args}, client=context.get("client"),
+                 project_name=context.get("project_name"))

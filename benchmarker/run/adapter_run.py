@@ -67,7 +67,7 @@ def describe_models(config, models: RunModels) -> dict[str, Any]:
 
 
 async def run_with_adapter(config, plan: DatasetPlan, models: RunModels, manifest: dict[str, Any],
-                           store: RunLog) -> RunOutcome:
+                           store: RunLog, *, tracing: Any | None = None) -> RunOutcome:
     """The run graph with the outside agent's setup and case graph; the caller writes the final manifest."""
     run_dir = config.run_dir
     pool = agent_pool(config)
@@ -82,7 +82,7 @@ async def run_with_adapter(config, plan: DatasetPlan, models: RunModels, manifes
                 config=config, run_id=config.run_id, log=log, client=None, agent=None, qa_model=None,
                 judge=models.judge_for(config), ledger=models.ledger, progress=progress,
                 search=SearchSettings(top_k=config.params.top_k, alpha=None), offline=False,
-                phases=tuple(config.run.phases), mode=config.run.mode, adapter=pool,
+                phases=tuple(config.run.phases), mode=config.run.mode, adapter=pool, tracing=tracing,
                 case_source=lambda: (case for g in plan.groups for case in g.cases()))
             graph = build_run_graph([(g.name, g.cases) for g in plan.groups], setup_node=agent_setup)
             final = await graph.ainvoke({"total_questions": plan.total_questions}, context=ctx)

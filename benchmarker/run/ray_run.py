@@ -32,7 +32,7 @@ async def ray_setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
 
 
 async def run_on_ray(config, plan: DatasetPlan, models: RunModels, manifest: dict[str, Any],
-                     store: RunLog) -> RunOutcome:
+                     store: RunLog, *, tracing: Any | None = None) -> RunOutcome:
     """Start the workers, run every sweep point's graph with cases dispatched to them, stop them."""
     run_dir = config.run_dir
     points = sweep_points(config)
@@ -55,7 +55,7 @@ async def run_on_ray(config, plan: DatasetPlan, models: RunModels, manifest: dic
                     config=config, run_id=config.run_id, log=log, client=None, agent=None, qa_model=None,
                     judge=models.judge_for(config), ledger=models.ledger, progress=progress, search=point,
                     offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode,
-                    executor=executor, case_source=lambda: (case for g in plan.groups for case in g.cases()))
+                    executor=executor, tracing=tracing, case_source=lambda: (case for g in plan.groups for case in g.cases()))
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups], setup_node=ray_setup)
                 final = await graph.ainvoke(state, context=ctx)
                 state = {"total_questions": plan.total_questions, "setup": final["setup"]}

@@ -13,6 +13,7 @@ cases use it from their own tasks, as the local runner's do. A worker that is re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import shutil
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarker.agent.tracing import disabled
 from benchmarker.errors import RunAbortedError
 from benchmarker.graph.context import RunContext, SearchSettings
 from benchmarker.graph.progress import RunProgress
@@ -68,6 +70,7 @@ class CaseWorker:
 
     def __init__(self, config: Any, index: int, gate: Any | None = None):
         self.config = config
+        self.tracing: Any | None = None
         self.index = index
         self.name = f"w{index}-{uuid.uuid4().hex[:8]}"   # new on every (re)start: its memories are new too
         self._gate = gate
@@ -88,6 +91,8 @@ class CaseWorker:
         return await asyncio.shield(self._started)
 
     async def close(self) -> dict[str, Any]:
+        if getattr(self, "tracing", None) is not None:
+            self.tracing.flush()
         if self._stop is not None:
             self._stop.set()
         if self._holder is not None:
@@ -120,6 +125,9 @@ class CaseWorker:
                 use_call_gate(RayCallGate(self._gate))
             self.models = build_models(config)
             self.judge = self.models.judge_for(config)
+            from benchmarker.agent.tracing import RunTracing
+
+            self.tracing = RunTracing.from_config(config)  # each worker traces its own cases
             mapping = mapping_for(config)
             async with memory_server(config, self.dir, mapping) as launch:
                 shared = config.memory.backend == "mcp" and launch.transport == "streamable_http"
@@ -163,7 +171,7 @@ class CaseWorker:
         return RunContext(config=config, run_id=config.run_id, log=case_log, client=self.client, agent=self.agent,
                           qa_model=models.qa, judge=self.judge, ledger=models.ledger, progress=progress,
                           search=search, offline=models.offline, phases=tuple(config.run.phases),
-                          mode=config.run.mode, memory_holder=self.memory_holder)
+                          mode=config.run.mode, memory_holder=self.memory_holder, tracing=self.tracing)
 
     # work ------------------------------------------------------------------------------------
     async def run_case(self, case: Any, task: CaseTask) -> CaseOutcome:
@@ -176,8 +184,9 @@ class CaseWorker:
         outcome = CaseOutcome(case_id=case.case_id, worker=self.name)
         for index, (point_log, point) in enumerate(zip(logs, task.points)):
             try:
-                final = await CASE_GRAPH.ainvoke({"case": case, "setup": self.setup},
-                                                 context=self._context(point_log, point, progress))
+                with contextlib.nullcontext() if self.tracing is not None else disabled():
+                    final = await CASE_GRAPH.ainvoke({"case": case, "setup": self.setup},
+                                                     context=self._context(point_log, point, progress))
             except Exception as err:  # the driver logs it and goes on, as a local run does
                 outcome.failure = RemoteFailure(type=type(err).__name__, message=redact_text(str(err)),
                                                 traceback=redact_text("".join(traceback.format_exception(err))),

@@ -121,20 +121,27 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     manifest["inputs"] = inputs
     if replay is not None:
         manifest["replay"] = replay.describe()
+    from benchmarker.agent.tracing import RunTracing, disabled
+
+    tracing = RunTracing.from_config(config)
+    manifest["tracing"] = tracing.describe() if tracing is not None else {"langsmith": False}
     base_store.write_manifest(manifest)
     outcome = RunOutcome(run_dir, {}, [])
     status = "failed"
+    scope = contextlib.ExitStack()
+    if tracing is None:
+        scope.enter_context(disabled())  # tracing off: nothing is traced, whatever the environment says
     try:
         if outside:
             from benchmarker.run.adapter_run import run_with_adapter
 
-            outcome = await run_with_adapter(config, plan, models, manifest, base_store)
+            outcome = await run_with_adapter(config, plan, models, manifest, base_store, tracing=tracing)
             status = "finished"
             return outcome
         if config.run.executor == "ray":
             from benchmarker.run.ray_run import run_on_ray
 
-            outcome = await run_on_ray(config, plan, models, manifest, base_store)
+            outcome = await run_on_ray(config, plan, models, manifest, base_store, tracing=tracing)
             status = "finished"
             return outcome
         from benchmarker.memory.launch import mapping_for
@@ -144,7 +151,8 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
             manifest["memory"].update(launch.describe(), mcp_url=launch.url or None)
             base_store.write_manifest(manifest)
             try:
-                outcome = await _run_points(config, run_id, run_dir, plan, models, launch, mapping, replay)
+                outcome = await _run_points(config, run_id, run_dir, plan, models, launch, mapping, replay,
+                                            tracing=tracing)
             except ConnectionError as err:
                 if launch.transport == "stdio":
                     raise UserError(f"{err}. Check [memory].command / args / env in {config.config_path}: the "
@@ -156,6 +164,10 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
         status = "interrupted"
         raise
     finally:
+        scope.close()
+        if tracing is not None:
+            tracing.flush()
+            manifest["tracing"] = tracing.describe()
         manifest.update(status=status, ended_at=utc_now(), tokens=models.ledger.snapshot())
         base_store.write_manifest(manifest)
         base_store.close()
@@ -164,7 +176,7 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
 
 async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
                       launch: "ServerLaunch", mapping: "ToolMapping",
-                      replay: "ReplaySource | None" = None) -> RunOutcome:
+                      replay: "ReplaySource | None" = None, tracing: Any | None = None) -> RunOutcome:
     mapped = None if mapping.is_mycelian else mapping
     points = sweep_points(config)
     results: list[tuple[str, Path, dict[str, Any]]] = []
@@ -186,7 +198,7 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                     config=config, run_id=run_id, log=log, client=client, agent=agent, qa_model=models.qa,
                     judge=models.judge_for(config), ledger=models.ledger, progress=progress, search=point,
                     offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode, replay=replay,
-                    mapping=mapped, launch=launch if probe is not launch else None,
+                    mapping=mapped, launch=launch if probe is not launch else None, tracing=tracing,
                     agent_factory=(lambda tools: models.build_agent(tools, mapping=mapped)) if needs_agent else None,
                     case_source=lambda: (case for g in plan.groups for case in g.cases()))
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
