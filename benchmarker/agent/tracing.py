@@ -95,10 +95,16 @@ class RunTracing:
         return {k: v for k, v in metadata.items() if v is not None}
 
     @contextlib.contextmanager
-    def scope(self, *, case_id: str, role: str, phase: str, tags: tuple[str, ...] = (),
+    def scope(self, *, case_id: str, role: str, phase: str, tags: tuple[str, ...] = (), run_name: str = "",
               **where: Any) -> Iterator[bool]:
-        """Trace what runs inside (LangChain picks the context up); yields whether it is traced."""
-        from langsmith import tracing_context
+        """Trace what runs inside (LangChain picks the context up), under one run `run_name` when
+        given; yields whether it is traced.
+
+        The scope also detaches the work inside from the run graph's own LangChain config: the graph
+        itself is not traced, and a call inheriting its callbacks would name an untraced parent and
+        land as an orphan instead of under this scope's run."""
+        from langchain_core.runnables.config import var_child_runnable_config
+        from langsmith import trace, tracing_context
 
         if not self.sampled(case_id):
             with tracing_context(enabled=False):
@@ -106,9 +112,18 @@ class RunTracing:
             return
         self.traced_cases.add(case_id)
         metadata = self.labels(case_id=case_id, role=role, phase=phase, **where)
-        with tracing_context(enabled=True, client=self.client, project_name=self.project,
-                             tags=[*self.tags, *tags], metadata=metadata):
-            yield True
+        detached = var_child_runnable_config.set(None)
+        try:
+            with tracing_context(enabled=True, client=self.client, project_name=self.project,
+                                 tags=[*self.tags, *tags], metadata=metadata):
+                if not run_name:
+                    yield True
+                    return
+                with trace(run_name, run_type="chain", inputs=metadata, client=self.client, project_name=self.project,
+                           tags=[*self.tags, *tags], metadata=metadata):
+                    yield True
+        finally:
+            var_child_runnable_config.reset(detached)
 
     @contextlib.contextmanager
     def extraction_turn(self, *, case_id: str, conversation: list[dict[str, Any]], memory_before: list[str],

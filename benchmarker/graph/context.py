@@ -84,7 +84,7 @@ class RunContext:
         """A LangSmith scope around one unit of work (a question, a judgement); nothing when tracing is off."""
         if self.tracing is None:
             return contextlib.nullcontext(False)
-        return self.tracing.scope(case_id=case_id, role=role, phase=phase, **where)
+        return self.tracing.scope(case_id=case_id, role=role, phase=phase, run_name=phase, **where)
 
     @property
     def cadence(self) -> int:

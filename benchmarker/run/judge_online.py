@@ -56,6 +56,7 @@ class ExtractionItem:
     existing_memory: list[str]
     extracted: list[str]
     labels: dict[str, Any] = field(default_factory=dict)
+    project_id: str | None = None     # LangSmith's session id (feedback is filed under it)
 
 
 def parse_when(value: str, key: str, config_path: Any, now: datetime | None = None) -> datetime | None:
@@ -106,7 +107,8 @@ def item_from_trace(run: Any) -> ExtractionItem | None:
     started = run.start_time.astimezone(timezone.utc).isoformat() if run.start_time else ""
     return ExtractionItem(id=str(run.id), started_at=started, conversation=_as_messages(inputs["conversation"]),
                           existing_memory=_as_list(inputs.get("existing_memory")),
-                          extracted=_as_list(outputs.get("extracted_output", outputs.get("output"))), labels=labels)
+                          extracted=_as_list(outputs.get("extracted_output", outputs.get("output"))), labels=labels,
+                          project_id=str(run.session_id) if getattr(run, "session_id", None) else None)
 
 
 def langsmith_client(config):
@@ -275,7 +277,7 @@ async def run_judge_online(config) -> Path:
                     line = await judge_item(item, model, retries=config.eval.judge_retries,
                                             thresholds=config.eval.thresholds)
                     if client is not None and online.post_feedback and line["status"] == "judged":
-                        await asyncio.to_thread(_post_feedback, client, item.id, online.feedback_key, line)
+                        await asyncio.to_thread(_post_feedback, client, item, online.feedback_key, line)
                         line["feedback_posted"] = True
                     writer.write(line)
                     f1 = line["f1"]
@@ -294,15 +296,15 @@ async def run_judge_online(config) -> Path:
     return run_dir
 
 
-def _post_feedback(client, run_id: str, key: str, line: dict[str, Any]) -> None:
+def _post_feedback(client, item: ExtractionItem, key: str, line: dict[str, Any]) -> None:
     """P / R / F1 as three feedback scores on the run; ids derived from run and key, so posting again
     (a resumed judge-online) updates the same feedback instead of adding more."""
     comment = (f"tp={line['tp']} fp={line['fp']} fn={line['fn']}; missed: {list(line['missed_facts'])[:5]}; "
                f"hallucinated: {list(line['hallucinated_facts'])[:5]}")
     for metric in ("precision", "recall", "f1"):
-        feedback_id = uuid.uuid5(uuid.NAMESPACE_URL, f"mycelian-longmemeval/{run_id}/{key}_{metric}")
-        client.create_feedback(run_id, key=f"{key}_{metric}", score=line[metric], comment=comment,
-                               feedback_id=feedback_id)
+        feedback_id = uuid.uuid5(uuid.NAMESPACE_URL, f"mycelian-longmemeval/{item.id}/{key}_{metric}")
+        client.create_feedback(item.id, key=f"{key}_{metric}", score=line[metric], comment=comment,
+                               feedback_id=feedback_id, session_id=item.project_id)
 
 
 # --- outputs ----------------------------------------------------------------------------------------
