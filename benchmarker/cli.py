@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     online = verbs.add_parser("judge-online", help="the fact-enumeration judge over traced memory-extraction runs "
                               "(LangSmith, or a run's decisions.jsonl)")
     online.add_argument("config", type=Path, help="a TOML with [online] (source, project, tag, since, until) and the judge")
+    online.add_argument("--estimate", action="store_true", help="only count what would be judged: tokens and USD")
     compare = verbs.add_parser("compare", help="compare runs: per type, flips, McNemar / paired bootstrap")
     compare.add_argument("run_dirs", type=Path, nargs="+")
     compare.add_argument("--out", type=Path, default=None, help="also write the comparison (markdown) here")
@@ -132,8 +133,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 0
     if args.verb == "judge-online":
         from benchmarker.config import load_config
-        from benchmarker.run.judge_online import run_judge_online
+        from benchmarker.run.judge_online import estimate_judge_online, run_judge_online
 
+        if args.estimate:
+            data = estimate_judge_online(load_config(args.config))
+            usd = "no price in [prices]" if data["usd"] is None else f"${data['usd']:,.4f}"
+            print(f"{data['runs_to_judge']} runs to judge ({data['already_judged']} already judged) with {data['model']}: "
+                  f"~{data['input_tokens']:,} tokens in, ~{data['output_tokens']:,} out, {usd}")
+            return 0
         asyncio.run(run_judge_online(load_config(args.config)))
         return 0
     if args.verb == "compare":

@@ -53,6 +53,18 @@ def scrub(value: Any, secrets: list[str] | None = None) -> Any:
     return value
 
 
+def scrubbing_hooks() -> dict[str, Any]:
+    """The langsmith Client's hide_* hooks: every payload scrubbed against the credentials of this
+    process, read once (the environment does not change under a run; reading it per run cost
+    ~0.3 ms each, a third of the tracing overhead)."""
+    secrets = _secret_values()
+
+    def hook(value: Any) -> Any:
+        return scrub(value, secrets)
+
+    return {"hide_inputs": hook, "hide_outputs": hook, "hide_metadata": hook}
+
+
 @dataclass
 class RunTracing:
     """The run's LangSmith client and labels; `scope` opens a traced unit of work."""
@@ -76,7 +88,7 @@ class RunTracing:
 
         endpoint = settings.endpoint or os.environ.get("LANGSMITH_ENDPOINT") or None
         client = Client(api_url=endpoint, api_key=os.environ.get(settings.api_key_env) or None,
-                        hide_inputs=scrub, hide_outputs=scrub, hide_metadata=scrub)
+                        **scrubbing_hooks())
         return cls(client=client, project=settings.project, run_id=config.run_id, tags=tuple(settings.tags),
                    sample_rate=settings.sample_rate, memory_before_max=settings.memory_before_max,
                    endpoint=endpoint or "")

@@ -114,11 +114,10 @@ def item_from_trace(run: Any) -> ExtractionItem | None:
 def langsmith_client(config):
     from langsmith import Client
 
-    from benchmarker.agent.tracing import scrub
+    from benchmarker.agent.tracing import scrubbing_hooks
 
     endpoint = config.tracing.endpoint or os.environ.get("LANGSMITH_ENDPOINT") or None
-    return Client(api_url=endpoint, api_key=os.environ.get(config.tracing.api_key_env) or None,
-                  hide_inputs=scrub, hide_outputs=scrub, hide_metadata=scrub)
+    return Client(api_url=endpoint, api_key=os.environ.get(config.tracing.api_key_env) or None, **scrubbing_hooks())
 
 
 def items_from_langsmith(config, client) -> Iterator[ExtractionItem]:
@@ -294,6 +293,39 @@ async def run_judge_online(config) -> Path:
     print(f"judged {summary['judged']} of {summary['items']} runs: P {_fmt(summary['micro']['precision'])} "
           f"R {_fmt(summary['micro']['recall'])} F1 {_fmt(summary['micro']['f1'])}\nreport: {run_dir / 'report.html'}")
     return run_dir
+
+
+JUDGE_REPLY_TOKENS = 250   # the judge's JSON: four short lists (measured replies: 150-300 tokens)
+
+
+def estimate_judge_online(config) -> dict[str, Any]:
+    """Tokens and USD of judging what is not judged yet, before paying: each item's rendered judge
+    prompt (characters / 4) in, JUDGE_REPLY_TOKENS out, priced by [prices]."""
+    from benchmarker.agent.ledger import Usage, price_usage
+    from benchmarker.datasets.fact_extraction import FactCase
+    from benchmarker.datasets.schema import Message
+    from benchmarker.eval.fact_judge import format_extracted_output, render_fact_judge_prompt
+    from benchmarker.run.estimate_model import tokens
+
+    online = config.online
+    done = {line["id"] for line in read_jsonl(config.run_dir / ONLINE_FILE)}
+    client = langsmith_client(config) if online.source == "langsmith" else None
+    items = items_from_langsmith(config, client) if client is not None else items_from_run_dir(config)
+    pending = [item for item in items if item.id not in done]
+    if online.limit:
+        pending = pending[:max(0, online.limit - len(done))]
+    prompt_tokens = sum(tokens(len(render_fact_judge_prompt(
+        FactCase(id=i.id, scenario="online", existing_memory=tuple(i.existing_memory),
+                 conversation=tuple(Message(role=m["role"], content=m["content"]) for m in i.conversation),
+                 expected_output=(), expected_facts=()), format_extracted_output(i.extracted)))) for i in pending)
+    model = config.models.eval if config.provider.type != "offline" else "offline (deterministic enumeration)"
+    usage = Usage(calls=len(pending), input_tokens=prompt_tokens, output_tokens=JUDGE_REPLY_TOKENS * len(pending))
+    price = config.prices.get(config.models.eval)
+    usd = 0.0 if config.provider.type == "offline" else \
+        price_usage(usage, None if price is None else price.model_dump(), config.models.eval)[0]
+    return {"runs_to_judge": len(pending), "already_judged": len(done), "model": model,
+            "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "usd": usd,
+            "note": "judge retries after an unusable reply are not included" if pending else ""}
 
 
 def _post_feedback(client, item: ExtractionItem, key: str, line: dict[str, Any]) -> None:

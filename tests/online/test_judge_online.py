@@ -150,3 +150,17 @@ def test_time_windows_are_iso_times_or_durations_back_from_now():
     assert parse_when("24h", "since", "c", now) == datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc)
     assert parse_when("2026-11-01T00:00:00Z", "since", "c", now) == datetime(2026, 11, 1, tzinfo=timezone.utc)
     assert parse_when("", "until", "c", now) is None
+
+
+def test_estimate_before_judging_counts_tokens_and_dollars(finished_run, tmp_path, capsys):
+    provider = ('[provider]\ntype = "openai"\n[models]\nagent = "offline-memory-agent"\nqa = "offline-reader"\n'
+                'eval = "gpt-judge"\n[prices.gpt-judge]\ninput = 1.0\noutput = 4.0\n')
+    config = write_online(tmp_path, finished_run, extra="limit = 10", provider=provider)
+    assert main(["judge-online", str(config), "--estimate"]) == 0
+    out = capsys.readouterr().out
+    from benchmarker.run.judge_online import estimate_judge_online
+
+    data = estimate_judge_online(load_config(config))
+    assert data["runs_to_judge"] == 10 and data["output_tokens"] == 2500
+    assert data["usd"] == pytest.approx((data["input_tokens"] * 1.0 + 2500 * 4.0) / 1e6)
+    assert "10 runs to judge" in out and not (tmp_path / "out").exists()  # nothing judged, nothing written
