@@ -349,6 +349,12 @@ def extracted_facts_from_memory(
         text = entry.get("summary") or entry.get("rawEntry") or entry.get("raw_entry") or ""
         candidates += split_facts(str(text))
     candidates += split_facts(latest_context or "")
+    return new_facts(candidates, existing_memory)
+
+
+def new_facts(candidates: list[str], existing_memory: list[str] | tuple[str, ...]) -> list[str]:
+    """The candidates with content words that no existing-memory fact already holds (all their content
+    words in one existing fact), each once (same content words), in order."""
     existing = [set(content_tokens(f)) for f in existing_memory]
     out: list[str] = []
     seen: set[frozenset[str]] = set()

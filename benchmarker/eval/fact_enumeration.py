@@ -14,22 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.datasets.fact_extraction import content_tokens, split_facts
+from benchmarker.datasets.fact_extraction import new_facts, split_facts
 from benchmarker.eval.facts import similarity
 
 SPEAKERS_WHO_STATE_FACTS = ("user",)
-
-
-def _new(facts: list[str], existing: list[set[str]]) -> list[str]:
-    """Facts with content words, not already held by one existing memory item, each once."""
-    out, seen = [], set()
-    for fact in facts:
-        tokens = frozenset(content_tokens(fact))
-        if not tokens or tokens in seen or any(tokens <= held for held in existing):
-            continue
-        seen.add(tokens)
-        out.append(fact)
-    return out
 
 
 def enumerate_facts(conversation: list[dict[str, Any]], existing_memory: list[str], extracted: list[str], *,
@@ -37,11 +25,10 @@ def enumerate_facts(conversation: list[dict[str, Any]], existing_memory: list[st
                     speakers: tuple[str, ...] = SPEAKERS_WHO_STATE_FACTS) -> dict[str, list[str]]:
     """conversation_facts, extracted_facts, missed_facts, hallucinated_facts (the judge's JSON keys)."""
     thresholds = thresholds or ThresholdsConfig()
-    existing = [set(content_tokens(item)) for item in existing_memory]
     stated = [fact for m in conversation if str(m.get("role", "")).lower() in speakers
               for fact in split_facts(str(m.get("content", "")))]
-    conversation_facts = _new(stated, existing)
-    extracted_facts = _new([fact for item in extracted for fact in split_facts(item)], existing)
+    conversation_facts = new_facts(stated, existing_memory)
+    extracted_facts = new_facts([fact for item in extracted for fact in split_facts(item)], existing_memory)
 
     def found(fact: str, among: list[str], forward: bool) -> bool:
         return any((similarity(fact, other, thresholds=thresholds) if forward else

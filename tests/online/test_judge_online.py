@@ -15,19 +15,10 @@ from benchmarker.errors import ConfigError
 from benchmarker.eval.fact_enumeration import enumerate_facts
 from benchmarker.run.judge_online import parse_when, summarize_online
 from tests.e2e.cli import read_lines
+from tests.online.support import SMALL_RUN
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.online.judge_brain import openai_judge_script
 
-SMALL_RUN = """
-[dataset]
-kind = "sample"
-questions_per_type = 1
-sessions_per_question = 3
-[run]
-limit = 2
-progress = false
-output_dir = "runs"
-"""
 
 
 @pytest.fixture(scope="module")

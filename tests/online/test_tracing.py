@@ -19,21 +19,11 @@ import pytest
 from benchmarker.agent.tracing import RunTracing, scrub
 from benchmarker.cli import main
 from tests.e2e.cli import read_lines
+from tests.online.support import SMALL_RUN as RUN
 from tests.fakes.langsmith_server import FakeLangSmith
 
 LS_KEY = "lsv2-test-key-0123456789"
 OPENAI_SECRET = "sk-never-in-a-trace-987654321"
-RUN = """
-[dataset]
-kind = "sample"
-questions_per_type = 1
-sessions_per_question = 3
-[run]
-limit = 2
-concurrency = 2
-progress = false
-output_dir = "runs"
-"""
 
 
 def _clear_langsmith_env_cache() -> None:
