@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= 2
 FUZZ_ARGS ?=
 
-.PHONY: install servers run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray fuzz clean-runs
+.PHONY: install servers run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing fuzz clean-runs
 
 install: $(STAMP)
 
@@ -44,11 +44,15 @@ test: install servers
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing
 
 # Local vs Ray (2 workers) on a retrieval sweep with minilm; writes runs/bench/ray.json (issue 15).
 bench-ray: install
 	$(PYTHON) bench/bench_ray.py
+
+# Tracing overhead per agent turn and judge-online over a traced project; runs/bench/tracing.json (issue 16).
+bench-tracing: install
+	$(PYTHON) bench/bench_tracing.py
 
 bench-locomo: install
 	$(PYTHON) bench/bench_locomo.py
