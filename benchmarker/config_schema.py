@@ -438,6 +438,13 @@ class OnlineConfig(_Table):
         return value
 
 
+class MultiAgentConfig(_Table):
+    """Extra agents over a run's results (issue 17). `analyst`: say, for each wrong answer, where the
+    memory lost it (eval/analyst.py), deterministically from the run's logs."""
+
+    analyst: bool = False
+
+
 class SweepConfig(_Table):
     alpha: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] = _seq()
     top_k: tuple[Annotated[int, Field(ge=1, le=100)], ...] = _seq()
@@ -498,6 +505,7 @@ class RunConfig(_Table):
     self_improve: SelfImproveConfig = SelfImproveConfig()
     tracing: TracingConfig = TracingConfig()
     online: OnlineConfig = OnlineConfig()
+    multi_agent: MultiAgentConfig = MultiAgentConfig()
 
     _config_path: str = PrivateAttr("")
     _config_sha256: str = PrivateAttr("")

@@ -32,6 +32,10 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores,
                                    thresholds=run_meta.get("thresholds")))
+    if run_meta.get("analyst"):
+        from benchmarker.eval.analyst import analyse, finished_memories
+
+        summary["analyst"] = analyse(results, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
     write_json_atomic(answers_dir / "summary.json", summary)
     if any(r.get("kind") == "longmemeval" and r.get("label") is not None for r in results):
         from benchmarker.eval.official import write_official_outputs
@@ -56,6 +60,8 @@ def rebuild_outputs(run_dir: Path) -> Path:
             "thresholds": (manifest.get("thresholds") or {}).get("eval")}
     if manifest.get("memory"):
         meta["memory"] = {k: v for k, v in manifest["memory"].items() if k != "mcp_url"}  # a port of that process
+    if (config.get("multi_agent") or {}).get("analyst"):
+        meta["analyst"] = True
     if (manifest.get("tracing") or {}).get("langsmith"):
         meta["tracing"] = manifest["tracing"]
     if manifest.get("replay"):

@@ -116,6 +116,10 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
         sections.append(("Fact extraction", fact_report_section(summary["fact_extraction"])))
     if "self_improve" in summary:
         sections.append(("Self-improve loop", summary["self_improve"].get("markdown", "")))
+    if "analyst" in summary:
+        from benchmarker.eval.analyst import analyst_section
+
+        sections.append(("Where answers were lost", analyst_section(summary["analyst"])))
     tracing = (summary.get("run") or {}).get("tracing") or {}
     if tracing.get("langsmith"):
         sections.append(("Traces", f"Every model and tool call of this run is traced in the LangSmith project "

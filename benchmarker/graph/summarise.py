@@ -31,6 +31,8 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
                 "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind,
                 "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": memory_meta(ctx)}
+    if ctx.config.multi_agent.analyst:
+        run_meta["analyst"] = True
     if ctx.tracing is not None:  # the report links to the LangSmith project
         run_meta["tracing"] = ctx.tracing.describe()
     if ctx.adapter is not None:  # an outside agent searched (if at all) by its own settings, not ours
