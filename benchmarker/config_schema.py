@@ -443,6 +443,11 @@ class MultiAgentConfig(_Table):
     memory lost it (eval/analyst.py), deterministically from the run's logs."""
 
     analyst: bool = False
+    # The adversary (long-horizon suite): `rounds` of verified questions aimed at the weakest categories.
+    adversary: bool = False
+    rounds: int = Field(1, ge=1, le=5)
+    adversary_questions: int = Field(20, ge=1, le=500)   # per case and round
+    weak_categories: int = Field(3, ge=1, le=17)          # how many of the weakest categories to aim at
 
 
 class SweepConfig(_Table):
@@ -620,6 +625,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     problems += _model_rules(cfg, notes)
     problems += _memory_rules(cfg)
     problems += _executor_rules(cfg, notes)
+    problems += _multi_agent_rules(cfg.model_copy(update={"dataset": data}))
     problems += _agent_rules(cfg, data.kind, notes)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
         problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
@@ -783,6 +789,21 @@ def _mapped_rules(cfg: RunConfig) -> list[Problem]:
     if cfg.self_improve.iterations > 0:
         problems.append(Problem(("self_improve", "iterations"), f"self-improve tunes Mycelian's top_k, alpha and "
                                 f"context cadence; {where} cannot run it (set iterations = 0)"))
+    return problems
+
+
+def _multi_agent_rules(cfg: RunConfig) -> list[Problem]:
+    """The adversary needs the generator's fact records (long-horizon) and memories this process can reach."""
+    ma = cfg.multi_agent
+    problems: list[Problem] = []
+    if ma.adversary and cfg.dataset.kind != "long_horizon":
+        problems.append(Problem(("multi_agent", "adversary"), f'writes verified questions for [dataset].kind = '
+                                f'"long_horizon" (its fact records are the ground truth); kind is "{cfg.dataset.kind}"'))
+    if ma.adversary and cfg.run.executor == "ray":
+        problems.append(Problem(("multi_agent", "adversary"), 'asks against memories this process holds; run it with '
+                                '[run].executor = "local"'))
+    if ma.adversary and cfg.run.mode != "agent":
+        problems.append(Problem(("multi_agent", "adversary"), 'needs [run].mode = "agent" (questions are answered and judged)'))
     return problems
 
 

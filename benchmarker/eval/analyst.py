@@ -60,7 +60,7 @@ def diagnose(result: dict[str, Any], written: set[tuple[str, int]]) -> str:
         from benchmarker.eval.abstention import abstains
 
         return "judged_wrong" if abstains(str(result.get("hypothesis", ""))) else "answered_unanswerable"
-    evidence = {(str(s), int(t)) for s, t in result.get("evidence_turns") or []}
+    evidence = {(str(s), int(t)) for s, t in result.get("evidence_turns") or result.get("evidence_messages") or []}
     if not evidence:
         return "no_evidence"
     if not evidence & written:

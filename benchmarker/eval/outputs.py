@@ -26,16 +26,21 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     from benchmarker.eval.sections import extra_sections, suite_summaries
     from benchmarker.eval.summary import build_summary
 
-    results = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
+    every_round = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
+    results = [r for r in every_round if not r.get("round")]  # the main metrics: the dataset's own questions
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
     summary = build_summary(results, run_meta=run_meta | {"decisions": decisions})
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores,
                                    thresholds=run_meta.get("thresholds")))
+    if len(results) < len(every_round):  # adversarial rounds (graph/adversary.py), side by side with round 0
+        from benchmarker.eval.rounds import rounds_block
+
+        summary["rounds"] = rounds_block(every_round, run_dir)
     if run_meta.get("analyst"):
         from benchmarker.eval.analyst import analyse, finished_memories
 
-        summary["analyst"] = analyse(results, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
+        summary["analyst"] = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
     write_json_atomic(answers_dir / "summary.json", summary)
     if any(r.get("kind") == "longmemeval" and r.get("label") is not None for r in results):
         from benchmarker.eval.official import write_official_outputs

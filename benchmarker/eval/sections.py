@@ -116,6 +116,10 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
         sections.append(("Fact extraction", fact_report_section(summary["fact_extraction"])))
     if "self_improve" in summary:
         sections.append(("Self-improve loop", summary["self_improve"].get("markdown", "")))
+    if "rounds" in summary:
+        from benchmarker.eval.rounds import rounds_section
+
+        sections.append(("Adversarial rounds", rounds_section(summary["rounds"])))
     if "analyst" in summary:
         from benchmarker.eval.analyst import analyst_section
 

@@ -1,6 +1,6 @@
 """The run graph, assembled where every node and edge is visible at a glance.
 
-    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [self_improve] -> summarise -> END
+    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [adversary] -> [self_improve] -> summarise -> END
     case graph:  START -> prepare_memory -> ingest -> qa -> score -> END
                                                   \\-> read_back -> score   (fact extraction)
     an outside agent (graph/agent_case.py): its own setup node, and START -> converse -> score -> END
@@ -128,7 +128,8 @@ def cases_node(name: str, source: Callable[[], Iterable[Case]]):
 
 
 def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], *,
-                    self_improve_node: Callable | None = None, setup_node: Callable = setup):
+                    self_improve_node: Callable | None = None, setup_node: Callable = setup,
+                    adversary_node: Callable | None = None):
     """setup -> one node per case group (in order) -> [self_improve] -> summarise. An outside agent
     passes its own `setup_node` (graph/agent_case.agent_setup): there is no memory server to set up."""
     graph = StateGraph(RunState, context_schema=RunContext)
@@ -139,6 +140,10 @@ def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], 
         graph.add_node(name, cases_node(name, source))
         graph.add_edge(previous, name)
         previous = name
+    if adversary_node is not None:  # harder questions against the same memories (graph/adversary.py)
+        graph.add_node("adversary", adversary_node)
+        graph.add_edge(previous, "adversary")
+        previous = "adversary"
     if self_improve_node is not None:
         graph.add_node("self_improve", self_improve_node)
         graph.add_edge(previous, "self_improve")

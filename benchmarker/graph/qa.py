@@ -51,7 +51,20 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
         "question_date": question.question_date,
         "answer_session_ids": list(question.answer_session_ids),
         "evidence_turns": evidence_turns(case, question) if case.kind in ("longmemeval", "locomo") else [],
+        **({"round": question.evidence["round"]} if question.evidence.get("round") else {}),  # adversarial rounds
+        # long-horizon evidence as [session_id, message index] (for the analyst; not scored as retrieval evidence)
+        **({"evidence_messages": _session_turns(case, question.evidence.get("turns") or [])}
+           if case.kind == "long_horizon" else {}),
     }
+
+
+def _session_turns(case: Case, global_turns: list[int]) -> list[list[Any]]:
+    """Global message indices (the long-horizon generator's) as [session_id, index in the session]."""
+    wanted, out, start = set(global_turns), [], 0
+    for session in case.sessions:
+        out += [[session.session_id, t - start] for t in sorted(wanted) if start <= t < start + len(session.messages)]
+        start += len(session.messages)
+    return out
 
 
 async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:

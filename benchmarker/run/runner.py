@@ -202,7 +202,8 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                     agent_factory=(lambda tools: models.build_agent(tools, mapping=mapped)) if needs_agent else None,
                     case_source=lambda: (case for g in plan.groups for case in g.cases()))
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
-                                        self_improve_node=_self_improve_node(config, points))
+                                        self_improve_node=_self_improve_node(config, points),
+                                        adversary_node=_adversary_node(config))
                 final = await graph.ainvoke(state, context=ctx)
                 state = {"total_questions": plan.total_questions, "setup": final["setup"]}  # the next point reuses it
             log.close()
@@ -223,6 +224,15 @@ def _fresh_dir(path: Path) -> Path:
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True)
     return path
+
+
+def _adversary_node(config):
+    """Rounds of verified harder questions after the cases ([multi_agent] adversary)."""
+    if not config.multi_agent.adversary:
+        return None
+    from benchmarker.graph.adversary import adversary
+
+    return adversary
 
 
 def _self_improve_node(config, points: list[SearchSettings]):
