@@ -47,7 +47,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
               "subprocess": {"name", "timeout_s", "close_grace_s"}},
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
     "tracing": True,   # traces are a view of a run, not part of it
-    "multi_agent": {"analyst"},   # the analyst reads a run's logs; it changes no answer
+    "multi_agent": {"analyst", "graders", "baseline_run"},   # read a run's answers; they change none
 }
 
 
@@ -302,13 +302,17 @@ def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]
     run = cfg.run.model_copy(update={"output_dir": absolute(cfg.run.output_dir)})
     dataset = cfg.dataset.model_copy(update={"file": dataset_file})
     online = cfg.online.model_copy(update={"run_dir": absolute(cfg.online.run_dir)})
+    multi_agent = cfg.multi_agent.model_copy(update={"baseline_run": absolute(cfg.multi_agent.baseline_run)})
+    if cfg.multi_agent.baseline_run and not (Path(multi_agent.baseline_run) / "results.jsonl").is_file():
+        problems.append(Problem(("multi_agent", "baseline_run"), f'no results.jsonl in "{multi_agent.baseline_run}"'
+                                f'{_origin(cfg.multi_agent.baseline_run, base)}; point it at a finished run (or sweep point)'))
     if cfg.online.source == "run_dir" and not (Path(online.run_dir) / "manifest.json").is_file():
         problems.append(Problem(("online", "run_dir"), f'needs a finished run directory when [online].source = '
                                 f'"run_dir"; no manifest.json in "{online.run_dir or cfg.online.run_dir}"'
                                 f'{_origin(cfg.online.run_dir, base)}'))
     return cfg.model_copy(update={
         "dataset_repo_path": repo, "dataset_file": top_file, "dataset": dataset,
-        "memory": memory, "run": run, "online": online}), problems
+        "memory": memory, "run": run, "online": online, "multi_agent": multi_agent}), problems
 
 
 def _origin(written: str, base: Path) -> str:

@@ -35,7 +35,7 @@ def make_chat_model(provider: str, model_id: str, *, role: str, base_url: str | 
         raise UserError(f"unknown model role {role!r}; expected one of {', '.join(ROLES)}")
     if not model_id:
         raise UserError(f"[models].{role} is empty: name a model for provider {provider!r}")
-    if provider == "offline":
+    if provider == "offline" or model_id.startswith("offline-"):  # an offline model keeps a role offline anywhere
         return _offline_model(model_id, role)
     if provider == "openai":
         return _openai(model_id, base_url, api_key_env, temperature, max_tokens)

@@ -37,6 +37,10 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
         from benchmarker.eval.rounds import rounds_block
 
         summary["rounds"] = rounds_block(every_round, run_dir)
+    if run_meta.get("graders"):
+        from benchmarker.eval.graders import graders_block
+
+        summary["graders"] = graders_block(answers_dir, tuple(run_meta["graders"]), run_meta.get("graders_note", ""))
     if run_meta.get("analyst"):
         from benchmarker.eval.analyst import analyse, finished_memories
 
@@ -67,6 +71,8 @@ def rebuild_outputs(run_dir: Path) -> Path:
         meta["memory"] = {k: v for k, v in manifest["memory"].items() if k != "mcp_url"}  # a port of that process
     if (config.get("multi_agent") or {}).get("analyst"):
         meta["analyst"] = True
+    if (config.get("multi_agent") or {}).get("graders"):
+        meta["graders"] = list(config["multi_agent"]["graders"])
     if (manifest.get("tracing") or {}).get("langsmith"):
         meta["tracing"] = manifest["tracing"]
     if manifest.get("replay"):

@@ -120,6 +120,10 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
         from benchmarker.eval.rounds import rounds_section
 
         sections.append(("Adversarial rounds", rounds_section(summary["rounds"])))
+    if "graders" in summary:
+        from benchmarker.eval.graders import graders_section
+
+        sections.append(("Graders with perspectives", graders_section(summary["graders"])))
     if "analyst" in summary:
         from benchmarker.eval.analyst import analyst_section
 

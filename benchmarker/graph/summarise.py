@@ -33,6 +33,10 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
                 "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": memory_meta(ctx)}
     if ctx.config.multi_agent.analyst:
         run_meta["analyst"] = True
+    if ctx.config.multi_agent.graders:
+        run_meta["graders"] = list(ctx.config.multi_agent.graders)
+        if getattr(ctx.judge, "model", None) is None:
+            run_meta["graders_note"] = "not graded: no grader model (the judge is deterministic; set [models].eval)"
     if ctx.tracing is not None:  # the report links to the LangSmith project
         run_meta["tracing"] = ctx.tracing.describe()
     if ctx.adapter is not None:  # an outside agent searched (if at all) by its own settings, not ours

@@ -203,7 +203,8 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                     case_source=lambda: (case for g in plan.groups for case in g.cases()))
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
                                         self_improve_node=_self_improve_node(config, points),
-                                        adversary_node=_adversary_node(config))
+                                        adversary_node=_adversary_node(config),
+                                        graders_node=_graders_node(config))
                 final = await graph.ainvoke(state, context=ctx)
                 state = {"total_questions": plan.total_questions, "setup": final["setup"]}  # the next point reuses it
             log.close()
@@ -233,6 +234,15 @@ def _adversary_node(config):
     from benchmarker.graph.adversary import adversary
 
     return adversary
+
+
+def _graders_node(config):
+    """Extra scores from named perspectives ([multi_agent] graders)."""
+    if not config.multi_agent.graders:
+        return None
+    from benchmarker.graph.graders import graders
+
+    return graders
 
 
 def _self_improve_node(config, points: list[SearchSettings]):
