@@ -86,7 +86,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("agent", "type"), ("agent", "http"), ("agent", "subprocess"),
     ("memory", "preset"), ("memory", "mapping"), ("memory", "transport"), ("memory", "command"),
     ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent", "adversary"), ("multi_agent", "rounds"),
-    ("multi_agent", "adversary_questions"), ("multi_agent", "weak_categories"),
+    ("multi_agent", "adversary_questions"), ("multi_agent", "weak_categories"), ("multi_agent", "proposer"),
 )
 
 

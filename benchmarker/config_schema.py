@@ -448,6 +448,9 @@ class MultiAgentConfig(_Table):
     rounds: int = Field(1, ge=1, le=5)
     adversary_questions: int = Field(20, ge=1, le=500)   # per case and round
     weak_categories: int = Field(3, ge=1, le=17)          # how many of the weakest categories to aim at
+    # Who proposes: the generator's own unasked questions, or the judge's model ([models].eval; the
+    # harness verifies every proposal against the dialogue before asking it).
+    proposer: Literal["generator", "model"] = "generator"
     # Graders with perspectives (eval/graders.py): extra LLM scores beside the main score (needs [models].eval).
     graders: tuple[Literal["quality", "simplicity", "regression"], ...] = _seq()
     baseline_run: str = ""     # `regression`: the run (or sweep point) directory whose answers are the baseline
@@ -808,6 +811,10 @@ def _multi_agent_rules(cfg: RunConfig) -> list[Problem]:
     if "regression" in ma.graders and not ma.baseline_run:
         problems.append(Problem(("multi_agent", "baseline_run"), 'required by the "regression" grader: the run directory '
                                 'whose answers the new ones are compared with'))
+    if ma.adversary and ma.proposer == "model" and (not cfg.models.eval or cfg.provider.type == "offline"
+                                                    or cfg.eval.judge == "deterministic"):
+        problems.append(Problem(("multi_agent", "proposer"), 'is "model" but there is no judge model: name [models].eval '
+                                'with a non-offline [provider].type and an LLM judge, or use proposer = "generator"'))
     if ma.adversary and cfg.run.mode != "agent":
         problems.append(Problem(("multi_agent", "adversary"), 'needs [run].mode = "agent" (questions are answered and judged)'))
     return problems

@@ -47,7 +47,10 @@ async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
                     if result is not None and result.get("label") is not None:
                         labels.setdefault(q.category, []).append(bool(result.get("label")))
                 weak = weakest_categories(labels, k=settings.weak_categories)
-                proposal = propose(case, asked=asked, weak=weak, n=settings.adversary_questions, round_=round_)
+                if settings.proposer == "model" and weak:
+                    proposal = await _model_proposal(ctx, case, previous, asked, weak, round_)
+                else:
+                    proposal = propose(case, asked=asked, weak=weak, n=settings.adversary_questions, round_=round_)
                 if (case.case_id, round_) not in logged:
                     writer.write({"schema_version": 1, "case_id": case.case_id, "round": round_, "weak_categories": weak,
                                   "proposed": proposal.proposed, "verified": proposal.verified,
@@ -61,3 +64,21 @@ async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
     finally:
         writer.close()
     return {}
+
+
+async def _model_proposal(ctx: RunContext, case, previous, asked: set[str], weak: list[str], round_: int):
+    """The judge's model proposes questions from the case's fact records; the harness verifies each.
+    Its tokens go to the ledger as role "eval" (the judge's model)."""
+    from langchain_core.messages import HumanMessage
+
+    from benchmarker.agent.prompts import load_prompt
+    from benchmarker.datasets.long_horizon.adversary import parse_proposals, proposer_prompt, verified_from_model
+
+    failures = [(q.question, q.answer) for q in previous
+                if (r := ctx.log.done.judged.get(q.question_id)) is not None and r.get("label") is False]
+    prompt, facts = proposer_prompt(case, asked=asked, weak=weak, failures=failures,
+                                    n=ctx.config.multi_agent.adversary_questions,
+                                    template=load_prompt("adversary_propose", directory=ctx.prompts_dir))
+    reply = await ctx.judge.model.ainvoke([HumanMessage(prompt)])
+    items = parse_proposals(str(reply.content))[:ctx.config.multi_agent.adversary_questions]
+    return verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_)

@@ -84,3 +84,45 @@ def test_the_adversary_is_refused_where_it_has_no_ground_truth(tmp_path: Path):
     path.write_text('[dataset]\nkind = "sample"\n[multi_agent]\nadversary = true\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"\[multi_agent\]\.adversary"):
         load_config(path)
+
+
+def test_a_models_proposals_are_asked_only_when_the_dialogue_backs_them():
+    """proposer = "model": the prompt lists the case's facts; each proposal is verified like the
+    generator's (its facts stated at their turns, its answer stating a value) before it is asked."""
+    from benchmarker.agent.prompts import load_prompt
+    from benchmarker.datasets.long_horizon.adversary import parse_proposals, proposer_prompt, verified_from_model
+
+    ds = generate_long_horizon(300, 7, questions=20)
+    asked = {q.question for q in ds.case.questions}
+    prompt, facts = proposer_prompt(ds.case, asked=asked, weak=["latest_value"], failures=[("Q?", "A")], n=5,
+                                    template=load_prompt("adversary_propose"))
+    shown = [line.split(" | ")[0] for line in prompt.splitlines() if line.count(" | ") == 3]
+    assert shown and "latest_value" in prompt and "Q? (gold: A)" in prompt
+    messages = [m.content for s in ds.case.sessions for m in s.messages]
+    good = next(f for f in facts.values() if f.fact_id in shown and str(f.value).lower() in messages[f.turn].lower())
+    reply = json.dumps({"questions": [
+        {"question": f"What is the {good.attribute} of {good.subject}?", "answer": str(good.value),
+         "facts": [good.fact_id], "category": "detail_recall"},
+        {"question": "Which color is the sky?", "answer": "blue", "facts": ["no-such-fact"], "category": "detail_recall"},
+        {"question": f"What about {good.subject}?", "answer": "something else", "facts": [good.fact_id]},
+        {"question": next(iter(asked)), "answer": "x", "facts": [good.fact_id]}]})
+    proposal = verified_from_model(ds.case, parse_proposals(f"Sure:\n```json\n{reply}\n```"), facts, asked=set(asked),
+                                   weak=["latest_value"], round_=1)
+    assert proposal.proposed == 4 and proposal.verified == 1
+    (kept,) = proposal.questions
+    assert kept.answer == str(good.value) and kept.evidence["facts"] == [good.fact_id] and kept.evidence["round"] == 1
+    reasons = [r for _, r in proposal.dropped]
+    assert any("never delivered" in r for r in reasons) and any("states none" in r for r in reasons)
+    assert any("asked before" in r for r in reasons)
+
+
+def test_a_model_proposer_needs_a_judge_model(tmp_path: Path):
+    from benchmarker.config import load_config
+    from benchmarker.errors import ConfigError
+    import pytest
+
+    path = tmp_path / "bad.toml"
+    path.write_text('[dataset]\nkind = "long_horizon"\n[multi_agent]\nadversary = true\nproposer = "model"\n',
+                    encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"\[multi_agent\]\.proposer"):
+        load_config(path)

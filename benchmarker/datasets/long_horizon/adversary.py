@@ -119,3 +119,76 @@ def propose(case: Case, *, asked: set[str], weak: list[str], n: int, round_: int
                                            "question_key": f"{cand.category}#r{round_}-{k}",
                                            "template": cand.template, "round": round_}))
     return out
+
+
+# --- a model proposes, the harness verifies ------------------------------------------------------
+
+FACTS_SHOWN = 80   # facts listed in the proposer's prompt (seeded sample of the case's partition)
+
+
+def proposer_prompt(case: Case, *, asked: set[str], weak: list[str], failures: list[tuple[str, str]], n: int,
+                    template: str) -> tuple[str, dict]:
+    """The prompt for a proposing model, and the world whose facts verify its questions."""
+    import random
+
+    seed, turns = case.metadata["seed"], case.metadata["turns"]
+    part = 1 if case.metadata.get("holdout") else 0
+    world = build_world(turns, seed)
+    layout(world, seed)
+    facts = [f for f in world.facts.values() if f.part == part and f.turn >= 0]
+    random.Random(f"adversary:{seed}:{len(asked)}").shuffle(facts)
+    lines = "\n".join(f"{f.fact_id} | {f.subject} | {f.attribute} | {f.value}" for f in facts[:FACTS_SHOWN])
+    shown = "\n".join(f"- {q} (gold: {a})" for q, a in failures[:5]) or "- (none recorded)"
+    values = {"weak_categories": ", ".join(weak), "failures": shown, "n": str(n), "facts": lines}
+    prompt = template
+    for key, value in values.items():
+        prompt = prompt.replace("{" + key + "}", value)
+    return prompt, world.facts
+
+
+def parse_proposals(text: str) -> list[dict]:
+    """The questions of a proposer's reply (fenced or bare JSON); [] when there are none."""
+    from benchmarker.eval.json_reply import json_objects
+
+    for obj in json_objects(text):
+        items = obj.get("questions")
+        if isinstance(items, list):
+            return [i for i in items if isinstance(i, dict) and isinstance(i.get("question"), str)]
+    return []
+
+
+def verified_from_model(case: Case, items: list[dict], facts: dict, *, asked: set[str], weak: list[str],
+                        round_: int) -> Proposal:
+    """Keep each proposed question whose gold answer checks out against the dialogue (`verify`)."""
+    from benchmarker.datasets.levels.spec import rubric
+    from benchmarker.datasets.long_horizon.questions import BASE, CATEGORIES
+
+    messages = [m.content for s in case.sessions for m in s.messages]
+    out = Proposal()
+    qdate = case.questions[0].question_date if case.questions else ""
+    for item in items:
+        out.proposed += 1
+        question, answer = str(item.get("question", "")).strip(), str(item.get("answer", "")).strip()
+        category = item.get("category") if item.get("category") in CATEGORIES else (weak[0] if weak else "detail_recall")
+        ids = [str(f) for f in item.get("facts") or []]
+        if not question or not answer or question in asked:
+            out.dropped.append((question, "empty, or asked before"))
+            continue
+        if category == "never_mentioned":
+            out.dropped.append((question, "never-mentioned attribute: its absence cannot be checked from the text"))
+            continue
+        cand = Candidate(category, "model", question, answer, rubric([[answer]], dimensions=BASE), ids, 0)
+        reason = verify(cand if category not in DERIVED else Candidate("detail_recall", "model", question, answer,
+                                                                        cand.rubric, ids, 0), facts, messages)
+        if reason is not None:
+            out.dropped.append((question, reason))
+            continue
+        asked.add(question)
+        k = len(out.questions) + 1
+        sessions = sorted({facts[f].session_id for f in ids})
+        out.questions.append(Question(f"{case.case_id}-r{round_}-m{k}", category, question, answer, qdate,
+                                      tuple(sessions), category, cand.rubric,
+                                      {"turns": sorted({facts[f].turn for f in ids}), "facts": ids, "sessions": sessions,
+                                       "question_key": f"{category}#r{round_}-m{k}", "template": "model",
+                                       "round": round_}))
+    return out
