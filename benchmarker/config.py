@@ -85,8 +85,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("self_improve", "alpha_ladder"), ("self_improve", "cadence_ladder"), ("self_improve", "max_distance"),
     ("agent", "type"), ("agent", "http"), ("agent", "subprocess"),
     ("memory", "preset"), ("memory", "mapping"), ("memory", "transport"), ("memory", "command"),
-    ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent", "adversary"), ("multi_agent", "rounds"),
-    ("multi_agent", "adversary_questions"), ("multi_agent", "weak_categories"), ("multi_agent", "proposer"),
+    ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent",),
 )
 
 

@@ -72,7 +72,7 @@ async def _model_proposal(ctx: RunContext, case, previous, asked: set[str], weak
     from langchain_core.messages import HumanMessage
 
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.datasets.long_horizon.adversary import parse_proposals, proposer_prompt, verified_from_model
+    from benchmarker.datasets.long_horizon.adversary import proposer_prompt, verified_from_model
 
     failures = [(q.question, q.answer) for q in previous
                 if (r := ctx.log.done.judged.get(q.question_id)) is not None and r.get("label") is False]
@@ -82,3 +82,14 @@ async def _model_proposal(ctx: RunContext, case, previous, asked: set[str], weak
     reply = await ctx.judge.model.ainvoke([HumanMessage(prompt)])
     items = parse_proposals(str(reply.content))[:ctx.config.multi_agent.adversary_questions]
     return verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_)
+
+
+def parse_proposals(text: str) -> list[dict]:
+    """The questions of a proposer's reply (fenced or bare JSON); [] when there are none."""
+    from benchmarker.eval.json_reply import json_objects
+
+    for obj in json_objects(text):
+        items = obj.get("questions")
+        if isinstance(items, list):
+            return [i for i in items if isinstance(i, dict) and isinstance(i.get("question"), str)]
+    return []

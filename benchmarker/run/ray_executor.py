@@ -188,28 +188,28 @@ class RayExecutor:
 
     async def _dispatch(self, case: Any) -> CaseOutcome:
         task = CaseTask(slice=CaseSlice.from_logs(case, self.logs), points=list(self.points))
-        ray = import_ray()
-        lost_errors = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
-                       ray.exceptions.ActorUnavailableError)
         last: BaseException | None = None
         for _ in range(self.config.run.case_retries + 1):
             slot = min(self.slots, key=lambda s: (s.in_flight, s.lost, s.index))
             slot.in_flight += 1
             try:
                 outcome = await slot.handle.run_case.remote(case, task)
-            except lost_errors as err:  # the worker's process died: nothing of this attempt was written
+            except Exception as err:
+                # A worker returns a case's own failure inside its outcome, so whatever Ray raises here
+                # is the worker's: its process died (ActorDiedError), it was restarting, or the restarted
+                # worker could not start its service. Nothing of this attempt was written: run it again.
                 slot.lost += 1
                 self.cases_lost += 1
                 last = err
-                log.warning("Ray worker %d died during case %s (%s); running the case again on a worker",
-                            slot.index, case.case_id, type(err).__name__)
+                log.warning("Ray worker %d was lost during case %s (%s: %s); running the case again on a worker",
+                            slot.index, case.case_id, type(err).__name__, str(err).splitlines()[0][:200] if str(err) else "")
                 continue
             finally:
                 slot.in_flight -= 1
             self._write(outcome)
             return outcome
-        raise WorkerLostError(f"case {case.case_id}: its Ray worker died {self.config.run.case_retries + 1} times "
-                              f"(raise [run].case_retries or check the workers' logs); last: {last}")
+        raise WorkerLostError(f"case {case.case_id}: its Ray worker was lost {self.config.run.case_retries + 1} times "
+                              f"(raise [run].case_retries or check the workers' logs); last: {_unwrap(last)}")
 
     def _write(self, outcome: CaseOutcome) -> None:
         """The one writer: each record to its sweep point's log (run-level files through the first)."""

@@ -90,7 +90,8 @@ def test_a_models_proposals_are_asked_only_when_the_dialogue_backs_them():
     """proposer = "model": the prompt lists the case's facts; each proposal is verified like the
     generator's (its facts stated at their turns, its answer stating a value) before it is asked."""
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.datasets.long_horizon.adversary import parse_proposals, proposer_prompt, verified_from_model
+    from benchmarker.datasets.long_horizon.adversary import proposer_prompt, verified_from_model
+    from benchmarker.graph.adversary import parse_proposals
 
     ds = generate_long_horizon(300, 7, questions=20)
     asked = {q.question for q in ds.case.questions}

@@ -146,17 +146,6 @@ def proposer_prompt(case: Case, *, asked: set[str], weak: list[str], failures: l
     return prompt, world.facts
 
 
-def parse_proposals(text: str) -> list[dict]:
-    """The questions of a proposer's reply (fenced or bare JSON); [] when there are none."""
-    from benchmarker.eval.json_reply import json_objects
-
-    for obj in json_objects(text):
-        items = obj.get("questions")
-        if isinstance(items, list):
-            return [i for i in items if isinstance(i, dict) and isinstance(i.get("question"), str)]
-    return []
-
-
 def verified_from_model(case: Case, items: list[dict], facts: dict, *, asked: set[str], weak: list[str],
                         round_: int) -> Proposal:
     """Keep each proposed question whose gold answer checks out against the dialogue (`verify`)."""
