@@ -72,6 +72,7 @@ class _Slot:
     index: int
     in_flight: int = 0
     lost: int = 0          # cases lost with this worker's process (Ray restarts it)
+    healthy: bool = True   # False from a loss until the (restarted) worker answers start() again
 
 
 @dataclass
@@ -189,16 +190,24 @@ class RayExecutor:
     async def _dispatch(self, case: Any) -> CaseOutcome:
         task = CaseTask(slice=CaseSlice.from_logs(case, self.logs), points=list(self.points))
         last: BaseException | None = None
-        for _ in range(self.config.run.case_retries + 1):
-            slot = min(self.slots, key=lambda s: (s.in_flight, s.lost, s.index))
+        for attempt in range(self.config.run.case_retries + 1):
+            if attempt:
+                await asyncio.sleep(min(10.0, 0.5 * 2 ** (attempt - 1)))  # let Ray restart the lost worker
+            # A healthy worker first; a worker that lost a case is asked to start again (Ray restarts
+            # its process; start() waits for its new memory service) before it gets another case.
+            slot = min(self.slots, key=lambda s: (not s.healthy, s.in_flight, s.index))
             slot.in_flight += 1
             try:
+                if not slot.healthy:
+                    await slot.handle.start.remote()
+                    slot.healthy = True
                 outcome = await slot.handle.run_case.remote(case, task)
             except Exception as err:
                 # A worker returns a case's own failure inside its outcome, so whatever Ray raises here
                 # is the worker's: its process died (ActorDiedError), it was restarting, or the restarted
                 # worker could not start its service. Nothing of this attempt was written: run it again.
                 slot.lost += 1
+                slot.healthy = False
                 self.cases_lost += 1
                 last = err
                 log.warning("Ray worker %d was lost during case %s (%s: %s); running the case again on a worker",
