@@ -122,6 +122,11 @@ def test_the_report_links_to_the_project_and_the_manifest_says_where(traced):
 
 
 def test_tracing_off_sends_nothing_even_with_langsmith_tracing_in_the_environment(tmp_path, monkeypatch):
+    untraced_run(tmp_path, monkeypatch)
+
+
+def untraced_run(tmp_path, monkeypatch) -> Path:
+    """The module's run with tracing off but LANGSMITH_TRACING on: the fake must receive nothing."""
     with FakeLangSmith() as ls:
         monkeypatch.setenv("LANGSMITH_TRACING", "true")
         monkeypatch.setenv("LANGCHAIN_TRACING_V2", "true")
@@ -140,7 +145,7 @@ def test_tracing_off_sends_nothing_even_with_langsmith_tracing_in_the_environmen
 
 def test_tracing_changes_no_answer(traced, tmp_path, monkeypatch):
     _, run_dir, _ = traced
-    config = test_tracing_off_sends_nothing_even_with_langsmith_tracing_in_the_environment(tmp_path, monkeypatch)
+    config = untraced_run(tmp_path, monkeypatch)
     (untraced,) = (config.parent / "runs").glob("untraced-*")
     answers = [{r["question_id"]: (r["hypothesis"], r["label"]) for r in read_lines(d / "results.jsonl")}
                for d in (run_dir, untraced)]
