@@ -65,6 +65,17 @@ def scrubbing_hooks() -> dict[str, Any]:
     return {"hide_inputs": hook, "hide_outputs": hook, "hide_metadata": hook}
 
 
+def langsmith_client(settings) -> tuple[Any, str]:
+    """(client, endpoint) for `[tracing]` settings: the endpoint from the config else LANGSMITH_ENDPOINT
+    ("" = LangSmith's cloud), the key from the variable `api_key_env` names, payloads scrubbed."""
+    from langsmith import Client
+
+    endpoint = settings.endpoint or os.environ.get("LANGSMITH_ENDPOINT") or ""
+    client = Client(api_url=endpoint or None, api_key=os.environ.get(settings.api_key_env) or None,
+                    **scrubbing_hooks())
+    return client, endpoint
+
+
 @dataclass
 class RunTracing:
     """The run's LangSmith client and labels; `scope` opens a traced unit of work."""
@@ -84,14 +95,10 @@ class RunTracing:
         settings = config.tracing
         if not settings.langsmith:
             return None
-        from langsmith import Client
-
-        endpoint = settings.endpoint or os.environ.get("LANGSMITH_ENDPOINT") or None
-        client = Client(api_url=endpoint, api_key=os.environ.get(settings.api_key_env) or None,
-                        **scrubbing_hooks())
+        client, endpoint = langsmith_client(settings)
         return cls(client=client, project=settings.project, run_id=config.run_id, tags=tuple(settings.tags),
                    sample_rate=settings.sample_rate, memory_before_max=settings.memory_before_max,
-                   endpoint=endpoint or "")
+                   endpoint=endpoint)
 
     def sampled(self, case_id: str) -> bool:
         """Whole cases are traced or not (seeded by run and case id, so a resume traces the same ones)."""

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import statistics
 import time
@@ -111,13 +110,30 @@ def item_from_trace(run: Any) -> ExtractionItem | None:
                           project_id=str(run.session_id) if getattr(run, "session_id", None) else None)
 
 
-def langsmith_client(config):
-    from langsmith import Client
+def _source(config) -> tuple[Any | None, Iterator[ExtractionItem]]:
+    """The LangSmith client (None for source "run_dir") and the items the configured source yields."""
+    if config.online.source != "langsmith":
+        return None, items_from_run_dir(config)
+    from benchmarker.agent.tracing import langsmith_client
 
-    from benchmarker.agent.tracing import scrubbing_hooks
+    client, _ = langsmith_client(config.tracing)
+    return client, items_from_langsmith(config, client)
 
-    endpoint = config.tracing.endpoint or os.environ.get("LANGSMITH_ENDPOINT") or None
-    return Client(api_url=endpoint, api_key=os.environ.get(config.tracing.api_key_env) or None, **scrubbing_hooks())
+
+def _pending(config, items: Iterator[ExtractionItem], done: set[str]) -> list[ExtractionItem]:
+    """The items not judged yet, at most `[online] limit` judged in all."""
+    pending = [item for item in items if item.id not in done]
+    return pending[:max(0, config.online.limit - len(done))] if config.online.limit else pending
+
+
+def _fact_case(item: ExtractionItem):
+    """An extraction run as the fact judge's input (prompts/fact_judge.txt): no labels online."""
+    from benchmarker.datasets.fact_extraction import FactCase
+    from benchmarker.datasets.schema import Message
+
+    return FactCase(id=item.id, scenario="online", existing_memory=tuple(item.existing_memory),
+                    conversation=tuple(Message(role=m["role"], content=m["content"]) for m in item.conversation),
+                    expected_output=(), expected_facts=())
 
 
 def items_from_langsmith(config, client) -> Iterator[ExtractionItem]:
@@ -196,8 +212,6 @@ def items_from_run_dir(config) -> Iterator[ExtractionItem]:
 
 async def judge_item(item: ExtractionItem, model: Any | None, *, retries: int, thresholds) -> dict[str, Any]:
     """One line of online.jsonl: the judge's lists, the counts and P / R / F1 (None when unjudged)."""
-    from benchmarker.datasets.fact_extraction import FactCase
-    from benchmarker.datasets.schema import Message
     from benchmarker.eval.fact_enumeration import enumerate_facts
     from benchmarker.eval.fact_judge import FactJudgeResult, format_extracted_output, judge_facts
 
@@ -206,10 +220,7 @@ async def judge_item(item: ExtractionItem, model: Any | None, *, retries: int, t
         result = FactJudgeResult(item.id, "judged", **{k: tuple(v) for k, v in lists.items()}, attempts=1)
         method = "deterministic"
     else:
-        fc = FactCase(id=item.id, scenario="online", existing_memory=tuple(item.existing_memory),
-                      conversation=tuple(Message(role=m["role"], content=m["content"]) for m in item.conversation),
-                      expected_output=(), expected_facts=())
-        result = await judge_facts(model, fc, format_extracted_output(item.extracted), retries=retries)
+        result = await judge_facts(model, _fact_case(item), format_extracted_output(item.extracted), retries=retries)
         method = "llm"
     return {"schema_version": 1, "id": item.id, "started_at": item.started_at, **item.labels, "method": method,
             "extracted": item.extracted, **result.to_dict()}
@@ -248,8 +259,7 @@ async def run_judge_online(config) -> Path:
     previous = read_json_object(run_dir / "manifest.json") or None
     ledger = TokenLedger(prices=dict(config.prices), earlier=(previous or {}).get("tokens"))
     model = _judge_model(config, ledger)
-    client = langsmith_client(config) if online.source == "langsmith" else None
-    items = items_from_langsmith(config, client) if client is not None else items_from_run_dir(config)
+    client, items = _source(config)
     manifest = build_manifest(
         config=config.to_manifest(), config_path=str(config.config_path), config_sha256=config.config_sha256,
         run_id=config.run_id, dataset={"kind": "online", "source": online.source,
@@ -260,9 +270,7 @@ async def run_judge_online(config) -> Path:
                 "judge": "llm" if model is not None else "deterministic"},
         memory={}, judge={"kind": "fact_enumeration", "model": config.models.eval or None}, previous=previous)
     write_json_atomic(run_dir / "manifest.json", manifest)
-    pending = [item for item in items if item.id not in done]
-    if online.limit:
-        pending = pending[:max(0, online.limit - len(done))]
+    pending = _pending(config, items, done)
     writer = JsonlWriter(out, durable=True)
     semaphore = asyncio.Semaphore(config.run.concurrency)
     started = time.monotonic()
@@ -302,22 +310,13 @@ def estimate_judge_online(config) -> dict[str, Any]:
     """Tokens and USD of judging what is not judged yet, before paying: each item's rendered judge
     prompt (characters / 4) in, JUDGE_REPLY_TOKENS out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage
-    from benchmarker.datasets.fact_extraction import FactCase
-    from benchmarker.datasets.schema import Message
     from benchmarker.eval.fact_judge import format_extracted_output, render_fact_judge_prompt
     from benchmarker.run.estimate_model import tokens
 
-    online = config.online
     done = {line["id"] for line in read_jsonl(config.run_dir / ONLINE_FILE)}
-    client = langsmith_client(config) if online.source == "langsmith" else None
-    items = items_from_langsmith(config, client) if client is not None else items_from_run_dir(config)
-    pending = [item for item in items if item.id not in done]
-    if online.limit:
-        pending = pending[:max(0, online.limit - len(done))]
-    prompt_tokens = sum(tokens(len(render_fact_judge_prompt(
-        FactCase(id=i.id, scenario="online", existing_memory=tuple(i.existing_memory),
-                 conversation=tuple(Message(role=m["role"], content=m["content"]) for m in i.conversation),
-                 expected_output=(), expected_facts=()), format_extracted_output(i.extracted)))) for i in pending)
+    pending = _pending(config, _source(config)[1], done)
+    prompt_tokens = sum(tokens(len(render_fact_judge_prompt(_fact_case(i), format_extracted_output(i.extracted))))
+                        for i in pending)
     model = config.models.eval if config.provider.type != "offline" else "offline (deterministic enumeration)"
     usage = Usage(calls=len(pending), input_tokens=prompt_tokens, output_tokens=JUDGE_REPLY_TOKENS * len(pending))
     price = config.prices.get(config.models.eval)

@@ -88,12 +88,18 @@ def verify(cand: Candidate, facts: dict, messages: list[str]) -> str | None:
     return None
 
 
+def _world(case: Case):
+    """The case's generated world with every fact placed at its turn (as its dialogue was laid out),
+    and the question partition the case asks from."""
+    seed, turns = case.metadata["seed"], case.metadata["turns"]
+    world = build_world(turns, seed)
+    layout(world, seed)
+    return world, 1 if case.metadata.get("holdout") else 0
+
+
 def propose(case: Case, *, asked: set[str], weak: list[str], n: int, round_: int) -> Proposal:
     """Up to `n` verified questions from `weak` categories (round-robin, weakest first) not in `asked`."""
-    seed, turns = case.metadata["seed"], case.metadata["turns"]
-    part = 1 if case.metadata.get("holdout") else 0
-    world = build_world(turns, seed)
-    layout(world, seed)   # places every fact at its turn, as the dialogue was generated
+    world, part = _world(case)
     messages = [m.content for s in case.sessions for m in s.messages]
     pool = {cat: [c for c in all_candidates(world) if c.category == cat and c.part == part and c.question not in asked]
             for cat in weak}
@@ -131,10 +137,8 @@ def proposer_prompt(case: Case, *, asked: set[str], weak: list[str], failures: l
     """The prompt for a proposing model, and the world whose facts verify its questions."""
     import random
 
-    seed, turns = case.metadata["seed"], case.metadata["turns"]
-    part = 1 if case.metadata.get("holdout") else 0
-    world = build_world(turns, seed)
-    layout(world, seed)
+    world, part = _world(case)
+    seed = case.metadata["seed"]
     facts = [f for f in world.facts.values() if f.part == part and f.turn >= 0]
     random.Random(f"adversary:{seed}:{len(asked)}").shuffle(facts)
     lines = "\n".join(f"{f.fact_id} | {f.subject} | {f.attribute} | {f.value}" for f in facts[:FACTS_SHOWN])
