@@ -443,13 +443,18 @@ class MultiAgentConfig(_Table):
     memory lost it (eval/analyst.py), deterministically from the run's logs."""
 
     analyst: bool = False
-    # The adversary (long-horizon suite): `rounds` of verified questions aimed at the weakest categories.
+    # A model-written explanation (the judge's model) of each wrong answer's diagnosis, for at most
+    # `explain_max` wrong answers per run (the first ones, in results order): analyst.jsonl.
+    analyst_explain: bool = False
+    explain_max: int = Field(50, ge=1, le=100_000)
+    # The adversary: `rounds` of verified questions aimed at the weakest categories.
     adversary: bool = False
     rounds: int = Field(1, ge=1, le=5)
     adversary_questions: int = Field(20, ge=1, le=500)   # per case and round
     weak_categories: int = Field(3, ge=1, le=17)          # how many of the weakest categories to aim at
-    # Who proposes: the generator's own unasked questions, or the judge's model ([models].eval; the
-    # harness verifies every proposal against the dialogue before asking it).
+    # Who proposes: the generator's own unasked questions (long-horizon only), or the judge's model
+    # ([models].eval; long-horizon fact records, or the evidence turns of LongMemEval / LoCoMo / level
+    # cases). The harness verifies every proposal against the dialogue before asking it.
     proposer: Literal["generator", "model"] = "generator"
     # Graders with perspectives (eval/graders.py): extra LLM scores beside the main score (needs [models].eval).
     graders: tuple[Literal["quality", "simplicity", "regression"], ...] = _seq()
@@ -799,24 +804,36 @@ def _mapped_rules(cfg: RunConfig) -> list[Problem]:
 
 
 def _multi_agent_rules(cfg: RunConfig) -> list[Problem]:
-    """The adversary needs the generator's fact records (long-horizon) and memories this process can reach."""
+    """The adversary needs ground truth (long-horizon fact records, or evidence turns for a model
+    proposer), memories this process can reach, and a judge model wherever a model writes."""
     ma = cfg.multi_agent
     problems: list[Problem] = []
-    if ma.adversary and cfg.dataset.kind != "long_horizon":
-        problems.append(Problem(("multi_agent", "adversary"), f'writes verified questions for [dataset].kind = '
-                                f'"long_horizon" (its fact records are the ground truth); kind is "{cfg.dataset.kind}"'))
+    no_judge = not cfg.models.eval or cfg.provider.type == "offline" or cfg.eval.judge == "deterministic"
+    judge_hint = 'name [models].eval with a non-offline [provider].type and an LLM judge'
+    if ma.adversary and cfg.dataset.kind in ("fact_extraction", "locomo"):
+        why = ("has no questions to aim at" if cfg.dataset.kind == "fact_extraction" else
+               "is scored by its own category metrics, which a new question has no gold for; not supported")
+        problems.append(Problem(("multi_agent", "adversary"), f'writes questions for long_horizon, longmemeval, sample '
+                                f'and levels; [dataset].kind = "{cfg.dataset.kind}" {why}'))
+    elif ma.adversary and ma.proposer == "generator" and cfg.dataset.kind != "long_horizon":
+        problems.append(Problem(("multi_agent", "proposer"), f'"generator" proposes from the long-horizon generator\'s '
+                                f'fact records; [dataset].kind = "{cfg.dataset.kind}" has none: use proposer = "model" '
+                                f'(the judge\'s model writes questions from the evidence turns, the harness checks them)'))
     if ma.adversary and cfg.run.executor == "ray":
         problems.append(Problem(("multi_agent", "adversary"), 'asks against memories this process holds; run it with '
                                 '[run].executor = "local"'))
     if "regression" in ma.graders and not ma.baseline_run:
         problems.append(Problem(("multi_agent", "baseline_run"), 'required by the "regression" grader: the run directory '
                                 'whose answers the new ones are compared with'))
-    if ma.adversary and ma.proposer == "model" and (not cfg.models.eval or cfg.provider.type == "offline"
-                                                    or cfg.eval.judge == "deterministic"):
-        problems.append(Problem(("multi_agent", "proposer"), 'is "model" but there is no judge model: name [models].eval '
-                                'with a non-offline [provider].type and an LLM judge, or use proposer = "generator"'))
+    if ma.adversary and ma.proposer == "model" and no_judge:
+        problems.append(Problem(("multi_agent", "proposer"), f'is "model" but there is no judge model: {judge_hint}, '
+                                'or use proposer = "generator" (long-horizon)'))
     if ma.adversary and cfg.run.mode != "agent":
         problems.append(Problem(("multi_agent", "adversary"), 'needs [run].mode = "agent" (questions are answered and judged)'))
+    if ma.analyst_explain and not ma.analyst:
+        problems.append(Problem(("multi_agent", "analyst_explain"), 'explains the analyst\'s diagnoses: set analyst = true'))
+    elif ma.analyst_explain and no_judge:
+        problems.append(Problem(("multi_agent", "analyst_explain"), f'needs a model to write with: {judge_hint}'))
     return problems
 
 

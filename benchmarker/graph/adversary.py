@@ -1,13 +1,21 @@
 """Node `adversary`: rounds of harder questions, asked against the memories the run already built.
 
 After the cases are scored, each round looks at the previous round's results per case (round 0:
-the dataset's own questions), picks the weakest categories and asks the adversary
-(datasets/long_horizon/adversary.py) for verified questions there. They go through the same case
-graph as the originals: the case's finished memory is reused (no re-ingestion), answers and
-results are written like any other with `"round": N`, and each case's proposal is logged to
-`adversary.jsonl` (proposed, verified, dropped with reasons). Offline the adversary is the
-generator's own fact records; the question ids are deterministic, so a resumed run asks nothing
-twice.
+the dataset's own questions), picks the weakest categories (a case with no wrong answer of its
+own, such as a LongMemEval case with its one question, aims at the run's weakest) and asks the
+adversary for verified questions there:
+
+- long-horizon, `proposer = "generator"`: the generator's own unasked questions, checked against
+  its fact records (datasets/long_horizon/adversary.py);
+- `proposer = "model"`: the judge's model proposes, from the long-horizon fact records or, for
+  LongMemEval and level cases, from the case's turns (datasets/evidence_adversary.py), and the
+  harness checks every proposal against the dialogue.
+
+Verified questions go through the same case graph as the originals: the case's finished memory is
+reused (no re-ingestion), answers and results are written like any other with `"round": N`. Each
+case's round is logged to `adversary.jsonl` with the verified questions themselves, so a resumed
+run asks exactly the questions it logged (a model is not asked again) and nothing twice. A
+proposer call that fails is reported and left unlogged: the next run of the same command retries it.
 """
 
 from __future__ import annotations
@@ -17,71 +25,143 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from benchmarker.datasets.schema import Case, Question
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 from benchmarker.log.jsonl import JsonlWriter, read_jsonl
 
 LOG_FILE = "adversary.jsonl"
+RUBRIC_LEVEL = "rubric"   # only levels scored question by question on their rubric take new questions
 
 
 async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    from benchmarker.datasets.long_horizon.adversary import propose, weakest_categories
-    from benchmarker.graph.build import CASE_GRAPH
+    from benchmarker.datasets.long_horizon.adversary import weakest_categories
 
     ctx = runtime.context
     settings = ctx.config.multi_agent
     ctx.progress.set_phase("adversary")
     log_path = ctx.log.run_dir / LOG_FILE
-    logged = {(line["case_id"], line["round"]) for line in read_jsonl(log_path)}
+    logged = {(line["case_id"], line["round"]): line for line in read_jsonl(log_path)}
+    cases = [c for c in (ctx.case_source() if ctx.case_source else [])
+             if c.case_id in ctx.log.done.memories and aimable(c)]
+    run_labels = _labels(ctx, [q for c in cases for q in c.questions])
     writer = JsonlWriter(log_path, durable=True)
     try:
-        for case in ctx.case_source() if ctx.case_source else []:
-            if case.kind != "long_horizon" or case.case_id not in ctx.log.done.memories:
-                continue
+        for case in cases:
             previous = list(case.questions)
             asked = {q.question for q in previous}
             for round_ in range(1, settings.rounds + 1):
-                labels: dict[str, list[bool]] = {}
-                for q in previous:
-                    result = ctx.log.done.judged.get(q.question_id)
-                    if result is not None and result.get("label") is not None:
-                        labels.setdefault(q.category, []).append(bool(result.get("label")))
-                weak = weakest_categories(labels, k=settings.weak_categories)
-                if settings.proposer == "model" and weak:
-                    proposal = await _model_proposal(ctx, case, previous, asked, weak, round_)
+                weak = weakest_categories(_labels(ctx, previous), k=settings.weak_categories)
+                if not weak and case.kind != "long_horizon":
+                    weak = weakest_categories(run_labels, k=settings.weak_categories)
+                line = logged.get((case.case_id, round_))
+                if line is not None and "questions" in line:
+                    questions = [question_from_line(q) for q in line["questions"]]
                 else:
-                    proposal = propose(case, asked=asked, weak=weak, n=settings.adversary_questions, round_=round_)
-                if (case.case_id, round_) not in logged:
-                    writer.write({"schema_version": 1, "case_id": case.case_id, "round": round_, "weak_categories": weak,
-                                  "proposed": proposal.proposed, "verified": proposal.verified,
-                                  "dropped": [{"question": q, "reason": r} for q, r in proposal.dropped]})
-                if not proposal.questions:
+                    proposal = await _proposal(ctx, case, previous, asked, weak, round_)
+                    if proposal is None:
+                        break
+                    questions = proposal.questions
+                    if line is None:
+                        writer.write({"schema_version": 2, "case_id": case.case_id, "round": round_,
+                                      "weak_categories": weak, "proposer": settings.proposer,
+                                      "proposed": proposal.proposed, "verified": proposal.verified,
+                                      "dropped": [{"question": q, "reason": r} for q, r in proposal.dropped],
+                                      "questions": [question_line(q) for q in questions]})
+                if not questions:
                     break
-                harder = dataclasses.replace(case, questions=tuple(proposal.questions))
-                await CASE_GRAPH.ainvoke({"case": harder, "setup": state["setup"]}, context=ctx)
-                previous = proposal.questions
+                harder = dataclasses.replace(case, questions=tuple(questions))
+                ctx.progress.add_questions(sum(q.question_id not in ctx.log.done.judged for q in questions))
+                await _case_graph().ainvoke({"case": harder, "setup": state["setup"]}, context=ctx)
+                previous = list(questions)
                 asked |= {q.question for q in previous}
     finally:
         writer.close()
     return {}
 
 
-async def _model_proposal(ctx: RunContext, case, previous, asked: set[str], weak: list[str], round_: int):
-    """The judge's model proposes questions from the case's fact records; the harness verifies each.
-    Its tokens go to the ledger as role "eval" (the judge's model)."""
+def _case_graph():
+    """The compiled case graph, imported late (graph.build imports this module)."""
+    from benchmarker.graph.build import CASE_GRAPH
+
+    return CASE_GRAPH
+
+
+def aimable(case: Case) -> bool:
+    """Cases the adversary can write checked questions for: long-horizon, LongMemEval, and levels
+    scored question by question on their rubric (not L13's tool trace, L14-L16's own scoring)."""
+    if case.kind in ("long_horizon", "longmemeval"):
+        return True
+    if case.kind == "level":
+        from benchmarker.datasets.levels import build_level
+
+        return build_level(case.metadata["level_id"], case.metadata["seed"]).scoring == RUBRIC_LEVEL
+    return False
+
+
+def _labels(ctx: RunContext, questions: list[Question]) -> dict[str, list[bool]]:
+    labels: dict[str, list[bool]] = {}
+    for q in questions:
+        result = ctx.log.done.judged.get(q.question_id)
+        if result is not None and result.get("label") is not None:
+            labels.setdefault(q.category or q.question_type, []).append(bool(result.get("label")))
+    return labels
+
+
+async def _proposal(ctx: RunContext, case: Case, previous: list[Question], asked: set[str], weak: list[str],
+                    round_: int):
+    """This round's checked questions for the case; None when a model proposer's call failed."""
+    from benchmarker.datasets.long_horizon.adversary import propose
+
+    if ctx.config.multi_agent.proposer != "model":
+        return propose(case, asked=asked, weak=weak, n=ctx.config.multi_agent.adversary_questions, round_=round_)
+    if case.kind == "long_horizon" and not weak:
+        return propose(case, asked=asked, weak=weak, n=0, round_=round_)   # nothing to aim at
+    return await _model_proposal(ctx, case, previous, asked, weak, round_)
+
+
+async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question], asked: set[str], weak: list[str],
+                          round_: int):
+    """The judge's model proposes; the harness verifies each proposal. Its tokens go to the ledger as
+    role "eval" (the judge's model)."""
     from langchain_core.messages import HumanMessage
 
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.datasets.long_horizon.adversary import proposer_prompt, verified_from_model
+    from benchmarker.eval.judge_policy import ask_until_parsed
 
+    n = ctx.config.multi_agent.adversary_questions
     failures = [(q.question, q.answer) for q in previous
                 if (r := ctx.log.done.judged.get(q.question_id)) is not None and r.get("label") is False]
-    prompt, facts = proposer_prompt(case, asked=asked, weak=weak, failures=failures,
-                                    n=ctx.config.multi_agent.adversary_questions,
-                                    template=load_prompt("adversary_propose", directory=ctx.prompts_dir))
-    reply = await ctx.judge.model.ainvoke([HumanMessage(prompt)])
-    items = parse_proposals(str(reply.content))[:ctx.config.multi_agent.adversary_questions]
-    return verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_)
+    if case.kind == "long_horizon":
+        from benchmarker.datasets.long_horizon.adversary import proposer_prompt, verified_from_model
+
+        prompt, facts = proposer_prompt(case, asked=asked, weak=weak, failures=failures, n=n,
+                                        template=load_prompt("adversary_propose", directory=ctx.prompts_dir))
+        check = (lambda items: verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_))
+    else:
+        from benchmarker.datasets.evidence_adversary import checked_questions, evidence_prompt
+
+        categories = categories_of(case)
+        prompt = evidence_prompt(case, weak=weak, categories=categories, failures=failures, n=n, round_=round_,
+                                 template=load_prompt("adversary_evidence", directory=ctx.prompts_dir))
+        check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak, categories=categories,
+                                                 round_=round_, rubric_for=_level_rubric if case.kind == "level" else None))
+    with ctx.traced(case_id=case.case_id, role="eval", phase="adversary", round=round_):
+        got = await ask_until_parsed(lambda problem: ctx.judge.model.ainvoke([HumanMessage(
+            prompt if not problem else f"{prompt}\n\nYour previous reply could not be used ({problem}).")]),
+            _parse, ctx.config.eval.judge_retries)
+    if got.failed:
+        ctx.progress.note(f"adversary: case {case.case_id} round {round_}: the proposer call failed ({got.error}); "
+                          "run the same command again to retry it")
+        return None
+    return check((got.value or [])[:n])
+
+
+def _parse(text: str) -> list[dict]:
+    items = parse_proposals(text)
+    if not items:
+        raise ValueError('no JSON object with a "questions" list')
+    return items
 
 
 def parse_proposals(text: str) -> list[dict]:
@@ -93,3 +173,28 @@ def parse_proposals(text: str) -> list[dict]:
         if isinstance(items, list):
             return [i for i in items if isinstance(i, dict) and isinstance(i.get("question"), str)]
     return []
+
+
+def categories_of(case: Case) -> list[str]:
+    """What a new question of this case may be: LongMemEval's question types (its judge prompts are
+    chosen by type), a level's own categories."""
+    if case.kind == "longmemeval":
+        from benchmarker.datasets.longmemeval import QUESTION_TYPES
+
+        return list(QUESTION_TYPES)
+    return sorted({q.category or q.question_type for q in case.questions}) or ["recall"]
+
+
+def _level_rubric(answer: str, abstain: bool) -> dict[str, Any]:
+    from benchmarker.datasets.levels.spec import rubric
+
+    return rubric(abstain=True) if abstain else rubric([[answer]])
+
+
+def question_line(q: Question) -> dict[str, Any]:
+    """A question as adversary.jsonl keeps it (so a resumed run asks the same one)."""
+    return dataclasses.asdict(q)
+
+
+def question_from_line(line: dict[str, Any]) -> Question:
+    return Question(**{**line, "answer_session_ids": tuple(line.get("answer_session_ids") or ())})

@@ -72,6 +72,16 @@ class RunProgress:
         self.phase = phase
         self._refresh()
 
+    def add_questions(self, n: int) -> None:
+        """More questions than the dataset's (an adversarial round): the total and the ETA follow."""
+        self.total += n
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, total=self.total)
+
+    def note(self, message: str) -> None:
+        """A line the user should see whether or not the bar is shown (a step skipped, to retry)."""
+        self._console.print(message, markup=False, highlight=False)
+
     def add_tool_calls(self, n: int = 1) -> None:
         self.tool_calls += n
         if self.tool_calls % 25 == 0:

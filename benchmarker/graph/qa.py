@@ -50,7 +50,8 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
         "answer": question.answer,
         "question_date": question.question_date,
         "answer_session_ids": list(question.answer_session_ids),
-        "evidence_turns": evidence_turns(case, question) if case.kind in ("longmemeval", "locomo") else [],
+        "evidence_turns": evidence_turns(case, question)
+        if case.kind in ("longmemeval", "locomo") or (case.kind == "level" and question.evidence.get("round")) else [],
         **({"round": question.evidence["round"]} if question.evidence.get("round") else {}),  # adversarial rounds
         # long-horizon evidence as [session_id, message index] (for the analyst; not scored as retrieval evidence)
         **({"evidence_messages": _session_turns(case, question.evidence.get("turns") or [])}

@@ -30,7 +30,8 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
             result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
         ctx.log.append(result)
         results.append(result)
-    if case.kind == "level":  # also writes a level line a killed run never wrote
+    if case.kind == "level" and not any(q.evidence.get("round") for q in case.questions):
+        # also writes a level line a killed run never wrote (from the level's own questions, never a round's)
         level = score_level_case(case, ctx.log, default_cadence=ctx.cadence, thresholds=ctx.judge.thresholds)
         if level is not None:
             ctx.log.append(level)

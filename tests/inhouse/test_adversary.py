@@ -82,7 +82,11 @@ def test_the_adversary_is_refused_where_it_has_no_ground_truth(tmp_path: Path):
 
     path = tmp_path / "bad.toml"
     path.write_text('[dataset]\nkind = "sample"\n[multi_agent]\nadversary = true\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"\[multi_agent\]\.adversary"):
+    with pytest.raises(ConfigError, match=r"\[multi_agent\]\.proposer: \"generator\" .* use proposer = \"model\""):
+        load_config(path)   # no fact records: only a model proposer, checked against the turns
+    path.write_text('[dataset]\nkind = "fact_extraction"\n[multi_agent]\nadversary = true\nproposer = "model"\n',
+                    encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"\[multi_agent\]\.adversary: .*no questions to aim at"):
         load_config(path)
 
 
