@@ -6,16 +6,23 @@ schemas of `[agent] tools`, the case-stable system prompt, the session's rolling
 the provider's prompt cache. The same data is simulated under the settings worth comparing:
 prompt cache off / on x ingest unit message / exchange / session with the configured tools, plus
 "message, cache off, all 13 tools" (how every call was sent before `[agent]`), the baseline.
+`[multi_agent]` adds calls on the judge's model (role eval, as the run's ledger counts them): the
+adversary's extra questions (answered and judged, at their cap) and its model proposer, the
+graders and the analyst's explanations, each kept apart in `roles.eval.parts`.
 
 `--json` prints one object instead of the tables (schema_version 1):
 
     schema_version        1
-    dataset               {questions, cases, sessions, messages}
+    dataset               {questions, cases, sessions, messages[, adversary_questions]}
+                          (adversary_questions: with [multi_agent] adversary, the extra questions at most)
     setting               {provider, agent_model, prompt_cache, ingest_unit, tools, cache}
                           (cache: what prompt caching means for this provider and model)
     roles                 {agent|qa|eval: {model, calls, input_tokens, output_tokens, cache_read_tokens,
                            cache_write_tokens, plain_input_tokens, cache_hit_share, cost_usd}}
-                          (the memory agent under the configured setting)
+                          (the memory agent under the configured setting; eval also has
+                           parts: {judge|adversary_proposer|adversary_judge|graders|analyst: {calls, input_tokens,
+                           ..., cost_usd}}, the judge's model by purpose, summing to eval; [multi_agent] parts
+                           only when configured)
     total_usd             sum over priced roles (null when a used model has no price)
     comparison            [{label, prompt_cache, ingest_unit, tools, baseline, matches_config, agent_calls,
                             agent_input_tokens, cache_read_tokens, cache_write_tokens, cache_hit_share,
@@ -51,6 +58,14 @@ JUDGE_INPUT, JUDGE_OUTPUT = 350, 5  # LongMemEval's judges: a short prompt, a ye
 # LoCoMo's strict judge: its longer prompt (prompts/judge_locomo.txt) plus the question, gold and
 # reply, and a JSON reply with a one-sentence reason.
 LOCOMO_JUDGE_TEXT_TOKENS, LOCOMO_JUDGE_OUTPUT = 100, 30
+# [multi_agent]: extra calls on the judge's model (role eval, as the run's ledger counts them).
+PROPOSER_FACTS, FACT_TOKENS = 80, 15   # long-horizon: fact records the proposer's prompt lists (FACTS_SHOWN)
+PROPOSER_TURNS, TURN_TOKENS = 60, 60   # other kinds: evidence turns it lists (TURNS_SHOWN), a typical turn each
+PROPOSED_QUESTION_TOKENS = 60          # one proposed question as JSON: question, answer, facts, category
+GRADER_TEXT_TOKENS, GRADER_OUTPUT = 300, 60      # question, gold and answer in a grader's prompt; a score + reason
+ANALYST_TEXT_TOKENS, ANALYST_OUTPUT = 300, 120   # question, answer and diagnosis; a short explanation
+ANALYST_FALLBACK_INPUT = 600           # a whole explanation call while prompts/analyst_explain.txt is missing
+EVAL_PARTS = ("judge", "adversary_proposer", "adversary_judge", "graders", "analyst")  # the order they are shown in
 
 
 @dataclass
@@ -72,7 +87,22 @@ class Estimate:
     sessions: int = 0
     messages: int = 0
     qa: Usage = field(default_factory=Usage)
-    eval: Usage = field(default_factory=Usage)
+    adversary_questions: int = 0         # [multi_agent] adversary: extra questions asked, at most
+    # The judge's model by purpose (EVAL_PARTS); [multi_agent] parts only when they make calls.
+    eval_parts: dict[str, Usage] = field(default_factory=lambda: {"judge": Usage()})
+
+    @property
+    def eval(self) -> Usage:
+        """Role eval: every purpose of the judge's model, so cost() and the comparison price them all."""
+        total = Usage()
+        for usage in self.eval_parts.values():
+            total.add(usage)
+        return total
+
+    def add_eval(self, part: str, usage: Usage) -> None:
+        """Count `usage` under one purpose of the judge's model, kept in EVAL_PARTS order."""
+        self.eval_parts.setdefault(part, Usage()).add(usage)
+        self.eval_parts = {p: self.eval_parts[p] for p in EVAL_PARTS if p in self.eval_parts}
 
     @property
     def agent(self) -> Usage:
@@ -118,14 +148,82 @@ def estimate_run(config, scratch_dir: Path) -> Estimate:
                 for v in est.variants:
                     v.agent.add(simulate_case(case, v.setting, model, policies[v.setting.prompt_cache]))
             if config.run.mode == "agent" and "qa" in config.run.phases:
-                n = len(case.questions)
-                context = min(config.params.top_k * ENTRY_TOKENS, config.params.qa_max_context_chars / CHARS_PER_TOKEN)
-                if not outside:  # an outside agent answers itself: no reader call of ours
-                    est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + context)), n * QA_OUTPUT))
-                if config.models.eval and config.params.use_llm_judge and "eval" in config.run.phases:
-                    judge_in, judge_out = judge_tokens(case.kind)
-                    est.eval.add(Usage(n, n * judge_in, n * judge_out))
+                _answer(est, config, case.kind, len(case.questions), "judge", outside)
+                if config.multi_agent.adversary:
+                    _adversary(est, config, case.kind, outside)
+    _after_cases(est, config)
     return est
+
+
+def _llm_judged(config) -> bool:
+    """Whether the judge's model judges the answers (the one condition for every role-eval call)."""
+    return bool(config.models.eval and config.params.use_llm_judge and "eval" in config.run.phases)
+
+
+def _answer(est: Estimate, config, kind: str, n: int, part: str, outside: bool) -> None:
+    """n questions of a case: a reader call each (qa) and a judge call each (eval, under `part`)."""
+    context = min(config.params.top_k * ENTRY_TOKENS, config.params.qa_max_context_chars / CHARS_PER_TOKEN)
+    if not outside:  # an outside agent answers itself: no reader call of ours
+        est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + context)), n * QA_OUTPUT))
+    if _llm_judged(config):
+        judge_in, judge_out = judge_tokens(kind)
+        est.add_eval(part, Usage(n, n * judge_in, n * judge_out))
+
+
+def _adversary(est: Estimate, config, kind: str, outside: bool) -> None:
+    """A case's adversarial rounds at their cap: every round asks adversary_questions more, each
+    answered and judged like a dataset question, plus the model proposer's call per round."""
+    ma = config.multi_agent
+    extra = ma.rounds * ma.adversary_questions
+    est.adversary_questions += extra
+    _answer(est, config, kind, extra, "adversary_judge", outside)
+    if ma.proposer == "model" and _llm_judged(config):
+        est.add_eval("adversary_proposer", Usage(ma.rounds, ma.rounds * proposer_input_tokens(kind),
+                                                 ma.rounds * ma.adversary_questions * PROPOSED_QUESTION_TOKENS))
+
+
+def _after_cases(est: Estimate, config) -> None:
+    """Graders and the analyst's explanations read the judged answers of the whole run (dataset and
+    adversarial questions alike), so they are counted once the cases are."""
+    ma = config.multi_agent
+    judged = sum(est.eval_parts[p].calls for p in ("judge", "adversary_judge") if p in est.eval_parts)
+    if not judged:  # no answer judged by the judge's model: no grader or explanation either
+        return
+    for name in ma.graders:
+        est.add_eval("graders", Usage(judged, judged * grader_input_tokens(name), judged * GRADER_OUTPUT))
+    if ma.analyst_explain:
+        n = min(judged, ma.explain_max)  # every answer could be wrong: an upper bound
+        est.add_eval("analyst", Usage(n, n * analyst_input_tokens(), n * ANALYST_OUTPUT))
+
+
+def _prompt_tokens(*names: str) -> int | None:
+    """Tokens of the first of these prompt files that exists (None: none does yet)."""
+    from benchmarker.agent.prompts import load_prompt
+
+    for name in names:
+        try:
+            return round(len(load_prompt(name)) / CHARS_PER_TOKEN)
+        except FileNotFoundError:
+            continue
+    return None
+
+
+def proposer_input_tokens(kind: str) -> int:
+    """One proposer call: its prompt plus the material it lists (fact records, or evidence turns)."""
+    if kind == "long_horizon":
+        return (_prompt_tokens("adversary_propose") or 0) + PROPOSER_FACTS * FACT_TOKENS
+    return (_prompt_tokens("adversary_evidence", "adversary_propose") or 0) + PROPOSER_TURNS * TURN_TOKENS
+
+
+def grader_input_tokens(name: str) -> int:
+    """One grader call: its perspective's prompt plus the question, gold and answer."""
+    return (_prompt_tokens(f"grader_{name}") or 0) + GRADER_TEXT_TOKENS
+
+
+def analyst_input_tokens() -> int:
+    """One explanation call: its prompt plus the diagnosed answer (a constant while the prompt is missing)."""
+    template = _prompt_tokens("analyst_explain")
+    return ANALYST_FALLBACK_INPUT if template is None else template + ANALYST_TEXT_TOKENS
 
 
 def judge_tokens(kind: str) -> tuple[int, int]:
@@ -158,6 +256,11 @@ def cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, flo
     """USD per role under the configured setting (None: the model has no price in [prices])."""
     models = _models(config)
     return {role: _usd(est.usage(role), config, models[role], notes) for role in ("agent", "qa", "eval")}
+
+
+def eval_parts_cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, float | None]:
+    """USD of each purpose of the judge's model (they sum to cost()["eval"])."""
+    return {part: _usd(usage, config, config.models.eval, notes) for part, usage in est.eval_parts.items()}
 
 
 def _total(values: list[float | None]) -> float | None:
@@ -211,6 +314,30 @@ def assumptions(est: Estimate, config) -> list[str]:
     out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
                f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {judge_in} in, "
                f"{judge_out} out{why}; both one-shot, never cached.")
+    return out + _multi_agent_assumptions(config)
+
+
+def _multi_agent_assumptions(config) -> list[str]:
+    """One rule per [multi_agent] part configured; all of them run on the judge's model (role eval)."""
+    ma = config.multi_agent
+    out: list[str] = []
+    if ma.adversary:
+        out.append(f"adversary: {ma.rounds} round(s) x {ma.adversary_questions} questions per case, the cap (the "
+                   "harness drops proposals it cannot verify, and a round with none ends the case's rounds); each "
+                   "is answered (qa) and judged (eval, adversary_judge) like a dataset question.")
+    if ma.adversary and ma.proposer == "model":
+        out.append(f"adversary proposer: one call per case and round, its prompt plus up to {PROPOSER_FACTS} fact "
+                   f"records x {FACT_TOKENS} tokens (long-horizon) or {PROPOSER_TURNS} evidence turns x "
+                   f"{TURN_TOKENS} tokens (other kinds) in, {PROPOSED_QUESTION_TOKENS} tokens per asked question out.")
+    if ma.graders:
+        out.append(f"graders ({', '.join(ma.graders)}): one call per judged answer (dataset and adversarial) and "
+                   f"perspective, its prompt + {GRADER_TEXT_TOKENS} tokens of question and answers in, "
+                   f"{GRADER_OUTPUT} out; only with an LLM judge.")
+    if ma.analyst_explain:
+        out.append(f"analyst explanations: one call per wrong answer, at most explain_max = {ma.explain_max}; how many "
+                   "answers are wrong is unknown before the run, so every judged answer is counted as wrong (an upper "
+                   f"bound); prompts/analyst_explain.txt + {ANALYST_TEXT_TOKENS} tokens in (~{ANALYST_FALLBACK_INPUT} "
+                   f"while that prompt is missing), {ANALYST_OUTPUT} out.")
     return out
 
 
@@ -250,15 +377,16 @@ def estimate_json(est: Estimate, config) -> dict[str, Any]:
     unpriced = sorted({models[r] for r, c in usd.items() if c is None}
                       | ({models["agent"]} if any(r["agent_usd"] is None for r in rows) else set()))
     policy = cache_policy(config.provider.type, config.models.agent, config.agent.prompt_cache)
+    dataset = {"questions": est.questions, "cases": est.cases, "sessions": est.sessions, "messages": est.messages}
+    if config.multi_agent.adversary:
+        dataset["adversary_questions"] = est.adversary_questions
     return {
         "schema_version": SCHEMA_VERSION,
-        "dataset": {"questions": est.questions, "cases": est.cases, "sessions": est.sessions,
-                    "messages": est.messages},
+        "dataset": dataset,
         "setting": {"provider": config.provider.type, "agent_model": config.models.agent,
                     "prompt_cache": est.configured.prompt_cache, "ingest_unit": est.configured.unit,
                     "tools": list(est.configured.tools), "cache": policy.note},
-        "roles": {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role]}
-                  for role in ("agent", "qa", "eval")},
+        "roles": _roles(est, config, usd, notes),
         "total_usd": _total(list(usd.values())),
         "comparison": rows,
         "tool_schema_tokens": schema_tokens(est),
@@ -267,6 +395,17 @@ def estimate_json(est: Estimate, config) -> dict[str, Any]:
         "price_notes": notes,
         "unpriced_models": unpriced,
     }
+
+
+def _roles(est: Estimate, config, usd: dict[str, float | None], notes: list[str]) -> dict[str, Any]:
+    """Each role's usage and cost; eval also by purpose, so the [multi_agent] calls stay visible."""
+    models = _models(config)
+    roles = {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role]}
+             for role in ("agent", "qa", "eval")}
+    part_usd = eval_parts_cost(est, config, notes)
+    roles["eval"]["parts"] = {part: {**usage.as_dict(), "cost_usd": part_usd[part]}
+                              for part, usage in est.eval_parts.items()}
+    return roles
 
 
 def _money(value: float | None) -> str:
@@ -289,6 +428,21 @@ def format_comparison(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _multi_agent_lines(est: Estimate, data: dict[str, Any]) -> list[str]:
+    """The judge's model by purpose and the adversary's extra questions; nothing without [multi_agent] calls."""
+    lines: list[str] = []
+    if "adversary_questions" in data["dataset"]:
+        lines += ["", f"adversary: up to {est.adversary_questions:,} extra questions (cases x rounds x "
+                      "adversary_questions), each answered and judged like a dataset question."]
+    parts = data["roles"]["eval"]["parts"]
+    if len(parts) > 1:
+        lines += ["", "eval by purpose (the judge's model; the rows sum to the eval role):", "",
+                  "| purpose | calls | input tokens | output tokens | cost (USD) |", "|---|---|---|---|---|"]
+        lines += [f"| {part} | {r['calls']:,} | {r['input_tokens']:,} | {r['output_tokens']:,} | "
+                  f"{_money(r['cost_usd'])} |" for part, r in parts.items()]
+    return lines
+
+
 def format_estimate(est: Estimate, config) -> str:
     data = estimate_json(est, config)
     s = data["setting"]
@@ -302,6 +456,7 @@ def format_estimate(est: Estimate, config) -> str:
         lines.append(f"| {role} | {r['model'] or '-'} | {r['input_tokens']:,} | {r['cache_read_tokens']:,} | "
                      f"{r['cache_write_tokens']:,} | {r['output_tokens']:,} | {_money(r['cost_usd'])} |")
     known = sum(r["cost_usd"] for r in data["roles"].values() if r["cost_usd"] is not None)
+    lines += _multi_agent_lines(est, data)
     lines += ["", f"total (priced roles): ${known:,.2f}"]
     if est.model is not None:
         t = data["tool_schema_tokens"]
@@ -317,4 +472,4 @@ def format_estimate(est: Estimate, config) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Estimate", "estimate_run", "format_estimate", "estimate_json", "cost", "comparison"]
+__all__ = ["Estimate", "estimate_run", "format_estimate", "estimate_json", "cost", "eval_parts_cost", "comparison"]
