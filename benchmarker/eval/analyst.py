@@ -95,7 +95,8 @@ def analyse(results: list[dict[str, Any]], decisions: list[dict[str, Any]],
 
 def analyst_section(block: dict[str, Any]) -> str:
     """The report's "Where answers were lost" section."""
-    lines = [f"{block['wrong']} wrong answers, by the first stage that did not hold ({block['rule']}).", "",
+    explained = f" {block['explained']} explained by a model (analyst.jsonl)." if block.get("explained") else ""
+    lines = [f"{block['wrong']} wrong answers, by the first stage that did not hold ({block['rule']}).{explained}", "",
              "| cause | answers |", "|---|---|"]
     lines += [f"| {cause} | {n} |" for cause, n in block["counts"].items() if n]
     if block["by_category"]:
@@ -104,7 +105,10 @@ def analyst_section(block: dict[str, Any]) -> str:
                   for cat, c in block["by_category"].items()]
     for cause, rows in block["examples"].items():
         lines += ["", f"**{cause}**", ""]
-        lines += [f"- `{r['question_id']}`: {r['question']} gold: {r['answer']!s}; said: {r['hypothesis']}" for r in rows]
+        for r in rows:
+            lines.append(f"- `{r['question_id']}`: {r['question']} gold: {r['answer']!s}; said: {r['hypothesis']}")
+            if r.get("explanation"):
+                lines.append(f"  - why (model-written): {r['explanation']}" + (f" Fix: {r['fix']}" if r.get("fix") else ""))
     return "\n".join(lines)
 
 
@@ -115,3 +119,98 @@ def finished_memories(memories: Iterable[dict[str, Any]]) -> dict[str, str]:
         if line.get("status") == "ingested" and line.get("attempt", 0) >= best.get(line["case_id"], (-1, ""))[0]:
             best[line["case_id"]] = (line.get("attempt", 0), line.get("memory_id", ""))
     return {case: memory for case, (_, memory) in best.items()}
+
+
+# --- optional: a model explains each diagnosis ([multi_agent] analyst_explain) --------------------
+
+EXPLAIN_FILE = "analyst.jsonl"
+MEANINGS = {
+    "not_written": "no entry was written for any message that states the answer",
+    "not_retrieved": "an entry was written, but the search returned none of them",
+    "misread": "the search returned an entry that states the answer, and the answer still missed it",
+    "judged_wrong": "the answer contains the gold answer, yet the judge said wrong",
+    "answered_unanswerable": "the question cannot be answered from the conversation, and it answered anyway",
+    "no_evidence": "the dataset names no evidence turns for this question",
+}
+HITS_SHOWN = 5
+TEXT_CHARS = 500
+
+
+def explain_prompt(result: dict[str, Any], cause: str, evidence: list[str], template: str) -> str:
+    hits = [h.get("raw_entry") or h.get("summary") or "" for h in (result.get("retrieved") or [])[:HITS_SHOWN]]
+    values = {"question": str(result.get("question", "")), "gold": str(result.get("answer", "")),
+              "hypothesis": str(result.get("hypothesis", ""))[:TEXT_CHARS], "cause": cause,
+              "cause_meaning": MEANINGS.get(cause, cause),
+              "evidence": "\n".join(f"- {t[:TEXT_CHARS]}" for t in evidence) or "- (none named)",
+              "retrieved": "\n".join(f"{i}. {h[:TEXT_CHARS]}" for i, h in enumerate(hits, 1)) or "(nothing)"}
+    for key, value in values.items():
+        template = template.replace("{" + key + "}", value)
+    return template
+
+
+def parse_explanation(text: str) -> dict[str, str]:
+    from benchmarker.eval.json_reply import json_objects
+
+    for obj in json_objects(text):
+        if isinstance(obj.get("explanation"), str) and obj["explanation"].strip():
+            return {"explanation": obj["explanation"].strip()[:1000], "fix": str(obj.get("fix", "")).strip()[:500]}
+    raise ValueError('no JSON object with an "explanation"')
+
+
+def to_explain(results: list[dict[str, Any]], decisions: list[dict[str, Any]], memory_ids: dict[str, str],
+               done: set[str], limit: int) -> list[tuple[dict[str, Any], str]]:
+    """(result, cause) of the wrong answers to explain: the first `limit` in results order, minus
+    those already explained (a resumed run explains the same ones, never more than `limit`)."""
+    written = written_turns(decisions, memory_ids)
+    wrong = [r for r in results if r.get("label") is False][:limit]
+    return [(r, diagnose(r, written.get(r.get("case_id"), set()))) for r in wrong if r["question_id"] not in done]
+
+
+async def explain_run(answers_dir, run_dir, model: Any, *, evidence_texts, template: str, limit: int, retries: int,
+                      concurrency: int) -> int:
+    """Explain the diagnosis of each wrong answer not explained yet; one durable line each in
+    analyst.jsonl. `evidence_texts(result)` gives the texts of its evidence messages. Returns how
+    many were asked."""
+    import asyncio
+
+    from langchain_core.messages import HumanMessage
+
+    from benchmarker.eval.judge_policy import ask_until_parsed
+    from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl
+
+    results = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
+    done = {line["question_id"] for line in read_jsonl(answers_dir / EXPLAIN_FILE)}
+    pending = to_explain(results, list(read_jsonl(run_dir / "decisions.jsonl")),
+                         finished_memories(read_jsonl(run_dir / "memories.jsonl")), done, limit)
+    texts = evidence_texts([r for r, _ in pending])
+    writer = JsonlWriter(answers_dir / EXPLAIN_FILE, durable=True)
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(result: dict[str, Any], cause: str) -> None:
+        prompt = explain_prompt(result, cause, texts.get(result["question_id"], []), template)
+        async with semaphore:
+            got = await ask_until_parsed(lambda problem: model.ainvoke([HumanMessage(
+                prompt if not problem else f"{prompt}\n\nYour previous reply could not be used ({problem}).")]),
+                parse_explanation, retries)
+        if got.failed:
+            return   # the call failed: left for the next run of the same command
+        writer.write({"schema_version": 1, "question_id": result["question_id"], "case_id": result.get("case_id"),
+                      "cause": cause, "status": "explained" if got.value else "unparsed",
+                      **(got.value or {"explanation": "", "fix": "", "error": got.error})})
+
+    try:
+        await asyncio.gather(*(one(r, c) for r, c in pending))
+    finally:
+        writer.close()
+    return len(pending)
+
+
+def attach_explanations(block: dict[str, Any], lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The analyst block with each example's explanation and fix, and how many answers were explained."""
+    by_id = {line["question_id"]: line for line in lines if line.get("status") == "explained"}
+    for rows in block["examples"].values():
+        for row in rows:
+            if row["question_id"] in by_id:
+                row["explanation"], row["fix"] = by_id[row["question_id"]]["explanation"], by_id[row["question_id"]]["fix"]
+    block["explained"] = len(by_id)
+    return block

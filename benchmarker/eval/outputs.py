@@ -44,7 +44,10 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     if run_meta.get("analyst"):
         from benchmarker.eval.analyst import analyse, finished_memories
 
-        summary["analyst"] = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
+        from benchmarker.eval.analyst import EXPLAIN_FILE, attach_explanations
+
+        block = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
+        summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))
     write_json_atomic(answers_dir / "summary.json", summary)
     if any(r.get("kind") == "longmemeval" and r.get("label") is not None for r in results):
         from benchmarker.eval.official import write_official_outputs

@@ -1,6 +1,6 @@
 """The run graph, assembled where every node and edge is visible at a glance.
 
-    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [adversary] -> [graders] -> [self_improve] -> summarise -> END
+    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [adversary] -> [analyst] -> [graders] -> [self_improve] -> summarise -> END
     case graph:  START -> prepare_memory -> ingest -> qa -> score -> END
                                                   \\-> read_back -> score   (fact extraction)
     an outside agent (graph/agent_case.py): its own setup node, and START -> converse -> score -> END
@@ -129,7 +129,8 @@ def cases_node(name: str, source: Callable[[], Iterable[Case]]):
 
 def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], *,
                     self_improve_node: Callable | None = None, setup_node: Callable = setup,
-                    adversary_node: Callable | None = None, graders_node: Callable | None = None):
+                    adversary_node: Callable | None = None, graders_node: Callable | None = None,
+                    analyst_node: Callable | None = None):
     """setup -> one node per case group (in order) -> [self_improve] -> summarise. An outside agent
     passes its own `setup_node` (graph/agent_case.agent_setup): there is no memory server to set up."""
     graph = StateGraph(RunState, context_schema=RunContext)
@@ -144,6 +145,10 @@ def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], 
         graph.add_node("adversary", adversary_node)
         graph.add_edge(previous, "adversary")
         previous = "adversary"
+    if analyst_node is not None:  # a model explains each wrong answer's diagnosis (graph/analyst.py)
+        graph.add_node("analyst", analyst_node)
+        graph.add_edge(previous, "analyst")
+        previous = "analyst"
     if graders_node is not None:  # extra scores from named perspectives (graph/graders.py)
         graph.add_node("graders", graders_node)
         graph.add_edge(previous, "graders")

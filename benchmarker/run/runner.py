@@ -204,7 +204,8 @@ async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, mod
                 graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
                                         self_improve_node=_self_improve_node(config, points),
                                         adversary_node=_adversary_node(config),
-                                        graders_node=_graders_node(config))
+                                        graders_node=_graders_node(config),
+                                        analyst_node=_analyst_node(config))
                 final = await graph.ainvoke(state, context=ctx)
                 state = {"total_questions": plan.total_questions, "setup": final["setup"]}  # the next point reuses it
             log.close()
@@ -234,6 +235,15 @@ def _adversary_node(config):
     from benchmarker.graph.adversary import adversary
 
     return adversary
+
+
+def _analyst_node(config):
+    """A model's explanation of each wrong answer's diagnosis ([multi_agent] analyst_explain)."""
+    if not config.multi_agent.analyst_explain:
+        return None
+    from benchmarker.graph.analyst import analyst
+
+    return analyst
 
 
 def _graders_node(config):

@@ -58,3 +58,62 @@ def test_a_run_with_the_analyst_on_explains_every_wrong_answer(tmp_path):
     assert "## Where answers were lost" in (run_dir / "report.md").read_text()
     assert main(["report", str(run_dir)]) == 0  # rebuilt from the files: the same block
     assert json.loads((run_dir / "summary.json").read_text())["analyst"] == block
+
+
+# --- analyst_explain: the judge's model explains each diagnosis, through the real client -----------
+
+EXPLAIN_PROMPTS: list[str] = []
+
+
+def _explaining_judge(request: dict) -> dict:
+    prompt = request["messages"][-1]["content"]
+    prompt = prompt if isinstance(prompt, str) else " ".join(p.get("text", "") for p in prompt)
+    if prompt.startswith("You review one wrong answer"):
+        EXPLAIN_PROMPTS.append(prompt)
+        if len(EXPLAIN_PROMPTS) == 1:
+            return {"text": "I think it was the search."}   # unusable: asked again, told why
+        return {"text": '{"explanation": "The stored entry was never returned.", "fix": "raise top_k"}'}
+    return {"text": "no"}   # the main judge: every answer wrong
+
+
+def test_a_model_explains_each_diagnosis_up_to_explain_max(tmp_path: Path, monkeypatch):
+    from tests.fakes.openai_server import ScriptedOpenAIServer
+
+    monkeypatch.setenv("TEST_OPENAI_KEY", "sk-analyst-test")
+    with ScriptedOpenAIServer(_explaining_judge) as server:
+        config = tmp_path / "why.toml"
+        config.write_text('[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
+                          '[run]\nlimit = 3\nprogress = false\noutput_dir = "runs"\n'
+                          f'[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{server.base_url}"\n'
+                          'api_key_env = "TEST_OPENAI_KEY"\n[models]\nagent = "offline-memory-agent"\n'
+                          'qa = "offline-reader"\neval = "gpt-judge"\n[eval]\njudge = "llm"\n'
+                          '[multi_agent]\nanalyst = true\nanalyst_explain = true\nexplain_max = 2\n', encoding="utf-8")
+        assert main(["run", str(config)]) == 0
+        (run_dir,) = (tmp_path / "runs").glob("why-*")
+        lines = read_lines(run_dir / "analyst.jsonl")
+        assert len(lines) == 2 and len(EXPLAIN_PROMPTS) == 3   # 2 answers, one reply asked again
+        assert "could not be used" in EXPLAIN_PROMPTS[1] and "Gold answer:" in EXPLAIN_PROMPTS[0]
+        results = {r["question_id"]: r for r in read_lines(run_dir / "results.jsonl")}
+        assert all(line["status"] == "explained" and line["fix"] == "raise top_k" for line in lines)
+        assert sorted(line["question_id"] for line in lines) == sorted(list(results)[:2])   # the first two, in order
+        block = json.loads((run_dir / "summary.json").read_text())["analyst"]
+        assert block["wrong"] == 3 and block["explained"] == 2
+        shown = [row for rows in block["examples"].values() for row in rows if "explanation" in row]
+        assert len(shown) == 2 and shown[0]["explanation"] == "The stored entry was never returned."
+        assert "why (model-written): The stored entry was never returned. Fix: raise top_k" in (
+            run_dir / "report.md").read_text()
+        assert main(["run", str(config)]) == 0   # resumed: nothing explained twice, never more than explain_max
+        assert len(read_lines(run_dir / "analyst.jsonl")) == 2 and len(EXPLAIN_PROMPTS) == 3
+
+
+def test_an_explanation_needs_the_analyst_and_a_model(tmp_path: Path):
+    from benchmarker.config import load_config
+    from benchmarker.errors import ConfigError
+
+    path = tmp_path / "bad.toml"
+    path.write_text('[multi_agent]\nanalyst_explain = true\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"\[multi_agent\]\.analyst_explain: .*set analyst = true"):
+        load_config(path)
+    path.write_text('[multi_agent]\nanalyst = true\nanalyst_explain = true\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"\[multi_agent\]\.analyst_explain: needs a model"):
+        load_config(path)
