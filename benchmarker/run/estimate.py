@@ -43,6 +43,9 @@ from typing import Any
 from benchmarker.agent.ledger import Usage, price_usage
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
 from benchmarker.datasets.source import plan_dataset
+from benchmarker.datasets.evidence_adversary import TURN_CHARS, TURNS_SHOWN
+from benchmarker.datasets.long_horizon.adversary import FACTS_SHOWN
+from benchmarker.eval.analyst import HITS_SHOWN, TEXT_CHARS
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
 from benchmarker.run.estimate_model import (
     ADD_ENTRY_ARGS_TOKENS, CALL_TOKENS, CHARS_PER_TOKEN, CONTEXT_BASE_CHARS, CONTEXT_CHARS_PER_MESSAGE,
@@ -59,12 +62,14 @@ JUDGE_INPUT, JUDGE_OUTPUT = 350, 5  # LongMemEval's judges: a short prompt, a ye
 # reply, and a JSON reply with a one-sentence reason.
 LOCOMO_JUDGE_TEXT_TOKENS, LOCOMO_JUDGE_OUTPUT = 100, 30
 # [multi_agent]: extra calls on the judge's model (role eval, as the run's ledger counts them).
-PROPOSER_FACTS, FACT_TOKENS = 80, 15   # long-horizon: fact records the proposer's prompt lists (FACTS_SHOWN)
-PROPOSER_TURNS, TURN_TOKENS = 60, 60   # other kinds: evidence turns it lists (TURNS_SHOWN), a typical turn each
+PROPOSER_FACTS, FACT_TOKENS = FACTS_SHOWN, 15   # long-horizon: the fact records the proposer's prompt lists
+# other kinds: the turns it lists, each at most TURN_CHARS long (an upper bound: LongMemEval turns are long)
+PROPOSER_TURNS, TURN_TOKENS = TURNS_SHOWN, round(TURN_CHARS / CHARS_PER_TOKEN)
 PROPOSED_QUESTION_TOKENS = 60          # one proposed question as JSON: question, answer, facts, category
 GRADER_TEXT_TOKENS, GRADER_OUTPUT = 300, 60      # question, gold and answer in a grader's prompt; a score + reason
-ANALYST_TEXT_TOKENS, ANALYST_OUTPUT = 300, 120   # question, answer and diagnosis; a short explanation
-ANALYST_FALLBACK_INPUT = 600           # a whole explanation call while prompts/analyst_explain.txt is missing
+# an explanation's prompt shows the answer, two evidence turns and the hits, each cut to TEXT_CHARS (an
+# upper bound); the reply is a short explanation and fix
+ANALYST_TEXT_TOKENS, ANALYST_OUTPUT = round((HITS_SHOWN + 3) * TEXT_CHARS / CHARS_PER_TOKEN), 120
 EVAL_PARTS = ("judge", "adversary_proposer", "adversary_judge", "graders", "analyst")  # the order they are shown in
 
 
@@ -221,9 +226,8 @@ def grader_input_tokens(name: str) -> int:
 
 
 def analyst_input_tokens() -> int:
-    """One explanation call: its prompt plus the diagnosed answer (a constant while the prompt is missing)."""
-    template = _prompt_tokens("analyst_explain")
-    return ANALYST_FALLBACK_INPUT if template is None else template + ANALYST_TEXT_TOKENS
+    """One explanation call: its prompt plus the diagnosed answer, its evidence and its hits."""
+    return (_prompt_tokens("analyst_explain") or 0) + ANALYST_TEXT_TOKENS
 
 
 def judge_tokens(kind: str) -> tuple[int, int]:
@@ -336,8 +340,8 @@ def _multi_agent_assumptions(config) -> list[str]:
     if ma.analyst_explain:
         out.append(f"analyst explanations: one call per wrong answer, at most explain_max = {ma.explain_max}; how many "
                    "answers are wrong is unknown before the run, so every judged answer is counted as wrong (an upper "
-                   f"bound); prompts/analyst_explain.txt + {ANALYST_TEXT_TOKENS} tokens in (~{ANALYST_FALLBACK_INPUT} "
-                   f"while that prompt is missing), {ANALYST_OUTPUT} out.")
+                   f"bound); prompts/analyst_explain.txt + {ANALYST_TEXT_TOKENS} tokens of answer, evidence and hits "
+                   f"in, {ANALYST_OUTPUT} out.")
     return out
 
 

@@ -13,7 +13,8 @@ from benchmarker.agent.ledger import Usage
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.cli import main
 from benchmarker.config import load_config
-from benchmarker.run.estimate import comparison, cost, estimate_json, estimate_run, eval_parts_cost
+from benchmarker.run.estimate import (ANALYST_TEXT_TOKENS, comparison, cost, estimate_json, estimate_run,
+                                      eval_parts_cost)
 from tests.run.test_estimate import DATA
 
 # Two long-horizon cases (seeds 1 and 2) of 20 questions each, judged by "j" over an OpenAI-compatible endpoint.
@@ -92,10 +93,7 @@ def test_adversary_proposer_and_graders_by_hand(tmp_path: Path) -> None:
 
 def test_analyst_explanations_assume_every_answer_wrong_up_to_explain_max(tmp_path: Path) -> None:
     analyst = "[multi_agent]\nanalyst = true\nanalyst_explain = true\nexplain_max = {}\n"
-    try:
-        per_call = template("analyst_explain") + 300
-    except FileNotFoundError:
-        per_call = 600  # the constant while prompts/analyst_explain.txt does not exist
+    per_call = template("analyst_explain") + ANALYST_TEXT_TOKENS   # 8 texts of at most 500 characters
     capped, _ = estimate(tmp_path, analyst.format(7))
     assert capped.eval_parts["analyst"] == Usage(7, 7 * per_call, 7 * 120)
     uncapped, cfg = estimate(tmp_path, analyst.format(1000))
@@ -110,12 +108,10 @@ def test_other_kinds_propose_from_evidence_turns(tmp_path: Path) -> None:
             '[eval]\njudge = "llm"\n')
     est, _ = estimate(tmp_path, '[multi_agent]\nadversary = true\nrounds = 3\nadversary_questions = 4\n'
                                 'proposer = "model"\n', base)
-    try:
-        prompt = template("adversary_evidence")
-    except FileNotFoundError:
-        prompt = template("adversary_propose")
+    prompt = template("adversary_evidence")
     assert est.adversary_questions == 1 * 3 * 4
-    assert est.eval_parts["adversary_proposer"] == Usage(3, 3 * (prompt + 60 * 60), 3 * 4 * 60)
+    # the prompt lists 60 turns of at most 600 characters (150 tokens) each
+    assert est.eval_parts["adversary_proposer"] == Usage(3, 3 * (prompt + 60 * 150), 3 * 4 * 60)
 
 
 def test_no_llm_judge_no_judge_model_calls(tmp_path: Path) -> None:
