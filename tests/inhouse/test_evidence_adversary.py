@@ -146,3 +146,62 @@ def test_a_model_proposer_writes_a_checked_round_for_longmemeval_cases(tmp_path:
         assert main(["run", str(config)]) == 0   # resumed: the logged questions, no new proposal, nothing twice
         assert len(PROPOSER_CALLS) == 2 and (run_dir / "results.jsonl").read_bytes() == before
         assert len(read_lines(run_dir / "adversary.jsonl")) == 2
+
+
+LEVEL_PROPOSALS: list[str] = []
+
+
+def level_script(request: dict) -> dict:
+    prompt = request["messages"][-1]["content"]
+    prompt = prompt if isinstance(prompt, str) else " ".join(p.get("text", "") for p in prompt)
+    if prompt.startswith("You write hard test questions"):
+        LEVEL_PROPOSALS.append(prompt)
+        return {"text": _proposals(prompt)}
+    return {"text": '{"score": 1, "reason": "fine"}'}   # the rubric's LLM dimensions
+
+
+def test_levels_take_checked_questions_and_keep_their_own_level_score(tmp_path: Path, monkeypatch):
+    """A rubric-scored level (L1) gets a round; L13 (scored on its tool trace) gets none; the level
+    lines are the levels' own, written once from round 0."""
+    monkeypatch.setenv("TEST_OPENAI_KEY", "sk-adversary-test")
+    with ScriptedOpenAIServer(level_script) as server:
+        config = tmp_path / "lv.toml"
+        config.write_text('[dataset]\nkind = "levels"\nlevels = ["L1", "L13"]\n[run]\nprogress = false\n'
+                          f'output_dir = "runs"\n[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{server.base_url}"\n'
+                          'api_key_env = "TEST_OPENAI_KEY"\n[models]\nagent = "offline-memory-agent"\n'
+                          'qa = "offline-reader"\neval = "gpt-judge"\n[eval]\njudge = "llm"\n'
+                          '[multi_agent]\nadversary = true\nproposer = "model"\nadversary_questions = 3\n', encoding="utf-8")
+        assert main(["run", str(config)]) == 0
+        (run_dir,) = (tmp_path / "runs").glob("lv-*")
+        assert len(LEVEL_PROPOSALS) == 1   # L1 only
+        (line,) = read_lines(run_dir / "adversary.jsonl")
+        assert line["case_id"] == "level-L1-42" and (line["proposed"], line["verified"]) == (3, 2)
+        harder = [r for r in read_lines(run_dir / "results.jsonl") if r.get("round") == 1]
+        assert len(harder) == 2 and all(r["kind"] == "level" and r["label"] is not None for r in harder)
+        asked = next(r for r in harder if not r["is_abstention"])
+        assert len(asked["evidence_turns"]) == 1 and asked["rubric"]   # graded on its rubric, traced to its turn
+        levels = read_lines(run_dir / "levels.jsonl")
+        assert sorted(line["level"] for line in levels) == ["L1", "L13"]   # one line each, from round 0
+
+
+def test_on_real_longmemeval_cases_the_evidence_turns_are_shown_and_checkable():
+    from tests.shared_data import REAL_5Q
+    import pytest
+
+    if not REAL_5Q.is_file():
+        pytest.skip(f"{REAL_5Q} is absent")
+    from benchmarker.datasets.longmemeval import iter_longmemeval
+
+    for case in iter_longmemeval(REAL_5Q):
+        shown = shown_turns(case, 1)
+        flagged = [t for t in case_turns(case) if [m for s in case.sessions for m in s.messages][t.index].has_answer]
+        assert len(shown) <= TURNS_SHOWN and all(t in shown for t in flagged[:TURNS_SHOWN])
+        turn = next((t for t in flagged if t.role == "user" and len(t.content.split()) > 8), None)
+        if turn is None:
+            continue
+        words = turn.content.split()
+        answer = max((w.strip(".,!?\"'()") for w in words[3:8]), key=len)   # a content word of the quote
+        item = {"question": "What did I say?", "answer": answer, "turns": [turn.tid],
+                "quote": " ".join(words[3:8])}
+        corpus = "\n".join(t.content for t in case_turns(case)).lower()
+        assert check(item, {t.tid: t for t in case_turns(case)}, corpus) is None, (case.case_id, item)
