@@ -191,7 +191,10 @@ async def _score_facts(record: dict[str, Any], case: "Case", judge: Judge) -> di
 async def _score_rubric(record: dict[str, Any], case: "Case", judge: Judge) -> dict[str, Any]:
     from benchmarker.eval.rubric import grade_answer
 
-    question = next(q for q in case.questions if q.question_id == record["question_id"])
+    question = next((q for q in case.questions if q.question_id == record["question_id"]), None)
+    if question is None:
+        raise ValueError(f"question {record['question_id']} is not in case {case.case_id}: an adversarial round's "
+                         f"question is read from the run's adversary.jsonl (runs before its schema 2 did not keep them)")
     hypothesis = record.get("hypothesis") or ""
     grade = await grade_answer(question, hypothesis, judge_model=judge.llm, votes=judge.votes,
                                retries=judge.retries, thresholds=judge.thresholds)

@@ -198,3 +198,11 @@ def question_line(q: Question) -> dict[str, Any]:
 
 def question_from_line(line: dict[str, Any]) -> Question:
     return Question(**{**line, "answer_session_ids": tuple(line.get("answer_session_ids") or ())})
+
+
+def logged_questions(run_dir) -> dict[str, list[Question]]:
+    """case id -> every question the adversary asked in it, from the run's adversary.jsonl."""
+    out: dict[str, list[Question]] = {}
+    for line in read_jsonl(run_dir / LOG_FILE):
+        out.setdefault(line["case_id"], []).extend(question_from_line(q) for q in line.get("questions") or [])
+    return out

@@ -53,6 +53,18 @@ def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[
     return cases
 
 
+def _with_adversarial_questions(cases: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """The cases with the questions the adversary asked in them (adversary.jsonl), whose rubrics
+    and evidence the scorer needs; a level's own score still reads only its own questions."""
+    import dataclasses
+
+    from benchmarker.graph.adversary import logged_questions
+
+    extra = logged_questions(run_dir)
+    return {cid: dataclasses.replace(case, questions=case.questions + tuple(extra[cid])) if cid in extra else case
+            for cid, case in cases.items()}
+
+
 async def rescore(run_dir: Path, config) -> Path:
     from benchmarker.eval.score import score, score_level_case
     from benchmarker.eval.outputs import write_outputs
@@ -62,6 +74,7 @@ async def rescore(run_dir: Path, config) -> Path:
     if not answers:
         raise UserError(f"{run_dir}: no answers.jsonl lines to score; is it a finished run directory?")
     cases = _cases_for(config, run_dir, answers)
+    with_rounds = _with_adversarial_questions(cases, run_dir)
     models = build_models(config.model_copy(update={"run": config.run.model_copy(update={"phases": ("eval",)})}))
     judge = models.judge_for(config)
     thresholds = config.eval.thresholds.model_dump(mode="json")
@@ -73,7 +86,7 @@ async def rescore(run_dir: Path, config) -> Path:
     async def one(answer: AnswerRecord) -> None:
         memory = log.done.memories.get(answer.case_id)
         async with semaphore:
-            result = await score(answer, cases.get(answer.case_id), judge,
+            result = await score(answer, with_rounds.get(answer.case_id), judge,
                                  failed_turns=memory.failed_turns if memory else None)
         log.append(result)
 

@@ -73,6 +73,9 @@ def test_an_adversarial_round_reuses_the_memory_and_is_reported_beside_round_0(t
     before = (run_dir / "results.jsonl").read_bytes()
     assert main(["run", str(config)]) == 0   # resumed: the same questions, nothing asked twice
     assert (run_dir / "results.jsonl").read_bytes() == before and len(read_lines(run_dir / "adversary.jsonl")) == 1
+    assert main(["score", str(run_dir), str(config)]) == 0   # re-scoring finds the round's questions in the log
+    rescored = {r["question_id"]: r["label"] for r in read_lines(run_dir / "scores" / "deterministic" / "results.jsonl")}
+    assert rescored == {r["question_id"]: r["label"] for r in results}
 
 
 def test_the_adversary_is_refused_where_it_has_no_ground_truth(tmp_path: Path):
