@@ -14,6 +14,24 @@ Memories: a candidate that does not change ingestion (top_k, alpha, QA prompt; a
 retrieval mode) searches the run's ingested memories. One that does (agent mode: the memory
 agent's prompts or context cadence) is ingested afresh into new memories, shared by every
 candidate with the same ingestion (`self_improve/ingest/<ingest key>/memories.jsonl`).
+
+With `[multi_agent] analyst = true` every row also gets `analyst_cause`: the analyst's
+diagnosis (eval/analyst.py) of where the pipeline lost the answer, from the write trace of the
+ingestion the candidate searched and the candidate's own results. What each candidate truly has:
+- its results (hits, hypothesis, label) are its own, so not_retrieved / misread / judged_wrong
+  are the candidate's;
+- the write trace (decisions.jsonl add_entry calls, tagged session_id / turn_index, into the
+  case's finished memory in memories.jsonl) is that of the ingestion it searched. A candidate
+  that shares the run's ingestion (every candidate in retrieval mode; top_k, alpha or the QA
+  prompt in agent mode) is diagnosed against the run's own trace: nothing was re-ingested, so
+  its not_written questions are exactly the run's, and no such candidate can change them. A
+  candidate ingested afresh (agent mode: context cadence or the memory agent's prompts) is
+  diagnosed against its own ingestion's trace (`self_improve/ingest/<ingest key>/`).
+When that ingestion recorded no add_entry at all (a memory server mapped to other write tools,
+or an outside agent), the trace cannot show what was written and no analyst cause is added.
+Kept as the analyst says, except: "no_evidence" (nothing to trace) keeps the retrieval cause,
+and in retrieval mode (nothing is read or judged, a failure is missing evidence) only
+"not_written" replaces the retrieval cause. `cause` always stays the retrieval-metric cause.
 """
 
 from __future__ import annotations
@@ -56,6 +74,10 @@ async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[st
     else:
         results = await _run_candidate(ctx, root, candidate, baseline, setup)
     rows = {r["question_id"]: question_row(r, ctx.mode) for r in results}
+    if analyst_enabled(ctx.config):
+        written = written_turns_in(ingestion_dir(ctx, root, candidate, baseline))
+        if written is not None:
+            add_analyst_causes(rows, results, written, ctx.mode)
     write_json_atomic(eval_dir(root, candidate) / SCORES_FILE,
                       {"key": candidate["key"], "tunables": candidate["tunables"], "mode": ctx.mode,
                        "questions": rows})
@@ -96,6 +118,54 @@ async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: d
     finally:
         log.close()
     return log.load_results()
+
+
+def analyst_enabled(config) -> bool:
+    return bool(getattr(getattr(config, "multi_agent", None), "analyst", False))
+
+
+def ingestion_dir(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any]) -> Path:
+    """Where the memories the candidate searched were written (memories.jsonl, decisions.jsonl):
+    the run's own directory, or the candidate's fresh ingestion (as `_run_candidate` chooses)."""
+    key = ingest_key(candidate, ctx.mode)
+    return ctx.log.run_dir if key == ingest_key(baseline, ctx.mode) else root / "ingest" / key
+
+
+def written_turns_in(directory: Path) -> dict[str, set[tuple[str, int]]] | None:
+    """Per case, the (session_id, turn_index) the ingestion in `directory` wrote an entry for (into the
+    case's finished memory); None when no add_entry was recorded at all (no write trace to read)."""
+    from benchmarker.eval.analyst import finished_memories, written_turns
+    from benchmarker.log.jsonl import read_jsonl
+
+    decisions = [d for d in read_jsonl(directory / "decisions.jsonl") if d.get("tool") == "add_entry"]
+    if not decisions:
+        return None
+    return written_turns(decisions, finished_memories(read_jsonl(directory / "memories.jsonl")))
+
+
+def add_analyst_causes(rows: dict[str, dict[str, Any]], results: list[dict[str, Any]],
+                       written: dict[str, set[tuple[str, int]]], mode: str) -> None:
+    """Set `analyst_cause` on every row of `results` (ok / unscored for the ones that did not fail)."""
+    for result in results:
+        row = rows.get(result["question_id"])
+        if row is not None:
+            row["analyst_cause"] = analyst_cause(row, result, written.get(result.get("case_id"), set()), mode)
+
+
+def analyst_cause(row: dict[str, Any], result: dict[str, Any], written: set[tuple[str, int]], mode: str) -> str:
+    """The analyst's cause of a failing row (see the module docstring for the two exceptions)."""
+    from benchmarker.eval.analyst import diagnose
+
+    if row["score"] is None:
+        return "unscored"
+    if row["score"] >= 1.0:
+        return "ok"
+    cause = diagnose(result, written)
+    if cause == "not_written":
+        return cause
+    if cause == "no_evidence" or mode == "retrieval":
+        return row["cause"]
+    return cause
 
 
 def question_row(result: dict[str, Any], mode: str) -> dict[str, Any]:

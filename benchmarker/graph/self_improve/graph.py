@@ -78,6 +78,8 @@ async def propose_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     if proposal is None:
         return {"outcome": {"decision": "stopped", "stage": "propose",
                             "reason": "every neighbouring configuration was tried; nothing left to propose"}}
+    if proposal.get("stop"):  # what is left to fix is outside every tunable (propose.py)
+        return {"outcome": {"decision": "stopped", "stage": "propose", "reason": proposal["stop"]}}
     if proposal.get("refused"):
         return {"proposal": proposal,
                 "outcome": {"decision": "refused", "stage": "propose", "reason": proposal["refused"]}}

@@ -14,7 +14,10 @@ from benchmarker.log.records import SelfImproveRecord
 
 LOG_NAME = SelfImproveRecord.FILE
 _CANDIDATE_KEYS = ("index", "key", "tunables", "dir", "train", "holdout")
-_PROPOSAL_KEYS = ("kind", "delta", "diff", "files", "rationale", "source", "move", "refused")
+_PROPOSAL_KEYS = ("kind", "delta", "diff", "files", "rationale", "source", "move", "refused", "note")
+# "analysis": which causes ANALYZE used ("analyst" or "retrieval"); retrieval_causes are kept beside the analyst's
+_ANALYSIS_KEYS = ("n", "score", "failures", "causes", "dominant_cause", "worst")
+_ANALYSIS_EXTRA = ("analysis", "retrieval_causes", "target_cause")
 
 
 def brief(candidate: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -31,7 +34,8 @@ def iteration_line(state: dict[str, Any], outcome: dict[str, Any], stats: dict[s
         "iteration": state["iteration"],
         "decision": outcome["decision"], "stage": outcome["stage"], "reason": outcome["reason"],
         "proposal": None if proposal is None else {k: proposal.get(k) for k in _PROPOSAL_KEYS if k in proposal},
-        "analysis": {k: analysis.get(k) for k in ("n", "score", "failures", "causes", "dominant_cause", "worst")},
+        "analysis": {k: analysis.get(k) for k in _ANALYSIS_KEYS}
+                    | {k: analysis[k] for k in _ANALYSIS_EXTRA if k in analysis},
         "challenge": state.get("challenge"),
         "votes": vote.get("votes"), "vote_passed": vote.get("passed"),
         "base": brief(state["best"]), "candidate": brief(state.get("candidate")), "stats": stats,

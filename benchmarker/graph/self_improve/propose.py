@@ -5,6 +5,18 @@ tunables and the history of earlier attempts (`prompts/self_improve_propose.txt`
 JSON: a config delta or a unified diff against the prompt copies, with its rationale. Offline,
 or when the model's answer is unusable, coordinate ascent over the tunables: step one rung of
 a ladder up or down, nearest rungs first, skipping every configuration already tried.
+
+When the cause to fix is "not_written" (the analyst's: the memory agent never stored an
+evidence message; analyze.py), no retrieval knob can help, and the proposal says so in a
+`note` (also at the head of its rationale, which the reviewers and the log read). What acts on
+writing: `context_cadence` (agent mode), only in part: it sets how often the agent rewrites the
+context document the reader also sees, not whether an entry is added per message, so it is not
+aimed at the analyst's not_written count, though the score may rise; its lower rungs are tried
+first when it is tunable. With a model in agent mode, a diff to the memory agent's prompts also
+acts on writing (and re-ingests). Where neither exists (retrieval mode), the note records that
+the dominant failure is outside the tunable knobs and the proposal aims at the remaining
+retrieval and reader failures; when none remain there is nothing honest to propose and the loop
+stops. judged_wrong (a grader disagreement) is never a target.
 """
 
 from __future__ import annotations
@@ -14,8 +26,11 @@ from typing import Any
 
 from benchmarker.agent.messages import message_text
 from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, check_proposal
-from benchmarker.graph.self_improve.analyze import analysis_text
-from benchmarker.graph.self_improve.candidate import candidate_key, describe
+from benchmarker.graph.self_improve.analyze import WRITE_CAUSES, analysis_text
+from benchmarker.graph.self_improve.candidate import INGEST_PROMPTS, candidate_key, describe
+
+WRITE_KNOB = "context_cadence"  # the one tunable that changes what ingestion writes (agent mode)
+
 
 def search_space(config, mode: str) -> dict[str, tuple]:
     """The tunables worth searching here (ladders from `[self_improve]`): alpha only where a request
@@ -55,26 +70,30 @@ def _directions(name: str, analysis: dict[str, Any]) -> tuple[str, str]:
 
 def offline_proposal(best: dict[str, Any], tried: list[str], analysis: dict[str, Any], space: dict[str, tuple],
                      config, momentum: str | None = None) -> dict[str, Any] | None:
-    """The next untried coordinate step, or None when the neighbourhood is exhausted."""
+    """The next untried coordinate step, or None when the neighbourhood is exhausted. When facts were never
+    written (target cause not_written), every rung of the write knob comes before any other tunable."""
     names = list(space)
     if momentum in names:  # keep moving along the coordinate that last paid off
         names.remove(momentum)
         names.insert(0, momentum)
+    distances = range(1, config.self_improve.max_distance + 1)  # rungs away from the current value
+    order = [(d, name, direction) for d in distances for name in names for direction in _directions(name, analysis)]
+    if analysis.get("target_cause") in WRITE_CAUSES:  # context more often, every rung, before anything else
+        first = [step for step in order if step[1:] == (WRITE_KNOB, "down")]
+        order = first + [step for step in order if step not in first]
     seen = set(tried)
-    for distance in range(1, config.self_improve.max_distance + 1):  # rungs away from the current value
-        for name in names:
-            value = current(name, best["tunables"], config)
-            for direction in _directions(name, analysis):
-                new = _step(space[name], value, direction, distance)
-                if new is None:
-                    continue
-                tunables = best["tunables"] | {name: new}
-                if candidate_key(tunables, best["prompts_hash"]) in seen:
-                    continue
-                rationale = (f"coordinate ascent: {name} {direction} {distance} rung(s), {value} -> {new}; "
-                             f"training failures by cause: {analysis.get('causes') or 'none'}")
-                return {"kind": "config", "delta": {name: new}, "diff": None, "rationale": rationale,
-                        "source": "offline", "move": {"name": name, "direction": direction, "from": value, "to": new}}
+    for distance, name, direction in order:
+        value = current(name, best["tunables"], config)
+        new = _step(space[name], value, direction, distance)
+        if new is None:
+            continue
+        tunables = best["tunables"] | {name: new}
+        if candidate_key(tunables, best["prompts_hash"]) in seen:
+            continue
+        rationale = (f"coordinate ascent: {name} {direction} {distance} rung(s), {value} -> {new}; "
+                     f"training failures by cause: {analysis.get('causes') or 'none'}")
+        return {"kind": "config", "delta": {name: new}, "diff": None, "rationale": rationale,
+                "source": "offline", "move": {"name": name, "direction": direction, "from": value, "to": new}}
     return None
 
 
@@ -100,17 +119,24 @@ async def model_proposal(model, *, best: dict[str, Any], prompts: dict[str, str]
 
 
 async def propose(model, *, best, prompts, analysis, history, tried, space, config) -> dict[str, Any] | None:
-    """A checked proposal, a refused one (`refused` set), or None when nothing is left to try."""
+    """A checked proposal, a refused one (`refused` set), a stop (`stop`: the reason), or None when
+    nothing is left to try."""
+    prompt_diffs = model is not None and bool(set(prompts) & set(INGEST_PROMPTS))
+    guide = write_guidance(analysis, space, prompt_diffs=prompt_diffs)
+    if guide is not None and WRITE_KNOB not in space and not prompt_diffs and not _remaining(analysis):
+        return {"stop": f"{guide}: nothing is left for a change to address (judged_wrong failures are grader "
+                        "disagreements), so nothing is proposed", "note": guide}
     note = ""
     if model is not None:
+        shown = analysis if guide is None else analysis | {"note": guide}
         try:
-            proposal = await model_proposal(model, best=best, prompts=prompts, analysis=analysis,
+            proposal = await model_proposal(model, best=best, prompts=prompts, analysis=shown,
                                             history=history, space=space)
         except Exception as err:  # an unusable reply costs the iteration nothing: fall back
             note = f"model proposal unusable ({type(err).__name__}: {str(err)[:200]}); "
         else:
             try:
-                return _applicable(check_proposal(proposal), space, prompts)
+                return _noted(_applicable(check_proposal(proposal), space, prompts), analysis, space, best, config)
             except Refused as err:
                 return proposal | {"refused": str(err)}
     momentum = next(((h.get("proposal") or {}).get("move", {}).get("name") for h in reversed(history)
@@ -120,7 +146,62 @@ async def propose(model, *, best, prompts, analysis, history, tried, space, conf
         return None
     if note:
         proposal["rationale"] = note + proposal["rationale"]
-    return check_proposal(proposal)
+    return _noted(check_proposal(proposal), analysis, space, best, config)
+
+
+def _remaining(analysis: dict[str, Any]) -> int:
+    """The training failures a retrieval or reader change could address."""
+    return analysis.get("retrieval_failures", 0) + analysis.get("reader_failures", 0)
+
+
+def write_guidance(analysis: dict[str, Any], space: dict[str, tuple], *, prompt_diffs: bool) -> str | None:
+    """What can act on not_written, when it is the cause to fix (None otherwise): for the model's prompt."""
+    if analysis.get("target_cause") not in WRITE_CAUSES:
+        return None
+    retrieval_knobs = ", ".join(k for k in space if k != WRITE_KNOB) or "none"
+    parts = [f"the most common training failure (grader disagreements aside) is not_written "
+             f"({analysis.get('write_failures', 0)} of "
+             f"{analysis.get('failures', 0)}): no entry was ever written for an evidence message, "
+             f"so no retrieval knob ({retrieval_knobs}) can fix it"]
+    if WRITE_KNOB in space:
+        parts.append(f"{WRITE_KNOB} is the one tunable on the write path, and only in part: it sets how often the "
+                     "agent rewrites the context document the reader also sees, not whether it writes an entry per "
+                     "message (a lower cadence may put unwritten facts before the reader; it is not aimed at the "
+                     "not_written count)")
+    if prompt_diffs:
+        parts.append("a diff to the memory agent's prompts (" + ", ".join(INGEST_PROMPTS) + ") acts on what it "
+                     "writes (every case is then ingested again)")
+    if WRITE_KNOB not in space and not prompt_diffs:
+        parts.append(f"it is outside the tunable knobs here; a change can only address the remaining "
+                     f"{analysis.get('retrieval_failures', 0)} retrieval and {analysis.get('reader_failures', 0)} "
+                     "reader failures")
+    return "; ".join(parts)
+
+
+def _noted(proposal: dict[str, Any], analysis: dict[str, Any], space: dict[str, tuple], best: dict[str, Any],
+           config) -> dict[str, Any]:
+    """When not_written is the cause to fix, a `note` (also heading the rationale) saying honestly what this
+    change does about it."""
+    if analysis.get("target_cause") not in WRITE_CAUSES:
+        return proposal
+    n, total = analysis.get("write_failures", 0), analysis.get("failures", 0)
+    head = (f"the most common training failure (grader disagreements aside) is not_written ({n} of {total}: no "
+            "entry was ever written for an evidence message), which no retrieval knob can fix")
+    cadence = proposal["delta"].get(WRITE_KNOB) if proposal["kind"] == "config" else None
+    if proposal["kind"] == "diff" and set(proposal.get("files") or []) & set(INGEST_PROMPTS):
+        note = f"{head}; this diff changes the memory agent's prompts, so it acts on what is written (re-ingests)"
+    elif cadence is not None and cadence < (current(WRITE_KNOB, best["tunables"], config) or 0):
+        note = (f"{head}; {WRITE_KNOB} is the only tunable on the write path, and only in part: a lower cadence "
+                "rewrites the context document the reader sees more often, which may carry facts no entry holds, "
+                "but it does not tell the agent to write more entries, so it is not aimed at the not_written count "
+                "(the score may still rise)")
+    else:
+        where = ("it is outside the tunable knobs (none here changes what is written)" if WRITE_KNOB not in space
+                 else f"no untried lower {WRITE_KNOB} rung is left, so this change is not on the write path"
+                 if proposal.get("source") == "offline" else "this change is not on the write path")
+        note = (f"{head}; {where}: it addresses only the remaining {analysis.get('retrieval_failures', 0)} "
+                f"retrieval and {analysis.get('reader_failures', 0)} reader failures")
+    return proposal | {"note": note, "rationale": f"[{note}] {proposal.get('rationale', '')}"}
 
 
 def _applicable(proposal: dict[str, Any], space: dict[str, tuple], prompts: dict[str, str]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchmarker.graph.self_improve.analyze import READER_CAUSES, RETRIEVAL_CAUSES, analysis_text
+from benchmarker.graph.self_improve.analyze import READER_CAUSES, RETRIEVAL_CAUSES, WRITE_CAUSES, analysis_text
 from benchmarker.graph.self_improve.candidate import INGEST_PROMPTS
 from benchmarker.graph.self_improve.propose import current, parse_json_object, reply_text
 
@@ -28,10 +28,14 @@ MAX_TOP_K = 50
 
 
 def targets(proposal: dict[str, Any], best: dict[str, Any], config) -> tuple[str, ...]:
-    """The failure causes a proposal could fix."""
+    """The failure causes a proposal could fix. not_written (the analyst's: never stored) only by what changes
+    ingestion: the memory agent's prompts, or a lower context cadence (the context document the reader sees
+    is rewritten more often; see propose.py for why that is only in part). judged_wrong by nothing."""
     if proposal["kind"] == "diff":
         files = set(proposal.get("files") or [])
-        return READER_CAUSES if files <= {"qa_reader.txt"} else RETRIEVAL_CAUSES + READER_CAUSES
+        if files <= {"qa_reader.txt"}:
+            return READER_CAUSES
+        return (WRITE_CAUSES if files & set(INGEST_PROMPTS) else ()) + RETRIEVAL_CAUSES + READER_CAUSES
     causes: tuple[str, ...] = ()
     for name, new in proposal["delta"].items():
         if name == "top_k":
@@ -39,6 +43,8 @@ def targets(proposal: dict[str, Any], best: dict[str, Any], config) -> tuple[str
         elif name == "alpha":
             causes += RETRIEVAL_CAUSES
         else:
+            old = current(name, best["tunables"], config)
+            causes += (WRITE_CAUSES if name == "context_cadence" and old is not None and new < old else ())
             causes += RETRIEVAL_CAUSES + READER_CAUSES
     return tuple(dict.fromkeys(causes))
 
@@ -62,6 +68,9 @@ def offline_challenge(proposal: dict[str, Any], analysis: dict[str, Any], best: 
             concerns.append("reingest")
     aims = targets(proposal, best, config)
     addressed = sum(analysis["causes"].get(c, 0) for c in aims)
+    if analysis.get("target_cause") in WRITE_CAUSES and not set(aims) & set(WRITE_CAUSES):
+        critique.append(f"The most common training failure is not_written ({analysis.get('write_failures', 0)}): "
+                        "evidence never written as an entry; this change does not act on writing.")
     if not addressed:
         concerns.append("untargeted")
         critique.append(f"None of the {analysis['failures']} training failures is of a kind this change addresses "
