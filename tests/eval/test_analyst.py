@@ -10,6 +10,7 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.eval.analyst import CAUSES, analyse, diagnose, written_turns
 from tests.e2e.cli import read_lines
+from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt
 
 
 def result(**fields):
@@ -66,8 +67,7 @@ EXPLAIN_PROMPTS: list[str] = []
 
 
 def _explaining_judge(request: dict) -> dict:
-    prompt = request["messages"][-1]["content"]
-    prompt = prompt if isinstance(prompt, str) else " ".join(p.get("text", "") for p in prompt)
+    prompt = last_prompt(request)
     if prompt.startswith("You review one wrong answer"):
         EXPLAIN_PROMPTS.append(prompt)
         if len(EXPLAIN_PROMPTS) == 1:
@@ -77,8 +77,6 @@ def _explaining_judge(request: dict) -> dict:
 
 
 def test_a_model_explains_each_diagnosis_up_to_explain_max(tmp_path: Path, monkeypatch):
-    from tests.fakes.openai_server import ScriptedOpenAIServer
-
     monkeypatch.setenv("TEST_OPENAI_KEY", "sk-analyst-test")
     with ScriptedOpenAIServer(_explaining_judge) as server:
         config = tmp_path / "why.toml"

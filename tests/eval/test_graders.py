@@ -9,7 +9,7 @@ from pathlib import Path
 from benchmarker.cli import main
 from benchmarker.eval.graders import parse_grade
 from tests.e2e.cli import read_lines
-from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt
 
 RUN = ('[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
        '[run]\nlimit = 1\nprogress = false\noutput_dir = "runs"\n')
@@ -19,8 +19,7 @@ GRADER_CALLS: list[str] = []
 
 
 def script(request: dict) -> dict:
-    prompt = request["messages"][-1]["content"]
-    prompt = prompt if isinstance(prompt, str) else " ".join(p.get("text", "") for p in prompt)
+    prompt = last_prompt(request)
     GRADER_CALLS.extend(word for word in ("SIMPLICITY", "QUALITY", "REGRESSION") if word in prompt)
     if "SIMPLICITY" in prompt:
         return {"text": '{"score": 0.9, "reason": "direct"}'}

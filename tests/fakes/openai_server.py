@@ -47,6 +47,12 @@ Spec = dict[str, Any]
 DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
 
 
+def last_prompt(request: dict[str, Any]) -> str:
+    """The text of a request's last message (a string, or the text parts of a content list)."""
+    content = request["messages"][-1]["content"]
+    return content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
+
+
 def reply(text: str, **extra: Any) -> Spec:
     return {"text": text, **extra}
 

@@ -13,7 +13,7 @@ from benchmarker.datasets.evidence_adversary import (TURNS_SHOWN, case_turns, ch
                                                      shown_turns)
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from tests.e2e.cli import read_lines
-from tests.fakes.openai_server import ScriptedOpenAIServer
+from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt
 
 
 def _case() -> Case:
@@ -99,8 +99,7 @@ def _proposals(prompt: str) -> str:
 
 
 def script(request: dict) -> dict:
-    prompt = request["messages"][-1]["content"]
-    prompt = prompt if isinstance(prompt, str) else " ".join(p.get("text", "") for p in prompt)
+    prompt = last_prompt(request)
     if prompt.startswith("You write hard test questions"):
         PROPOSER_CALLS.append(prompt)
         return {"text": "Here you go:\n```json\n" + _proposals(prompt) + "\n```", "usage": {
@@ -152,8 +151,7 @@ LEVEL_PROPOSALS: list[str] = []
 
 
 def level_script(request: dict) -> dict:
-    prompt = request["messages"][-1]["content"]
-    prompt = prompt if isinstance(prompt, str) else " ".join(p.get("text", "") for p in prompt)
+    prompt = last_prompt(request)
     if prompt.startswith("You write hard test questions"):
         LEVEL_PROPOSALS.append(prompt)
         return {"text": _proposals(prompt)}
