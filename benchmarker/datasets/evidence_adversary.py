@@ -23,8 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarker.datasets.long_horizon.adversary import Proposal
+from benchmarker.datasets.long_horizon.adversary import Proposal, failures_text
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.tool_mapping import render
 
 TURNS_SHOWN = 60          # turns listed in the proposer's prompt
 TURN_CHARS = 600          # each shown turn is cut to this many characters (verification reads it whole)
@@ -44,6 +45,7 @@ class Turn:
     date: str
     role: str
     content: str
+    has_answer: bool = False
 
     @property
     def tid(self) -> str:
@@ -54,7 +56,7 @@ def case_turns(case: Case) -> list[Turn]:
     out, k = [], 0
     for session in case.sessions:
         for i, message in enumerate(session.messages):
-            out.append(Turn(k, session.session_id, i, session.date, message.role, message.content))
+            out.append(Turn(k, session.session_id, i, session.date, message.role, message.content, message.has_answer))
             k += 1
     return out
 
@@ -65,9 +67,9 @@ def shown_turns(case: Case, round_: int) -> list[Turn]:
     turns = case_turns(case)
     flagged = {(str(pair[0]), int(pair[1])) for q in case.questions for pair in q.evidence.get("turns") or []
                if isinstance(pair, (list, tuple)) and len(pair) == 2}
-    messages = [m for s in case.sessions for m in s.messages]
-    evidence = [t for t in turns if messages[t.index].has_answer or (t.session_id, t.turn_index) in flagged]
-    rest = [t for t in turns if t not in evidence and t.role == "user" and len(t.content) > 20]
+    evidence = [t for t in turns if t.has_answer or (t.session_id, t.turn_index) in flagged]
+    taken = {t.index for t in evidence}
+    rest = [t for t in turns if t.index not in taken and t.role == "user" and len(t.content) > 20]
     random.Random(f"adversary:{case.case_id}:{round_}").shuffle(rest)
     chosen = evidence[:TURNS_SHOWN] + rest[:max(0, TURNS_SHOWN - len(evidence))]
     return sorted(chosen, key=lambda t: t.index)
@@ -78,13 +80,9 @@ def evidence_prompt(case: Case, *, weak: list[str], categories: list[str], failu
     """The proposer's prompt: the weak categories, a few failures, and the shown turns."""
     lines = "\n".join(f"[{t.tid}] {t.date} {t.role}: {_one_line(t.content)[:TURN_CHARS]}"
                       for t in shown_turns(case, round_))
-    shown = "\n".join(f"- {q} (gold: {a})" for q, a in failures[:5]) or "- (none recorded)"
     values = {"weak_categories": ", ".join(weak) or "(none: every answer was right)", "categories": ", ".join(categories),
-              "failures": shown, "n": str(n), "turns": lines}
-    prompt = template
-    for key, value in values.items():
-        prompt = prompt.replace("{" + key + "}", value)
-    return prompt
+              "failures": failures_text(failures), "n": str(n), "turns": lines}
+    return render(template, values)
 
 
 def _one_line(text: str) -> str:

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any, Iterable
 
+from benchmarker.tool_mapping import render
+
 CAUSES = ("not_written", "not_retrieved", "misread", "judged_wrong", "answered_unanswerable", "no_evidence")
 WRITERS = ("agent", "retrieval", "replay", "harness")
 EXAMPLES_PER_CAUSE = 3
@@ -143,9 +145,7 @@ def explain_prompt(result: dict[str, Any], cause: str, evidence: list[str], temp
               "cause_meaning": MEANINGS.get(cause, cause),
               "evidence": "\n".join(f"- {t[:TEXT_CHARS]}" for t in evidence) or "- (none named)",
               "retrieved": "\n".join(f"{i}. {h[:TEXT_CHARS]}" for i, h in enumerate(hits, 1)) or "(nothing)"}
-    for key, value in values.items():
-        template = template.replace("{" + key + "}", value)
-    return template
+    return render(template, values)
 
 
 def parse_explanation(text: str) -> dict[str, str]:
@@ -169,13 +169,11 @@ def to_explain(results: list[dict[str, Any]], decisions: list[dict[str, Any]], m
 async def explain_run(answers_dir, run_dir, model: Any, *, evidence_texts, template: str, limit: int, retries: int,
                       concurrency: int) -> int:
     """Explain the diagnosis of each wrong answer not explained yet; one durable line each in
-    analyst.jsonl. `evidence_texts(result)` gives the texts of its evidence messages. Returns how
-    many were asked."""
+    analyst.jsonl. `evidence_texts(results)` gives, per question id, the texts of its evidence
+    messages. Returns how many were asked."""
     import asyncio
 
-    from langchain_core.messages import HumanMessage
-
-    from benchmarker.eval.judge_policy import ask_until_parsed
+    from benchmarker.eval.judge_policy import ask_prompt_until_parsed
     from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl
 
     results = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
@@ -189,9 +187,7 @@ async def explain_run(answers_dir, run_dir, model: Any, *, evidence_texts, templ
     async def one(result: dict[str, Any], cause: str) -> None:
         prompt = explain_prompt(result, cause, texts.get(result["question_id"], []), template)
         async with semaphore:
-            got = await ask_until_parsed(lambda problem: model.ainvoke([HumanMessage(
-                prompt if not problem else f"{prompt}\n\nYour previous reply could not be used ({problem}).")]),
-                parse_explanation, retries)
+            got = await ask_prompt_until_parsed(model, prompt, parse_explanation, retries)
         if got.failed:
             return   # the call failed: left for the next run of the same command
         writer.write({"schema_version": 1, "question_id": result["question_id"], "case_id": result.get("case_id"),

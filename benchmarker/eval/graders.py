@@ -17,8 +17,9 @@ from typing import Any
 
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.eval.json_reply import json_objects
-from benchmarker.eval.judge_policy import ask_until_parsed
+from benchmarker.eval.judge_policy import ask_prompt_until_parsed
 from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl
+from benchmarker.tool_mapping import render as fill_placeholders
 
 PERSPECTIVES = ("quality", "simplicity", "regression")
 LOG_FILE = "graders.jsonl"
@@ -35,17 +36,12 @@ def parse_grade(text: str) -> dict[str, Any]:
 def render(perspective: str, result: dict[str, Any], baseline: str | None, prompts_dir: Path | None = None) -> str:
     values = {"question": result.get("question", ""), "gold": str(result.get("answer", "")),
               "hypothesis": str(result.get("hypothesis", "")), "baseline": baseline or ""}
-    text = load_prompt(f"grader_{perspective}", directory=prompts_dir)
-    for key, value in values.items():
-        text = text.replace("{" + key + "}", value)
-    return text
+    return fill_placeholders(load_prompt(f"grader_{perspective}", directory=prompts_dir), values)
 
 
 async def grade_run(answers_dir: Path, model: Any, perspectives: tuple[str, ...], *, baseline_dir: Path | None,
                     retries: int, concurrency: int) -> None:
     """Grade every judged answer not graded yet from each perspective; append to graders.jsonl."""
-    from langchain_core.messages import HumanMessage
-
     results = [r for r in latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id") if r.get("label") is not None]
     done = {(line["question_id"], line["perspective"]) for line in read_jsonl(answers_dir / LOG_FILE)}
     baseline = {r["question_id"]: r.get("hypothesis", "") for r in read_jsonl(baseline_dir / "results.jsonl")} \
@@ -58,9 +54,7 @@ async def grade_run(answers_dir: Path, model: Any, perspectives: tuple[str, ...]
             return  # no baseline answer to compare with: not graded
         prompt = render(perspective, result, baseline.get(result["question_id"]))
         async with semaphore:
-            got = await ask_until_parsed(lambda problem: model.ainvoke([HumanMessage(
-                prompt if not problem else f"{prompt}\n\nYour previous reply could not be used ({problem}).")]),
-                parse_grade, retries)
+            got = await ask_prompt_until_parsed(model, prompt, parse_grade, retries)
         line = {"schema_version": 1, "question_id": result["question_id"], "perspective": perspective,
                 "status": "graded" if got.value is not None else "ungraded", "label": result.get("label"),
                 **(got.value or {"score": None, "reason": got.error})}

@@ -39,6 +39,15 @@ def _problem(reply: str) -> str:
     return "empty judge reply" if not text else f"unparsable judge reply {text[:80]!r}"
 
 
+async def ask_prompt_until_parsed(model: Any, prompt: str, parse: Callable[[str], T | None],
+                                  retries: int) -> Attempts[T]:
+    """`ask_until_parsed` for a one-message prompt: a re-ask carries why the previous reply was unusable."""
+    from langchain_core.messages import HumanMessage
+
+    return await ask_until_parsed(lambda problem: model.ainvoke([HumanMessage(
+        prompt if not problem else f"{prompt}\n\nYour previous reply could not be used ({problem}).")]), parse, retries)
+
+
 async def ask_until_parsed(call: Callable[[str], Awaitable[Any]], parse: Callable[[str], T | None],
                            retries: int) -> Attempts[T]:
     """Call the judge until `parse` accepts its reply, at most 1 + `retries` times (module docstring).

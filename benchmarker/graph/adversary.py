@@ -124,10 +124,8 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
                           round_: int):
     """The judge's model proposes; the harness verifies each proposal. Its tokens go to the ledger as
     role "eval" (the judge's model)."""
-    from langchain_core.messages import HumanMessage
-
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.eval.judge_policy import ask_until_parsed
+    from benchmarker.eval.judge_policy import ask_prompt_until_parsed
 
     n = ctx.config.multi_agent.adversary_questions
     failures = [(q.question, q.answer) for q in previous
@@ -147,9 +145,7 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
         check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak, categories=categories,
                                                  round_=round_, rubric_for=_level_rubric if case.kind == "level" else None))
     with ctx.traced(case_id=case.case_id, role="eval", phase="adversary", round=round_):
-        got = await ask_until_parsed(lambda problem: ctx.judge.model.ainvoke([HumanMessage(
-            prompt if not problem else f"{prompt}\n\nYour previous reply could not be used ({problem}).")]),
-            _parse, ctx.config.eval.judge_retries)
+        got = await ask_prompt_until_parsed(ctx.judge.model, prompt, _parse, ctx.config.eval.judge_retries)
     if got.failed:
         ctx.progress.note(f"adversary: case {case.case_id} round {round_}: the proposer call failed ({got.error}); "
                           "run the same command again to retry it")

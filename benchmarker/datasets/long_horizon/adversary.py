@@ -26,6 +26,7 @@ from benchmarker.datasets.long_horizon import all_candidates
 from benchmarker.datasets.long_horizon.dialogue import build_world, layout
 from benchmarker.datasets.long_horizon.questions import Candidate
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.tool_mapping import render
 
 DERIVED = {"counting", "numerical_reasoning", "temporal_ordering", "multi_hop", "past_value", "latest_value",
            "contradiction"}
@@ -142,12 +143,13 @@ def proposer_prompt(case: Case, *, asked: set[str], weak: list[str], failures: l
     facts = [f for f in world.facts.values() if f.part == part and f.turn >= 0]
     random.Random(f"adversary:{seed}:{len(asked)}").shuffle(facts)
     lines = "\n".join(f"{f.fact_id} | {f.subject} | {f.attribute} | {f.value}" for f in facts[:FACTS_SHOWN])
-    shown = "\n".join(f"- {q} (gold: {a})" for q, a in failures[:5]) or "- (none recorded)"
-    values = {"weak_categories": ", ".join(weak), "failures": shown, "n": str(n), "facts": lines}
-    prompt = template
-    for key, value in values.items():
-        prompt = prompt.replace("{" + key + "}", value)
-    return prompt, world.facts
+    values = {"weak_categories": ", ".join(weak), "failures": failures_text(failures), "n": str(n), "facts": lines}
+    return render(template, values), world.facts
+
+
+def failures_text(failures: list[tuple[str, str]]) -> str:
+    """A proposer prompt's examples of wrong answers: up to five questions with their gold answers."""
+    return "\n".join(f"- {q} (gold: {a})" for q, a in failures[:5]) or "- (none recorded)"
 
 
 def verified_from_model(case: Case, items: list[dict], facts: dict, *, asked: set[str], weak: list[str],
