@@ -201,33 +201,28 @@ def _after_cases(est: Estimate, config) -> None:
         est.add_eval("analyst", Usage(n, n * analyst_input_tokens(), n * ANALYST_OUTPUT))
 
 
-def _prompt_tokens(*names: str) -> int | None:
-    """Tokens of the first of these prompt files that exists (None: none does yet)."""
+def _prompt_tokens(name: str) -> int:
+    """Tokens of a prompt file as shipped (load_prompt names the file when it is missing)."""
     from benchmarker.agent.prompts import load_prompt
 
-    for name in names:
-        try:
-            return round(len(load_prompt(name)) / CHARS_PER_TOKEN)
-        except FileNotFoundError:
-            continue
-    return None
+    return round(len(load_prompt(name)) / CHARS_PER_TOKEN)
 
 
 def proposer_input_tokens(kind: str) -> int:
     """One proposer call: its prompt plus the material it lists (fact records, or evidence turns)."""
     if kind == "long_horizon":
-        return (_prompt_tokens("adversary_propose") or 0) + PROPOSER_FACTS * FACT_TOKENS
-    return (_prompt_tokens("adversary_evidence", "adversary_propose") or 0) + PROPOSER_TURNS * TURN_TOKENS
+        return _prompt_tokens("adversary_propose") + PROPOSER_FACTS * FACT_TOKENS
+    return _prompt_tokens("adversary_evidence") + PROPOSER_TURNS * TURN_TOKENS
 
 
 def grader_input_tokens(name: str) -> int:
     """One grader call: its perspective's prompt plus the question, gold and answer."""
-    return (_prompt_tokens(f"grader_{name}") or 0) + GRADER_TEXT_TOKENS
+    return _prompt_tokens(f"grader_{name}") + GRADER_TEXT_TOKENS
 
 
 def analyst_input_tokens() -> int:
     """One explanation call: its prompt plus the diagnosed answer, its evidence and its hits."""
-    return (_prompt_tokens("analyst_explain") or 0) + ANALYST_TEXT_TOKENS
+    return _prompt_tokens("analyst_explain") + ANALYST_TEXT_TOKENS
 
 
 def judge_tokens(kind: str) -> tuple[int, int]:

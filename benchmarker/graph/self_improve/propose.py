@@ -154,6 +154,11 @@ def _remaining(analysis: dict[str, Any]) -> int:
     return analysis.get("retrieval_failures", 0) + analysis.get("reader_failures", 0)
 
 
+def _remaining_text(analysis: dict[str, Any]) -> str:
+    return (f"the remaining {analysis.get('retrieval_failures', 0)} retrieval and "
+            f"{analysis.get('reader_failures', 0)} reader failures")
+
+
 def write_guidance(analysis: dict[str, Any], space: dict[str, tuple], *, prompt_diffs: bool) -> str | None:
     """What can act on not_written, when it is the cause to fix (None otherwise): for the model's prompt."""
     if analysis.get("target_cause") not in WRITE_CAUSES:
@@ -172,9 +177,7 @@ def write_guidance(analysis: dict[str, Any], space: dict[str, tuple], *, prompt_
         parts.append("a diff to the memory agent's prompts (" + ", ".join(INGEST_PROMPTS) + ") acts on what it "
                      "writes (every case is then ingested again)")
     if WRITE_KNOB not in space and not prompt_diffs:
-        parts.append(f"it is outside the tunable knobs here; a change can only address the remaining "
-                     f"{analysis.get('retrieval_failures', 0)} retrieval and {analysis.get('reader_failures', 0)} "
-                     "reader failures")
+        parts.append(f"it is outside the tunable knobs here; a change can only address {_remaining_text(analysis)}")
     return "; ".join(parts)
 
 
@@ -199,8 +202,7 @@ def _noted(proposal: dict[str, Any], analysis: dict[str, Any], space: dict[str, 
         where = ("it is outside the tunable knobs (none here changes what is written)" if WRITE_KNOB not in space
                  else f"no untried lower {WRITE_KNOB} rung is left, so this change is not on the write path"
                  if proposal.get("source") == "offline" else "this change is not on the write path")
-        note = (f"{head}; {where}: it addresses only the remaining {analysis.get('retrieval_failures', 0)} "
-                f"retrieval and {analysis.get('reader_failures', 0)} reader failures")
+        note = f"{head}; {where}: it addresses only {_remaining_text(analysis)}"
     return proposal | {"note": note, "rationale": f"[{note}] {proposal.get('rationale', '')}"}
 
 
