@@ -10,7 +10,7 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.eval.analyst import CAUSES, analyse, diagnose, written_turns
 from tests.e2e.cli import read_lines
-from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt
+from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml
 
 
 def result(**fields):
@@ -82,9 +82,7 @@ def test_a_model_explains_each_diagnosis_up_to_explain_max(tmp_path: Path, monke
         config = tmp_path / "why.toml"
         config.write_text('[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
                           '[run]\nlimit = 3\nprogress = false\noutput_dir = "runs"\n'
-                          f'[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{server.base_url}"\n'
-                          'api_key_env = "TEST_OPENAI_KEY"\n[models]\nagent = "offline-memory-agent"\n'
-                          'qa = "offline-reader"\neval = "gpt-judge"\n[eval]\njudge = "llm"\n'
+                          + llm_judge_toml(server.base_url) +
                           '[multi_agent]\nanalyst = true\nanalyst_explain = true\nexplain_max = 2\n', encoding="utf-8")
         assert main(["run", str(config)]) == 0
         (run_dir,) = (tmp_path / "runs").glob("why-*")

@@ -9,7 +9,7 @@ from pathlib import Path
 from benchmarker.cli import main
 from benchmarker.eval.graders import parse_grade
 from tests.e2e.cli import read_lines
-from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt
+from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml
 
 RUN = ('[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
        '[run]\nlimit = 1\nprogress = false\noutput_dir = "runs"\n')
@@ -38,9 +38,7 @@ def test_perspective_scores_sit_beside_the_main_score(tmp_path: Path, monkeypatc
     (baseline,) = (tmp_path / "base" / "runs").glob("base-*")
     with ScriptedOpenAIServer(script) as server:
         config = tmp_path / "graded.toml"
-        config.write_text(RUN + f'[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{server.base_url}"\n'
-                          'api_key_env = "TEST_OPENAI_KEY"\n[models]\nagent = "offline-memory-agent"\n'
-                          'qa = "offline-reader"\neval = "gpt-judge"\n[eval]\njudge = "llm"\n'
+        config.write_text(RUN + llm_judge_toml(server.base_url) +
                           f'[multi_agent]\ngraders = ["quality", "simplicity", "regression"]\nbaseline_run = "{baseline}"\n',
                           encoding="utf-8")
         assert main(["run", str(config)]) == 0

@@ -47,6 +47,13 @@ Spec = dict[str, Any]
 DEFAULT_USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
 
 
+def llm_judge_toml(base_url: str, key_env: str = "TEST_OPENAI_KEY") -> str:
+    """run.toml tables: the offline memory agent and reader, judged by "gpt-judge" on this server."""
+    return (f'[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{base_url}"\n'
+            f'api_key_env = "{key_env}"\n[models]\nagent = "offline-memory-agent"\n'
+            'qa = "offline-reader"\neval = "gpt-judge"\n[eval]\njudge = "llm"\n')
+
+
 def last_prompt(request: dict[str, Any]) -> str:
     """The text of a request's last message (a string, or the text parts of a content list)."""
     content = request["messages"][-1]["content"]

@@ -13,7 +13,7 @@ from benchmarker.datasets.evidence_adversary import (TURNS_SHOWN, case_turns, ch
                                                      shown_turns)
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from tests.e2e.cli import read_lines
-from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt
+from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml
 
 
 def _case() -> Case:
@@ -111,9 +111,7 @@ def test_a_model_proposer_writes_a_checked_round_for_longmemeval_cases(tmp_path:
     monkeypatch.setenv("TEST_OPENAI_KEY", "sk-adversary-test")
     with ScriptedOpenAIServer(script) as server:
         config = tmp_path / "adv.toml"
-        config.write_text(RUN + f'[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{server.base_url}"\n'
-                          'api_key_env = "TEST_OPENAI_KEY"\n[models]\nagent = "offline-memory-agent"\n'
-                          'qa = "offline-reader"\neval = "gpt-judge"\n[eval]\njudge = "llm"\n'
+        config.write_text(RUN + llm_judge_toml(server.base_url) +
                           '[prices.gpt-judge]\ninput = 1.0\noutput = 2.0\n'
                           '[multi_agent]\nadversary = true\nproposer = "model"\nadversary_questions = 3\nanalyst = true\n',
                           encoding="utf-8")
@@ -165,9 +163,7 @@ def test_levels_take_checked_questions_and_keep_their_own_level_score(tmp_path: 
     with ScriptedOpenAIServer(level_script) as server:
         config = tmp_path / "lv.toml"
         config.write_text('[dataset]\nkind = "levels"\nlevels = ["L1", "L13"]\n[run]\nprogress = false\n'
-                          f'output_dir = "runs"\n[provider]\ntype = "openai"\n[provider.openai]\nbase_url = "{server.base_url}"\n'
-                          'api_key_env = "TEST_OPENAI_KEY"\n[models]\nagent = "offline-memory-agent"\n'
-                          'qa = "offline-reader"\neval = "gpt-judge"\n[eval]\njudge = "llm"\n'
+                          'output_dir = "runs"\n' + llm_judge_toml(server.base_url) +
                           '[multi_agent]\nadversary = true\nproposer = "model"\nadversary_questions = 3\n', encoding="utf-8")
         assert main(["run", str(config)]) == 0
         (run_dir,) = (tmp_path / "runs").glob("lv-*")
