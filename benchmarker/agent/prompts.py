@@ -267,3 +267,21 @@ def parse_qa_prompt(text: str) -> QAPrompt | None:
         if key == "context":
             text = text[:match.start()] + text[match.end():]
     return QAPrompt(found["question"], found["question_date"], found["context"])
+
+
+@dataclass(frozen=True)
+class AgentPrompts:
+    """The memory agent's prompt files as a memory driver composes its system prompt from them
+    (memory.driver.PromptKit): a self-improve candidate passes its own prompt folder and cadence."""
+
+    directory: Path | None
+    context_cadence: int
+    unit_text: str
+
+    def load(self, name: str) -> str:
+        return load_prompt(name, directory=self.directory)
+
+    def mycelian(self, default_prompts: dict[str, Any], *, vault_id: str, memory_id: str) -> str:
+        return compose_memory_system_prompt(load_prompt(MEMORY_AGENT_PREFIX + ".txt", directory=self.directory),
+                                            default_prompts, vault_id=vault_id, memory_id=memory_id,
+                                            context_cadence=self.context_cadence, unit_text=self.unit_text)

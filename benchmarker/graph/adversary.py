@@ -42,7 +42,7 @@ async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
     ctx.progress.set_phase("adversary")
     log_path = ctx.log.run_dir / LOG_FILE
     logged = {(line["case_id"], line["round"]): line for line in read_jsonl(log_path)}
-    cases = [c for c in (ctx.case_source() if ctx.case_source else [])
+    cases = [c for c in ctx.executor.cases()
              if c.case_id in ctx.log.done.memories and aimable(c)]
     run_labels = _labels(ctx, [q for c in cases for q in c.questions])
     writer = JsonlWriter(log_path, durable=True)

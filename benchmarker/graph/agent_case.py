@@ -1,6 +1,6 @@
 """The case graph for an outside agent (`[agent].type` http or subprocess), which keeps its own memory.
 
-    run graph:   START -> agent_setup -> cases | level_L1 ... -> summarise -> END
+    run graph:   START -> setup (the agent answers a reset) -> cases | level_L1 ... -> summarise -> END
     case graph:  START -> converse -> score -> END
 
 `converse` leases one agent for the whole case: reset it, feed it every message of every
@@ -25,37 +25,27 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
-from benchmarker.agent.adapters import AdapterError, AgentAdapter, ToolCall, learn_item
+from benchmarker.agent.adapters import AgentAdapter, ToolCall, learn_item
 from benchmarker.datasets.schema import Case, Question
-from benchmarker.errors import UserError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.qa import base_record
 from benchmarker.graph.scoring import score_answers
-from benchmarker.graph.state import CaseState, RunState
+from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
+from benchmarker.subjects import OutsideAgentSubject
 
 PREVIEW_CHARS = 300
-WHERE = {"http": "[agent.http].base_url", "subprocess": "[agent.subprocess].command"}
+
+
+def outside_agent(ctx: RunContext) -> OutsideAgentSubject:
+    """The agent under test; only this case graph runs with one."""
+    assert isinstance(ctx.subject, OutsideAgentSubject), "the memory agent runs the memory case graph"
+    return ctx.subject
 
 
 def agent_identity(ctx: RunContext) -> dict[str, str]:
     """Which agent answered, as answers and memory records name it."""
-    return {"type": ctx.config.agent.type, "name": ctx.adapter.name}
-
-
-async def agent_setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """The run graph's setup for an outside agent: start it and check it answers a reset (there is no
-    memory server, vault or prompt to fetch). An eval-only run never starts it."""
-    ctx = runtime.context
-    ctx.progress.set_phase("setup")
-    if not state.get("setup") and "qa" in ctx.phases:
-        try:
-            await ctx.adapter.check()
-        except AdapterError as err:
-            key = WHERE.get(ctx.config.agent.type, "[agent]")
-            raise UserError(f"{err}. Check {key} in {ctx.config.config_path} and that the agent is up; "
-                            "nothing was run") from err
-    return {"setup": {"vault_id": "", "default_prompts": {}}}
+    return outside_agent(ctx).identity()
 
 
 async def converse(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -70,7 +60,7 @@ async def converse(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, 
         if not answers:
             return {}
         return {"answers": answers} | ({"memory": known} if known is not None else {})
-    async with ctx.adapter.lease() as agent:
+    async with outside_agent(ctx).pool.lease() as agent:
         learned = await _learn(ctx, agent, case)
         ctx.progress.set_phase("qa")
         for question in pending:

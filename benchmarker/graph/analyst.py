@@ -44,7 +44,7 @@ def _evidence_texts(ctx: RunContext, results: list[dict[str, Any]]) -> dict[str,
         for sid, turn in r.get("evidence_turns") or r.get("evidence_messages") or []:
             wanted.setdefault(r["case_id"], []).append((r["question_id"], (str(sid), int(turn))))
     out: dict[str, list[str]] = {r["question_id"]: [] for r in results}
-    for case in (ctx.case_source() if ctx.case_source and wanted else []):
+    for case in (ctx.executor.cases() if wanted else []):
         if case.case_id not in wanted:
             continue
         messages = {(s.session_id, i): m.content for s in case.sessions for i, m in enumerate(s.messages)}

@@ -3,7 +3,7 @@
     run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [adversary] -> [analyst] -> [graders] -> [self_improve] -> summarise -> END
     case graph:  START -> prepare_memory -> ingest -> qa -> score -> END
                                                   \\-> read_back -> score   (fact extraction)
-    an outside agent (graph/agent_case.py): its own setup node, and START -> converse -> score -> END
+    an outside agent (graph/agent_case.py): START -> converse -> score -> END
 
 One case = one memory. `cases` streams cases from the dataset (bounded memory, even for the
 2.7 GB M file) and runs the case graph on up to `[run].concurrency` of them at once; never two
@@ -13,6 +13,7 @@ sessions of one case at once.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any, Callable, Iterable
 
 from langgraph.graph import END, START, StateGraph
@@ -20,8 +21,6 @@ from langgraph.runtime import Runtime
 
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import RunAbortedError
-from benchmarker.graph.agent_case import AGENT_CASE_GRAPH
-from benchmarker.graph.case_scope import case_context
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.facts import read_back
 from benchmarker.graph.ingest import ingest
@@ -58,11 +57,8 @@ CASE_GRAPH = build_case_graph()
 
 
 async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tuple[list[str], list[str]]:
-    """Run the case graph over a lazy stream of cases, `concurrency` at a time; stop the run when
-    `[run].max_failures_in_a_row` cases fail one after another (a dead server, a revoked key).
-    With an outside agent (`ctx.adapter`) each case runs the agent case graph instead; with Ray
-    (`ctx.executor`) a worker runs it (run/ray_executor.py) and the bounds above hold for all workers."""
-    case_graph = AGENT_CASE_GRAPH if ctx.adapter is not None else CASE_GRAPH
+    """Run each case through the executor (here, or on a Ray worker), `concurrency` at a time; stop the
+    run when `[run].max_failures_in_a_row` cases fail one after another (a dead server, a revoked key)."""
     limit = ctx.config.run.concurrency
     max_failures = ctx.config.run.max_failures_in_a_row
     semaphore = asyncio.Semaphore(limit)
@@ -73,11 +69,7 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
     async def one(case: Case) -> None:
         nonlocal failures_in_a_row
         try:
-            if ctx.executor is not None:  # Ray: a worker runs the case graph; the driver writes its records
-                final = await ctx.executor.run_case(case, ctx)
-            else:
-                async with case_context(ctx, case) as case_ctx:  # a mapped server's per-case scope
-                    final = await case_graph.ainvoke({"case": case, "setup": setup}, context=case_ctx)
+            final = await ctx.executor.run_case(case, ctx, setup)
         except RunAbortedError as err:  # systematic already (e.g. the judge failed N answers in a row)
             ctx.log.log_error(case.case_id, err)
             raise
@@ -127,14 +119,31 @@ def cases_node(name: str, source: Callable[[], Iterable[Case]]):
     return node
 
 
+class LocalExecutor:
+    """Cases run in this process: each in its memory's own scope (a mapped server's per-case scope or
+    process), through the subject's case graph."""
+
+    def __init__(self, case_graph: Any, cases: Callable[[], Iterable[Case]]):
+        self.case_graph = case_graph
+        self._cases = cases
+
+    def cases(self) -> Iterable[Case]:
+        return self._cases()
+
+    async def run_case(self, case: Case, ctx: RunContext, setup: Setup) -> dict[str, Any]:
+        async with ctx.memory.for_case(case, ctx.log, ctx.memory_place()) as memory:
+            case_ctx = ctx if memory is ctx.memory else dataclasses.replace(ctx, memory=memory)
+            return await self.case_graph.ainvoke({"case": case, "setup": setup}, context=case_ctx)
+
+
 def build_run_graph(case_nodes: list[tuple[str, Callable[[], Iterable[Case]]]], *,
-                    self_improve_node: Callable | None = None, setup_node: Callable = setup,
+                    self_improve_node: Callable | None = None,
                     adversary_node: Callable | None = None, graders_node: Callable | None = None,
                     analyst_node: Callable | None = None):
-    """setup -> one node per case group (in order) -> [self_improve] -> summarise. An outside agent
-    passes its own `setup_node` (graph/agent_case.agent_setup): there is no memory server to set up."""
+    """setup -> one node per case group (in order) -> [adversary] -> [analyst] -> [graders] ->
+    [self_improve] -> summarise."""
     graph = StateGraph(RunState, context_schema=RunContext)
-    graph.add_node("setup", setup_node)
+    graph.add_node("setup", setup)
     graph.add_edge(START, "setup")
     previous = "setup"
     for name, source in case_nodes:

@@ -1,31 +1,35 @@
 """What every node of the run graph needs and nothing in the state should carry.
 
 LangGraph passes this as the runtime context (`graph.ainvoke(..., context=RunContext(...))`), which
-it documents as static: the context holds only dependencies (config, the MCP client, the models,
-the judge, the run log handle, the progress sink). What a run produces travels as records, in
-graph state and through `log.append`; what setup learns (the vault, Mycelian's default prompts)
-travels in state too. A self-improve candidate gets its own context (`dataclasses.replace`).
+it documents as static: the context holds only dependencies, each behind a small type: the memory
+under test (a `MemoryDriver`), what is benchmarked (a subject), the judge, the ledger, the run log,
+the progress sink, the executor that runs cases, and the point (the knobs a sweep point or a
+self-improve candidate changes). What a run produces travels as records, in graph state and through
+`log.append`; what setup learns (the vault, Mycelian's default prompts) travels in state too. A
+self-improve candidate or a case's own server gets its own context (`dataclasses.replace`).
+`run/context.py` builds it, for every run path.
 """
 
 from __future__ import annotations
 
 import contextlib
-import time
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from benchmarker.agent.tracing import RunTracing
+from benchmarker.config import RunConfig
+from benchmarker.datasets.schema import Case
+from benchmarker.eval.score import Judge
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.store import RunLog
+from benchmarker.memory.driver import MemoryDriver, MemoryPlace
+from benchmarker.subjects import MemoryAgentSubject, Subject
 
 if TYPE_CHECKING:
-    from benchmarker.config import RunConfig
-    from benchmarker.datasets.schema import Case
-    from benchmarker.eval.score import Judge
-    from benchmarker.graph.case_scope import CaseScope
-    from benchmarker.memory.client import MemoryClient
-    from benchmarker.memory.launch import ServerLaunch
-    from benchmarker.tool_mapping import ToolMapping
+    from benchmarker.agent.ledger import TokenLedger
+    from benchmarker.graph.state import Setup
 
 
 @dataclass(frozen=True)
@@ -37,56 +41,83 @@ class SearchSettings:
     label: str = ""      # sweep point label, "" for a plain run
 
 
-class ReplayWrites(Protocol):
-    """A finished run's recorded memory writes (`benchmarker.run.replay.ReplaySource`)."""
+@dataclass(frozen=True)
+class RunPoint:
+    """One pass over the cases: a sweep point's search settings, or a self-improve candidate's phases,
+    prompt copies and context cadence (None: the config's)."""
 
-    def writes_for(self, case_id: str) -> Iterator[Any]: ...
-    def missing_reason(self, case_id: str) -> str | None: ...
-    def describe(self) -> dict[str, Any]: ...
+    search: SearchSettings
+    phases: tuple[str, ...]
+    prompts_dir: Path | None = None
+    context_cadence: int | None = None
+
+
+class CaseExecutor(Protocol):
+    """Where a case's graph runs: in this process, or on a Ray worker (run/ray_executor.py)."""
+
+    def cases(self) -> Iterable[Case]: ...
+
+    async def run_case(self, case: Case, ctx: RunContext, setup: Setup) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
 class RunContext:
-    config: "RunConfig"
-    run_id: str
+    config: RunConfig
     log: RunLog
-    client: "MemoryClient"
-    agent: Any | None            # the compiled memory agent (None in retrieval mode and replay)
-    qa_model: Any | None         # the reader (None in retrieval mode)
-    judge: "Judge"
-    ledger: Any                  # benchmarker.agent.ledger.TokenLedger
+    memory: MemoryDriver
+    subject: Subject
+    judge: Judge
+    ledger: TokenLedger
     progress: RunProgress
-    search: SearchSettings
-    offline: bool
-    phases: tuple[str, ...]
-    mode: str                    # agent | retrieval
-    started: float = field(default_factory=time.monotonic)
-    # Self-improve re-iterates the run's cases; a candidate has its prompt copies and cadence.
-    case_source: Callable[[], Iterable["Case"]] | None = None
-    prompts_dir: Path | None = None
-    context_cadence: int | None = None
-    replay: ReplayWrites | None = None   # `replay`: writes to re-apply instead of running the agent
-    # A server other than Mycelian, driven through its tool mapping (None: Mycelian's own contract).
-    mapping: "ToolMapping | None" = None
-    # Set when every case gets its own server process (mapping scope "process"): how to start one,
-    # and how to build the memory agent over that process's tools.
-    launch: "ServerLaunch | None" = None
-    agent_factory: Callable[[list[Any]], Any] | None = None
-    scope: "CaseScope | None" = None     # the case's own server (set per case by graph/case_scope.py)
-    adapter: Any | None = None           # an outside agent's pool (agent.adapters.AgentPool); client is then None
-    # Ray: the driver's executor (cases run on workers, run/ray_executor.py); on a worker, the name
-    # of its own embedded memory service (None: the run's memory server, reachable from anywhere).
-    executor: Any | None = None
-    memory_holder: str | None = None
-    tracing: Any | None = None           # agent.tracing.RunTracing when [tracing] langsmith = true
+    executor: CaseExecutor
+    point: RunPoint
+    tracing: RunTracing | None = None     # LangSmith scopes when [tracing] langsmith = true
 
-    def traced(self, *, case_id: str, role: str, phase: str, **where: Any):
-        """A LangSmith scope around one unit of work (a question, a judgement); nothing when tracing is off."""
-        if self.tracing is None:
-            return contextlib.nullcontext(False)
-        return self.tracing.scope(case_id=case_id, role=role, phase=phase, run_name=phase, **where)
+    @property
+    def run_id(self) -> str:
+        return self.config.run_id
+
+    @property
+    def mode(self) -> str:
+        """agent | retrieval ([run].mode)."""
+        return self.config.run.mode
+
+    @property
+    def phases(self) -> tuple[str, ...]:
+        return self.point.phases
+
+    @property
+    def search(self) -> SearchSettings:
+        return self.point.search
+
+    @property
+    def prompts_dir(self) -> Path | None:
+        return self.point.prompts_dir
+
+    @property
+    def offline(self) -> bool:
+        """Answers come from the offline provider (labelled so in every output)."""
+        return self.subject.offline
 
     @property
     def cadence(self) -> int:
         """The context cadence the memory agent is told (a candidate's, else the config's)."""
-        return self.context_cadence or self.config.params.context_cadence
+        return self.point.context_cadence or self.config.params.context_cadence
+
+    @property
+    def agent_subject(self) -> MemoryAgentSubject:
+        """The memory agent; only the memory-agent case graph asks for it."""
+        assert isinstance(self.subject, MemoryAgentSubject), "an outside agent runs its own case graph"
+        return self.subject
+
+    def memory_place(self) -> MemoryPlace:
+        """How this context names and records a case's memory."""
+        return MemoryPlace(run_id=self.run_id, title_template=self.config.params.memory_title_template,
+                           cadence=self.cadence, can_create="ingest" in self.phases)
+
+    def traced(self, *, case_id: str, role: str, phase: str,
+               **where: Any) -> contextlib.AbstractContextManager[Any]:
+        """A LangSmith scope around one unit of work (a question, a judgement); nothing when tracing is off."""
+        if self.tracing is None:
+            return contextlib.nullcontext(False)
+        return self.tracing.scope(case_id=case_id, role=role, phase=phase, run_name=phase, **where)

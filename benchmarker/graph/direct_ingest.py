@@ -14,21 +14,16 @@ from collections.abc import Awaitable
 from typing import Any
 
 from benchmarker.agent.middleware import trace_tags
-from benchmarker.datasets.schema import Case, Message, Session
+from benchmarker.datasets.schema import Case
 from benchmarker.graph.context import RunContext
-from benchmarker.graph.ingest import turn_context
+from benchmarker.graph.turns import turn_context
 from benchmarker.log.records import DecisionRecord, MemoryRecord
-from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS  # Mycelian's limits
-from benchmarker.tool_mapping import render
+from benchmarker.memory.entries import entry_text
+
+__all__ = ["entry_text", "logged_call", "write_entries_directly"]
 
 CALLER = "retrieval"
 RESULT_PREVIEW_CHARS = 300
-
-
-def entry_text(session: Session, message: Message) -> tuple[str, str]:
-    """(raw_entry, summary) of one message: dated and attributed, cut to Mycelian's limits."""
-    raw = f"[{session.date}] {message.role}: {message.content}"[:RAW_ENTRY_CHARS]
-    return raw, raw[:SUMMARY_CHARS]
 
 
 async def logged_call(ctx: RunContext, tool: str, args: dict[str, Any], call: Awaitable[str], *,
@@ -59,31 +54,11 @@ async def write_entries_directly(ctx: RunContext, case: Case, record: MemoryReco
         for turn_index, message in enumerate(session.messages):
             raw, summary = entry_text(session, message)
             where = turn_context(ctx, case, record, session, turn_index, message.role)
-            tool, args = write_call(ctx, record, raw, summary, trace_tags(where))
-            await logged_call(ctx, tool, args, ctx.client.call(tool, args), case_id=case.case_id,
+            tool, args = ctx.memory.write_call(record, raw, summary, trace_tags(where))
+            await logged_call(ctx, tool, args, ctx.memory.client.call(tool, args), case_id=case.case_id,
                               question_id=where.question_id, session_id=session.session_id, turn=turn_index)
             count += 1
-    wait = consistency_call(ctx, record)
+    wait = ctx.memory.consistency_call(record)
     if wait is not None:
-        await logged_call(ctx, *wait, ctx.client.call(*wait), case_id=case.case_id)
+        await logged_call(ctx, *wait, ctx.memory.client.call(*wait), case_id=case.case_id)
     return count
-
-
-def write_call(ctx: RunContext, record: MemoryRecord, raw: str, summary: str,
-               tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(tool, arguments) that store one message: add_entry with the trace tags, or the mapping's write."""
-    if ctx.mapping is None:
-        return "add_entry", {"vault_id": record.vault_id, "memory_id": record.memory_id, "raw_entry": raw,
-                             "summary": summary, "tags": tags}
-    from benchmarker.memory.mapped import write_arguments
-
-    values = {**tags, "text": raw, "summary": summary, "scope": record.memory_id}
-    return ctx.mapping.write.tool, write_arguments(ctx.mapping, values)
-
-
-def consistency_call(ctx: RunContext, record: MemoryRecord) -> tuple[str, dict[str, Any]] | None:
-    """(tool, arguments) that wait until writes are searchable; None on a server whose writes are at once."""
-    if ctx.mapping is None:
-        return "await_consistency", {"memory_id": record.memory_id}
-    spec = ctx.mapping.consistency
-    return (spec.tool, render(spec.arguments, {"scope": record.memory_id})) if spec.tool else None

@@ -11,7 +11,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
-from benchmarker.graph.retrieval import is_placeholder_context
+from benchmarker.memory.placeholder import is_placeholder_context
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord
 
@@ -27,10 +27,10 @@ async def read_back(state: CaseState, runtime: Runtime[RunContext]) -> dict[str,
         return {"answers": [ctx.log.done.answered[case.case_id]]}
     if "qa" not in ctx.phases:
         return {}
-    await ctx.client.await_consistency(memory.memory_id)
-    entries = await ctx.client.list_all_entries(memory.vault_id, memory.memory_id)
+    await ctx.memory.settle(memory)
+    entries = await ctx.memory.client.list_all_entries(memory.vault_id, memory.memory_id)
     new_entries = [e for e in entries if not (isinstance(e.get("tags"), dict) and e["tags"].get(SEED_TAG))]
-    context = await ctx.client.get_context(memory.vault_id, memory.memory_id)
+    context = await ctx.memory.client.get_context(memory.vault_id, memory.memory_id)
     if is_placeholder_context(context):
         context = ""
     record = AnswerRecord(

@@ -17,37 +17,20 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from benchmarker.agent.memory_agent import MemoryAgentContext, run_agent_turn
-from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, render_unit, unit_instructions
+from benchmarker.agent.memory_agent import run_agent_turn
+from benchmarker.agent.prompts import AgentPrompts, load_prompt, render_unit, unit_instructions
 from benchmarker.datasets.schema import Case, Session
 from benchmarker.graph.context import RunContext
+from benchmarker.graph.direct_ingest import write_entries_directly
+from benchmarker.graph.replay import replay_into_memory
+from benchmarker.graph.setup import agent_tools
+from benchmarker.graph.turns import decision_sink, turn_context
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 
+__all__ = ["decision_sink", "ingest", "ingest_units", "turn_context"]
+
 log = logging.getLogger(__name__)
-
-
-def turn_context(ctx: RunContext, case: Case, record: MemoryRecord, session: Session, turn_index: int,
-                 role: str, system_prompt: str = "") -> MemoryAgentContext:
-    """Who and where one dataset message is: the agent's runtime context and the source of the
-    trace tags every entry carries (agent mode merges them in middleware, retrieval mode directly)."""
-    question_id = case.questions[0].question_id if len(case.questions) == 1 else case.case_id
-    return MemoryAgentContext(system_prompt=system_prompt, run_id=ctx.run_id, case_id=case.case_id,
-                              question_id=question_id, vault_id=record.vault_id, memory_id=record.memory_id,
-                              session_id=session.session_id, session_date=session.date, turn_index=turn_index,
-                              role=role, decision_sink=decision_sink(ctx))
-
-
-def decision_sink(ctx: RunContext):
-    """The memory agent's tool calls go to this context's run log (a candidate's, during self-improve)."""
-
-    def record(agent_ctx: MemoryAgentContext, call: dict[str, Any]) -> None:
-        ctx.log.append(DecisionRecord(case_id=agent_ctx.case_id, question_id=agent_ctx.question_id,
-                                      session_id=agent_ctx.session_id, turn=agent_ctx.turn_index,
-                                      caller="agent", **call))
-        ctx.progress.add_tool_calls()
-
-    return record
 
 
 async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -60,25 +43,18 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
     started = time.monotonic()
     if case.kind == "fact_extraction":
         await _seed_existing_memory(ctx, case, record)
-    if ctx.replay is not None:
-        from benchmarker.graph.replay import replay_into_memory
-
-        entries, failed = await replay_into_memory(ctx, case, record)
+    subject = ctx.agent_subject
+    if subject.replay is not None:
+        entries, failed = await replay_into_memory(ctx, subject.replay, case, record)
     elif ctx.mode == "retrieval":
-        from benchmarker.graph.direct_ingest import write_entries_directly
-
         entries, failed = await write_entries_directly(ctx, case, record), 0  # it awaits (and logs) itself
     else:
         entries, failed = await _ingest_with_agent(ctx, case, record, state["setup"]["default_prompts"])
-    if ctx.mapping is not None and ctx.mode != "retrieval":
-        from benchmarker.graph.mapped_memory import settle
-
-        await settle(ctx, record)
-    elif ctx.mode != "retrieval" or ctx.replay is not None:
-        await ctx.client.await_consistency(record.memory_id)
+    if ctx.mode != "retrieval" or subject.replay is not None:
+        await ctx.memory.settle(record)
     record.status, record.ingested, record.entries, record.failed_turns = "ingested", True, entries, failed
     record.ingest_s = round(time.monotonic() - started, 3)
-    if ctx.agent is not None and ctx.replay is None and ctx.mode == "agent":
+    if subject.has_agent and subject.replay is None and ctx.mode == "agent":
         record.agent_usage = ctx.ledger.case_usage(case.case_id, ctx.config.models.agent)
     ctx.log.append(record)
     ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_ingest_done",
@@ -93,9 +69,9 @@ async def _seed_existing_memory(ctx: RunContext, case: Case, record: MemoryRecor
 
     for tool, args in seed_memory_plan(fact_case_of(case)):
         if tool == "await_consistency":
-            await ctx.client.await_consistency(record.memory_id)
+            await ctx.memory.settle(record)
             continue
-        await ctx.client.call(tool, {"vault_id": record.vault_id, "memory_id": record.memory_id, **args})
+        await ctx.memory.client.call(tool, {"vault_id": record.vault_id, "memory_id": record.memory_id, **args})
 
 
 def ingest_units(roles: list[str], unit: str) -> list[list[int]]:
@@ -121,17 +97,11 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
     unit = ctx.config.agent.ingest_unit
     turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None
     # One system prompt per case: the same bytes on every call of every session (a cacheable prefix).
-    if ctx.mapping is not None:
-        from benchmarker.graph.mapped_memory import compose_mapped_prompt
-        from benchmarker.graph.setup import agent_tools
-
-        system_prompt = compose_mapped_prompt(ctx, record, unit_instructions(unit, ctx.prompts_dir),
-                                              list(agent_tools(ctx)))
-    else:
-        system_prompt = compose_memory_system_prompt(
-            load_prompt("memory_agent_prefix.txt", directory=ctx.prompts_dir), default_prompts,
-            vault_id=record.vault_id, memory_id=record.memory_id, context_cadence=ctx.cadence,
-            unit_text=unit_instructions(unit, ctx.prompts_dir))
+    unit_text = unit_instructions(unit, ctx.prompts_dir)
+    system_prompt = ctx.memory.system_prompt(record, AgentPrompts(ctx.prompts_dir, ctx.cadence, unit_text),
+                                             default_prompts=default_prompts, unit_text=unit_text,
+                                             tool_names=list(agent_tools(ctx)))
+    agent = ctx.agent_subject.agent_for(ctx.memory)
     count = failed = 0
     for session in case.sessions:
         transcript: list[HumanMessage] = []  # fresh agent state per session
@@ -146,10 +116,10 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
                 agent_ctx = dataclasses.replace(agent_ctx, unit_turns=tuple(
                     (i, session.messages[i].role) for i in group))
             if ctx.tracing is None:
-                outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx,
+                outcome = await run_agent_turn(agent, list(transcript), agent_ctx,
                                                recursion_limit=ctx.config.params.recursion_limit * len(group))
             else:
-                outcome = await _traced_turn(ctx, case, record, session, group, agent_ctx, transcript)
+                outcome = await _traced_turn(ctx, agent, case, record, session, group, agent_ctx, transcript)
             count += len(group)
             if not outcome.ok:
                 failed += 1
@@ -161,7 +131,7 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
     return count, failed
 
 
-async def _traced_turn(ctx: RunContext, case: Case, record: MemoryRecord, session: Session, group: list[int],
+async def _traced_turn(ctx: RunContext, agent: Any, case: Case, record: MemoryRecord, session: Session, group: list[int],
                        agent_ctx: Any, transcript: list[HumanMessage]):
     """The agent turn as a LangSmith `memory_extraction` run: the turn's messages and the memory before
     it in, what the agent wrote out (the input `judge-online` audits)."""
@@ -173,7 +143,7 @@ async def _traced_turn(ctx: RunContext, case: Case, record: MemoryRecord, sessio
     with ctx.tracing.extraction_turn(case_id=case.case_id, conversation=conversation, memory_before=before,
                                      question_id=agent_ctx.question_id, session_id=session.session_id,
                                      turn_index=group[-1]) as turn:
-        outcome = await run_agent_turn(ctx.agent, list(transcript), agent_ctx,
+        outcome = await run_agent_turn(agent, list(transcript), agent_ctx,
                                        recursion_limit=ctx.config.params.recursion_limit * len(group))
         turn.written = written_texts(ctx.log.agent_tool_calls(case.case_id, record.memory_id))[len(before):]
         turn.failed = None if outcome.ok else outcome.failed_reason

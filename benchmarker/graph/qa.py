@@ -17,9 +17,10 @@ from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.graph.context import RunContext
-from benchmarker.graph.retrieval import build_context, map_hits, wait_until_searchable
+from benchmarker.graph.retrieval import build_context
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
+from benchmarker.memory.driver import Searcher
 
 
 def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
@@ -82,21 +83,16 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     assert memory is not None, "qa runs after prepare_memory"
     ctx.progress.set_phase("qa")
     waited = time.monotonic()
-    written = None
-    if ctx.mapping is not None:  # a mapped server: its own wait (if any), and what was written, to trace hits
-        from benchmarker.graph.mapped_memory import settle, written_texts
-
-        await settle(ctx, memory)
-        searchable, written = True, written_texts(ctx, case, memory)
-    else:
-        searchable = await wait_until_searchable(ctx, memory.vault_id, memory.memory_id,
-                                                 ctx.config.params.consistency_timeout_s)
+    searcher = await ctx.memory.open_search(case, memory, ctx.log, direct_writes=ctx.mode == "retrieval",
+                                            timeout_s=ctx.config.params.consistency_timeout_s,
+                                            alpha=ctx.search.alpha)
+    searchable = searcher.searchable
     ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_wait_searchable",
                                   latency_ms=round((time.monotonic() - waited) * 1000, 1),
                                   result_preview="searchable" if searchable else "timed out: index still lagging"))
     for question in pending:
         with ctx.traced(case_id=case.case_id, role="qa", phase="qa", question_id=question.question_id):
-            answer = await _answer(ctx, case, question, memory, searchable, written)
+            answer = await _answer(ctx, case, question, memory, searcher)
         ctx.log.append(answer)  # one durable line per question: a crash loses at most the one in flight
         answers.append(answer)
         if len(case.questions) > 1:  # a conversation with many questions: progress moves per question
@@ -105,36 +101,25 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
 
 
 async def _answer(ctx: RunContext, case: Case, question: Question, memory: MemoryRecord,
-                  searchable: bool, written: Any = None) -> AnswerRecord:
+                  searcher: Searcher) -> AnswerRecord:
     started = time.monotonic()
     t0 = time.monotonic()
-    traced: int | None = None
-    if ctx.mapping is not None:
-        from benchmarker.graph.mapped_memory import search_hits
-
-        hits, calls = await search_hits(ctx, case, memory, question.question, written)
-        result: dict[str, Any] = {"count": len(hits)}
-        tool, args = ctx.mapping.search.tool, {"query": question.question, "top_k": ctx.search.top_k, "calls": calls}
-        traced = sum(1 for hit in hits if hit.pop("traced"))
-    else:
-        result = await ctx.client.search(memory.memory_id, question.question, top_k=ctx.search.top_k,
-                                         alpha=ctx.search.alpha)
-        tool, args = "search_memories", {"query": question.question, "top_k": ctx.search.top_k,
-                                         "alpha": ctx.search.alpha}
+    found = await searcher.search(question.question, ctx.search.top_k, ctx.search.alpha)
+    result, hits = found.result, found.hits
     search_ms = (time.monotonic() - t0) * 1000
     caller = "retrieval" if ctx.mode == "retrieval" else "harness"  # the measured search of a retrieval run
     ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=question.question_id, caller=caller,
-                                  tool=tool, args=args, result_preview=f"{result.get('count', 0)} hits",
+                                  tool=found.tool, args=found.args, result_preview=f"{result.get('count', 0)} hits",
                                   latency_ms=round(search_ms, 1)))
-    if ctx.mapping is None:
-        hits = await map_hits(ctx, memory.vault_id, memory.memory_id, result.get("entries") or [])
     context = build_context(result, hits, ctx.config.params.qa_max_context_chars)
     hypothesis, tokens = "", {"input": 0, "output": 0}
     if ctx.mode != "retrieval":
         template = load_prompt("qa_reader.txt", directory=ctx.prompts_dir)  # a self-improve candidate's copy
         prompt = template.format(question=question.question, question_date=question.question_date or "unknown",
                                  context=context)
-        reply = await ctx.qa_model.ainvoke([HumanMessage(prompt)])  # retried and counted by RetryingModel
+        reader = ctx.agent_subject.reader
+        assert reader is not None, "agent mode builds a reader"
+        reply = await reader.ainvoke([HumanMessage(prompt)])  # retried and counted by RetryingModel
         hypothesis = message_text(reply).strip()
         usage = usage_of(reply)
         tokens = {"input": usage.input_tokens, "output": usage.output_tokens,
@@ -147,10 +132,10 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
         "top_k": ctx.search.top_k,
         "alpha": ctx.search.alpha,
         "context_chars": len(context),
-        "index_searchable": searchable,
+        "index_searchable": searcher.searchable,
         "memory_id": memory.memory_id,
-        "memory_server": ctx.mapping.name if ctx.mapping is not None else None,
-        "hits_traced": traced,
+        "memory_server": ctx.memory.server_name,
+        "hits_traced": found.traced,
         # ingest_s is the whole case's ingestion (one memory), repeated on each of its questions.
         "timings": {"ingest_s": memory.ingest_s, "qa_s": round(time.monotonic() - started, 4),
                     "search_ms": round(search_ms, 2)},

@@ -1,6 +1,6 @@
 """Ingestion by replay: re-send a finished run's recorded memory writes into this run's fresh memory.
 
-Called by the ingest node when the run context carries a `benchmarker.run.replay.ReplaySource`.
+Called by the ingest node when the memory-agent subject carries a `benchmarker.run.replay.ReplaySource`.
 No model is involved: each recorded add_entry / put_context goes out with the same arguments,
 except vault_id / memory_id (the new memory's) and the `run_id` trace tag (this run's), so
 retrieval metrics map hits to sessions and turns through the same tags as in the source run.
@@ -15,6 +15,7 @@ from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
 from benchmarker.log.records import DecisionRecord, MemoryRecord
+from benchmarker.subjects import ReplayWrites
 
 RESULT_PREVIEW_CHARS = 300
 
@@ -27,7 +28,8 @@ def rebind(args: dict[str, Any], *, vault_id: str, memory_id: str, run_id: str) 
     return sent
 
 
-async def replay_into_memory(ctx: RunContext, case: Case, record: MemoryRecord) -> tuple[int, int]:
+async def replay_into_memory(ctx: RunContext, replay: ReplayWrites, case: Case,
+                             record: MemoryRecord) -> tuple[int, int]:
     """Re-apply the case's recorded writes in order; return (entries written, failed writes).
 
     A write the server refuses (isError) is logged and counted as failed, and the replay goes on,
@@ -35,12 +37,12 @@ async def replay_into_memory(ctx: RunContext, case: Case, record: MemoryRecord) 
     then abandoned: re-running the command replays it into a new one (attempt + 1).
     """
     written = failed = 0
-    for write in ctx.replay.writes_for(case.case_id):
+    for write in replay.writes_for(case.case_id):
         args = rebind(write.args, vault_id=record.vault_id, memory_id=record.memory_id, run_id=ctx.run_id)
         started = time.perf_counter()
         text, error = "", None
         try:
-            text = await ctx.client.call(write.tool, args)
+            text = await ctx.memory.client.call(write.tool, args)
         except MemoryToolError as err:
             error = err.message
             failed += 1

@@ -1,105 +1,16 @@
-"""Retrieval at QA time: wait for the index, search, map hits back to sessions and turns, build context.
+"""The reader's context at QA time: the memory's contexts and the ranked hits, with session dates.
 
-Against a server whose search hits carry no tags (a real Mycelian stack may not return them),
-entry ids are mapped back through list_entries, whose entries do carry the harness's tags.
+Waiting for the index, searching and mapping hits back to sessions and turns is the memory
+driver's (memory/drivers/); this builds what the reader sees from what search returned.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import time
 from typing import Any
 
-from benchmarker.graph.context import RunContext
+from benchmarker.memory.placeholder import is_placeholder_context
 
-PREVIEW_CHARS = 300
-
-
-def _placeholder_texts() -> tuple[str, ...]:
-    try:
-        from benchmarker.memory.service.settings import PLACEHOLDER_CONTEXT
-        return (PLACEHOLDER_CONTEXT.strip(),)
-    except ImportError:  # pragma: no cover - the service package ships with the harness
-        return ()
-
-
-PLACEHOLDER_MARKERS = ("this is default context",)
-
-
-def is_placeholder_context(text: str | None) -> bool:
-    """Mycelian seeds new memories with a placeholder context; it must never reach the reader."""
-    if not text or not text.strip():
-        return True
-    stripped = text.strip()
-    if stripped in _placeholder_texts() or stripped in ("{}", "null"):
-        return True
-    lowered = stripped.lower()
-    return any(marker in lowered for marker in PLACEHOLDER_MARKERS)
-
-
-async def wait_until_searchable(ctx: RunContext, vault_id: str, memory_id: str, timeout_s: float) -> bool:
-    """await_consistency, then poll until the newest entry is searchable (an index may lag)."""
-    await ctx.client.await_consistency(memory_id)
-    newest = await ctx.client.call_json("list_entries", {"vault_id": vault_id, "memory_id": memory_id, "limit": 1})
-    entries = newest.get("entries") or []
-    if not entries:
-        return True
-    target = entries[0]
-    query = (target.get("summary") or target.get("rawEntry") or "")[:200]
-    deadline = time.monotonic() + timeout_s
-    delay = 0.05
-    while True:
-        found = await ctx.client.search(memory_id, query, top_k=100, alpha=ctx.search.alpha)
-        if any(hit.get("entryId") == target.get("entryId") for hit in found.get("entries") or []):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 1.0)
-
-
-async def entry_tag_index(ctx: RunContext, vault_id: str, memory_id: str) -> dict[str, dict[str, Any]]:
-    """entryId -> tags, for servers whose search hits do not echo tags."""
-    entries = await ctx.client.list_all_entries(vault_id, memory_id)
-    return {e["entryId"]: _as_dict(e.get("tags")) for e in entries if e.get("entryId")}
-
-
-def _as_dict(tags: Any) -> dict[str, Any]:
-    if isinstance(tags, dict):
-        return tags
-    if isinstance(tags, str) and tags.strip().startswith("{"):
-        try:
-            return json.loads(tags)
-        except json.JSONDecodeError:
-            return {}
-    return {}
-
-
-async def map_hits(ctx: RunContext, vault_id: str, memory_id: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Ranked hits in the results.jsonl shape, with session id / date / turn / role from tags."""
-    index: dict[str, dict[str, Any]] | None = None
-    mapped = []
-    for rank, hit in enumerate(hits, start=1):
-        tags = _as_dict(hit.get("tags"))
-        if "session_id" not in tags:
-            if index is None:
-                index = await entry_tag_index(ctx, vault_id, memory_id)
-            tags = index.get(hit.get("entryId", ""), {})
-        turn = tags.get("turn_index")
-        mapped.append({
-            "entry_id": hit.get("entryId"),
-            "score": hit.get("score"),
-            "rank": rank,
-            "session_id": tags.get("session_id"),
-            "session_date": tags.get("session_date"),
-            "turn_index": int(turn) if isinstance(turn, (int, float, str)) and str(turn).lstrip("-").isdigit() else None,
-            "role": tags.get("role"),
-            "summary": hit.get("summary") or "",
-            "raw_preview": (hit.get("rawEntry") or "")[:PREVIEW_CHARS],
-            "raw_entry": hit.get("rawEntry") or "",
-        })
-    return mapped
+__all__ = ["build_context", "is_placeholder_context"]
 
 
 def build_context(search_result: dict[str, Any], hits: list[dict[str, Any]], max_chars: int) -> str:

@@ -12,7 +12,8 @@ import traceback
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, overload
 
 from benchmarker.redact import redact, redact_text
 from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl, write_json_atomic
@@ -196,3 +197,35 @@ def into_memory(calls: list[DecisionRecord], memory_id: str | None) -> list[Deci
     if memory_id is None:
         return list(calls)
     return [c for c in calls if c.args.get("memory_id") in (None, memory_id)]
+
+
+class PointLogs(Sequence[RunLog]):
+    """The run's logs, one per sweep point (a point's answers in `points/<label>/`), each opened when first
+    asked for: a point that runs after another reads what that one wrote (its ingested memories)."""
+
+    def __init__(self, run_dir: Path, labels: list[str]):
+        self.run_dir = Path(run_dir)
+        self._labels = labels
+        self._open: dict[int, RunLog] = {}
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    @overload
+    def __getitem__(self, index: int) -> RunLog: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[RunLog]: ...
+
+    def __getitem__(self, index: int | slice) -> RunLog | Sequence[RunLog]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        index = range(len(self))[index]  # IndexError past the end, as a list does
+        if index not in self._open:
+            label = self._labels[index]
+            self._open[index] = RunLog(self.run_dir, answers_dir=self.run_dir / "points" / label if label else None)
+        return self._open[index]
+
+    def close(self) -> None:
+        for log in self._open.values():
+            log.close()

@@ -26,12 +26,11 @@ come from eval/fact_enumeration.py (a deterministic floor).
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import statistics
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterator

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarker.errors import ConfigError
+from benchmarker.memory.driver import MemoryDriver
 
 
 @dataclass
@@ -29,18 +30,18 @@ class RunModels:
     def offline(self) -> bool:
         return self.provider == "offline"
 
-    def build_agent(self, tools: list[Any], mapping: Any | None = None):
-        """The memory agent over the `[agent] tools` subset of the server's tools (in server order);
-        on a mapped server the mapping's agent tools unless `[agent] tools` is set. Its tool calls are
-        recorded through each turn's own sink (MemoryAgentContext.decision_sink)."""
+    def build_agent(self, memory: MemoryDriver):
+        """The memory agent over the `[agent] tools` subset of the memory server's tools (in server
+        order); on a mapped server the mapping's agent tools unless `[agent] tools` is set. Its tool
+        calls are recorded through each turn's own sink (MemoryAgentContext.decision_sink)."""
         from benchmarker.agent.memory_agent import build_memory_agent
-        from benchmarker.tool_mapping import agent_tool_names
 
-        names = agent_tool_names(self.agent_tools, self.agent_tools_explicit, mapping)
-        chosen = [tool for tool in tools if not names or tool.name in names]
+        names = memory.agent_tool_names(self.agent_tools, self.agent_tools_explicit)
+        chosen = [tool for tool in memory.client.tools if not names or tool.name in names]
         model = self.agent_model
-        if mapping is not None and hasattr(model, "mapped_write"):  # the offline policy writes the mapping's way
-            model = model.model_copy(update={"mapped_write": mapping.write.model_dump(mode="json")})
+        write = memory.offline_write()
+        if write is not None and hasattr(model, "mapped_write"):  # the offline policy writes the mapping's way
+            model = model.model_copy(update={"mapped_write": write})
         return build_memory_agent(model, chosen, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
                                   retry_policy=self.retry_policy, ledger=self.ledger,
                                   provider=self.provider, model_id=self.model_ids["agent"],

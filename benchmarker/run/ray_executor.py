@@ -1,7 +1,7 @@
 """The driver's side of a Ray run: workers, dispatch, and the one writer of the run directory.
 
-`run_cases` (graph/build.py) hands each case to `RayExecutor.run_case` instead of running the
-case graph itself; everything around it (the semaphore of `[run].concurrency` cases in flight
+`run_cases` (graph/build.py) hands each case to the context's executor: here `RayExecutor.run_case`
+sends it to a worker instead of running the case graph in this process; everything around it (the semaphore of `[run].concurrency` cases in flight
 over all workers, failures in a row, progress) is the local runner's own code. The executor:
 
 - sends the case, with what the run directory already holds for it, to the least busy worker;
@@ -23,8 +23,10 @@ import logging
 import os
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from benchmarker.datasets.schema import Case
 from benchmarker.errors import RunAbortedError, UserError
 from benchmarker.graph.context import RunContext, SearchSettings
 from benchmarker.log.collect import CaseSlice
@@ -79,8 +81,9 @@ class _Slot:
 class RayExecutor:
     config: Any
     points: list[SearchSettings]
-    logs: list[RunLog]                 # one per sweep point; logs[0] also writes the run-level files
+    logs: Sequence[RunLog]             # one per sweep point; logs[0] also writes the run-level files
     ledger: Any
+    case_source: Callable[[], Iterable[Case]] = tuple
     slots: list[_Slot] = field(default_factory=list)
     workers: list[dict[str, Any]] = field(default_factory=list)   # where each worker started
     outcomes: dict[str, CaseOutcome] = field(default_factory=dict)
@@ -173,8 +176,12 @@ class RayExecutor:
     def point_of(self, search: SearchSettings) -> int:
         return self.points.index(search)
 
-    async def run_case(self, case: Any, ctx: RunContext) -> dict[str, Any]:
-        """The case graph's final state at the context's sweep point (what `run_cases` reads)."""
+    def cases(self) -> Iterable[Case]:
+        return self.case_source()
+
+    async def run_case(self, case: Any, ctx: RunContext, setup: Any = None) -> dict[str, Any]:
+        """The case graph's final state at the context's sweep point (what `run_cases` reads); the
+        worker runs it with its own setup (its server's vault and prompts)."""
         point = self.point_of(ctx.search)
         outcome = self.outcomes.get(case.case_id) if point else None
         if outcome is None:

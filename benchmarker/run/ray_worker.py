@@ -26,11 +26,13 @@ from typing import Any
 
 from benchmarker.agent.tracing import disabled
 from benchmarker.errors import RunAbortedError
+from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.graph.context import RunContext, SearchSettings
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.collect import CaseSlice, CollectingLog
 from benchmarker.log.records import LogRecord
 from benchmarker.redact import redact, redact_text
+from benchmarker.run.context import RunParts, build_context, memory_agent
 
 log = logging.getLogger(__name__)
 
@@ -111,9 +113,8 @@ class CaseWorker:
 
         from benchmarker.agent.retry import use_call_gate
         from benchmarker.graph.setup import setup
-        from benchmarker.memory.launch import mapping_for
+        from benchmarker.memory.drivers.open import open_memory
         from benchmarker.run.models import build_models
-        from benchmarker.run.runner import memory_server
 
         assert self._started is not None and self._stop is not None
         config = self.config
@@ -128,19 +129,16 @@ class CaseWorker:
             from benchmarker.agent.tracing import RunTracing
 
             self.tracing = RunTracing.from_config(config)  # each worker traces its own cases
-            mapping = mapping_for(config)
-            async with memory_server(config, self.dir, mapping) as launch:
-                shared = config.memory.backend == "mcp" and launch.transport == "streamable_http"
-                self.memory_holder = None if shared else f"ray:{self.name}"
-                async with launch.connect() as client:
-                    self.client = client
-                    wants_agent = config.run.mode == "agent" and "ingest" in config.run.phases
-                    self.agent = self.models.build_agent(client.tools) if wants_agent else None
-                    self.setup = await self._setup(setup, Runtime)
-                    self._info = {"name": self.name, "node": _node_ip(), "pid": os.getpid(),
-                                  "memory": redact({**launch.describe(), "shared": shared})}
-                    self._started.set_result(self._info)
-                    await self._stop.wait()
+            # The memories live in this worker's own embedded service, or on the one shared server.
+            shared = config.memory.backend == "mcp" and config.memory.transport != "stdio"
+            async with open_memory(config, self.dir, holder=None if shared else f"ray:{self.name}") as opened:
+                self.parts = RunParts(opened.driver, memory_agent(config, self.models, builds_agent=True),
+                                      LocalExecutor(CASE_GRAPH, tuple))
+                self.setup = await self._setup(setup, Runtime)
+                self._info = {"name": self.name, "node": _node_ip(), "pid": os.getpid(),
+                              "memory": redact({**opened.launch.describe(), "shared": shared})}
+                self._started.set_result(self._info)
+                await self._stop.wait()
         except BaseException as err:
             if not self._started.done():
                 self._started.set_exception(err)
@@ -167,17 +165,12 @@ class CaseWorker:
         raise AssertionError("unreachable")
 
     def _context(self, case_log: CollectingLog, search: SearchSettings, progress: RunProgress) -> RunContext:
-        config, models = self.config, self.models
-        return RunContext(config=config, run_id=config.run_id, log=case_log, client=self.client, agent=self.agent,
-                          qa_model=models.qa, judge=self.judge, ledger=models.ledger, progress=progress,
-                          search=search, offline=models.offline, phases=tuple(config.run.phases),
-                          mode=config.run.mode, memory_holder=self.memory_holder, tracing=self.tracing)
+        return build_context(self.config, log=case_log, parts=self.parts, judge=self.judge, models=self.models,
+                             progress=progress, search=search, tracing=self.tracing)
 
     # work ------------------------------------------------------------------------------------
     async def run_case(self, case: Any, task: CaseTask) -> CaseOutcome:
         """The case graph at every sweep point; what it appended comes back, written nowhere here."""
-        from benchmarker.graph.build import CASE_GRAPH
-
         await self.start()
         collected, logs = CollectingLog.for_points(task.slice, run_dir=self.dir)
         progress = RunProgress(0, enabled=False, stats=dict)   # counts this case's tool calls
@@ -185,8 +178,8 @@ class CaseWorker:
         for index, (point_log, point) in enumerate(zip(logs, task.points)):
             try:
                 with contextlib.nullcontext() if self.tracing is not None else disabled():
-                    final = await CASE_GRAPH.ainvoke({"case": case, "setup": self.setup},
-                                                     context=self._context(point_log, point, progress))
+                    final = await self.parts.executor.run_case(case, self._context(point_log, point, progress),
+                                                               self.setup)
             except Exception as err:  # the driver logs it and goes on, as a local run does
                 outcome.failure = RemoteFailure(type=type(err).__name__, message=redact_text(str(err)),
                                                 traceback=redact_text("".join(traceback.format_exception(err))),

@@ -11,24 +11,25 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from benchmarker.datasets.source import DatasetPlan, plan_dataset
 from benchmarker.errors import UserError
 from benchmarker.graph.build import build_run_graph
-from benchmarker.graph.context import RunContext, SearchSettings
+from benchmarker.graph.context import SearchSettings
 from benchmarker.agent.prompts import prompts_dir
 from benchmarker.run.inputs import check_resume, run_inputs
 from benchmarker.run.manifest import build_manifest, utc_now
+from benchmarker.run.context import build_context
+from benchmarker.run.parts import open_parts
 from benchmarker.run.models import RunModels, build_models
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.jsonl import read_json_object
-from benchmarker.log.store import RunLog
+from benchmarker.log.store import PointLogs, RunLog
 
 if TYPE_CHECKING:
-    from benchmarker.memory.launch import ServerLaunch
+    from benchmarker.agent.tracing import RunTracing
     from benchmarker.run.replay import ReplaySource
-    from benchmarker.tool_mapping import ToolMapping
 
 log = logging.getLogger(__name__)
 
@@ -39,44 +40,6 @@ class RunOutcome:
     summary: dict[str, Any]
     points: list[tuple[str, Path, dict[str, Any]]]
     skipped: list[str] = field(default_factory=list)  # cases that failed or could not run (see errors.jsonl)
-
-
-@contextlib.asynccontextmanager
-async def memory_server(config, run_dir: Path, mapping: "ToolMapping") -> AsyncIterator["ServerLaunch"]:
-    """How to reach the run's memory server: the configured URL or stdio command (`[memory] transport`,
-    else the preset's), or the embedded service (on a free port with its own key, or as a stdio
-    process the client starts). A server other than Mycelian is always backend "mcp" (config rule)."""
-    from benchmarker.memory.launch import ServerLaunch, embedded_stdio_launch, stdio_launch
-
-    mem = config.memory
-    if mem.backend == "mcp":
-        if (mem.transport or mapping.server.transport) == "stdio":
-            yield stdio_launch(config, mapping, run_dir)
-        else:
-            yield ServerLaunch(transport="streamable_http", url=mem.mcp_url, headers=_auth_headers(config))
-        return
-    from benchmarker.memory.service.launcher import EmbeddedMemoryService
-    from benchmarker.memory.service.settings import ServiceSettings
-
-    db_path = Path(mem.db_path) if mem.db_path else run_dir / "memory.sqlite"
-    settings = ServiceSettings(host="127.0.0.1", port=0, db_path=str(db_path), alpha=mem.alpha,
-                               embedder=mem.embedder, index_lag_ms=mem.index_lag_ms,
-                               placeholder_context=mem.placeholder_context, vector_cache_mb=mem.vector_cache_mb,
-                               embed_batch_size=mem.embed_batch_size, await_timeout_s=mem.await_timeout_s)
-    if mem.transport == "stdio":
-        yield embedded_stdio_launch(settings, run_dir / "memory-service.log")
-        return
-    async with EmbeddedMemoryService(settings, log_path=run_dir / "memory-service.log") as service:
-        yield ServerLaunch(transport="streamable_http", url=service.mcp_url, headers=service.auth_headers)
-
-
-def _auth_headers(config) -> dict[str, str]:
-    """The real stack's key from the variable [memory].auth_token_env names (else Mycelian's dev key)."""
-    import os
-
-    from benchmarker.memory.client import auth_headers
-
-    return auth_headers(os.environ.get(config.memory.auth_token_env))
 
 
 def sweep_points(config) -> list[SearchSettings]:
@@ -132,33 +95,7 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     if tracing is None:
         scope.enter_context(disabled())  # tracing off: nothing is traced, whatever the environment says
     try:
-        if outside:
-            from benchmarker.run.adapter_run import run_with_adapter
-
-            outcome = await run_with_adapter(config, plan, models, manifest, base_store, tracing=tracing)
-            status = "finished"
-            return outcome
-        if config.run.executor == "ray":
-            from benchmarker.run.ray_run import run_on_ray
-
-            outcome = await run_on_ray(config, plan, models, manifest, base_store, tracing=tracing)
-            status = "finished"
-            return outcome
-        from benchmarker.memory.launch import mapping_for
-
-        mapping = mapping_for(config)
-        async with memory_server(config, run_dir, mapping) as launch:
-            manifest["memory"].update(launch.describe(), mcp_url=launch.url or None)
-            base_store.write_manifest(manifest)
-            try:
-                outcome = await _run_points(config, run_id, run_dir, plan, models, launch, mapping, replay,
-                                            tracing=tracing)
-            except ConnectionError as err:
-                if launch.transport == "stdio":
-                    raise UserError(f"{err}. Check [memory].command / args / env in {config.config_path}: the "
-                                    "server must speak MCP on stdin/stdout and log only to stderr.") from err
-                raise UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
-                                "(make start-mcp-streamable-server && make wait-backend-health).") from err
+        outcome = await _run_points(config, plan, models, manifest, base_store, replay, tracing)
         status = "finished"
     except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C cancels the run's task inside the loop
         status = "interrupted"
@@ -174,58 +111,41 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
     return outcome
 
 
-async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
-                      launch: "ServerLaunch", mapping: "ToolMapping",
-                      replay: "ReplaySource | None" = None, tracing: Any | None = None) -> RunOutcome:
-    mapped = None if mapping.is_mycelian else mapping
+async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: dict[str, Any], store: RunLog,
+                      replay: "ReplaySource | None", tracing: "RunTracing | None") -> RunOutcome:
+    """The run graph once per sweep point (a plain run is one point), over the parts `open_parts` chose."""
+    run_dir = Path(config.run_dir)
     points = sweep_points(config)
+    logs = PointLogs(run_dir, [p.label for p in points])
     results: list[tuple[str, Path, dict[str, Any]]] = []
     skipped: list[str] = []
     summary: dict[str, Any] = {}
     state: dict[str, Any] = {"total_questions": plan.total_questions}
-    # A server per case ("process" scope): this first one is only asked which tools it has.
-    probe = launch.for_scope(_fresh_dir(run_dir / "memory-servers" / "_probe"), "probe") \
-        if mapped is not None and mapped.scope.kind == "process" and launch.transport == "stdio" else launch
-    async with probe.connect() as client:
-        needs_agent = replay is None and config.run.mode == "agent" and "ingest" in config.run.phases
-        agent = models.build_agent(client.tools, mapping=mapped) if needs_agent else None
-        for point in points:
-            answers_dir = run_dir / "points" / point.label if point.label else run_dir
-            log = RunLog(run_dir, answers_dir=answers_dir)
-            with RunProgress(plan.total_questions, enabled=config.run.progress,
-                             stats=lambda: ledger_totals(models.ledger)) as progress:
-                ctx = RunContext(
-                    config=config, run_id=run_id, log=log, client=client, agent=agent, qa_model=models.qa,
-                    judge=models.judge_for(config), ledger=models.ledger, progress=progress, search=point,
-                    offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode, replay=replay,
-                    mapping=mapped, launch=launch if probe is not launch else None, tracing=tracing,
-                    agent_factory=(lambda tools: models.build_agent(tools, mapping=mapped)) if needs_agent else None,
-                    case_source=lambda: (case for g in plan.groups for case in g.cases()))
-                graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
-                                        self_improve_node=_self_improve_node(config, points),
-                                        adversary_node=_adversary_node(config),
-                                        graders_node=_graders_node(config),
-                                        analyst_node=_analyst_node(config))
-                final = await graph.ainvoke(state, context=ctx)
-                state = {"total_questions": plan.total_questions, "setup": final["setup"]}  # the next point reuses it
-            log.close()
-            summary = final.get("summary", {})
-            results.append((point.label, answers_dir, summary))
-            skipped.extend(c for c in final.get("cases_skipped", []) if c not in skipped)
+    try:
+        async with open_parts(config, plan, models, points=points, logs=logs, manifest=manifest, store=store,
+                              replay=replay) as parts:
+            for point, log in zip(points, logs):
+                with RunProgress(plan.total_questions, enabled=config.run.progress,
+                                 stats=lambda: ledger_totals(models.ledger)) as progress:
+                    ctx = build_context(config, log=log, parts=parts, judge=models.judge_for(config), models=models,
+                                        progress=progress, search=point, tracing=tracing)
+                    graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
+                                            self_improve_node=_self_improve_node(config, points),
+                                            adversary_node=_adversary_node(config),
+                                            graders_node=_graders_node(config),
+                                            analyst_node=_analyst_node(config))
+                    final = await graph.ainvoke(state, context=ctx)
+                    state = {"total_questions": plan.total_questions, "setup": final["setup"]}  # the next point reuses it
+                summary = final.get("summary", {})
+                results.append((point.label, log.answers_dir, summary))
+                skipped.extend(c for c in final.get("cases_skipped", []) if c not in skipped)
+    finally:
+        logs.close()
     if len(points) > 1:
         from benchmarker.eval.outputs import write_sweep_files
 
         summary = write_sweep_files(run_dir, results)
     return RunOutcome(run_dir, summary, results, skipped)
-
-
-def _fresh_dir(path: Path) -> Path:
-    """An empty folder at `path` (a probe server's leftovers from an earlier attempt removed)."""
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(parents=True)
-    return path
 
 
 def _adversary_node(config):

@@ -87,12 +87,10 @@ async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[st
 async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any],
                          setup: dict[str, Any]) -> list[dict[str, Any]]:
     from benchmarker.graph.build import run_cases
-    from benchmarker.graph.context import SearchSettings
+    from benchmarker.graph.context import RunPoint, SearchSettings
     from benchmarker.graph.progress import RunProgress
     from benchmarker.log.store import RunLog
 
-    if ctx.case_source is None:
-        raise UserError("the self-improve loop needs the run's cases (RunContext.case_source is not set)")
     answers = eval_dir(root, candidate)
     key = ingest_key(candidate, ctx.mode)
     run_done = ctx.log.done
@@ -107,14 +105,13 @@ async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: d
             log.done.max_attempt[cid] = max(log.done.max_attempt.get(cid, 0), run_done.max_attempt.get(cid, 0) + floor)
         phases = ("ingest", "qa", "eval")
     tunables = candidate["tunables"]
-    derived = dataclasses.replace(
-        ctx, log=log, phases=phases,
-        search=SearchSettings(top_k=tunables["top_k"], alpha=tunables.get("alpha"),
-                              label=f"self-improve-{candidate['index']}"),
-        prompts_dir=prompts_of(root, candidate), context_cadence=tunables.get("context_cadence"),
-        progress=RunProgress(0, enabled=False, stats=dict))
+    point = RunPoint(search=SearchSettings(top_k=tunables["top_k"], alpha=tunables.get("alpha"),
+                                           label=f"self-improve-{candidate['index']}"),
+                     phases=phases, prompts_dir=prompts_of(root, candidate),
+                     context_cadence=tunables.get("context_cadence"))
+    derived = dataclasses.replace(ctx, log=log, point=point, progress=RunProgress(0, enabled=False, stats=dict))
     try:
-        await run_cases(ctx.case_source(), derived, setup)  # a failed case is logged and simply has no score
+        await run_cases(ctx.executor.cases(), derived, setup)  # a failed case is logged and simply has no score
     finally:
         log.close()
     return log.load_results()

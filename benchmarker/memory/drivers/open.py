@@ -1,0 +1,99 @@
+"""Reach the run's memory server (start the embedded service, launch a stdio command, or connect to a
+URL), open one MCP session to it, and wrap it in the driver its contract needs. Every run path (a
+local run, a Ray worker) gets its memory here."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarker.config import RunConfig
+from benchmarker.errors import UserError
+from benchmarker.memory.client import auth_headers
+from benchmarker.memory.driver import MemoryDriver
+from benchmarker.memory.drivers.mapped import SERVERS_DIR, MappedDriver
+from benchmarker.memory.drivers.mycelian import MycelianDriver
+from benchmarker.memory.launch import ServerLaunch, embedded_stdio_launch, mapping_for, stdio_launch
+from benchmarker.tool_mapping import ToolMapping
+
+
+@dataclass(frozen=True)
+class OpenMemory:
+    """The driver, and where its server is (for the manifest)."""
+
+    driver: MemoryDriver
+    launch: ServerLaunch
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.launch.describe(), "mcp_url": self.launch.url or None}
+
+
+@contextlib.asynccontextmanager
+async def memory_server(config: RunConfig, run_dir: Path, mapping: ToolMapping) -> AsyncIterator[ServerLaunch]:
+    """How to reach the run's memory server: the configured URL or stdio command (`[memory] transport`,
+    else the preset's), or the embedded service (on a free port with its own key, or as a stdio
+    process the client starts). A server other than Mycelian is always backend "mcp" (config rule)."""
+    mem = config.memory
+    if mem.backend == "mcp":
+        if (mem.transport or mapping.server.transport) == "stdio":
+            yield stdio_launch(config, mapping, run_dir)
+        else:
+            yield ServerLaunch(transport="streamable_http", url=mem.mcp_url,
+                               headers=auth_headers(os.environ.get(mem.auth_token_env)))
+        return
+    from benchmarker.memory.service.launcher import EmbeddedMemoryService
+    from benchmarker.memory.service.settings import ServiceSettings
+
+    db_path = Path(mem.db_path) if mem.db_path else run_dir / "memory.sqlite"
+    settings = ServiceSettings(host="127.0.0.1", port=0, db_path=str(db_path), alpha=mem.alpha,
+                               embedder=mem.embedder, index_lag_ms=mem.index_lag_ms,
+                               placeholder_context=mem.placeholder_context, vector_cache_mb=mem.vector_cache_mb,
+                               embed_batch_size=mem.embed_batch_size, await_timeout_s=mem.await_timeout_s)
+    if mem.transport == "stdio":
+        yield embedded_stdio_launch(settings, run_dir / "memory-service.log")
+        return
+    async with EmbeddedMemoryService(settings, log_path=run_dir / "memory-service.log") as service:
+        yield ServerLaunch(transport="streamable_http", url=service.mcp_url, headers=service.auth_headers)
+
+
+@contextlib.asynccontextmanager
+async def open_memory(config: RunConfig, run_dir: Path, *, holder: str | None = None) -> AsyncIterator[OpenMemory]:
+    """The run's memory driver over one MCP session, open for the block. With a mapping whose scope is
+    "process" (a server per case), the session opened here is a probe asked only which tools it has.
+    `holder` names who keeps the memories (a Ray worker's own service)."""
+    mapping = mapping_for(config)
+    async with memory_server(config, run_dir, mapping) as launch:
+        per_process = not mapping.is_mycelian and mapping.scope.kind == "process" and launch.transport == "stdio"
+        probe = launch.for_scope(_fresh_dir(run_dir / SERVERS_DIR / "_probe"), "probe") if per_process else launch
+        try:
+            async with probe.connect() as client:
+                driver: MemoryDriver
+                if mapping.is_mycelian:
+                    driver = MycelianDriver(client=client, config=config, holder=holder)
+                else:
+                    driver = MappedDriver(client=client, mapping=mapping, backend=config.memory.backend,
+                                          config_path=str(config.config_path),
+                                          launch=launch if per_process else None, holder=holder)
+                yield OpenMemory(driver, launch)
+        except ConnectionError as err:
+            raise _unreachable(config, launch, err) from err
+
+
+def _unreachable(config: RunConfig, launch: ServerLaunch, err: ConnectionError) -> UserError:
+    if launch.transport == "stdio":
+        return UserError(f"{err}. Check [memory].command / args / env in {config.config_path}: the "
+                         "server must speak MCP on stdin/stdout and log only to stderr.")
+    return UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
+                     "(make start-mcp-streamable-server && make wait-backend-health).")
+
+
+def _fresh_dir(path: Path) -> Path:
+    """An empty folder at `path` (a probe server's leftovers from an earlier attempt removed)."""
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path

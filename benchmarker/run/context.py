@@ -1,0 +1,50 @@
+"""The one place a RunContext is built, for every run path (a local run, the Ray driver, a Ray
+worker): from the run's parts (run/parts.py chooses them) and one sweep point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarker.agent.tracing import RunTracing
+from benchmarker.config import RunConfig
+from benchmarker.eval.score import Judge
+from benchmarker.graph.context import CaseExecutor, RunContext, RunPoint, SearchSettings
+from benchmarker.graph.progress import RunProgress
+from benchmarker.log.store import RunLog
+from benchmarker.memory.driver import MemoryDriver
+from benchmarker.run.models import RunModels
+from benchmarker.subjects import MemoryAgentSubject, ReplayWrites, Subject
+
+
+@dataclass(frozen=True)
+class RunParts:
+    """What the run's contexts share across sweep points."""
+
+    memory: MemoryDriver
+    subject: Subject
+    executor: CaseExecutor
+
+
+def build_context(config: RunConfig, *, log: RunLog, parts: RunParts, judge: Judge, models: RunModels,
+                  progress: RunProgress, search: SearchSettings, tracing: RunTracing | None) -> RunContext:
+    """The run graph's context at one sweep point (a plain run is one point)."""
+    return RunContext(config=config, log=log, memory=parts.memory, subject=parts.subject, judge=judge,
+                      ledger=models.ledger, progress=progress, executor=parts.executor,
+                      point=RunPoint(search=search, phases=tuple(config.run.phases)), tracing=tracing)
+
+
+def memory_agent(config: RunConfig, models: RunModels, *, builds_agent: bool,
+                 replay: ReplayWrites | None = None) -> MemoryAgentSubject:
+    """Our memory agent and reader; the agent is built per memory driver, and only where it writes
+    (agent mode, ingest in the phases, no replay)."""
+    wants_agent = builds_agent and replay is None and config.run.mode == "agent" and "ingest" in config.run.phases
+    return MemoryAgentSubject(build_agent=(lambda memory: models.build_agent(memory)) if wants_agent else None,
+                              reader=models.qa, offline=models.offline, replay=replay)
+
+
+def describe_outside_models(config: RunConfig, models: RunModels) -> dict[str, Any]:
+    """The manifest's models block: only the judge is ours; the outside agent learns and answers."""
+    return {"provider": models.provider, "agent": f"{config.agent.type} agent (outside the harness)", "qa": None,
+            "eval": config.models.eval or None, "judge": models.judge_kind, "offline": False,
+            "note": "answers come from an outside agent; the harness only judges them"}

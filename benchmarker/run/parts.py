@@ -1,0 +1,90 @@
+"""The one place a run's parts are chosen: `open_parts` picks the memory, the subject and the executor
+from the config: our memory agent over the run's memory server (local), our memory agent on Ray
+workers (each with its own server, or the shared one), or an outside agent that keeps its own memory.
+The run graph and its nodes never ask which: they call `ctx.memory`, `ctx.subject` and `ctx.executor`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarker.config import RunConfig
+from benchmarker.datasets.schema import Case
+from benchmarker.datasets.source import DatasetPlan
+from benchmarker.graph.agent_case import AGENT_CASE_GRAPH
+from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
+from benchmarker.graph.context import SearchSettings
+from benchmarker.log.store import RunLog
+from benchmarker.memory.driver import AgentOwnMemory, WorkersMemory
+from benchmarker.memory.drivers.mycelian import describe_mycelian
+from benchmarker.memory.drivers.open import open_memory
+from benchmarker.run.context import RunParts, describe_outside_models, memory_agent
+from benchmarker.run.models import RunModels
+from benchmarker.subjects import OutsideAgentSubject, ReplayWrites, agent_pool
+
+
+@contextlib.asynccontextmanager
+async def open_parts(config: RunConfig, plan: DatasetPlan, models: RunModels, *, points: list[SearchSettings],
+                     logs: Sequence[RunLog], manifest: dict[str, Any], store: RunLog,
+                     replay: ReplayWrites | None = None) -> AsyncIterator[RunParts]:
+    """Start what the run needs and stop it when the block ends, also on failure and Ctrl-C: the
+    memory server (or Ray's workers, or the outside agent). The manifest learns where each is."""
+    def cases() -> Iterable[Case]:
+        return (case for group in plan.groups for case in group.cases())
+
+    if config.agent.type != "memory_agent":
+        async with _outside_agent(config, models, cases, manifest, store) as parts:
+            yield parts
+        return
+    if config.run.executor == "ray":
+        async with _ray_workers(config, models, cases, points, logs, manifest, store) as parts:
+            yield parts
+        return
+    async with open_memory(config, Path(config.run_dir)) as opened:
+        manifest["memory"].update(opened.describe())
+        store.write_manifest(manifest)
+        subject = memory_agent(config, models, builds_agent=True, replay=replay)
+        yield RunParts(opened.driver, subject, LocalExecutor(CASE_GRAPH, cases))
+
+
+@contextlib.asynccontextmanager
+async def _outside_agent(config: RunConfig, models: RunModels, cases: Callable[[], Iterable[Case]],
+                         manifest: dict[str, Any], store: RunLog) -> AsyncIterator[RunParts]:
+    """No memory server and no memory agent or reader: the outside agent learns and answers."""
+    pool = agent_pool(config)
+    manifest.update(agent=pool.describe(), models=describe_outside_models(config, models),
+                    memory=AgentOwnMemory().describe())
+    store.write_manifest(manifest)
+    subject = OutsideAgentSubject(pool=pool, agent_type=config.agent.type, config_path=str(config.config_path))
+    try:
+        yield RunParts(AgentOwnMemory(), subject, LocalExecutor(AGENT_CASE_GRAPH, cases))
+    finally:
+        try:
+            await pool.close()  # no agent process outlives the run
+        finally:
+            manifest["agent"] = pool.describe()  # now with the capabilities the agent reported
+
+
+@contextlib.asynccontextmanager
+async def _ray_workers(config: RunConfig, models: RunModels, cases: Callable[[], Iterable[Case]],
+                       points: list[SearchSettings], logs: Sequence[RunLog], manifest: dict[str, Any],
+                       store: RunLog) -> AsyncIterator[RunParts]:
+    """The workers run the case graph, each on its own embedded service or the shared server at
+    [memory].mcp_url; this process stays the run directory's one writer."""
+    from benchmarker.run.ray_executor import RayExecutor
+
+    executor = RayExecutor(config, points, logs, models.ledger, case_source=cases)
+    try:
+        await executor.start()
+        manifest["executor"] = executor.describe()
+        manifest["memory"]["per_worker"] = not executor.workers[0]["memory"]["shared"]
+        store.write_manifest(manifest)
+        subject = memory_agent(config, models, builds_agent=False)   # the workers run the agent
+        yield RunParts(WorkersMemory(describe_mycelian(config)), subject, executor)
+    finally:
+        if executor.workers:
+            manifest["executor"] = executor.describe()  # with the cases lost to dead workers, before Ray stops
+        await executor.close()

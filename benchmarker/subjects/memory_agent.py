@@ -1,0 +1,59 @@
+"""Our memory agent: a prebuilt LangGraph agent over the memory server's tools that decides what to
+write while it reads the dialogue, and a reader that answers from what search returns. A `replay`
+re-applies a finished run's recorded writes instead of running the agent (whose model is then never
+built); a retrieval run has neither agent nor reader."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable
+
+from benchmarker.memory.driver import MemoryDriver
+
+MAX_AGENTS = 256
+AgentFactory = Callable[[MemoryDriver], Runnable[Any, Any]]
+
+
+class ReplayWrites(Protocol):
+    """A finished run's recorded memory writes (`benchmarker.run.replay.ReplaySource`)."""
+
+    def writes_for(self, case_id: str) -> Iterator[Any]: ...
+    def missing_reason(self, case_id: str) -> str | None: ...
+    def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class MemoryAgentSubject:
+    """The memory agent (built per memory driver: a per-case server has its own tools) and the reader."""
+
+    build_agent: AgentFactory | None      # None: retrieval mode, an eval-only run, or a replay
+    reader: BaseChatModel | Runnable[Any, Any] | None
+    offline: bool
+    replay: ReplayWrites | None = None
+    _agents: dict[int, tuple[MemoryDriver, Runnable[Any, Any]]] = field(default_factory=dict, repr=False)
+
+    keeps_own_memory = False
+
+    @property
+    def has_agent(self) -> bool:
+        return self.build_agent is not None
+
+    def agent_for(self, memory: MemoryDriver) -> Runnable[Any, Any]:
+        """The agent over this driver's tools, built once per driver (the run's, or a case's own server)."""
+        assert self.build_agent is not None, "the memory agent runs only when ingest runs in agent mode"
+        key = id(memory.client)   # the driver is kept with its agent, so the id is not reused meanwhile
+        if key not in self._agents:
+            if len(self._agents) >= MAX_AGENTS:  # per-case servers: drop the oldest (its case is long done)
+                self._agents.pop(next(iter(self._agents)))
+            self._agents[key] = (memory, self.build_agent(memory))
+        return self._agents[key][1]
+
+    async def check(self, phases: tuple[str, ...]) -> None:
+        """Nothing to check: the memory server's setup checks the tools the agent gets."""
+
+    def describe(self) -> dict[str, Any] | None:
+        return None
