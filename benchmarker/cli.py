@@ -19,8 +19,9 @@ import logging
 import sys
 from pathlib import Path
 
-from benchmarker.errors import RunAbortedError, UserError
-from benchmarker.redact import RedactingFilter, redact_text
+from benchmarker.cli_errors import run_verb
+from benchmarker.errors import UserError
+from benchmarker.redact import RedactingFilter
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -91,19 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactingFilter())
-    try:
-        return _dispatch(args)
-    except UserError as err:
-        print(f"error: {redact_text(str(err))}", file=sys.stderr)
-        return err.exit_code
-    except RunAbortedError as err:
-        print(f"error: {redact_text(str(err))}\nsee errors.jsonl in the run directory; fix the cause and run the same command "
-              "again to resume.", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted: everything finished so far is saved; run the same command again to resume.",
-              file=sys.stderr)
-        return 130
+    return run_verb(lambda: _dispatch(args))  # the one error boundary: one line and an exit code
 
 
 def _dispatch(args: argparse.Namespace) -> int:
