@@ -19,8 +19,9 @@ import logging
 import sys
 from pathlib import Path
 
-from benchmarker.errors import RunAbortedError, UserError
-from benchmarker.redact import RedactingFilter, redact_text
+from benchmarker.cli_errors import run_verb
+from benchmarker.errors import UserError
+from benchmarker.redact import RedactingFilter
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -91,19 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactingFilter())
-    try:
-        return _dispatch(args)
-    except UserError as err:
-        print(f"error: {redact_text(str(err))}", file=sys.stderr)
-        return err.exit_code
-    except RunAbortedError as err:
-        print(f"error: {redact_text(str(err))}\nsee errors.jsonl in the run directory; fix the cause and run the same command "
-              "again to resume.", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted: everything finished so far is saved; run the same command again to resume.",
-              file=sys.stderr)
-        return 130
+    return run_verb(lambda: _dispatch(args))  # the one error boundary: one line and an exit code
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -113,15 +102,20 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _estimate(args.config, as_json=args.json)
     if args.verb == "report":
         from benchmarker.eval.outputs import rebuild_outputs
+        from benchmarker.run.run_lock import hold_run_lock
 
-        path = rebuild_outputs(args.run_dir)
+        with hold_run_lock(args.run_dir, "report"):  # a run (or another report) rewrites the same files
+            path = rebuild_outputs(args.run_dir)
         print(f"report: {path}")
         return 0
     if args.verb == "score":
         from benchmarker.config import load_config
         from benchmarker.run.rescore import rescore
+        from benchmarker.run.run_lock import hold_run_lock, run_root
 
-        out = asyncio.run(rescore(args.run_dir, load_config(args.config)))
+        config = load_config(args.config)
+        with hold_run_lock(run_root(args.run_dir), "score"):
+            out = asyncio.run(rescore(args.run_dir, config))
         print(f"scores: {out}\nreport: {out / 'report.html'}")
         return 0
     if args.verb == "replay":
@@ -141,7 +135,12 @@ def _dispatch(args: argparse.Namespace) -> int:
             print(f"{data['runs_to_judge']} runs to judge ({data['already_judged']} already judged) with {data['model']}: "
                   f"~{data['input_tokens']:,} tokens in, ~{data['output_tokens']:,} out, {usd}")
             return 0
-        asyncio.run(run_judge_online(load_config(args.config)))
+        from benchmarker.run.run_lock import hold_run_lock
+
+        config = load_config(args.config)
+        config.run_dir.mkdir(parents=True, exist_ok=True)
+        with hold_run_lock(config.run_dir, "judge-online"):
+            asyncio.run(run_judge_online(config))
         return 0
     if args.verb == "compare":
         from benchmarker.eval.compare import compare_runs, format_compare

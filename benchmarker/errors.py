@@ -1,4 +1,5 @@
-"""Errors a user can act on. The CLI prints their message (no traceback) and exits with `exit_code`."""
+"""Errors a user can act on. The CLI prints their message (no traceback) and exits with `exit_code`
+(benchmarker/cli_errors.py is that boundary; Ctrl-C exits 130)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,5 @@ class MemoryToolError(RuntimeError):
 
 class RunAbortedError(RuntimeError):
     """Too many cases failed in a row: something systematic (keys, server, model) is wrong."""
+
+    exit_code = 1

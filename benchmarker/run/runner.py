@@ -23,6 +23,7 @@ from benchmarker.run.manifest import build_manifest, utc_now
 from benchmarker.run.context import build_context
 from benchmarker.run.parts import open_parts
 from benchmarker.run.models import RunModels, build_models
+from benchmarker.run.run_lock import hold_run_lock
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.log.store import PointLogs, RunLog
@@ -61,9 +62,14 @@ def sweep_points(config) -> list[SearchSettings]:
 async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOutcome:
     """Run (or resume) what `config` describes. With `replay`, ingestion re-applies that finished
     run's recorded memory writes instead of running the memory agent (whose model is never built)."""
+    _check_writable(config.run_dir, config)
+    with hold_run_lock(config.run_dir, "replay" if replay is not None else "run"):  # one process per run dir
+        return await _execute_run(config, replay=replay)
+
+
+async def _execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOutcome:
     run_id = config.run_id
     run_dir = config.run_dir
-    _check_writable(run_dir, config)
     base_store = RunLog(run_dir)
     plan = plan_dataset(config, run_dir)
     previous = read_json_object(base_store.manifest_path) or None

@@ -1,0 +1,65 @@
+"""The one error boundary around every CLI verb (`cli.main` calls `run_verb` once).
+
+An expected error prints `error: <message>` (credentials masked) on stderr and exits with its
+documented code: a `UserError` (config, dataset, flag, run directory in use) 2, a `RunAbortedError`
+(`[run].max_failures_in_a_row` cases or judge calls failed in a row) 1, Ctrl-C 130. Whatever the
+run path wrapped them in is unwrapped first: asyncio and anyio task groups raise (nested)
+`BaseExceptionGroup`s, whose sibling cancellations are noise. Anything else is a bug in the
+harness (or in a library under it) and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Callable
+
+from benchmarker.errors import RunAbortedError, UserError
+from benchmarker.redact import redact_text
+
+EXPECTED = (UserError, RunAbortedError, KeyboardInterrupt)
+RESUME_HINT = "see errors.jsonl in the run directory; fix the cause and run the same command again to resume."
+INTERRUPTED = "\ninterrupted: everything finished so far is saved; run the same command again to resume."
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) groups, in order; a plain exception is its own leaf."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]
+
+
+def expected_cause(exc: BaseException) -> BaseException | None:
+    """The expected error `exc` stands for, or None when it is (or holds) a bug.
+
+    A group counts as its first expected leaf when every other leaf is a cancellation (the
+    siblings a task group cancelled because of it) or expected too; a group holding any other
+    exception is a bug and is left whole, so its traceback shows every leaf."""
+    found = leaves(exc)
+    causes = [leaf for leaf in found if not isinstance(leaf, asyncio.CancelledError)]
+    if causes and all(isinstance(leaf, EXPECTED) for leaf in causes):
+        return causes[0]
+    return None
+
+
+def run_verb(verb: Callable[[], int]) -> int:
+    """Run one verb; print an expected error as one line and return its exit code, re-raise the rest."""
+    try:
+        return verb()
+    except BaseException as exc:
+        cause = expected_cause(exc)
+        if cause is None:
+            raise
+        return report(cause)
+
+
+def report(cause: BaseException) -> int:
+    """Print an expected error for the user; return its exit code."""
+    if isinstance(cause, KeyboardInterrupt):
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
+    print(f"error: {redact_text(str(cause))}", file=sys.stderr)
+    if isinstance(cause, RunAbortedError):
+        print(RESUME_HINT, file=sys.stderr)
+        return RunAbortedError.exit_code
+    return getattr(cause, "exit_code", 2)
