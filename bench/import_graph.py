@@ -1,6 +1,6 @@
-"""The folder-level import graph of `benchmarker` (every import, module- or function-level, except
-under `if TYPE_CHECKING:`), and its cycles. `make import-graph`; tests/test_import_graph.py
-asserts there are none."""
+"""The folder-level and file-level import graphs of `benchmarker` (every import, module- or
+function-level, except under `if TYPE_CHECKING:`), and their cycles. `python bench/import_graph.py`;
+tests/test_import_graph.py asserts there are none."""
 
 from __future__ import annotations
 
@@ -66,13 +66,92 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return [list(c) for c in sorted(found)]
 
 
+def _imported_modules(tree: ast.AST, modules: set[str]) -> list[str]:
+    """Like `_runtime_imports`, but `from pkg import submodule` names the submodule, not the package."""
+    found: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.append(sub if sub in modules else node.module)
+        elif isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return [m for m in found if m.startswith("benchmarker.")]
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = ("benchmarker", *path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def file_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the package modules it imports (module- or function-level; not under TYPE_CHECKING)."""
+    modules = {module_name(path, root): path for path in sorted(root.rglob("*.py"))}
+    edges: dict[str, set[str]] = defaultdict(set)
+    for name, path in modules.items():
+        for target in _imported_modules(ast.parse(path.read_text(encoding="utf-8")), set(modules)):
+            if target in modules and target != name:
+                edges[name].add(target)
+    return dict(edges)
+
+
+def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or through others (Tarjan); only groups
+    of two or more, each sorted, largest first. An empty list means no file-level import cycle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for node in sorted(set(edges) | {n for targets in edges.values() for n in targets}):
+        if node not in index:
+            connect(node)
+    return sorted(groups, key=lambda g: (-len(g), g))
+
+
 def main() -> int:
     edges = folder_graph()
     for source in sorted(edges):
         print(f"{source:>14} -> {', '.join(sorted(edges[source]))}")
     loops = cycles(edges)
     print("cycles:", "none" if not loops else "; ".join(" -> ".join(c + [c[0]]) for c in loops))
-    return 1 if loops else 0
+    tangles = strongly_connected(file_graph())
+    print("file-level cycles:", "none" if not tangles else "")
+    for group in tangles:
+        print(f"  {len(group)} files: {', '.join(group)}")
+    return 1 if loops or tangles else 0
 
 
 if __name__ == "__main__":

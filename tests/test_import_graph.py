@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.import_graph import cycles, folder_graph
+from bench.import_graph import cycles, file_graph, folder_graph, strongly_connected
 
 # Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
 STAGES = ("errors", "redact", "tool_mapping", "datasets", "config_schema", "config", "log", "memory", "agent", "subjects",
@@ -22,3 +22,12 @@ def test_imports_point_to_earlier_stages_only():
 
 def test_the_checker_sees_a_loop():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_file_level_import_cycle():
+    assert strongly_connected(file_graph()) == []
+
+
+def test_the_file_checker_sees_a_cycle_through_a_third_module():
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert strongly_connected(edges) == [["a", "b", "c"]]

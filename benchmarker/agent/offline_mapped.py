@@ -15,6 +15,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from benchmarker.agent.offline_reader import ZERO_USAGE
+from benchmarker.agent.offline_summary import raw_entry, summarize_message
 from benchmarker.agent.prompts import parse_unit
 from benchmarker.tool_mapping import render
 
@@ -23,8 +24,6 @@ _SCOPE = re.compile(r"^Memory scope: (.+)$", re.M)
 
 def mapped_next_step(messages: list[BaseMessage], write: dict[str, Any]) -> AIMessage:
     """The policy's next message: the writes for the newest turn's messages, then "Recorded."."""
-    from benchmarker.agent.offline_agent import raw_entry, summarize_message
-
     system = next((m.text for m in messages if isinstance(m, SystemMessage)), "")
     scope = _SCOPE.search(system)
     last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)

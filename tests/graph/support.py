@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from benchmarker.datasets.schema import Case
 from benchmarker.datasets.source import plan_dataset
+from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.progress import RunProgress
 from benchmarker.graph.ingest import ingest
@@ -19,6 +20,8 @@ from benchmarker.graph.setup import setup
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.store import RunLog
 from benchmarker.memory.client import MemoryClient
+from benchmarker.memory.drivers.mycelian import MycelianDriver
+from benchmarker.run.context import RunParts, build_context, memory_agent
 from benchmarker.run.models import build_models
 from benchmarker.run.runner import ledger_totals, sweep_points
 
@@ -28,20 +31,27 @@ FACTS = '[dataset]\nkind = "fact_extraction"'
 
 
 def node_context(config, run_dir: Path | None, client: MemoryClient, **overrides: Any) -> RunContext:
-    """The RunContext `execute_run` builds for a plain (unswept) point, with the config's own models;
-    `overrides` replace fields (qa_model, phases, mode, log, ...). A fresh RunLog reads what an earlier
-    context left in `run_dir`, as a resumed process would."""
+    """The RunContext a local run builds (run/context.build_context) for a plain (unswept) point, with the
+    config's own models over `client`; `mode` and `phases` change the config's [run] table, `holder`
+    names the memory's holder (a Ray worker), other overrides replace fields (log, ...). A fresh RunLog
+    reads what an earlier context left in `run_dir`, as a resumed process would."""
     run_dir = Path(run_dir or config.run_dir)
+    run = {key: (tuple(overrides.pop(key)) if key == "phases" else overrides.pop(key))
+           for key in ("mode", "phases") if key in overrides}
+    if run:
+        config = config.model_copy(update={"run": config.run.model_copy(update=run)})
     models = build_models(config)
-    mode = overrides.get("mode", config.run.mode)
-    phases = tuple(overrides.get("phases", config.run.phases))
-    agent = models.build_agent(client.tools) if mode == "agent" and "ingest" in phases else None
+    memory = MycelianDriver(client=client, config=config, holder=overrides.pop("holder", None))
+    parts = RunParts(memory, memory_agent(config, models, builds_agent=True), LocalExecutor(CASE_GRAPH, tuple))
     progress = RunProgress(1, enabled=False, stats=lambda: ledger_totals(models.ledger))
-    ctx = RunContext(config=config, run_id=config.run_id, log=RunLog(run_dir), client=client, agent=agent,
-                     qa_model=models.qa if mode == "agent" else None, judge=models.judge_for(config),
-                     ledger=models.ledger, progress=progress, search=sweep_points(config)[0],
-                     offline=models.offline, phases=phases, mode=mode)
-    return dataclasses.replace(ctx, **{k: v for k, v in overrides.items() if k not in ("mode", "phases")})
+    ctx = build_context(config, log=RunLog(run_dir), parts=parts, judge=models.judge_for(config), models=models,
+                        progress=progress, search=sweep_points(config)[0], tracing=None)
+    return dataclasses.replace(ctx, **overrides)
+
+
+def with_memory(ctx: RunContext, **changes: Any) -> RunContext:
+    """The context with its Mycelian driver changed (another client, another holder)."""
+    return dataclasses.replace(ctx, memory=dataclasses.replace(ctx.memory, **changes))
 
 
 def runtime(ctx: RunContext) -> Runtime[RunContext]:

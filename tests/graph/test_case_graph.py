@@ -40,7 +40,8 @@ async def test_case_graph_killed_mid_qa_then_rerun_loses_and_repeats_nothing(wri
     assert len(questions) >= 2
     first = node_context(config, None, client)
     setup = (await setup_state(first))["setup"]
-    first = dataclasses.replace(first, qa_model=KilledAfter(first.qa_model, 1))
+    first = dataclasses.replace(first, subject=dataclasses.replace(
+        first.agent_subject, reader=KilledAfter(first.agent_subject.reader, 1)))
     with pytest.raises(Killed):
         await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=first)
     first.log.close()

@@ -25,7 +25,8 @@ async def test_a_conversation_is_ingested_once_and_a_rerun_asks_only_what_is_lef
     case = cases[0]
     first = node_context(config, None, client)
     setup = (await setup_state(first))["setup"]
-    first = dataclasses.replace(first, qa_model=KilledAfter(first.qa_model, 2))
+    first = dataclasses.replace(first, subject=dataclasses.replace(
+        first.agent_subject, reader=KilledAfter(first.agent_subject.reader, 2)))
     with pytest.raises(Killed):
         await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=first)
     first.log.close()

@@ -14,7 +14,7 @@ from benchmarker.graph.memory_setup import memory_title, prepare_memory
 from benchmarker.graph.qa import qa
 from benchmarker.graph.setup import setup
 from tests.graph.support import (LEVEL_L13, SAMPLE, cases_of, created_memory, ingested, lines, message_count,
-                                 node_context, runtime, setup_state, smallest)
+                                 node_context, runtime, setup_state, smallest, with_memory)
 
 
 # --- setup ---------------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ async def test_setup_names_a_required_tool_the_server_lacks(write_config, client
     ctx = node_context(write_config(SAMPLE), None, client)
     without_search = SimpleNamespace(tools=[t for t in client.tools if t.name != "search_memories"])
     with pytest.raises(UserError, match="search_memories"):
-        await setup({}, runtime(dataclasses.replace(ctx, client=without_search)))
+        await setup({}, runtime(with_memory(ctx, client=without_search)))
 
 
 # --- prepare_memory ------------------------------------------------------------------------------
@@ -133,7 +133,7 @@ async def test_ingest_with_the_offline_agent_writes_every_message_with_its_trace
 async def test_ingest_in_retrieval_mode_writes_one_entry_per_message_without_an_agent(write_config, client):
     config = write_config(SAMPLE, run='mode = "retrieval"')
     ctx = node_context(config, None, client)
-    assert ctx.agent is None and ctx.qa_model is None
+    assert not ctx.agent_subject.has_agent and ctx.agent_subject.reader is None
     case = smallest(cases_of(config))
     messages = message_count(case)
     memory = (await ingest(await created_memory(ctx, case), runtime(ctx)))["memory"]

@@ -10,7 +10,7 @@ from benchmarker.graph.memory_setup import prepare_memory
 from benchmarker.log.collect import CaseSlice, CollectingLog
 from benchmarker.log.records import AnswerRecord, MemoryRecord, ResultRecord
 from benchmarker.log.store import RunLog
-from tests.graph.support import SAMPLE, cases_of, lines, node_context, runtime, setup_state
+from tests.graph.support import SAMPLE, cases_of, lines, node_context, runtime, setup_state, with_memory
 
 
 async def _held_elsewhere(write_config, client, *, answered: bool):
@@ -45,7 +45,7 @@ async def test_a_finished_case_whose_memory_is_gone_is_scored_from_its_logs(writ
 
 async def test_the_worker_that_holds_a_memory_reuses_it(write_config, client):
     ctx, state = await _held_elsewhere(write_config, client, answered=False)
-    mine = dataclasses.replace(ctx, memory_holder="ray:w0-dead")
+    mine = with_memory(ctx, holder="ray:w0-dead")
     assert (await prepare_memory(state, runtime(mine)))["memory"].memory_id == "m-on-a-dead-worker"
 
 
@@ -60,8 +60,8 @@ async def test_a_case_on_a_collecting_log_writes_nothing_and_hands_back_every_re
     slice_ = CaseSlice.from_logs(case, driver_logs)
     collected, logs = CollectingLog.for_points(slice_, run_dir=tmp_path / "worker")
     for point_log, top_k in zip(logs, (10, 3)):
-        ctx = dataclasses.replace(base, log=point_log, memory_holder="ray:w1",
-                                  search=dataclasses.replace(base.search, top_k=top_k))
+        point = dataclasses.replace(base.point, search=dataclasses.replace(base.search, top_k=top_k))
+        ctx = dataclasses.replace(with_memory(base, holder="ray:w1"), log=point_log, point=point)
         final = await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=ctx)
         assert {r.question_id for r in final["results"]} == {q.question_id for q in case.questions}
     assert not (config.run_dir / "memories.jsonl").exists() and not (tmp_path / "worker").exists()
@@ -96,7 +96,7 @@ async def test_a_level_scored_on_a_worker_equals_the_local_score_and_a_lost_atte
     lost, _ = CollectingLog.for_points(slice_, run_dir=tmp_path / "w0")   # the attempt whose worker died:
     del lost                                                              # its records never reach the driver
     collected, (worker_log,) = CollectingLog.for_points(slice_, run_dir=tmp_path / "w1")
-    worker = dataclasses.replace(local, log=worker_log, memory_holder="ray:w1")
+    worker = dataclasses.replace(with_memory(local, holder="ray:w1"), log=worker_log)
     await CASE_GRAPH.ainvoke({"case": case, "setup": setup}, context=worker)
     for _, record in collected.records:   # what RayExecutor._write does
         driver.append(record)

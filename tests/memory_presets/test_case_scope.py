@@ -4,19 +4,33 @@ between starting the server and logging it) is never reused."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from types import SimpleNamespace
 
 from benchmarker.datasets.schema import Case
-from benchmarker.graph.case_scope import SERVERS_DIR, scope_for
 from benchmarker.log.records import MemoryRecord
 from benchmarker.log.store import RunLog
+from benchmarker.memory.driver import MemoryPlace
+from benchmarker.memory.drivers.mapped import SERVERS_DIR
+from benchmarker.memory.drivers.mapped import scope_for as scope_of
 
 
-def context(run_dir: Path, *, per_process: bool = True, phases=("ingest", "qa", "eval")) -> SimpleNamespace:
-    return SimpleNamespace(log=RunLog(run_dir), launch=object() if per_process else None, phases=phases,
-                           run_id="run1", config=SimpleNamespace(params=SimpleNamespace(
-                               memory_title_template="{case_id}__{run_id}")))
+class Context:
+    """The run log and how a context names a memory: what `scope_for` reads."""
+
+    def __init__(self, run_dir: Path, per_process: bool, phases: tuple[str, ...]):
+        self.log = RunLog(run_dir)
+        self.per_process = per_process
+        self.place = MemoryPlace(run_id="run1", title_template="{case_id}__{run_id}", cadence=6,
+                                 can_create="ingest" in phases)
+
+
+def context(run_dir: Path, *, per_process: bool = True, phases=("ingest", "qa", "eval")) -> Context:
+    return Context(run_dir, per_process, tuple(phases))
+
+
+def scope_for(ctx: Context, case: Case):
+    return partial(scope_of, per_process=ctx.per_process)(ctx.log, case, ctx.place)
 
 
 CASE = Case(case_id="q1", kind="longmemeval", sessions=(), questions=())
