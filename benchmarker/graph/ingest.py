@@ -23,6 +23,7 @@ from benchmarker.datasets.schema import Case, Session
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import DecisionRecord, MemoryRecord
+from benchmarker.registry import suite_of_record
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
     case = state["case"]
     ctx.progress.set_phase("ingest")
     started = time.monotonic()
-    if case.kind == "fact_extraction":
+    if suite_of_record(case.kind).seeds_memory:
         await _seed_existing_memory(ctx, case, record)
     if ctx.replay is not None:
         from benchmarker.graph.replay import replay_into_memory

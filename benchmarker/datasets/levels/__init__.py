@@ -5,7 +5,7 @@
     spec.tool_scenarios      # L13 only: ExpectedCall sequences per session
     spec.scoring             # rubric | tool_trace | forgetting | adversarial | decision
 
-Score answers with benchmarker.eval.level_scoring.score_level(spec, answers, decisions=...).
+Score answers with benchmarker.suites.levels.scoring.score_level(spec, answers, decisions=...).
 """
 
 from __future__ import annotations
