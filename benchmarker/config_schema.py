@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from benchmarker.redact import is_secret_name
-from benchmarker.registry import DATASET_KINDS, suite
+from benchmarker.registry import DATA_FILE_KIND, DATASET_KINDS, DEFAULT_DATASET_KIND, suite
 
 LONGMEMEVAL_VARIANTS = ("s", "m", "oracle")
 ALL_LEVELS = tuple(f"L{i}" for i in range(1, 17))
@@ -64,7 +64,7 @@ class _Table(BaseModel):
 
 
 class DatasetConfig(_Table):
-    kind: str = "sample"      # a registered suite (benchmarker/registry.py)
+    kind: str = DEFAULT_DATASET_KIND      # a registered suite (benchmarker/registry.py)
     variant: Literal["s", "m", "oracle"] = "s"
     file: str = ""
     seed: int = 42
@@ -499,7 +499,7 @@ class SelfImproveConfig(_Table):
 def dataset_shorthand(value: str) -> dict[str, str]:
     """`dataset = "s"` means LongMemEval_S; `dataset = "sample"` names a generated kind."""
     if value in LONGMEMEVAL_VARIANTS:
-        return {"kind": "longmemeval", "variant": value}
+        return {"kind": DATA_FILE_KIND, "variant": value}
     if value in DATASET_KINDS:
         return {"kind": value}
     raise ValueError("expected a LongMemEval variant (s, m, oracle), a dataset kind "
@@ -618,7 +618,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     data = cfg.dataset
     if "kind" not in data.model_fields_set:
         has_data = cfg.dataset_file or data.file or cfg.dataset_repo_path
-        data = data.model_copy(update={"kind": "longmemeval" if has_data else "sample"})
+        data = data.model_copy(update={"kind": DATA_FILE_KIND if has_data else DEFAULT_DATASET_KIND})
     if cfg.dataset_file and data.file and cfg.dataset_file != data.file:
         problems.append(Problem(("dataset_file",), "both dataset_file and [dataset].file are set; "
                                                     "keep one"))

@@ -42,6 +42,8 @@ RECORD_KINDS: dict[str, str] = {
 }
 DEFAULT_RECORD_KIND = LONGMEMEVAL   # a line written before lines carried their kind
 DATASET_KINDS: tuple[str, ...] = tuple(SUITES)
+DEFAULT_DATASET_KIND = "sample"       # a config naming no data runs the generated sample
+DATA_FILE_KIND = "longmemeval"        # a config naming a data file (or a clone) without a kind
 
 _loaded: dict[str, Suite] = {}
 

@@ -1,7 +1,7 @@
 """Levels L1-L16: one seeded Case of material and questions per level, with its scoring.
 
     spec = build_level("L13", seed=7)
-    spec.case                # Case(kind="level", case_id="level-L13-7")
+    spec.case                # Case(kind=LEVEL, case_id="level-L13-7")
     spec.tool_scenarios      # L13 only: ExpectedCall sequences per session
     spec.scoring             # rubric | tool_trace | forgetting | adversarial | decision
 
