@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from benchmarker.config_schema import Problem, RunConfig, check_rules
 from benchmarker.errors import ConfigError
 from benchmarker.redact import is_secret_name
+from benchmarker.registry import suite
 
 try:  # the project supports 3.11+, where tomllib is stdlib; tomli is the same parser
     import tomllib
@@ -336,7 +337,7 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
             return file, []
         return "", [Problem(file_key, f"file not found: {file}{file_origin}; fix the path, or "
                             "remove it to find the file under dataset_repo_path")]
-    if cfg.dataset.kind != "longmemeval":
+    if not suite(cfg.dataset.kind).reads_dataset_file:
         return "", []
     if not repo:
         return "", [Problem(("dataset", "kind"), 'is "longmemeval" but no data is named; set '

@@ -18,9 +18,9 @@ from urllib.parse import urlparse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from benchmarker.redact import is_secret_name
+from benchmarker.registry import DATA_FILE_KIND, DATASET_KINDS, DEFAULT_DATASET_KIND, suite
 
 LONGMEMEVAL_VARIANTS = ("s", "m", "oracle")
-DATASET_KINDS = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo")
 ALL_LEVELS = tuple(f"L{i}" for i in range(1, 17))
 PHASES = ("ingest", "qa", "eval")
 OFFLINE_AGENT, OFFLINE_READER = "offline-memory-agent", "offline-reader"
@@ -64,7 +64,7 @@ class _Table(BaseModel):
 
 
 class DatasetConfig(_Table):
-    kind: Literal["longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo"] = "sample"
+    kind: str = DEFAULT_DATASET_KIND      # a registered suite (benchmarker/registry.py)
     variant: Literal["s", "m", "oracle"] = "s"
     file: str = ""
     seed: int = 42
@@ -75,6 +75,14 @@ class DatasetConfig(_Table):
     questions: int = Field(40, ge=1, le=1000)
     holdout: bool = False
     levels: tuple[Literal[ALL_LEVELS], ...] = _seq(ALL_LEVELS)  # type: ignore[valid-type]
+
+    @field_validator("kind")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        if value not in DATASET_KINDS:
+            allowed = [f'"{k}"' for k in DATASET_KINDS]
+            raise ValueError(f"allowed values: {', '.join(allowed[:-1])} or {allowed[-1]}")
+        return value
 
     @field_validator("seeds", "levels")
     @classmethod
@@ -491,7 +499,7 @@ class SelfImproveConfig(_Table):
 def dataset_shorthand(value: str) -> dict[str, str]:
     """`dataset = "s"` means LongMemEval_S; `dataset = "sample"` names a generated kind."""
     if value in LONGMEMEVAL_VARIANTS:
-        return {"kind": "longmemeval", "variant": value}
+        return {"kind": DATA_FILE_KIND, "variant": value}
     if value in DATASET_KINDS:
         return {"kind": value}
     raise ValueError("expected a LongMemEval variant (s, m, oracle), a dataset kind "
@@ -605,39 +613,21 @@ _MODEL_EXAMPLES = {"openai": "gpt-4o-mini", "anthropic": "claude-3-5-haiku-lates
 
 def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     """Apply the cross-key rules; return the config with the dataset kind inferred."""
-    from benchmarker.datasets.longmemeval import QUESTION_TYPES
-
     problems: list[Problem] = []
     notes: list[str] = []
     data = cfg.dataset
     if "kind" not in data.model_fields_set:
         has_data = cfg.dataset_file or data.file or cfg.dataset_repo_path
-        data = data.model_copy(update={"kind": "longmemeval" if has_data else "sample"})
+        data = data.model_copy(update={"kind": DATA_FILE_KIND if has_data else DEFAULT_DATASET_KIND})
     if cfg.dataset_file and data.file and cfg.dataset_file != data.file:
         problems.append(Problem(("dataset_file",), "both dataset_file and [dataset].file are set; "
                                                     "keep one"))
-    if cfg.dataset_file and data.kind != "longmemeval":
-        problems.append(Problem(("dataset_file",), f'is only read when [dataset].kind = '
-                                f'"longmemeval" (kind is "{data.kind}"); remove it or fix the kind'))
-    if data.file and data.kind not in ("longmemeval", "fact_extraction", "locomo"):
-        problems.append(Problem(("dataset", "file"), f'is only read by kinds "longmemeval", "locomo" and '
-                                f'"fact_extraction" (kind is "{data.kind}"); remove it'))
-    if data.kind == "locomo" and not data.file:
-        problems.append(Problem(("dataset", "file"), 'required for kind "locomo": download data/locomo10.json '
-                                'from github.com/snap-research/LoCoMo and set file = "/path/to/locomo10.json"'))
-    if data.kind in ("longmemeval", "sample", "locomo"):
-        from benchmarker.datasets.locomo import QUESTION_TYPES as LOCOMO_TYPES
-
-        allowed = LOCOMO_TYPES if data.kind == "locomo" else QUESTION_TYPES
-        for i, qtype in enumerate(cfg.run.question_types):
-            if qtype not in allowed:
-                problems.append(Problem(("run", "question_types", i),
-                                        f'got "{qtype}"; allowed: {", ".join(allowed)}'))
+    problems += suite(data.kind).config_problems(cfg.model_copy(update={"dataset": data}))
     problems += _model_rules(cfg, notes)
     problems += _memory_rules(cfg)
     problems += _executor_rules(cfg, notes)
-    problems += _multi_agent_rules(cfg.model_copy(update={"dataset": data}))
-    problems += _agent_rules(cfg, data.kind, notes)
+    problems += _multi_agent_rules(cfg)
+    problems += _agent_rules(cfg, notes)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
         problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
                                 f'"{cfg.eval.judge}"; e.g. eval = "gpt-4o-mini"'))
@@ -645,7 +635,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
         if not cfg.dataset_repo_path:
             problems.append(Problem(("dataset_repo_path",), 'required when [eval].judge = '
                                     '"official" (its evaluation scripts are run from the clone)'))
-        if data.kind not in ("longmemeval", "sample"):
+        if not suite(data.kind).official_judge:
             problems.append(Problem(("eval", "judge"), '"official" only grades LongMemEval-format '
                                     f'datasets (kind is "{data.kind}"); use "llm" or "deterministic"'))
     if cfg.retry.max_backoff_s < cfg.retry.initial_backoff_s:
@@ -684,7 +674,7 @@ def _model_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
             if role in roles and role not in models.model_fields_set]
 
 
-def _agent_rules(cfg: RunConfig, kind: str, notes: list[str]) -> list[Problem]:
+def _agent_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
     """An outside agent (http, subprocess) keeps its own memory: the harness can only feed it and ask it."""
     agent, problems = cfg.agent, []
     kind_of = f'[agent].type = "{agent.type}"'
@@ -714,10 +704,6 @@ def _agent_rules(cfg: RunConfig, kind: str, notes: list[str]) -> list[Problem]:
         problems.append(Problem(("run", "mode"), f'"retrieval" measures our memory\'s search index, but with '
                                 f"{kind_of} the agent keeps its own memory (no index to measure); use "
                                 'mode = "agent" or [agent].type = "memory_agent"'))
-    if kind == "fact_extraction":
-        problems.append(Problem(("dataset", "kind"), f'"fact_extraction" scores the entries an agent writes to '
-                                f"our memory server, which {kind_of} does not use; run it with "
-                                '[agent].type = "memory_agent", or pick sample, longmemeval, long_horizon or levels'))
     for key in ("alpha", "top_k"):
         if getattr(cfg.sweep, key):
             problems.append(Problem(("sweep", key), f"tunes our memory's search, which {kind_of} does not use; "
@@ -779,11 +765,19 @@ def _memory_rules(cfg: RunConfig) -> list[Problem]:
     return problems
 
 
+def mapped_server(cfg: RunConfig) -> str:
+    """How the config names a memory server other than Mycelian ("" for Mycelian)."""
+    mem = cfg.memory
+    if mem.preset == "mycelian" and not mem.mapping:
+        return ""
+    return f'[memory].preset = "{mem.preset}"' if not mem.mapping else "[memory].mapping"
+
+
 def _mapped_rules(cfg: RunConfig) -> list[Problem]:
     """A server other than Mycelian (a preset or a mapping file): the harness starts or reaches it
     and drives it through the mapping; Mycelian-only features are refused by name."""
     mem, problems = cfg.memory, []
-    where = f'[memory].preset = "{mem.preset}"' if not mem.mapping else "[memory].mapping"
+    where = mapped_server(cfg)
     if mem.backend != "mcp":
         problems.append(Problem(("memory", "backend"), f'{where} is not the embedded Mycelian service; set '
                                 'backend = "mcp" (the harness starts a stdio server itself)'))
@@ -794,9 +788,6 @@ def _mapped_rules(cfg: RunConfig) -> list[Problem]:
         if bad:
             problems.append(Problem(key, f"alpha is Mycelian's hybrid-search weight; {where} has no such "
                                     "setting (sweep top_k instead)"))
-    if cfg.dataset.kind == "fact_extraction":
-        problems.append(Problem(("dataset", "kind"), f'"fact_extraction" seeds and reads back Mycelian entries; '
-                                f"{where} cannot run it (use the default Mycelian preset)"))
     if cfg.self_improve.iterations > 0:
         problems.append(Problem(("self_improve", "iterations"), f"self-improve tunes Mycelian's top_k, alpha and "
                                 f"context cadence; {where} cannot run it (set iterations = 0)"))
@@ -810,15 +801,6 @@ def _multi_agent_rules(cfg: RunConfig) -> list[Problem]:
     problems: list[Problem] = []
     no_judge = not cfg.models.eval or cfg.provider.type == "offline" or cfg.eval.judge == "deterministic"
     judge_hint = 'name [models].eval with a non-offline [provider].type and an LLM judge'
-    if ma.adversary and cfg.dataset.kind in ("fact_extraction", "locomo"):
-        why = ("has no questions to aim at" if cfg.dataset.kind == "fact_extraction" else
-               "is scored by its own category metrics, which a new question has no gold for; not supported")
-        problems.append(Problem(("multi_agent", "adversary"), f'writes questions for long_horizon, longmemeval, sample '
-                                f'and levels; [dataset].kind = "{cfg.dataset.kind}" {why}'))
-    elif ma.adversary and ma.proposer == "generator" and cfg.dataset.kind != "long_horizon":
-        problems.append(Problem(("multi_agent", "proposer"), f'"generator" proposes from the long-horizon generator\'s '
-                                f'fact records; [dataset].kind = "{cfg.dataset.kind}" has none: use proposer = "model" '
-                                f'(the judge\'s model writes questions from the evidence turns, the harness checks them)'))
     if ma.adversary and cfg.run.executor == "ray":
         problems.append(Problem(("multi_agent", "adversary"), 'asks against memories this process holds; run it with '
                                 '[run].executor = "local"'))

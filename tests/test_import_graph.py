@@ -5,8 +5,8 @@ from __future__ import annotations
 from bench.import_graph import cycles, file_graph, folder_graph, strongly_connected
 
 # Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
-STAGES = ("errors", "redact", "tool_mapping", "datasets", "config_schema", "config", "log", "memory", "agent", "subjects",
-          "eval", "graph", "run", "cli")
+STAGES = ("errors", "redact", "registry", "tool_mapping", "datasets", "config_schema", "config", "log", "memory", "agent",
+          "subjects", "eval", "suites", "graph", "run", "cli")
 
 
 def test_no_folder_level_import_loop():

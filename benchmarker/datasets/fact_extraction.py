@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 
 from benchmarker.datasets.schema import Case, Message, Session
 from benchmarker.errors import DatasetError
+from benchmarker.registry import FACT_EXTRACTION
 
 SCENARIOS = (
     "simple_extraction", "chit_chat", "constraint", "conflict_resolution", "multiple_blocks",
@@ -165,7 +166,7 @@ def fact_case_to_case(fc: FactCase) -> Case:
     session = Session(session_id=f"{fc.id}_s1", date=fc.date, messages=fc.conversation)
     return Case(
         case_id=fc.id,
-        kind="fact_extraction",
+        kind=FACT_EXTRACTION,
         sessions=(session,),
         questions=(),
         metadata={"scenario": fc.scenario, "fact_case": fc.to_dict()},
@@ -174,7 +175,7 @@ def fact_case_to_case(fc: FactCase) -> Case:
 
 def fact_case_of(case: Case) -> FactCase:
     """The FactCase a `fact_case_to_case` Case was built from."""
-    if case.kind != "fact_extraction" or "fact_case" not in case.metadata:
+    if case.kind != FACT_EXTRACTION or "fact_case" not in case.metadata:
         raise ValueError(f"case {case.case_id!r} is not a fact_extraction case")
     return FactCase.from_dict(case.metadata["fact_case"])
 

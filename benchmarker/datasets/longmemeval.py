@@ -20,6 +20,7 @@ import ijson
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
+from benchmarker.registry import LONGMEMEVAL
 
 QUESTION_TYPES = (
     "single-session-user", "single-session-assistant", "single-session-preference",
@@ -409,7 +410,7 @@ def parse_instance(raw: Any, *, index: int, source: str) -> Case:
     question = Question(question_id=qid, question_type=raw["question_type"],
                         question=raw["question"], answer=str(answer),
                         question_date=raw["question_date"], answer_session_ids=tuple(evidence))
-    return Case(case_id=qid, kind="longmemeval", sessions=tuple(s for _, s in parsed),
+    return Case(case_id=qid, kind=LONGMEMEVAL, sessions=tuple(s for _, s in parsed),
                 questions=(question,), metadata={"index": index})
 
 

@@ -11,7 +11,7 @@ a retrieval-only run does nothing else) are also compared on recall / ndcg at ev
 measured, paired per question (retrieval_compare.py). Each run's search settings (mode, embedder,
 alpha, top_k) come from its summary.json, else from its results lines. When every run is a LoCoMo
 run, LoCoMo's overall judge accuracy, F1 and BLEU-1 (categories 1-4) and its category 5
-(abstention) accuracy are shown side by side too (locomo_metrics.py), not paired.
+(abstention) accuracy are shown side by side too (its suite's compare rows), not paired.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from typing import Any
 
 from benchmarker.eval.fmt import pct
 from benchmarker.log.jsonl import read_json_object
-from benchmarker.eval.locomo_metrics import locomo_summary
 from benchmarker.eval.qa_metrics import qa_metrics
 from benchmarker.eval.records import load_results
 from benchmarker.eval.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
 from benchmarker.eval.retrieval_metrics import retrieval_metrics
 from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
+from benchmarker.registry import suite, suites_of_results
 
 BOOTSTRAP_ITERATIONS = 10_000
 BOOTSTRAP_SEED = 0
@@ -79,8 +79,9 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
         results = load_results(run_dir)
         runs.append({"name": _run_name(run_dir), "run_dir": str(run_dir), "results": results,
                      "settings": _settings(run_dir, results), "qa": qa_metrics(results),
-                     "retrieval": retrieval_metrics(results),
-                     "locomo": locomo_summary(results) if any(r.get("kind") == "locomo" for r in results) else None})
+                     "retrieval": retrieval_metrics(results), "suites": [s.name for s in suites_of_results(results)],
+                     **{key: block for suite in suites_of_results(results)
+                        for key, block in suite.compare_blocks(results).items()}})
     types = sorted({t for run in runs for t in run["qa"]["by_type"]})
     pairs = [{"baseline": runs[0]["name"], "run": run["name"],
               **compare_pair(runs[0]["results"], run["results"])} for run in runs[1:]]
@@ -88,7 +89,7 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
             "runs": [{k: v for k, v in run.items() if k != "results"} for run in runs], "pairs": pairs}
 
 
-def _cell(c: dict[str, Any] | None) -> str:
+def accuracy_cell(c: dict[str, Any] | None) -> str:
     if not c or not c.get("n"):
         return "n/a"
     lo, hi = c["ci95"]
@@ -109,8 +110,9 @@ def format_compare(comparison: dict[str, Any]) -> str:
     lines += _qa_rows(comparison) if judged else [
         "| QA accuracy | " + " | ".join("not judged" for _ in runs) + " |", "",
         "No run has judged answers (retrieval-only runs answer nothing): accuracy is not compared."]
-    if judged and runs and all(r.get("locomo") for r in runs):
-        lines += _locomo_rows(runs)
+    if judged:
+        for name in dict.fromkeys(name for r in runs for name in r.get("suites") or ()):
+            lines += suite(name).compare_lines(runs)
     lines += side_by_side(runs)
     for pair in comparison["pairs"]:
         lines += ["", f"## {pair['run']} vs {pair['baseline']}"]
@@ -122,33 +124,16 @@ def format_compare(comparison: dict[str, Any]) -> str:
 
 def _qa_rows(comparison: dict[str, Any]) -> list[str]:
     runs, lines = comparison["runs"], []
-    rows = [("overall", lambda q: _cell(q["overall"])),
+    rows = [("overall", lambda q: accuracy_cell(q["overall"])),
             ("task-averaged", lambda q: pct(q["task_averaged"]["accuracy"])),
-            ("abstention", lambda q: _cell(q["abstention"]))]
-    rows += [(t, (lambda t: lambda q: _cell(q["by_type"].get(t)))(t)) for t in comparison["types"]]
+            ("abstention", lambda q: accuracy_cell(q["abstention"]))]
+    rows += [(t, (lambda t: lambda q: accuracy_cell(q["by_type"].get(t)))(t)) for t in comparison["types"]]
     rows.append(("unjudged", lambda q: str(q["unjudged"])))
     for label, fn in rows:
         lines.append(f"| {label} | " + " | ".join(fn(r["qa"]) for r in runs) + " |")
     lines.append("")
     lines.append("Accuracy with a 95% Wilson interval; unjudged answers are excluded.")
     return lines
-
-
-def _locomo_rows(runs: list[dict[str, Any]]) -> list[str]:
-    def stat(s: dict[str, Any] | None) -> str:
-        if not s or s.get("mean") is None:
-            return "n/a"
-        return f"{s['mean']:.3f} [{s['ci95'][0]:.3f}, {s['ci95'][1]:.3f}] (n={s['n']})"
-
-    rows = [("judge accuracy (1-4)", lambda b: _cell(b["overall"]["judge"])),
-            ("F1 (1-4)", lambda b: stat(b["overall"].get("f1"))),
-            ("BLEU-1 (1-4)", lambda b: stat(b["overall"].get("bleu1"))),
-            ("5 adversarial (abstention)", lambda b: _cell(b["adversarial"]["judge"]))]
-    lines = ["", "## LoCoMo", "", "| metric | " + " | ".join(r["name"] for r in runs) + " |",
-             "|---|" + "---|" * len(runs)]
-    lines += [f"| {label} | " + " | ".join(fn(r["locomo"]) for r in runs) + " |" for label, fn in rows]
-    return lines + ["", "LoCoMo overall = categories 1-4; accuracy with a 95% Wilson interval, F1 (LoCoMo's) and "
-                    "BLEU-1 (mem0's) with a 95% bootstrap interval (seed 0); category 5 apart, as abstention."]
 
 
 def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:

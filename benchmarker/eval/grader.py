@@ -25,7 +25,7 @@ in this order:
   5. no match and the hypothesis says it doesn't know -> wrong (abstained on an answerable
      question).
 
-LoCoMo answers (score._score_locomo) go through the same rules with the category name as the
+LoCoMo answers (the LoCoMo suite's `score`) go through the same rules with the category name as the
 type: category 5 (adversarial) is an `_abs` id, so rule 2; categories 1-4 are matched by rule 4
 (numbers exact, number words as digits, token F1 >= `answer_f1`), with no off-by-one tolerance
 (no LoCoMo type is "temporal-reasoning"); category 3 against the gold's first ";" part, as

@@ -6,7 +6,7 @@ knowledge-update and single-session-preference have their own prompts; every oth
 (including in-house suites' categories) uses the base prompt. The prompts are ours, in
 `prompts/judge_*.txt`, with `{question}`, `{answer}` and `{hypothesis}` placeholders.
 
-LoCoMo (record kind "locomo") has its own strict pair: `judge_locomo` (categories 1-4; also
+A suite may name its own prompts (`Suite.judge_template`). LoCoMo's strict pair: `judge_locomo` (categories 1-4; also
 `{category}`, the category name) and `judge_locomo_adversarial` (category 5, an `_abs` id; also
 `{adversarial_answer}`, the trap answer). They ask for a JSON object `{"label": "CORRECT" |
 "WRONG", "reason": ...}`, read by `parse_label` by exact token, never by substring: two peer
@@ -36,6 +36,7 @@ from benchmarker.agent.prompts import load_prompt
 from benchmarker.eval.json_reply import json_objects
 from benchmarker.eval.judge_policy import ask_until_parsed
 from benchmarker.eval.records import grading_fields
+from benchmarker.registry import suite_of_record
 
 TEMPLATES = {
     "abstention": "judge_abstention",
@@ -81,11 +82,13 @@ class JudgeVerdict:
                               judge_error=self.error or None)
 
 
-def choose_prompt(question_type: str, question_id: str, kind: str = "longmemeval") -> tuple[str, str]:
-    """(template name, template text) for a question: LoCoMo by kind, then abstention first, then by type."""
+def choose_prompt(question_type: str, question_id: str, kind: str | None = None) -> tuple[str, str]:
+    """(template name, template text) for a question: the suite's own (by the line's kind), then
+    abstention first, then by type."""
     abstention = str(question_id).endswith("_abs")
-    if kind == "locomo":
-        name = LOCOMO_TEMPLATES["abstention" if abstention else "answerable"]
+    own = suite_of_record(kind).judge_template(question_type, abstention)
+    if own:
+        name = own
     elif abstention:
         name = TEMPLATES["abstention"]
     else:
@@ -173,7 +176,7 @@ def build_prompt(record: Mapping[str, Any], prompt_builder: PromptBuilder | None
     if prompt_builder is not None and qtype in LONGMEMEVAL_TYPES:
         prompt = prompt_builder(qtype, question, answer, hypothesis, abstention=qid.endswith("_abs"))
         return "official", OFFICIAL_TEMPLATE, prompt
-    name, template = choose_prompt(qtype, qid, str(record.get("kind") or "longmemeval"))
+    name, template = choose_prompt(qtype, qid, record.get("kind"))
     return "llm", name, template.format(question=question, answer=answer, hypothesis=hypothesis, category=qtype,
                                         adversarial_answer=str(record.get("adversarial_answer") or "(not given)"))
 

@@ -15,6 +15,7 @@ from typing import Any
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_jsonl, write_json_atomic
+from benchmarker.registry import suites_of_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
 RUN_KEYS_KEPT = ("point", "top_k", "alpha")
@@ -49,10 +50,8 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
         block = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
         summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))
     write_json_atomic(answers_dir / "summary.json", summary)
-    if any(r.get("kind") == "longmemeval" and r.get("label") is not None for r in results):
-        from benchmarker.eval.official import write_official_outputs
-
-        write_official_outputs(answers_dir, [r for r in results if r.get("kind") == "longmemeval"])
+    for suite in suites_of_results(results):
+        suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
     write_report(answers_dir, summary, results, extra_sections=extra_sections(summary))
     return summary, answers_dir / "report.html"
 

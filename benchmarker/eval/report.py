@@ -25,9 +25,9 @@ from benchmarker.eval.plots import (
     plot_sweep_heatmap,
 )
 from benchmarker.eval.retrieval_metrics import evidence_sets, question_retrieval
-from benchmarker.eval.sections import locomo_section
 from benchmarker.eval.retrieval_report import WORST_LIMIT, clip, hits_table, retrieval_header, worst_by_retrieval
 from benchmarker.eval.summary import is_retrieval_only
+from benchmarker.registry import suites_of
 
 CSS = """
 body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
@@ -224,8 +224,8 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     lines = _header(summary)
     if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
         lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
-        if summary.get("locomo"):
-            lines += locomo_section(summary["locomo"])
+        for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
+            lines += suite.qa_report_lines(summary)
     lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
         lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))

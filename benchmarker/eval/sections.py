@@ -1,9 +1,9 @@
-"""Suite-specific summaries (levels, long-horizon, fact extraction) computed from results lines.
+"""Summary keys beyond QA and retrieval, computed from results lines, and their report sections.
 
-`suite_summaries` adds keys to summary.json; `extra_sections` turns them into report sections;
-`locomo_section` renders summary.json's `locomo` block (built by summary.py) for the report.
-Both read only the results lines, like every other metric (and the self-improve loop's
-`self_improve.jsonl` when the run has one).
+`suite_summaries` adds each suite's keys to summary.json (levels, long-horizon, fact extraction,
+through the registry), the multi-seed statistics and the self-improve loop; `extra_sections`
+turns them into report sections. Both read only the results lines, like every other metric (and
+the self-improve loop's `self_improve.jsonl` when the run has one).
 """
 
 from __future__ import annotations
@@ -14,69 +14,40 @@ from statistics import mean
 from typing import Any
 
 from benchmarker.eval.fmt import num
+from benchmarker.registry import suites_of, suites_of_results
 
 SELF_IMPROVE_LOG = "self_improve.jsonl"
 
 
 def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, *,
                     level_scores: list[dict[str, Any]] = (), thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Summary keys for the in-house suites; `level_scores` are levels.jsonl lines (one per level case);
-    `thresholds` the run's `[eval.thresholds]` (the manifest's; defaults when absent)."""
+    """Summary keys of the run's suites (each suite's `summarise`), the multi-seed statistics over the
+    suites that take several seeds, and the self-improve loop; `level_scores` are levels.jsonl lines
+    (one per level case); `thresholds` the run's `[eval.thresholds]` (the manifest's; defaults when absent)."""
     out: dict[str, Any] = {}
     if run_dir is not None and (run_dir / SELF_IMPROVE_LOG).exists():
         out["self_improve"] = self_improve_summary(run_dir)
-    inhouse = [r for r in results if r.get("kind") in ("level", "long_horizon")]
-    facts = [r for r in results if r.get("kind") == "fact_extraction"]
-    if any(r.get("kind") == "level" for r in inhouse):
-        out["levels"] = _levels(inhouse, list(level_scores))
-    if any(r.get("kind") == "long_horizon" for r in inhouse):
-        out["long_horizon"] = _categories([r for r in inhouse if r.get("kind") == "long_horizon"])
-    if inhouse and len({r.get("seed") for r in inhouse if r.get("seed") is not None}) > 1:
-        out["multi_seed"] = _multi_seed(inhouse, thresholds)
-    if facts:
-        out["fact_extraction"] = _facts(facts)
+    suites = suites_of_results(results)
+    for suite in suites:
+        out.update(suite.summarise(results, level_scores=list(level_scores)))
+    seeded_kinds = {kind for suite in suites if suite.multi_seed for kind in suite.record_kinds}
+    seeded = [r for r in results if r.get("kind") in seeded_kinds]
+    if seeded and len({r.get("seed") for r in seeded if r.get("seed") is not None}) > 1:
+        out["multi_seed"] = _multi_seed(seeded, thresholds)
     return out
 
 
-def _scored(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def scored_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows that carry a numeric score."""
     return [r for r in rows if isinstance(r.get("score"), (int, float))]
 
 
-def _table(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+def mean_score_table(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """{value of `key`: {"n", "mean_score"}} over the scored rows."""
     groups: dict[str, list[float]] = defaultdict(list)
-    for r in _scored(rows):
+    for r in scored_rows(rows):
         groups[str(r.get(key) or "?")].append(float(r["score"]))
     return {name: {"n": len(v), "mean_score": round(mean(v), 4)} for name, v in sorted(groups.items())}
-
-
-def _levels(rows: list[dict[str, Any]], level_scores: list[dict[str, Any]]) -> dict[str, Any]:
-    levels = [r for r in rows if r.get("kind") == "level"]
-    by_level = _table(levels, "level")
-    for name, cells in _level_scores(level_scores).items():
-        by_level.setdefault(name, {"n": 0, "mean_score": 0.0}).update(cells)
-    scores = [v["level_score"] for v in by_level.values() if v.get("level_score") is not None]
-    headline = (f"mean level score {mean(scores):.3f} over {len(scores)} levels" if scores else "no scores")
-    covers = sorted({c for r in levels for c in ((r.get("rubric") or {}).get("overall_covers") or [])})
-    return {"by_level": dict(sorted(by_level.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 99)),
-            "by_category": _table(levels, "category"), "headline": headline, "score_covers": covers,
-            "note": ("mean score = mean rubric score of the level's questions; level score = the level's own "
-                     "scoring (L13 tool trace, L14 stale-value penalty, L15 harmonic mean of control accuracy "
-                     "and abstention, L16 decision); LLM dimensions are graded only with a judge model")}
-
-
-def _level_scores(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Mean of each level's own score over its seeds (one levels.jsonl line per level and seed)."""
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for line in lines:
-        groups[str(line.get("level"))].append(line)
-    return {name: {"level_score": round(mean(float(l["score"]) for l in ls), 4), "scoring": ls[0].get("scoring"),
-                   "seeds": len(ls)} for name, ls in groups.items()}
-
-
-def _categories(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    scored = [float(r["score"]) for r in _scored(rows)]
-    return {"by_category": _table(rows, "category"),
-            "headline": f"mean score {mean(scored):.3f} over {len(scored)} questions" if scored else "no scores"}
 
 
 def _multi_seed(rows: list[dict[str, Any]], thresholds: dict[str, Any] | None) -> dict[str, Any]:
@@ -85,35 +56,16 @@ def _multi_seed(rows: list[dict[str, Any]], thresholds: dict[str, Any] | None) -
 
     scores = [{"seed": r.get("seed"), "question_key": r.get("question_key") or r.get("question_id"),
                "category": r.get("category"), "level": r.get("level"), "score": float(r["score"])}
-              for r in _scored(rows) if r.get("seed") is not None]
+              for r in scored_rows(rows) if r.get("seed") is not None]
     return summarize_seeds(scores, thresholds=ThresholdsConfig.model_validate(thresholds) if thresholds else None)
-
-
-def _facts(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from benchmarker.eval.facts import CaseScore, summarize_fact_scores
-
-    scores = [CaseScore.from_dict(r["fact_score"]) for r in rows if r.get("fact_score")]
-    summary = summarize_fact_scores(scores)
-    macro = summary.get("macro") or {}
-    passed = sum(1 for t in summary.get("targets", []) if t.get("pass"))
-    summary["headline"] = (f"macro P {macro.get('precision') or 0:.2f} R {macro.get('recall') or 0:.2f} "
-                           f"F1 {macro.get('f1') or 0:.2f}; {passed}/{len(summary.get('targets', []))} targets met")
-    return summary
 
 
 def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
     sections: list[tuple[str, str]] = []
-    if "levels" in summary:
-        sections.append(("Levels L1-L16", _score_table(summary["levels"]["by_level"], "level")
-                         + "\n" + summary["levels"]["note"] + "\n\n" + _score_table(summary["levels"]["by_category"], "category")))
-    if "long_horizon" in summary:
-        sections.append(("Long-horizon dialogue", _score_table(summary["long_horizon"]["by_category"], "category")))
+    for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
+        sections += suite.report_sections(summary)
     if "multi_seed" in summary:
         sections.append(("Multi-seed statistics", _multi_seed_md(summary["multi_seed"])))
-    if "fact_extraction" in summary:
-        from benchmarker.eval.facts import fact_report_section
-
-        sections.append(("Fact extraction", fact_report_section(summary["fact_extraction"])))
     if "self_improve" in summary:
         sections.append(("Self-improve loop", summary["self_improve"].get("markdown", "")))
     if "rounds" in summary:
@@ -137,35 +89,8 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
     return sections
 
 
-def _interval(stat: dict[str, Any] | None, scale: float = 1.0, fmt: str = "{:.3f}") -> str:
-    if not stat or stat.get("ci95") is None:
-        return "n/a"
-    lo, hi = stat["ci95"]
-    return f"{fmt.format(scale * stat['mean'])} [{fmt.format(scale * lo)}, {fmt.format(scale * hi)}]"
-
-
-def locomo_section(block: dict[str, Any]) -> list[str]:
-    """The LoCoMo table: judge accuracy (Wilson), F1 and BLEU-1 (bootstrap) per category and overall."""
-    out = ["## LoCoMo", "", "Category numbers as in locomo10.json: "
-           + ", ".join(f"{c} = {name}" for c, name in block.get("categories", {}).items()) + ".", "",
-           "| category | questions | judge accuracy [95% CI] | judged | unjudged | F1 [95% CI] | BLEU-1 [95% CI] |",
-           "|---|---|---|---|---|---|---|"]
-    rows = [(f"{c} {row['name']}", row) for c, row in block.get("by_category", {}).items() if c != "5"]
-    rows.append(("**overall (1-4)**", block.get("overall") or {}))
-    adversarial = block.get("adversarial") or {}
-    rows.append((f"5 {adversarial.get('name', 'adversarial')} (abstention)", adversarial))
-    for name, row in rows:
-        judge = row.get("judge") or {}
-        accuracy = _interval({"mean": judge.get("accuracy"), "ci95": judge.get("ci95")}, 100, "{:.1f}")
-        out.append(f"| {name} | {row.get('questions', 0)} | {accuracy} | {judge.get('n', 0)} | "
-                   f"{judge.get('unjudged', 0)} | {_interval(row.get('f1'))} | {_interval(row.get('bleu1'))} |")
-    intervals = block.get("intervals") or {}
-    out += ["", f"Accuracy intervals: {intervals.get('judge', 'n/a')}; F1 and BLEU-1 intervals: "
-            f"{intervals.get('f1_bleu1', 'n/a')}. F1 and BLEU-1 are not computed for category 5 (n/a)."]
-    return out + [f"- {note}" for note in block.get("notes", [])] + [""]
-
-
-def _score_table(table: dict[str, Any], name: str) -> str:
+def score_table_md(table: dict[str, Any], name: str) -> str:
+    """A mean-score table as markdown (with the level score and scoring columns when present)."""
     with_level = any("level_score" in v for v in table.values())
     lines = [f"| {name} | n | mean score |" + (" level score | scoring |" if with_level else ""),
              "|---|---|---|" + ("---|---|" if with_level else "")]

@@ -36,7 +36,7 @@ Keys (schema_version 1; a null is "not available", never zero):
                      tool_latency_ms, else every decisions.jsonl latency_ms); the harness's own
                      events (tools named `_...`, e.g. `_ingest_done`) are not tool calls
       tool_latency_by_tool_ms  {tool: {"n","p50","p95","mean","max"}}  from decisions, when given
-    locomo           only when some results line has kind "locomo" (locomo_metrics.py says what each
+    locomo           only when some results line is LoCoMo's (suites/locomo/metrics.py says what each
                      peer computes and what we do):
       categories     {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop",
                      "5": "adversarial"}  LoCoMo's category numbers -> the names in question_type
@@ -70,9 +70,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarker.eval.locomo_metrics import locomo_summary
 from benchmarker.eval.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.eval.retrieval_metrics import retrieval_metrics
+from benchmarker.registry import suites_of_results
 
 SCHEMA_VERSION = 1
 ROLES = ("agent", "qa", "eval")
@@ -214,10 +214,8 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
                "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens")),
                "speed": speed_block(results, run_meta.get("decisions")),
                "counts": counts_block(results)}
-    if any(r.get("kind") == "locomo" for r in results) and not retrieval_only:
-        summary["locomo"] = locomo_summary(results)
-        notes.append("LoCoMo: overall accuracy, F1 and BLEU-1 are over categories 1-4; category 5 (adversarial) "
-                     "is reported apart as abstention (see locomo.notes)")
+    for suite in ([] if retrieval_only else suites_of_results(results)):
+        summary.update(suite.summary_blocks(results, notes))
     return summary
 
 

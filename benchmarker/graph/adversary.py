@@ -29,9 +29,9 @@ from benchmarker.datasets.schema import Case, Question
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 from benchmarker.log.jsonl import JsonlWriter, read_jsonl
+from benchmarker.registry import suite_of_record
 
 LOG_FILE = "adversary.jsonl"
-RUBRIC_LEVEL = "rubric"   # only levels scored question by question on their rubric take new questions
 
 
 async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -52,7 +52,7 @@ async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
             asked = {q.question for q in previous}
             for round_ in range(1, settings.rounds + 1):
                 weak = weakest_categories(_labels(ctx, previous), k=settings.weak_categories)
-                if not weak and case.kind != "long_horizon":
+                if not weak and not suite_of_record(case.kind).adversary_own_weakest_only:
                     weak = weakest_categories(run_labels, k=settings.weak_categories)
                 line = logged.get((case.case_id, round_))
                 if line is not None and "questions" in line:
@@ -88,15 +88,9 @@ def _case_graph():
 
 
 def aimable(case: Case) -> bool:
-    """Cases the adversary can write checked questions for: long-horizon, LongMemEval, and levels
-    scored question by question on their rubric (not L13's tool trace, L14-L16's own scoring)."""
-    if case.kind in ("long_horizon", "longmemeval"):
-        return True
-    if case.kind == "level":
-        from benchmarker.datasets.levels import build_level
-
-        return build_level(case.metadata["level_id"], case.metadata["seed"]).scoring == RUBRIC_LEVEL
-    return False
+    """Cases the adversary can write checked questions for (long-horizon, LongMemEval, and levels
+    scored question by question on their rubric): the suite says."""
+    return suite_of_record(case.kind).aimable(case)
 
 
 def _labels(ctx: RunContext, questions: list[Question]) -> dict[str, list[bool]]:
@@ -115,7 +109,7 @@ async def _proposal(ctx: RunContext, case: Case, previous: list[Question], asked
 
     if ctx.config.multi_agent.proposer != "model":
         return propose(case, asked=asked, weak=weak, n=ctx.config.multi_agent.adversary_questions, round_=round_)
-    if case.kind == "long_horizon" and not weak:
+    if suite_of_record(case.kind).adversary_own_weakest_only and not weak:
         return propose(case, asked=asked, weak=weak, n=0, round_=round_)   # nothing to aim at
     return await _model_proposal(ctx, case, previous, asked, weak, round_)
 
@@ -130,7 +124,8 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
     n = ctx.config.multi_agent.adversary_questions
     failures = [(q.question, q.answer) for q in previous
                 if (r := ctx.log.done.judged.get(q.question_id)) is not None and r.get("label") is False]
-    if case.kind == "long_horizon":
+    suite = suite_of_record(case.kind)
+    if suite.proposes_from_facts:
         from benchmarker.datasets.long_horizon.adversary import proposer_prompt, verified_from_model
 
         prompt, facts = proposer_prompt(case, asked=asked, weak=weak, failures=failures, n=n,
@@ -143,7 +138,7 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
         prompt = evidence_prompt(case, weak=weak, categories=categories, failures=failures, n=n, round_=round_,
                                  template=load_prompt("adversary_evidence", directory=ctx.prompts_dir))
         check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak, categories=categories,
-                                                 round_=round_, rubric_for=_level_rubric if case.kind == "level" else None))
+                                                 round_=round_, rubric_for=suite.adversary_rubric()))
     with ctx.traced(case_id=case.case_id, role="eval", phase="adversary", round=round_):
         got = await ask_prompt_until_parsed(ctx.judge.model, prompt, _parse, ctx.config.eval.judge_retries)
     if got.failed:
@@ -174,17 +169,7 @@ def parse_proposals(text: str) -> list[dict]:
 def categories_of(case: Case) -> list[str]:
     """What a new question of this case may be: LongMemEval's question types (its judge prompts are
     chosen by type), a level's own categories."""
-    if case.kind == "longmemeval":
-        from benchmarker.datasets.longmemeval import QUESTION_TYPES
-
-        return list(QUESTION_TYPES)
-    return sorted({q.category or q.question_type for q in case.questions}) or ["recall"]
-
-
-def _level_rubric(answer: str, abstain: bool) -> dict[str, Any]:
-    from benchmarker.datasets.levels.spec import rubric
-
-    return rubric(abstain=True) if abstain else rubric([[answer]])
+    return suite_of_record(case.kind).adversary_categories(case)
 
 
 def question_line(q: Question) -> dict[str, Any]:

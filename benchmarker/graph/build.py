@@ -30,11 +30,12 @@ from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.setup import setup
 from benchmarker.graph.summarise import summarise
 from benchmarker.graph.state import CaseState, RunState, Setup
+from benchmarker.registry import suite_of_record
 
 
 def after_ingest(state: CaseState) -> str:
-    """Fact-extraction cases have no questions: read back what was written instead of asking."""
-    return "read_back" if state["case"].kind == "fact_extraction" else "qa"
+    """A suite whose cases have no questions (fact extraction) reads back what was written instead."""
+    return "read_back" if suite_of_record(state["case"].kind).reads_back else "qa"
 
 
 def build_case_graph():

@@ -27,6 +27,7 @@ from benchmarker.graph.setup import agent_tools
 from benchmarker.graph.turns import decision_sink, turn_context
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import DecisionRecord, MemoryRecord
+from benchmarker.registry import suite_of_record
 
 __all__ = ["decision_sink", "ingest", "ingest_units", "turn_context"]
 
@@ -41,7 +42,7 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
     case = state["case"]
     ctx.progress.set_phase("ingest")
     started = time.monotonic()
-    if case.kind == "fact_extraction":
+    if suite_of_record(case.kind).seeds_memory:
         await _seed_existing_memory(ctx, case, record)
     subject = ctx.agent_subject
     if subject.replay is not None:

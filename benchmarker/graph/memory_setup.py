@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
+from benchmarker.registry import suite_of_record
 
 __all__ = ["MAX_ATTEMPTS", "memory_title", "prepare_memory"]
 
@@ -38,6 +39,6 @@ def _asks_memory(ctx: RunContext, case) -> bool:
     """Whether this case still searches its memory here: a question (or a fact-extraction read-back)
     not answered yet. A finished case whose memory a gone Ray worker held is scored from its logs."""
     answered = ctx.log.done.answered
-    if case.kind == "fact_extraction":
+    if suite_of_record(case.kind).reads_back:
         return case.case_id not in answered
     return any(q.question_id not in answered for q in case.questions)

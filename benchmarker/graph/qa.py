@@ -21,6 +21,7 @@ from benchmarker.graph.retrieval import build_context
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
 from benchmarker.memory.driver import Searcher
+from benchmarker.registry import suite_of_record
 
 
 def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
@@ -37,6 +38,7 @@ def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
 
 
 def base_record(case: Case, question: Question) -> dict[str, Any]:
+    suite = suite_of_record(case.kind)
     return {
         "case_id": case.case_id,
         "question_id": question.question_id,
@@ -51,22 +53,10 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
         "answer": question.answer,
         "question_date": question.question_date,
         "answer_session_ids": list(question.answer_session_ids),
-        "evidence_turns": evidence_turns(case, question)
-        if case.kind in ("longmemeval", "locomo") or (case.kind == "level" and question.evidence.get("round")) else [],
+        "evidence_turns": evidence_turns(case, question) if suite.retrieval_evidence(case, question) else [],
         **({"round": question.evidence["round"]} if question.evidence.get("round") else {}),  # adversarial rounds
-        # long-horizon evidence as [session_id, message index] (for the analyst; not scored as retrieval evidence)
-        **({"evidence_messages": _session_turns(case, question.evidence.get("turns") or [])}
-           if case.kind == "long_horizon" else {}),
+        **suite.answer_fields(case, question),
     }
-
-
-def _session_turns(case: Case, global_turns: list[int]) -> list[list[Any]]:
-    """Global message indices (the long-horizon generator's) as [session_id, index in the session]."""
-    wanted, out, start = set(global_turns), [], 0
-    for session in case.sessions:
-        out += [[session.session_id, t - start] for t in sorted(wanted) if start <= t < start + len(session.messages)]
-        start += len(session.messages)
-    return out
 
 
 async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:

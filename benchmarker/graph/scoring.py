@@ -1,5 +1,5 @@
-"""Node: score every answer of the case that has no result yet (benchmarker.eval.score), then,
-for a level case, the level itself.
+"""Node: score every answer of the case that has no result yet (benchmarker.eval.score), then
+the whole case where its suite scores one (a level's own score).
 
 The answers come from state (qa / read_back put every answer of the case there, resumed ones
 included); results go to the run log one durable line at a time.
@@ -11,9 +11,10 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchmarker.eval.score import score, score_level_case
+from benchmarker.eval.score import score
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
+from benchmarker.registry import suite_of_record
 
 
 async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -30,9 +31,9 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
             result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
         ctx.log.append(result)
         results.append(result)
-    if case.kind == "level" and not any(q.evidence.get("round") for q in case.questions):
-        # also writes a level line a killed run never wrote (from the level's own questions, never a round's)
-        level = score_level_case(case, ctx.log, default_cadence=ctx.cadence, thresholds=ctx.judge.thresholds)
-        if level is not None:
-            ctx.log.append(level)
+    # also writes a level line a killed run never wrote (from the level's own questions, never a round's)
+    level = suite_of_record(case.kind).score_case(case, ctx.log, default_cadence=ctx.cadence,
+                                                  thresholds=ctx.judge.thresholds)
+    if level is not None:
+        ctx.log.append(level)
     return {"results": results} if results else {}

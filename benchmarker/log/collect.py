@@ -17,6 +17,7 @@ from pathlib import Path
 
 from benchmarker.log.records import AnswerRecord, DecisionRecord, LogRecord, MemoryRecord, ResultRecord
 from benchmarker.log.store import ResumeState, error_record, into_memory, note_done
+from benchmarker.registry import suite_of_record
 
 
 @dataclass
@@ -45,8 +46,8 @@ class CaseSlice:
 
 
 def _reads_trace(case) -> bool:
-    """Only a level's own score (L13) and a fact-extraction read-back look at the agent's logged calls."""
-    return case.kind in ("level", "fact_extraction")
+    """Only some suites (a level's own score, a fact-extraction read-back) look at the agent's logged calls."""
+    return suite_of_record(case.kind).reads_agent_trace
 
 
 @dataclass

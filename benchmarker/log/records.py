@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
+from benchmarker.registry import DEFAULT_RECORD_KIND
 
 SCHEMA_VERSION = 1
 
@@ -101,7 +102,7 @@ class AnswerRecord(LogRecord):
     question_id: str
     question_type: str = ""
     category: str = ""
-    kind: str = "longmemeval"
+    kind: str = DEFAULT_RECORD_KIND
     level: str | None = None
     seed: int | None = None
     question_key: str | None = None

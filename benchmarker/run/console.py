@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from benchmarker.registry import suites_of
+
 
 def _pct(cell: dict[str, Any] | None) -> str:
     if not cell or cell.get("accuracy") is None:
@@ -34,9 +36,9 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
     for key in ("session.recall_any@5", "session.recall_all@10", "turn.recall_any@10"):
         if metrics.get(key) is not None:
             table.add_row(key, f"{metrics[key]:.3f}")
-    for name, section in (("levels", summary.get("levels")), ("fact extraction", summary.get("fact_extraction"))):
-        if section and section.get("headline"):
-            table.add_row(name, section["headline"])
+    for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
+        for name, value in suite.console_rows(summary):
+            table.add_row(name, value)
     cost = summary.get("cost") or {}
     tokens = cost.get("tokens_total") or {}
     if tokens:

@@ -47,6 +47,7 @@ from benchmarker.datasets.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.datasets.long_horizon.adversary import FACTS_SHOWN
 from benchmarker.eval.analyst import HITS_SHOWN, TEXT_CHARS
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
+from benchmarker.registry import suite, suite_of_record
 from benchmarker.run.estimate_model import (
     ADD_ENTRY_ARGS_TOKENS, CALL_TOKENS, CHARS_PER_TOKEN, CONTEXT_BASE_CHARS, CONTEXT_CHARS_PER_MESSAGE,
     CONTEXT_MAX_CHARS, LIST_ENTRY_OVERHEAD_CHARS, REPLY_TOKENS, AgentModel, CachePolicy, Setting, agent_model,
@@ -57,10 +58,7 @@ UNITS = ("message", "exchange", "session")
 QA_OVERHEAD_TOKENS = 350         # the reader prompt around the retrieved context
 ENTRY_TOKENS = 120               # a retrieved entry as shown to the reader
 QA_OUTPUT = 60
-JUDGE_INPUT, JUDGE_OUTPUT = 350, 5  # LongMemEval's judges: a short prompt, a yes/no reply
-# LoCoMo's strict judge: its longer prompt (prompts/judge_locomo.txt) plus the question, gold and
-# reply, and a JSON reply with a one-sentence reason.
-LOCOMO_JUDGE_TEXT_TOKENS, LOCOMO_JUDGE_OUTPUT = 100, 30
+JUDGE_INPUT, JUDGE_OUTPUT = 350, 5  # LongMemEval's judges: a short prompt, a yes/no reply (a suite may differ)
 # [multi_agent]: extra calls on the judge's model (role eval, as the run's ledger counts them).
 PROPOSER_FACTS, FACT_TOKENS = FACTS_SHOWN, 15   # long-horizon: the fact records the proposer's prompt lists
 # other kinds: the turns it lists, each at most TURN_CHARS long (an upper bound: LongMemEval turns are long)
@@ -210,7 +208,7 @@ def _prompt_tokens(name: str) -> int:
 
 def proposer_input_tokens(kind: str) -> int:
     """One proposer call: its prompt plus the material it lists (fact records, or evidence turns)."""
-    if kind == "long_horizon":
+    if suite_of_record(kind).proposes_from_facts:
         return _prompt_tokens("adversary_propose") + PROPOSER_FACTS * FACT_TOKENS
     return _prompt_tokens("adversary_evidence") + PROPOSER_TURNS * TURN_TOKENS
 
@@ -226,13 +224,8 @@ def analyst_input_tokens() -> int:
 
 
 def judge_tokens(kind: str) -> tuple[int, int]:
-    """(input, output) tokens of one judge call for a case of this kind."""
-    if kind != "locomo":
-        return JUDGE_INPUT, JUDGE_OUTPUT
-    from benchmarker.agent.prompts import load_prompt
-
-    template = load_prompt("judge_locomo.txt")
-    return round(len(template) / CHARS_PER_TOKEN) + LOCOMO_JUDGE_TEXT_TOKENS, LOCOMO_JUDGE_OUTPUT
+    """(input, output) tokens of one judge call for a case of this kind (its suite's, else the usual)."""
+    return suite_of_record(kind).judge_tokens(CHARS_PER_TOKEN) or (JUDGE_INPUT, JUDGE_OUTPUT)
 
 
 # --- cost --------------------------------------------------------------------------------------
@@ -308,8 +301,9 @@ def assumptions(est: Estimate, config) -> list[str]:
         out.append(f"the agent is outside ([agent] type = {config.agent.type!r}): it learns and answers with its own "
                    "models, which the harness neither sees nor counts (report them in the answer's metadata); only "
                    "the judge is costed here.")
-    judge_in, judge_out = judge_tokens(config.dataset.kind)
-    why = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)" if config.dataset.kind == "locomo" else ""
+    dataset_suite = suite(config.dataset.kind)
+    judge_in, judge_out = dataset_suite.judge_tokens(CHARS_PER_TOKEN) or (JUDGE_INPUT, JUDGE_OUTPUT)
+    why = dataset_suite.judge_note
     out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
                f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {judge_in} in, "
                f"{judge_out} out{why}; both one-shot, never cached.")

@@ -4,7 +4,7 @@ The offline suite scores labelled cases; production has no labels. The strategy 
 second phase judges production runs instead: for each memory-extraction run (tag
 `memory_extraction`), a model lists the facts the user stated, the new facts the extractor
 wrote, the missed and the hallucinated ones, and the code computes precision / recall / F1
-(eval/fact_judge.py, the same judge and prompt as `kind = "fact_extraction"` with an LLM judge).
+(eval/fact_judge.py, the same judge and prompt as the fact-extraction suite with an LLM judge).
 
 Two sources (`[online] source`):
 - `langsmith`: root runs of `[online] project` (else `[tracing] project`) carrying `[online] tag`,

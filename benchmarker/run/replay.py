@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
+from benchmarker.registry import dataset_kinds_where, suite
 
 if TYPE_CHECKING:
     from benchmarker.run.runner import RunOutcome
 
 REPLAYED_TOOLS = ("add_entry", "put_context")
 WRITE_CALLERS = ("agent", "replay")
-REPLAYABLE_KINDS = ("longmemeval", "sample", "long_horizon")
 SELECTION_KEYS = ("question_ids", "question_types", "limit", "sample", "sample_seed")
 SIDE_BY_SIDE = ("session.recall_any@5", "session.recall_all@5", "session.recall_any@10", "session.recall_all@10",
                 "turn.recall_any@5", "turn.recall_all@5", "turn.recall_any@10", "turn.recall_all@10")
@@ -167,10 +167,10 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
     source = manifest.get("dataset") or {}
     source_table = source_config(manifest).get("dataset") or {}
     where = config.config_path or "CONFIG"
-    if kind not in REPLAYABLE_KINDS:
+    if not suite(kind).replayable:
         raise UserError(f"{where}: [dataset].kind = {kind!r} cannot be replayed (levels score the agent's own "
                         "tool calls, fact extraction scores what it wrote); replay supports "
-                        f"{', '.join(REPLAYABLE_KINDS)}")
+                        f"{', '.join(dataset_kinds_where('replayable'))}")
     if source.get("kind") != kind:
         raise UserError(f"{where}: [dataset].kind is {kind!r} but the source run used {source.get('kind')!r} "
                         f"({manifest_path}: dataset.kind); replay only makes sense on the same cases")

@@ -21,6 +21,7 @@ from typing import Any
 from benchmarker.errors import UserError
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
+from benchmarker.registry import suite_of_record
 
 
 def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
@@ -35,10 +36,10 @@ def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
 
 
 def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
-    """The cases of every non-LongMemEval answer, rebuilt from the config's dataset."""
+    """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset."""
     from benchmarker.datasets.source import plan_dataset
 
-    wanted = {a.case_id for a in answers.values() if a.kind != "longmemeval"}
+    wanted = {a.case_id for a in answers.values() if suite_of_record(a.kind).needs_case}
     if not wanted:
         return {}
     cases = {}
@@ -66,7 +67,7 @@ def _with_adversarial_questions(cases: dict[str, Any], run_dir: Path) -> dict[st
 
 
 async def rescore(run_dir: Path, config) -> Path:
-    from benchmarker.eval.score import score, score_level_case
+    from benchmarker.eval.score import score
     from benchmarker.eval.outputs import write_outputs
     from benchmarker.run.models import build_models
 
@@ -100,17 +101,16 @@ async def rescore(run_dir: Path, config) -> Path:
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
         for case in cases.values():
-            if case.kind == "level":
-                level = score_level_case(case, log, default_cadence=config.params.context_cadence,
-                                         thresholds=judge.thresholds)
-                if level is not None:
-                    log.append(level)
+            level = suite_of_record(case.kind).score_case(case, log, default_cadence=config.params.context_cadence,
+                                                          thresholds=judge.thresholds)
+            if level is not None:
+                log.append(level)
     finally:
         log.close()
     kinds = sorted({a.kind for a in answers.values()})
     meta = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers), "judge": models.judge_kind,
             "point": f"scores/{label}", "tokens": models.ledger.snapshot(),
-            "dataset_kind": config.dataset.kind if len(kinds) > 1 or kinds[0] != "longmemeval" else "longmemeval",
+            "dataset_kind": suite_of_record(kinds[0]).name if len(kinds) == 1 else config.dataset.kind,
             "thresholds": thresholds}
     write_outputs(out_dir, run_dir, meta)
     return out_dir

@@ -11,7 +11,7 @@ from benchmarker.datasets.levels import ExpectedCall
 from benchmarker.datasets.schema import Question
 from benchmarker.eval.facts import match_facts, similarity
 from benchmarker.eval.grader import grade_deterministic
-from benchmarker.eval.level_scoring import score_decision, score_forgetting, score_tool_trace
+from benchmarker.suites.levels.scoring import score_decision, score_forgetting, score_tool_trace
 from benchmarker.eval.multiseed import summarize_seeds
 from benchmarker.eval.rubric import factual_accuracy, grade_answer_deterministic
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from benchmarker.datasets.levels import build_level
-from benchmarker.eval.level_scoring import score_level
+from benchmarker.suites.levels.scoring import score_level
 from benchmarker.eval.score import score
 from benchmarker.graph.facts import read_back
 from benchmarker.graph.qa import qa

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarker.datasets.levels import ExpectedCall, build_level
-from benchmarker.eval.level_scoring import (
+from benchmarker.suites.levels.scoring import (
     parse_decision, score_adversarial, score_decision, score_forgetting, score_level, score_tool_trace,
     trace_for_session,
 )

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarker.datasets.locomo import (CATEGORY_NAMES, NOT_MENTIONED, load_locomo, locomo_date, select_locomo,
+from benchmarker.suites.locomo.data import (CATEGORY_NAMES, NOT_MENTIONED, load_locomo, locomo_date, select_locomo,
                                          turn_text)
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.errors import DatasetError
@@ -92,7 +92,7 @@ def test_selection_keeps_only_chosen_questions_and_skips_conversations_without_a
 
 @given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 40)), max_size=6), st.sampled_from(["; ", ", ", " "]))
 def test_evidence_ids_are_found_however_they_are_joined(pairs, separator):
-    from benchmarker.datasets.locomo import _evidence
+    from benchmarker.suites.locomo.data import _evidence
 
     text = separator.join(f"D{n}:{i}" for n, i in pairs)
     assert _evidence([text]) == list(dict.fromkeys(pairs))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from langchain_openai import ChatOpenAI
 
-from benchmarker.datasets.locomo import NOT_MENTIONED
+from benchmarker.suites.locomo.data import NOT_MENTIONED
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.eval.judge import choose_prompt, judge_answer, parse_label
 from benchmarker.eval.score import Judge, score

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarker.eval.locomo_metrics import (
+from benchmarker.suites.locomo.metrics import (
     answer_scores,
     bleu1,
     bleu_tokens,

@@ -1,11 +1,11 @@
 """Levels L1-L16: one seeded Case of material and questions per level, with its scoring.
 
     spec = build_level("L13", seed=7)
-    spec.case                # Case(kind="level", case_id="level-L13-7")
+    spec.case                # Case(kind=LEVEL, case_id="level-L13-7")
     spec.tool_scenarios      # L13 only: ExpectedCall sequences per session
     spec.scoring             # rubric | tool_trace | forgetting | adversarial | decision
 
-Score answers with benchmarker.eval.level_scoring.score_level(spec, answers, decisions=...).
+Score answers with benchmarker.suites.levels.scoring.score_level(spec, answers, decisions=...).
 """
 
 from __future__ import annotations

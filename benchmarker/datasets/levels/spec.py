@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any, Mapping
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
+from benchmarker.registry import LEVEL
 
 Scoring = str  # "rubric" | "tool_trace" | "forgetting" | "adversarial" | "decision"
 
@@ -133,7 +134,7 @@ class LevelBuilder:
         return qid
 
     def case(self, title: str) -> Case:
-        return Case(f"level-{self.level_id}-{self.seed}", "level", tuple(self.sessions), tuple(self.questions),
+        return Case(f"level-{self.level_id}-{self.seed}", LEVEL, tuple(self.sessions), tuple(self.questions),
                     metadata={"level_id": self.level_id, "title": title, "seed": self.seed})
 
     def spec(self, title: str, description: str, **kwargs: Any) -> LevelSpec:

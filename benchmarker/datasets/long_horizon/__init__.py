@@ -1,7 +1,7 @@
 """Seeded long-horizon dialogue generator: 100-5000 turns, 12 information blocks, 17 question categories.
 
     ds = generate_long_horizon(1000, seed=7, questions=60)
-    ds.case          # Case(kind="long_horizon", case_id="lh-7-1000"), sessions of 26-50 turns
+    ds.case          # Case(kind=LONG_HORIZON, case_id="lh-7-1000"), sessions of 26-50 turns
     ds.facts         # ground truth: every fact with the turn that delivered it (and all versions)
     ds.to_json()     # canonical serialisation: same seed and arguments, same bytes
 
@@ -29,6 +29,7 @@ from benchmarker.datasets.long_horizon.questions_ops import (
 )
 from benchmarker.datasets.long_horizon.world import World
 from benchmarker.datasets.schema import Case, Message, Question, Session
+from benchmarker.registry import LONG_HORIZON
 
 MIN_TURNS, MAX_TURNS = 100, 5000
 
@@ -128,7 +129,7 @@ def generate_long_horizon(turns: int, seed: int, questions: int = 40, holdout: b
                 "questions_available": available, "categories": counts, "units": unit_counts(turns),
                 "blocks": list(BLOCK_NAMES), "facts": len(w.facts), "sessions": len(raw)}
     case_id = f"lh-{seed}-{turns}" + ("-holdout" if holdout else "")
-    case = Case(case_id, "long_horizon", _sessions(raw, evidence_turns), qs, metadata)
+    case = Case(case_id, LONG_HORIZON, _sessions(raw, evidence_turns), qs, metadata)
     facts = {fid: f.to_dict() for fid, f in sorted(w.facts.items())}
     for fact in facts.values():
         if fact["versions"]:

@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from benchmarker.datasets.locomo import ADVERSARIAL, CATEGORY_NAMES
+from benchmarker.suites.locomo.data import ADVERSARIAL, CATEGORY_NAMES
 from benchmarker.eval.qa_metrics import cell, not_graded
 from benchmarker.eval.stats import bootstrap_mean_ci
 

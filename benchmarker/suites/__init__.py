@@ -1,0 +1,1 @@
+"""Benchmark suites, one package each, found through benchmarker/registry.py (see suites/base.py)."""

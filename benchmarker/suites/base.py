@@ -1,0 +1,192 @@
+"""`Suite`: everything one benchmark does differently from the others, behind one object.
+
+The harness asks `benchmarker.registry` for a suite (by `[dataset].kind` or by a line's `kind`)
+and calls these methods; it never tests a kind. Each default below is what most suites do, so a
+suite overrides only what differs. The flags say what a suite can do (the graph, config rules and
+`estimate` read them); the methods compute what only the suite knows.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchmarker.config_schema import Problem
+from benchmarker.eval.grader import grade_deterministic
+from benchmarker.registry import dataset_kinds_where
+
+if TYPE_CHECKING:
+    from benchmarker.config_schema import RunConfig, ThresholdsConfig
+    from benchmarker.datasets.schema import Case, Question
+    from benchmarker.datasets.source import DatasetPlan
+    from benchmarker.eval.score import Judge
+    from benchmarker.log.records import LevelRecord
+    from benchmarker.log.store import RunLog
+
+Record = dict[str, Any]
+ADVERSARY_KINDS = "long_horizon, longmemeval, sample and levels"   # the kinds with no adversary_refusal
+
+
+class Suite(ABC):
+    """One benchmark: its config rules, plan, scoring, summary, report, estimate and graph hooks."""
+
+    name: str = ""                          # the [dataset].kind
+    record_kinds: tuple[str, ...] = ()      # the `kind` its cases, answers and results carry
+    reads_dataset_file: bool = False        # dataset_file / a LongMemEval clone name its data
+    reads_file: bool = False                # [dataset].file names its data
+    question_types: tuple[str, ...] = ()    # what [run].question_types may name (empty: not checked)
+    official_judge: bool = False            # LongMemEval's own judge prompts apply
+    replayable: bool = False                # `run --replay` can re-ask a source run's answers
+    needs_case: bool = True                 # scoring an answer reads its case (rubric, facts, trap answer)
+    reads_back: bool = False                # a case is answered by reading its memory back, not by QA
+    seeds_memory: bool = False              # ingest starts from a memory that already holds entries
+    reads_agent_trace: bool = False         # its scoring reads the agent's logged tool calls
+    multi_seed: bool = False                # results of several seeds get the multi-seed statistics
+    proposes_from_facts: bool = False       # the adversary proposes from generator fact records
+    adversary_own_weakest_only: bool = False  # the adversary aims only at the case's own weak categories
+    adversary_refusal: str = ""             # why the adversary cannot run on it ("" = it can)
+    judge_note: str = ""                    # estimate's words on its judge call, when it is not the usual one
+
+    # --- config --------------------------------------------------------------------------------
+
+    def config_problems(self, cfg: RunConfig) -> list[Problem]:
+        """This suite's cross-key rules on a config whose [dataset].kind is this suite."""
+        return self.data_problems(cfg) + self._question_type_problems(cfg) + self._adversary_problems(cfg)
+
+    def data_problems(self, cfg: RunConfig) -> list[Problem]:
+        """What names the data: a file only where the suite reads one."""
+        problems: list[Problem] = []
+        data = cfg.dataset
+        if cfg.dataset_file and not self.reads_dataset_file:
+            problems.append(Problem(("dataset_file",), f'is only read when [dataset].kind = '
+                                    f'"longmemeval" (kind is "{data.kind}"); remove it or fix the kind'))
+        if data.file and not self.reads_file:
+            kinds = [f'"{k}"' for k in dataset_kinds_where("reads_file")]
+            problems.append(Problem(("dataset", "file"), f"is only read by kinds {', '.join(kinds[:-1])} and "
+                                    f'{kinds[-1]} (kind is "{data.kind}"); remove it'))
+        return problems
+
+    def _question_type_problems(self, cfg: RunConfig) -> list[Problem]:
+        if not self.question_types:
+            return []
+        return [Problem(("run", "question_types", i), f'got "{qtype}"; allowed: {", ".join(self.question_types)}')
+                for i, qtype in enumerate(cfg.run.question_types) if qtype not in self.question_types]
+
+    def _adversary_problems(self, cfg: RunConfig) -> list[Problem]:
+        ma = cfg.multi_agent
+        if ma.adversary and self.adversary_refusal:
+            return [Problem(("multi_agent", "adversary"), f'writes questions for {ADVERSARY_KINDS}; '
+                            f'[dataset].kind = "{cfg.dataset.kind}" {self.adversary_refusal}')]
+        if ma.adversary and ma.proposer == "generator" and not self.proposes_from_facts:
+            return [Problem(("multi_agent", "proposer"), f'"generator" proposes from the long-horizon generator\'s '
+                            f'fact records; [dataset].kind = "{cfg.dataset.kind}" has none: use proposer = "model" '
+                            f'(the judge\'s model writes questions from the evidence turns, the harness checks them)')]
+        return []
+
+    # --- data ----------------------------------------------------------------------------------
+
+    @abstractmethod
+    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+        """The run's cases as lazy groups (datasets/source.py); generated data goes into run_dir."""
+
+    # --- scoring -------------------------------------------------------------------------------
+
+    async def score(self, record: Record, case: Case | None, judge: Judge) -> Record:
+        """The grading fields of one answer line (label, autoeval_label, grade, ...): by default the
+        LongMemEval judge (our prompts, LongMemEval's, or the deterministic grader)."""
+        if judge.kind == "deterministic":
+            return grade_deterministic(str(record.get("question_type", "")), str(record.get("question_id", "")),
+                                       record.get("answer", ""), record.get("hypothesis"),
+                                       thresholds=judge.thresholds).fields()
+        from benchmarker.eval.judge import judge_answer  # langchain: loaded when a model judges
+
+        builder = judge.official_prompt if judge.kind == "official" else None
+        grading = (await judge_answer(judge.model, record, retries=judge.retries, prompt_builder=builder)).fields()
+        return with_eval_tokens(record, grading)
+
+    def score_case(self, case: Case, log: RunLog, *, default_cadence: int,
+                   thresholds: ThresholdsConfig | None = None) -> LevelRecord | None:
+        """A whole-case score line once every question has its result; None for most suites."""
+        return None
+
+    def judge_template(self, question_type: str, abstention: bool) -> str | None:
+        """The judge prompt's name for a question; None: the usual routing by type (eval/judge.py)."""
+        return None
+
+    def write_official_outputs(self, answers_dir: Path, results: list[Record]) -> None:
+        """The benchmark's own evaluation files, from this suite's results lines (none by default)."""
+
+    # --- summary and report --------------------------------------------------------------------
+
+    def summary_blocks(self, results: list[Record], notes: list[str]) -> Record:
+        """Keys build_summary adds from the results lines alone (not for retrieval-only runs)."""
+        return {}
+
+    def summarise(self, results: list[Record], *, level_scores: list[Record]) -> Record:
+        """Keys the run's outputs add to summary.json (levels.jsonl lines are given too)."""
+        return {}
+
+    def qa_report_lines(self, summary: Record) -> list[str]:
+        """Report lines right after the QA section (markdown)."""
+        return []
+
+    def report_sections(self, summary: Record) -> list[tuple[str, str]]:
+        """(title, markdown) report sections from its summary keys."""
+        return []
+
+    def console_rows(self, summary: Record) -> list[tuple[str, str]]:
+        """(name, value) rows of the end-of-run table."""
+        return []
+
+    def compare_blocks(self, results: list[Record]) -> Record:
+        """Per-run keys `compare` puts beside the QA and retrieval metrics."""
+        return {}
+
+    def compare_lines(self, runs: list[Record]) -> list[str]:
+        """Markdown rows comparing those keys across runs (each run holds compare_blocks' keys)."""
+        return []
+
+    # --- estimate ------------------------------------------------------------------------------
+
+    def judge_tokens(self, chars_per_token: float) -> tuple[int, int] | None:
+        """(input, output) tokens of one judge call; None: the usual judge's."""
+        return None
+
+    # --- graph ---------------------------------------------------------------------------------
+
+    def retrieval_evidence(self, case: Case, question: Question) -> bool:
+        """Whether the answer line carries the question's evidence turns (scored as retrieval)."""
+        return False
+
+    def answer_fields(self, case: Case, question: Question) -> Record:
+        """Extra keys of its answer lines."""
+        return {}
+
+    def aimable(self, case: Case) -> bool:
+        """Whether the adversary can write checked questions for this case."""
+        return False
+
+    def adversary_categories(self, case: Case) -> list[str]:
+        """What a new question of this case may be."""
+        return sorted({q.category or q.question_type for q in case.questions}) or ["recall"]
+
+    def adversary_rubric(self) -> Callable[[str, bool], Record] | None:
+        """The rubric of an adversary's new question (None: the checker's default)."""
+        return None
+
+
+def with_eval_tokens(record: Record, grading: Record) -> Record:
+    """The judge call's tokens added to the answer's under role "eval"."""
+    tokens = (grading.get("grade") or {}).get("tokens") or {}
+    if tokens:
+        grading["tokens"] = dict(record.get("tokens") or {}) | {"eval": tokens}
+    return grading
+
+
+def need_case(case: Case | None, record: Record) -> Case:
+    """The case an answer's scoring reads; ValueError when the caller did not pass it."""
+    if case is None:
+        raise ValueError(f"scoring {record.get('kind')} answer {record.get('question_id')} needs its case")
+    return case

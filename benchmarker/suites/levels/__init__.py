@@ -1,0 +1,128 @@
+"""Levels L1-L16: generated scenarios graded on their rubric or by the level's own scoring (L13
+tool trace, L14 stale values, L15 balance, L16 decisions), with a levels.jsonl line per level."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from statistics import mean
+from typing import Any, Callable
+
+from benchmarker.config_schema import ThresholdsConfig
+from benchmarker.datasets.levels import build_level
+from benchmarker.datasets.levels.spec import rubric
+from benchmarker.datasets.schema import Case, Question
+from benchmarker.datasets.source import CaseGroup, DatasetPlan
+from benchmarker.eval.sections import mean_score_table, score_table_md
+from benchmarker.log.records import LevelRecord
+from benchmarker.log.store import RunLog
+from benchmarker.suites.base import Record
+from benchmarker.suites.levels.scoring import score_decision, score_forgetting, score_level
+from benchmarker.suites.rubric import RubricSuite
+
+RUBRIC_LEVEL = "rubric"   # only levels scored question by question on their rubric take new questions
+NOTE = ("mean score = mean rubric score of the level's questions; level score = the level's own scoring (L13 tool "
+        "trace, L14 stale-value penalty, L15 harmonic mean of control accuracy and abstention, L16 decision); LLM "
+        "dimensions are graded only with a judge model")
+
+
+class Levels(RubricSuite):
+    name = "levels"
+    record_kinds = ("level",)
+    reads_agent_trace = True
+
+    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+        seeds = list(config.dataset.seeds) or [config.dataset.seed]
+        groups = []
+        for level_id in config.dataset.levels:
+            specs = [build_level(level_id, seed) for seed in seeds]
+            n = sum(len(spec.case.questions) for spec in specs)
+            groups.append(CaseGroup(f"level_{level_id}", n, lambda specs=specs: [s.case for s in specs]))
+        return DatasetPlan(groups, None, None, f"levels {list(config.dataset.levels)}, seeds {seeds}")
+
+    def question_score(self, case: Case, question: Question, hypothesis: str,
+                       thresholds: ThresholdsConfig) -> dict[str, Any]:
+        """L14 / L16 per-question scoring replaces the plain rubric score."""
+        level = case.metadata.get("level_id")
+        if level == "L14":
+            return score_forgetting(question, hypothesis, thresholds=thresholds)
+        if level == "L16":
+            return score_decision(question, hypothesis, thresholds=thresholds)
+        return {}
+
+    def score_case(self, case: Case, log: RunLog, *, default_cadence: int,
+                   thresholds: ThresholdsConfig | None = None) -> LevelRecord | None:
+        """The level's own score (L13 tool trace, L15 balance, ...) from what `log` holds; None while
+        some question has no result, when the level's line is already written, or for an adversarial
+        round's questions (a killed run's missing line is written from the level's own questions).
+        L13 is scored against the cadence the agent was told, on the agent's calls into the case's
+        finished memory only."""
+        results = log.done.judged
+        if any(q.evidence.get("round") for q in case.questions):
+            return None
+        if case.case_id in log.done.levels or any(q.question_id not in results for q in case.questions):
+            return None
+        memory = log.done.memories.get(case.case_id)
+        if memory is not None and memory.get("agent"):  # an outside agent: its latest learning's calls, no ids of ours
+            tool_calls = [c for c in log.agent_tool_calls(case.case_id) if c.get("attempt") in (None, memory.attempt)]
+            memory = None
+        else:
+            tool_calls = log.agent_tool_calls(case.case_id, memory.memory_id if memory else None)
+        cadence = (memory.context_cadence if memory is not None else None) or default_cadence
+        spec = build_level(case.metadata["level_id"], case.metadata["seed"], context_cadence=cadence)
+        answers = {q.question_id: results[q.question_id].hypothesis for q in case.questions}
+        bindings = {"vault_id": memory.vault_id if memory else None, "memory_id": memory.memory_id if memory else None}
+        scored = score_level(spec, answers, decisions=[d.to_line() for d in tool_calls], bindings=bindings,
+                             thresholds=thresholds)
+        return LevelRecord(case_id=case.case_id, level=spec.level_id, title=spec.title, context_cadence=cadence,
+                           **scored)
+
+    def summarise(self, results: list[Record], *, level_scores: list[Record]) -> Record:
+        levels = [r for r in results if r.get("kind") in self.record_kinds]
+        by_level = mean_score_table(levels, "level")
+        for name, cells in _level_scores(level_scores).items():
+            by_level.setdefault(name, {"n": 0, "mean_score": 0.0}).update(cells)
+        scores = [v["level_score"] for v in by_level.values() if v.get("level_score") is not None]
+        headline = (f"mean level score {mean(scores):.3f} over {len(scores)} levels" if scores else "no scores")
+        covers = sorted({c for r in levels for c in ((r.get("rubric") or {}).get("overall_covers") or [])})
+        ordered = sorted(by_level.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 99)
+        return {self.name: {"by_level": dict(ordered), "by_category": mean_score_table(levels, "category"),
+                            "headline": headline, "score_covers": covers, "note": NOTE}}
+
+    def report_sections(self, summary: Record) -> list[tuple[str, str]]:
+        block = summary.get(self.name)
+        if not block:
+            return []
+        return [("Levels L1-L16", score_table_md(block["by_level"], "level") + "\n" + block["note"] + "\n\n"
+                 + score_table_md(block["by_category"], "category"))]
+
+    def console_rows(self, summary: Record) -> list[tuple[str, str]]:
+        block = summary.get(self.name)
+        return [("levels", block["headline"])] if block and block.get("headline") else []
+
+    def retrieval_evidence(self, case: Case, question: Question) -> bool:
+        """An adversarial round's question names the turns it was written from."""
+        return bool(question.evidence.get("round"))
+
+    def aimable(self, case: Case) -> bool:
+        """Levels scored question by question on their rubric (not L13's tool trace, L14-L16's own scoring)."""
+        return build_level(case.metadata["level_id"], case.metadata["seed"]).scoring == RUBRIC_LEVEL
+
+    def adversary_rubric(self) -> Callable[[str, bool], Record] | None:
+        return _level_rubric
+
+
+def _level_rubric(answer: str, abstain: bool) -> dict[str, Any]:
+    return rubric(abstain=True) if abstain else rubric([[answer]])
+
+
+def _level_scores(lines: list[Record]) -> dict[str, dict[str, Any]]:
+    """Mean of each level's own score over its seeds (one levels.jsonl line per level and seed)."""
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for line in lines:
+        groups[str(line.get("level"))].append(line)
+    return {name: {"level_score": round(mean(float(l["score"]) for l in ls), 4), "scoring": ls[0].get("scoring"),
+                   "seeds": len(ls)} for name, ls in groups.items()}
+
+
+SUITE = Levels()

@@ -1,0 +1,110 @@
+"""LoCoMo: one case per conversation holding its selected questions, LoCoMo's strict judge, and
+per-answer token F1 / BLEU-1 reported per category (category 5 apart, as abstention)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchmarker.agent.prompts import load_prompt
+from benchmarker.config_schema import Problem, RunConfig
+from benchmarker.datasets.longmemeval import dataset_sha256
+from benchmarker.datasets.schema import Case, Question
+from benchmarker.datasets.selection import select_question_ids
+from benchmarker.datasets.source import CaseGroup, DatasetPlan
+from benchmarker.eval.grader import grade_deterministic
+from benchmarker.eval.judge import LOCOMO_TEMPLATES, judge_answer
+from benchmarker.suites.base import Record, Suite, with_eval_tokens
+from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, select_locomo
+from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, category_of, locomo_summary, scored_gold
+from benchmarker.suites.locomo.report import compare_rows, locomo_section
+
+if TYPE_CHECKING:
+    from benchmarker.eval.score import Judge
+
+JUDGE_TEXT_TOKENS, JUDGE_OUTPUT = 100, 30   # estimate: question, answers and category; the JSON reply
+
+
+class LoCoMo(Suite):
+    name = "locomo"
+    record_kinds = ("locomo",)
+    reads_file = True
+    question_types = QUESTION_TYPES
+    adversary_refusal = "is scored by its own category metrics, which a new question has no gold for; not supported"
+    judge_note = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)"
+
+    def data_problems(self, cfg: RunConfig) -> list[Problem]:
+        problems = super().data_problems(cfg)
+        if not cfg.dataset.file:
+            problems.append(Problem(("dataset", "file"), f'required for kind "{self.name}": download '
+                                       'data/locomo10.json from github.com/snap-research/LoCoMo and set '
+                                       'file = "/path/to/locomo10.json"'))
+        return problems
+
+    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+        """One case per conversation (ingested once), holding its selected questions; `[run]`
+        question_ids / question_types (category names) / sample (stratified by category) / limit
+        select questions, and a conversation none of whose questions is selected is not ingested."""
+        path = Path(config.dataset.file)
+        parsed = load_locomo(path)
+        run = config.run
+        wanted = set(select_question_ids(parsed.index(), question_ids=list(run.question_ids),
+                                         question_types=list(run.question_types), limit=run.limit,
+                                         sample=run.sample, sample_seed=run.sample_seed, source=str(path)))
+        conversations = sum(1 for _ in select_locomo(parsed, wanted))
+        dropped = f"; {parsed.dropped_evidence} evidence id(s) name no turn and were dropped" \
+            if parsed.dropped_evidence else ""
+        description = f"LoCoMo file {path}: {len(wanted)} questions over {conversations} conversation(s){dropped}"
+        return DatasetPlan([CaseGroup("cases", len(wanted), lambda: select_locomo(parsed, wanted))], str(path),
+                           dataset_sha256(path), description)
+
+    async def score(self, record: Record, case: Case | None, judge: Judge) -> Record:
+        """Label from the LoCoMo judge (any model judge kind: "official" is LongMemEval's only) or the
+        deterministic grader; F1 / BLEU-1 always. Category 5 is an `_abs` id: the grader's abstention
+        check, or the adversarial prompt told the trap answer (the question's rubric)."""
+        category = category_of(record)
+        qid = str(record.get("question_id", ""))
+        if category == str(ADVERSARIAL) and not qid.endswith("_abs"):  # adversarial is abstention, whatever the id says
+            qid += "_abs"
+        question = next((q for q in (case.questions if case else ()) if q.question_id == record.get("question_id")),
+                        None)
+        trap = (question.rubric if question else {}).get("adversarial_answer") or record.get("adversarial_answer")
+        metrics = answer_scores(record.get("hypothesis"), record.get("answer", ""), category)
+        if trap:
+            metrics["adversarial_answer"] = str(trap)
+        if judge.kind == "deterministic":
+            gold = scored_gold(record.get("answer", ""), category)
+            grading = grade_deterministic(str(record.get("question_type", "")), qid, gold, record.get("hypothesis"),
+                                          thresholds=judge.thresholds).fields()
+        else:
+            verdict = await judge_answer(judge.model, record | {"question_id": qid, "adversarial_answer": trap or ""},
+                                         retries=judge.retries)
+            grading = with_eval_tokens(record, verdict.fields())
+        return grading | {"locomo": metrics}
+
+    def judge_template(self, question_type: str, abstention: bool) -> str | None:
+        return LOCOMO_TEMPLATES["abstention" if abstention else "answerable"]
+
+    def summary_blocks(self, results: list[Record], notes: list[str]) -> Record:
+        notes.append("LoCoMo: overall accuracy, F1 and BLEU-1 are over categories 1-4; category 5 (adversarial) "
+                     "is reported apart as abstention (see locomo.notes)")
+        return {self.name: locomo_summary(results)}
+
+    def qa_report_lines(self, summary: Record) -> list[str]:
+        return locomo_section(summary[self.name]) if summary.get(self.name) else []
+
+    def compare_blocks(self, results: list[Record]) -> Record:
+        return {self.name: locomo_summary(results)}
+
+    def compare_lines(self, runs: list[Record]) -> list[str]:
+        return compare_rows(runs, self.name) if runs and all(r.get(self.name) for r in runs) else []
+
+    def judge_tokens(self, chars_per_token: float) -> tuple[int, int] | None:
+        template = load_prompt(LOCOMO_TEMPLATES["answerable"] + ".txt")
+        return round(len(template) / chars_per_token) + JUDGE_TEXT_TOKENS, JUDGE_OUTPUT
+
+    def retrieval_evidence(self, case: Case, question: Question) -> bool:
+        return True
+
+
+SUITE = LoCoMo()

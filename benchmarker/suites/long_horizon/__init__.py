@@ -1,0 +1,60 @@
+"""Long-horizon dialogue: one generated dialogue per seed, its questions graded on their rubric;
+the adversary proposes from the generator's own fact records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from benchmarker.datasets.long_horizon import generate_long_horizon
+from benchmarker.datasets.schema import Case, Question
+from benchmarker.datasets.source import CaseGroup, DatasetPlan
+from benchmarker.eval.sections import score_table_md
+from benchmarker.suites.base import Record
+from benchmarker.suites.rubric import RubricSuite, categories_block
+
+
+class LongHorizon(RubricSuite):
+    name = "long_horizon"
+    record_kinds = ("long_horizon",)
+    replayable = True
+    proposes_from_facts = True
+    adversary_own_weakest_only = True
+
+    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+        d = config.dataset
+        seeds = list(d.seeds) or [d.seed]
+
+        def cases() -> Iterator[Case]:
+            for seed in seeds:
+                yield generate_long_horizon(d.turns, seed, questions=d.questions, holdout=d.holdout).case
+
+        return DatasetPlan([CaseGroup("cases", d.questions * len(seeds), cases)], None, None,
+                           f"long-horizon dialogue: {d.turns} turns, seeds {seeds}")
+
+    def summarise(self, results: list[Record], *, level_scores: list[Record]) -> Record:
+        return {self.name: categories_block([r for r in results if r.get("kind") in self.record_kinds])}
+
+    def report_sections(self, summary: Record) -> list[tuple[str, str]]:
+        block = summary.get(self.name)
+        return [("Long-horizon dialogue", score_table_md(block["by_category"], "category"))] if block else []
+
+    def answer_fields(self, case: Case, question: Question) -> Record:
+        """Its evidence as [session_id, message index] (for the analyst; not scored as retrieval evidence)."""
+        return {"evidence_messages": _session_turns(case, question.evidence.get("turns") or [])}
+
+    def aimable(self, case: Case) -> bool:
+        return True
+
+
+def _session_turns(case: Case, global_turns: list[int]) -> list[list[Any]]:
+    """Global message indices (the long-horizon generator's) as [session_id, index in the session]."""
+    wanted, out, start = set(global_turns), [], 0
+    for session in case.sessions:
+        out += [[session.session_id, t - start] for t in sorted(wanted) if start <= t < start + len(session.messages)]
+        start += len(session.messages)
+    return out
+
+
+SUITE = LongHorizon()

@@ -1,0 +1,73 @@
+"""LongMemEval (S, M, oracle): one question per case, judged by type; LongMemEval's own outputs.
+
+Cases are selected from a cheap index pass first (ids, types, stratified sample), then streamed
+with only the selected ids materialised, so even the 2.7 GB M file stays bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from benchmarker.datasets.longmemeval import (
+    QUESTION_TYPES,
+    dataset_sha256,
+    iter_longmemeval,
+    scan_question_index,
+    validate_longmemeval,
+)
+from benchmarker.datasets.schema import Case, Question
+from benchmarker.datasets.selection import select_question_ids
+from benchmarker.datasets.source import CaseGroup, DatasetPlan
+from benchmarker.suites.base import Record, Suite
+
+
+class LongMemEval(Suite):
+    name = "longmemeval"
+    record_kinds = ("longmemeval",)
+    reads_dataset_file = True
+    reads_file = True
+    question_types = QUESTION_TYPES
+    official_judge = True
+    replayable = True
+    needs_case = False
+
+    def data_file(self, config: Any, run_dir: Path) -> tuple[Path, str]:
+        """The LongMemEval-format file to read, and its description for the manifest."""
+        path = Path(config.dataset_path)
+        return path, f"LongMemEval file {path}"
+
+    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+        path, description = self.data_file(config, run_dir)
+        index = scan_question_index(path)  # refuses an empty file, repeated ids, non-objects, deep nesting
+        run = config.run
+        selected = select_question_ids(index, question_ids=list(run.question_ids),
+                                       question_types=list(run.question_types), limit=run.limit, sample=run.sample,
+                                       sample_seed=run.sample_seed)
+        wanted = set(selected)
+        validate_longmemeval(path, only_ids=wanted)  # before the service starts or any model is called
+
+        def cases() -> Iterator[Case]:
+            return iter_longmemeval(path, only_ids=wanted)
+
+        return DatasetPlan([CaseGroup("cases", len(selected), cases)], str(path), dataset_sha256(path), description)
+
+    def write_official_outputs(self, answers_dir: Path, results: list[Record]) -> None:
+        if any(r.get("label") is not None for r in results):
+            from benchmarker.eval.official import write_official_outputs
+
+            write_official_outputs(answers_dir, results)
+
+    def retrieval_evidence(self, case: Case, question: Question) -> bool:
+        return True
+
+    def aimable(self, case: Case) -> bool:
+        return True
+
+    def adversary_categories(self, case: Case) -> list[str]:
+        """LongMemEval's question types: its judge prompts are chosen by type."""
+        return list(QUESTION_TYPES)
+
+
+SUITE = LongMemEval()
