@@ -47,7 +47,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
               "subprocess": {"name", "timeout_s", "close_grace_s"}},
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
     "tracing": True,   # traces are a view of a run, not part of it
-    "multi_agent": {"analyst", "analyst_explain", "explain_max", "graders", "baseline_run"},   # read a run's answers; they change none
+    "multi_agent": {"analyst", "analyst_explain", "explain_max", "graders", "baseline_run"},  # read a run's answers, change none
 }
 
 

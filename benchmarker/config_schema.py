@@ -144,7 +144,7 @@ class ParamsConfig(_Table):
         try:
             names = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
         except ValueError as exc:
-            raise ValueError(f"not a valid template ({exc}); e.g. \"{{question_id}}__{{run_id}}\"")
+            raise ValueError(f"not a valid template ({exc}); e.g. \"{{question_id}}__{{run_id}}\"") from exc
         unknown = sorted(names - set(TITLE_PLACEHOLDERS))
         if unknown:
             raise ValueError(f"unknown placeholder {{{unknown[0]}}}; allowed: "
@@ -766,7 +766,7 @@ def _memory_rules(cfg: RunConfig) -> list[Problem]:
             problems.append(Problem(("memory", "db_path"), 'is only used by the embedded service; '
                                     'remove it or set backend = "embedded"'))
     elif mem.mcp_url:
-        problems.append(Problem(("memory", "mcp_url"), f'is set but [memory].backend = "embedded"; '
+        problems.append(Problem(("memory", "mcp_url"), 'is set but [memory].backend = "embedded"; '
                                 'set backend = "mcp" to use that server, or remove mcp_url'))
     if mem.embedder == "none":
         fix = 'with embedder = "none" there are no vectors; use 0.0 (pure keyword) or an embedder'

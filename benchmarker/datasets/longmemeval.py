@@ -400,7 +400,7 @@ def parse_instance(raw: Any, *, index: int, source: str) -> Case:
         raise fail("haystack_sessions", "one entry per haystack_session_ids and haystack_dates "
                    f"entry ({len(ids)} ids, {len(dates)} dates)", f"{len(sessions)} sessions")
     parsed = []
-    for j, (session_id, date, messages) in enumerate(zip(ids, dates, sessions)):
+    for j, (session_id, date, messages) in enumerate(zip(ids, dates, sessions, strict=True)):
         when = parse_date(date)
         if when is None:
             raise fail(f"haystack_dates[{j}]", f"a date like {DATE_EXAMPLE!r}", date)

@@ -6,9 +6,9 @@ streamed with only the selected ids materialised, so even the 2.7 GB M file stay
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from benchmarker.datasets.schema import Case
 

@@ -20,7 +20,8 @@ with examples, go to summary.json under "analyst" and to a report section.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from benchmarker.tool_mapping import render
 

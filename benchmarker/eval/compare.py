@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.eval.fmt import pct
-from benchmarker.log.jsonl import read_json_object
 from benchmarker.eval.locomo_metrics import locomo_summary
 from benchmarker.eval.qa_metrics import qa_metrics
 from benchmarker.eval.records import load_results
 from benchmarker.eval.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
 from benchmarker.eval.retrieval_metrics import retrieval_metrics
 from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
+from benchmarker.log.jsonl import read_json_object
 
 BOOTSTRAP_ITERATIONS = 10_000
 BOOTSTRAP_SEED = 0
@@ -125,7 +125,7 @@ def _qa_rows(comparison: dict[str, Any]) -> list[str]:
     rows = [("overall", lambda q: _cell(q["overall"])),
             ("task-averaged", lambda q: pct(q["task_averaged"]["accuracy"])),
             ("abstention", lambda q: _cell(q["abstention"]))]
-    rows += [(t, (lambda t: lambda q: _cell(q["by_type"].get(t)))(t)) for t in comparison["types"]]
+    rows += [(t, (lambda t: lambda q: _cell(q["by_type"].get(t)))(t)) for t in comparison["types"]]  # noqa: B023 (t is bound)
     rows.append(("unjudged", lambda q: str(q["unjudged"])))
     for label, fn in rows:
         lines.append(f"| {label} | " + " | ".join(fn(r["qa"]) for r in runs) + " |")

@@ -20,16 +20,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from statistics import mean
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.levels.spec import ExpectedCall, LevelSpec, ToolScenario
 from benchmarker.datasets.schema import Question
 from benchmarker.eval.normalize import find_phrase, matches, token_texts
 from benchmarker.eval.rubric import (
-    decision_breakdown, factual_accuracy, grade_answer_deterministic, parse_choice, unmarked_mentions,
+    decision_breakdown,
+    factual_accuracy,
+    grade_answer_deterministic,
+    parse_choice,
+    unmarked_mentions,
 )
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from statistics import mean, stdev
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from scipy import stats
 

@@ -25,7 +25,7 @@ import json
 import re
 import statistics
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache
 from string import Template
 from typing import Any
 
@@ -192,7 +192,8 @@ def factual_accuracy(rubric: dict[str, Any], answer: str, *,
         return 0.0, "empty answer"
     if "choice" in rubric:
         d = decision_breakdown(rubric, answer, thresholds=thresholds)
-        return d["score"], f"picked {d['picked']} (correct {d['correct']}), reasoning {d['reasoning']:.2f}, recall {d['recall']:.2f}"
+        return d["score"], (f"picked {d['picked']} (correct {d['correct']}), reasoning {d['reasoning']:.2f}, "
+                            f"recall {d['recall']:.2f}")
     found = numbers_in(toks)
     wanted = [canonical_number(n) for n in rubric.get("numbers", [])]
     missing_numbers = [n for n in wanted if n not in found]
@@ -242,7 +243,7 @@ def specificity(question: Question, answer: str) -> tuple[float | None, str]:
 
 # ---------------------------------------------------------------- LLM dimensions
 
-@lru_cache(maxsize=None)
+@cache
 def _prompt_template(dimension: str) -> Template:
     return Template(load_prompt(f"rubric_{dimension}"))
 

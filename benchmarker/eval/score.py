@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.errors import RunAbortedError
 from benchmarker.eval.judge_policy import JUDGE_CALL_FAILED
-from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.log.records import AnswerRecord, LevelRecord, ResultRecord
 from benchmarker.log.store import RunLog
 
@@ -77,7 +77,7 @@ class Judge:
         return None if self.kind == "deterministic" else self.model
 
 
-async def score(answer: AnswerRecord | Mapping[str, Any], case: "Case | None", judge: Judge, *,
+async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, judge: Judge, *,
                 failed_turns: int | None = None) -> ResultRecord:
     """The results line for one answer: the answer's fields plus label, autoeval_label, grade (and
     the suite's own keys: score, rubric, fact_score, ...). `case` is needed by every suite but
@@ -108,7 +108,7 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: "Case | None", j
     return scored
 
 
-def _need(case: "Case | None", record: Mapping[str, Any]) -> "Case":
+def _need(case: Case | None, record: Mapping[str, Any]) -> Case:
     if case is None:
         raise ValueError(f"scoring {record.get('kind')} answer {record.get('question_id')} needs its case")
     return case
@@ -130,7 +130,7 @@ async def _score_longmemeval(record: dict[str, Any], judge: Judge) -> dict[str, 
     return grading
 
 
-async def _score_locomo(record: dict[str, Any], case: "Case | None", judge: Judge) -> dict[str, Any]:
+async def _score_locomo(record: dict[str, Any], case: Case | None, judge: Judge) -> dict[str, Any]:
     """Label from the LoCoMo judge (any model judge kind: "official" is LongMemEval's only) or the
     deterministic grader; F1 / BLEU-1 always. Category 5 is an `_abs` id: the grader's abstention
     check, or the adversarial prompt told the trap answer (the question's rubric)."""
@@ -161,7 +161,7 @@ async def _score_locomo(record: dict[str, Any], case: "Case | None", judge: Judg
     return grading | {"locomo": metrics}
 
 
-async def _score_facts(record: dict[str, Any], case: "Case", judge: Judge) -> dict[str, Any]:
+async def _score_facts(record: dict[str, Any], case: Case, judge: Judge) -> dict[str, Any]:
     from benchmarker.datasets.fact_extraction import context_facts, extracted_facts_from_memory, fact_case_of
     from benchmarker.eval.facts import score_case
 
@@ -188,7 +188,7 @@ async def _score_facts(record: dict[str, Any], case: "Case", judge: Judge) -> di
                       "unjudged": not result.judged, **({"judge_error": failed} if failed else {})}}
 
 
-async def _score_rubric(record: dict[str, Any], case: "Case", judge: Judge) -> dict[str, Any]:
+async def _score_rubric(record: dict[str, Any], case: Case, judge: Judge) -> dict[str, Any]:
     from benchmarker.eval.rubric import grade_answer
 
     question = next((q for q in case.questions if q.question_id == record["question_id"]), None)
@@ -210,7 +210,7 @@ async def _score_rubric(record: dict[str, Any], case: "Case", judge: Judge) -> d
                       "covers": data.get("overall_covers"), **({"judge_error": failed} if failed else {})}}
 
 
-def _level_question_score(case: "Case", question: Any, hypothesis: str, thresholds: ThresholdsConfig) -> dict[str, Any]:
+def _level_question_score(case: Case, question: Any, hypothesis: str, thresholds: ThresholdsConfig) -> dict[str, Any]:
     """L14 / L16 per-question scoring replaces the plain rubric score where the level defines one."""
     level = case.metadata.get("level_id")
     if level == "L14":
@@ -224,7 +224,7 @@ def _level_question_score(case: "Case", question: Any, hypothesis: str, threshol
     return {}
 
 
-def score_level_case(case: "Case", log: RunLog, *, default_cadence: int,
+def score_level_case(case: Case, log: RunLog, *, default_cadence: int,
                      thresholds: ThresholdsConfig | None = None) -> LevelRecord | None:
     """A level's own score (L13 tool trace, L15 balance, ...) from what `log` holds; None while some
     question has no result, or when the level's line is already written. L13 is scored against the

@@ -69,7 +69,7 @@ def _level_scores(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for line in lines:
         groups[str(line.get("level"))].append(line)
-    return {name: {"level_score": round(mean(float(l["score"]) for l in ls), 4), "scoring": ls[0].get("scoring"),
+    return {name: {"level_score": round(mean(float(row["score"]) for row in ls), 4), "scoring": ls[0].get("scoring"),
                    "seeds": len(ls)} for name, ls in groups.items()}
 
 
@@ -105,7 +105,8 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
     sections: list[tuple[str, str]] = []
     if "levels" in summary:
         sections.append(("Levels L1-L16", _score_table(summary["levels"]["by_level"], "level")
-                         + "\n" + summary["levels"]["note"] + "\n\n" + _score_table(summary["levels"]["by_category"], "category")))
+                         + "\n" + summary["levels"]["note"] + "\n\n"
+                         + _score_table(summary["levels"]["by_category"], "category")))
     if "long_horizon" in summary:
         sections.append(("Long-horizon dialogue", _score_table(summary["long_horizon"]["by_category"], "category")))
     if "multi_seed" in summary:
@@ -262,6 +263,6 @@ def _proposal_md(proposal: dict[str, Any] | None) -> str:
     if proposal.get("kind") == "config":
         return ", ".join(f"{k}={v}" for k, v in (proposal.get("delta") or {}).items()) or "config"
     diff = proposal.get("diff") or ""
-    added = sum(1 for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++"))
-    removed = sum(1 for l in diff.splitlines() if l.startswith("-") and not l.startswith("---"))
+    added = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
     return f"diff {', '.join(proposal.get('files') or []) or '?'} (+{added}/-{removed})"

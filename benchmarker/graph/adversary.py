@@ -135,14 +135,14 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
 
         prompt, facts = proposer_prompt(case, asked=asked, weak=weak, failures=failures, n=n,
                                         template=load_prompt("adversary_propose", directory=ctx.prompts_dir))
-        check = (lambda items: verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_))
+        check = (lambda items: verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_))  # noqa: E731
     else:
         from benchmarker.datasets.evidence_adversary import checked_questions, evidence_prompt
 
         categories = categories_of(case)
         prompt = evidence_prompt(case, weak=weak, categories=categories, failures=failures, n=n, round_=round_,
                                  template=load_prompt("adversary_evidence", directory=ctx.prompts_dir))
-        check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak, categories=categories,
+        check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak, categories=categories,  # noqa: E731
                                                  round_=round_, rubric_for=_level_rubric if case.kind == "level" else None))
     with ctx.traced(case_id=case.case_id, role="eval", phase="adversary", round=round_):
         got = await ask_prompt_until_parsed(ctx.judge.model, prompt, _parse, ctx.config.eval.judge_retries)

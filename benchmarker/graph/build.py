@@ -1,6 +1,7 @@
 """The run graph, assembled where every node and edge is visible at a glance.
 
-    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [adversary] -> [analyst] -> [graders] -> [self_improve] -> summarise -> END
+    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [adversary] -> [analyst] -> [graders]
+                 -> [self_improve] -> summarise -> END
     case graph:  START -> prepare_memory -> ingest -> qa -> score -> END
                                                   \\-> read_back -> score   (fact extraction)
     an outside agent (graph/agent_case.py): its own setup node, and START -> converse -> score -> END
@@ -13,7 +14,8 @@ sessions of one case at once.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -29,8 +31,8 @@ from benchmarker.graph.memory_setup import prepare_memory
 from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.setup import setup
-from benchmarker.graph.summarise import summarise
 from benchmarker.graph.state import CaseState, RunState, Setup
+from benchmarker.graph.summarise import summarise
 
 
 def after_ingest(state: CaseState) -> str:

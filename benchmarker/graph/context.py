@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.store import RunLog
@@ -47,13 +48,13 @@ class ReplayWrites(Protocol):
 
 @dataclass(frozen=True)
 class RunContext:
-    config: "RunConfig"
+    config: RunConfig
     run_id: str
     log: RunLog
-    client: "MemoryClient"
+    client: MemoryClient
     agent: Any | None            # the compiled memory agent (None in retrieval mode and replay)
     qa_model: Any | None         # the reader (None in retrieval mode)
-    judge: "Judge"
+    judge: Judge
     ledger: Any                  # benchmarker.agent.ledger.TokenLedger
     progress: RunProgress
     search: SearchSettings
@@ -62,17 +63,17 @@ class RunContext:
     mode: str                    # agent | retrieval
     started: float = field(default_factory=time.monotonic)
     # Self-improve re-iterates the run's cases; a candidate has its prompt copies and cadence.
-    case_source: Callable[[], Iterable["Case"]] | None = None
+    case_source: Callable[[], Iterable[Case]] | None = None
     prompts_dir: Path | None = None
     context_cadence: int | None = None
     replay: ReplayWrites | None = None   # `replay`: writes to re-apply instead of running the agent
     # A server other than Mycelian, driven through its tool mapping (None: Mycelian's own contract).
-    mapping: "ToolMapping | None" = None
+    mapping: ToolMapping | None = None
     # Set when every case gets its own server process (mapping scope "process"): how to start one,
     # and how to build the memory agent over that process's tools.
-    launch: "ServerLaunch | None" = None
+    launch: ServerLaunch | None = None
     agent_factory: Callable[[list[Any]], Any] | None = None
-    scope: "CaseScope | None" = None     # the case's own server (set per case by graph/case_scope.py)
+    scope: CaseScope | None = None     # the case's own server (set per case by graph/case_scope.py)
     adapter: Any | None = None           # an outside agent's pool (agent.adapters.AgentPool); client is then None
     # Ray: the driver's executor (cases run on workers, run/ray_executor.py); on a worker, the name
     # of its own embedded memory service (None: the run's memory server, reachable from anywhere).

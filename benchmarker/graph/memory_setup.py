@@ -66,7 +66,7 @@ async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict
         except MemoryToolError as err:
             # A memory with this title exists: the process died between creating it and
             # logging it. Never reuse it (it may hold half an ingestion); take the next attempt.
-            if attempt >= MAX_ATTEMPTS or "exist" not in err.message.lower() and "duplicate" not in err.message.lower():
+            if attempt >= MAX_ATTEMPTS or ("exist" not in err.message.lower() and "duplicate" not in err.message.lower()):
                 raise
             attempt += 1
     record = MemoryRecord(case_id=case.case_id, memory_id=memory["memoryId"], vault_id=vault_id,

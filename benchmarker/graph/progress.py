@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -33,7 +33,7 @@ class RunProgress:
         self._task = None
         self._early: dict[str, int] = {}  # questions of an unfinished case already counted (question_answered)
 
-    def __enter__(self) -> "RunProgress":
+    def __enter__(self) -> RunProgress:
         if self._live:
             self._progress = Progress(
                 TextColumn("[bold]{task.fields[phase]:<8}"),

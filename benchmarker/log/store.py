@@ -14,7 +14,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from benchmarker.redact import redact, redact_text
 from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl, write_json_atomic
 from benchmarker.log.records import (
     SCHEMA_VERSION,
@@ -27,6 +26,7 @@ from benchmarker.log.records import (
     ResultRecord,
     read_records,
 )
+from benchmarker.redact import redact, redact_text
 
 __all__ = ["RunLog", "ResumeState", "MemoryRecord", "SCHEMA_VERSION"]
 

@@ -42,15 +42,27 @@ from typing import Any
 
 from benchmarker.agent.ledger import Usage, price_usage
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
-from benchmarker.datasets.source import plan_dataset
 from benchmarker.datasets.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.datasets.long_horizon.adversary import FACTS_SHOWN
+from benchmarker.datasets.source import plan_dataset
 from benchmarker.eval.analyst import HITS_SHOWN, TEXT_CHARS
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
 from benchmarker.run.estimate_model import (
-    ADD_ENTRY_ARGS_TOKENS, CALL_TOKENS, CHARS_PER_TOKEN, CONTEXT_BASE_CHARS, CONTEXT_CHARS_PER_MESSAGE,
-    CONTEXT_MAX_CHARS, LIST_ENTRY_OVERHEAD_CHARS, REPLY_TOKENS, AgentModel, CachePolicy, Setting, agent_model,
-    cache_policy, simulate_case)
+    ADD_ENTRY_ARGS_TOKENS,
+    CALL_TOKENS,
+    CHARS_PER_TOKEN,
+    CONTEXT_BASE_CHARS,
+    CONTEXT_CHARS_PER_MESSAGE,
+    CONTEXT_MAX_CHARS,
+    LIST_ENTRY_OVERHEAD_CHARS,
+    REPLY_TOKENS,
+    AgentModel,
+    CachePolicy,
+    Setting,
+    agent_model,
+    cache_policy,
+    simulate_case,
+)
 
 SCHEMA_VERSION = 1
 UNITS = ("message", "exchange", "session")

@@ -142,7 +142,7 @@ class RayExecutor:
         if self.slots:
             results = await asyncio.gather(*(slot.handle.close.remote() for slot in self.slots),
                                            return_exceptions=True)
-            for slot, result in zip(self.slots, results):
+            for slot, result in zip(self.slots, results, strict=True):
                 if isinstance(result, Exception):
                     log.warning("Ray worker %d did not close cleanly: %s", slot.index, result)
                 ray.kill(slot.handle)

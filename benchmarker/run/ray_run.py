@@ -48,7 +48,7 @@ async def run_on_ray(config, plan: DatasetPlan, models: RunModels, manifest: dic
         manifest["memory"]["per_worker"] = not executor.workers[0]["memory"]["shared"]
         store.write_manifest(manifest)
         state: dict[str, Any] = {"total_questions": plan.total_questions}
-        for point, log in zip(points, logs):
+        for point, log in zip(points, logs, strict=True):
             with RunProgress(plan.total_questions, enabled=config.run.progress,
                              stats=lambda: ledger_totals(models.ledger)) as progress:
                 ctx = RunContext(

@@ -182,7 +182,7 @@ class CaseWorker:
         collected, logs = CollectingLog.for_points(task.slice, run_dir=self.dir)
         progress = RunProgress(0, enabled=False, stats=dict)   # counts this case's tool calls
         outcome = CaseOutcome(case_id=case.case_id, worker=self.name)
-        for index, (point_log, point) in enumerate(zip(logs, task.points)):
+        for index, (point_log, point) in enumerate(zip(logs, task.points, strict=True)):
             try:
                 with contextlib.nullcontext() if self.tracing is not None else disabled():
                     final = await CASE_GRAPH.ainvoke({"case": case, "setup": self.setup},

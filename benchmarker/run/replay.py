@@ -66,7 +66,7 @@ class ReplaySource:
         return str(self.manifest.get("run_id") or self.run_dir.name)
 
     @classmethod
-    def load(cls, run_dir: Path, config) -> "ReplaySource":
+    def load(cls, run_dir: Path, config) -> ReplaySource:
         """Read RUN_DIR once; raise UserError naming the file / key when it cannot be replayed by `config`."""
         run_dir = Path(run_dir).resolve()
         if not run_dir.is_dir():
@@ -229,7 +229,7 @@ def replay_run_id(config, source: ReplaySource) -> str:
     path = config.config_path
     if path is not None and _file_sets_run_id(path):
         return config.run_id
-    digest = hashlib.sha256(f"{source.run_id}\n{canonical_hash(config)}".encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256(f"{source.run_id}\n{canonical_hash(config)}".encode()).hexdigest()[:8]
     return f"{_safe_stem(path) if path else 'run'}-replay-{digest}"
 
 
@@ -262,7 +262,7 @@ def _check_target(config, source: ReplaySource) -> None:
                         "set another run_id in CONFIG")
 
 
-async def execute_replay(run_dir: Path, config) -> "RunOutcome":
+async def execute_replay(run_dir: Path, config) -> RunOutcome:
     """Replay RUN_DIR's recorded writes into fresh memories of CONFIG's backend, then QA and eval."""
     from benchmarker.run.runner import execute_run
 

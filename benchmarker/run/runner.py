@@ -9,21 +9,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any
 
+from benchmarker.agent.prompts import prompts_dir
 from benchmarker.datasets.source import DatasetPlan, plan_dataset
 from benchmarker.errors import UserError
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import RunContext, SearchSettings
-from benchmarker.agent.prompts import prompts_dir
-from benchmarker.run.inputs import check_resume, run_inputs
-from benchmarker.run.manifest import build_manifest, utc_now
-from benchmarker.run.models import RunModels, build_models
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.log.store import RunLog
+from benchmarker.run.inputs import check_resume, run_inputs
+from benchmarker.run.manifest import build_manifest, utc_now
+from benchmarker.run.models import RunModels, build_models
 
 if TYPE_CHECKING:
     from benchmarker.memory.launch import ServerLaunch
@@ -42,7 +43,7 @@ class RunOutcome:
 
 
 @contextlib.asynccontextmanager
-async def memory_server(config, run_dir: Path, mapping: "ToolMapping") -> AsyncIterator["ServerLaunch"]:
+async def memory_server(config, run_dir: Path, mapping: ToolMapping) -> AsyncIterator[ServerLaunch]:
     """How to reach the run's memory server: the configured URL or stdio command (`[memory] transport`,
     else the preset's), or the embedded service (on a free port with its own key, or as a stdio
     process the client starts). A server other than Mycelian is always backend "mcp" (config rule)."""
@@ -95,7 +96,7 @@ def sweep_points(config) -> list[SearchSettings]:
     return points
 
 
-async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOutcome:
+async def execute_run(config, *, replay: ReplaySource | None = None) -> RunOutcome:
     """Run (or resume) what `config` describes. With `replay`, ingestion re-applies that finished
     run's recorded memory writes instead of running the memory agent (whose model is never built)."""
     run_id = config.run_id
@@ -175,8 +176,8 @@ async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOut
 
 
 async def _run_points(config, run_id: str, run_dir: Path, plan: DatasetPlan, models: RunModels,
-                      launch: "ServerLaunch", mapping: "ToolMapping",
-                      replay: "ReplaySource | None" = None, tracing: Any | None = None) -> RunOutcome:
+                      launch: ServerLaunch, mapping: ToolMapping,
+                      replay: ReplaySource | None = None, tracing: Any | None = None) -> RunOutcome:
     mapped = None if mapping.is_mycelian else mapping
     points = sweep_points(config)
     results: list[tuple[str, Path, dict[str, Any]]] = []
@@ -294,7 +295,8 @@ def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previou
                  "seeds": list(config.dataset.seeds) or [config.dataset.seed]},
         models=models.describe(),
         memory={"backend": config.memory.backend, "preset": config.memory.preset,
-                "mapping": config.memory.mapping or None, "transport": config.memory.transport or None, "embedder": config.memory.embedder if config.memory.backend == "embedded" else None,
+                "mapping": config.memory.mapping or None, "transport": config.memory.transport or None,
+                "embedder": config.memory.embedder if config.memory.backend == "embedded" else None,
                 "alpha": config.memory.alpha if config.memory.backend == "embedded" else
                 "service default" if config.memory.preset == "mycelian" and not config.memory.mapping else None},
         judge={"kind": models.judge_kind, "model": config.models.eval or None, "note": models.judge_note},

@@ -24,8 +24,14 @@ from langgraph.runtime import Runtime
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.self_improve.allowlist import Refused
 from benchmarker.graph.self_improve.analyze import analyze
-from benchmarker.graph.self_improve.candidate import (CandidateError, apply_proposal, baseline_candidate,
-                                                      candidate_key, prompts_of, read_prompts)
+from benchmarker.graph.self_improve.candidate import (
+    CandidateError,
+    apply_proposal,
+    baseline_candidate,
+    candidate_key,
+    prompts_of,
+    read_prompts,
+)
 from benchmarker.graph.self_improve.decide import decide
 from benchmarker.graph.self_improve.evaluate import evaluate, load_scores, split_ids, split_score
 from benchmarker.graph.self_improve.log import append_iteration, iteration_line, write_best

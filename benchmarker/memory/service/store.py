@@ -83,7 +83,7 @@ class Store:
 
     def _acquire_lock(self):
         """Two services indexing one file would corrupt nothing but duplicate work: refuse clearly."""
-        handle = open(f"{self.path}.lock", "a+")
+        handle = open(f"{self.path}.lock", "a+")  # noqa: SIM115 (held open as long as the lock)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
