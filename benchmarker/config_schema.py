@@ -855,8 +855,8 @@ def _executor_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
         problems.append(Problem(("agent", "type"), f"{where} runs our memory agent; an outside agent "
                                 f"({cfg.agent.type!r}) runs with the local executor"))
     if cfg.memory.preset != "mycelian" or cfg.memory.mapping:
-        key = ("memory", "mapping") if cfg.memory.mapping else ("memory", "preset")
-        problems.append(Problem(key, f"{where} runs Mycelian (the embedded service per worker, or the shared "
+        loc = ("memory", "mapping") if cfg.memory.mapping else ("memory", "preset")
+        problems.append(Problem(loc, f"{where} runs Mycelian (the embedded service per worker, or the shared "
                                 "server at [memory].mcp_url); other memory servers run with the local executor"))
     if cfg.self_improve.iterations > 0:
         problems.append(Problem(("self_improve", "iterations"), f"{where} does not run the self-improve loop "

@@ -55,7 +55,7 @@ class TurnToolCapMiddleware(ToolCallLimitMiddleware):
     N x its message count (`MemoryAgentContext.unit_turns`).
     """
 
-    state_schema = TurnCapState  # type: ignore[assignment]
+    state_schema = TurnCapState
 
     def __init__(self, max_tool_calls: int):
         super().__init__(run_limit=max_tool_calls, exit_behavior="end")

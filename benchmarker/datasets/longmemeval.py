@@ -49,7 +49,8 @@ def parse_date(text: str) -> datetime | None:
     if not match:
         return None
     try:
-        return datetime(*(int(g) for g in match.groups()))
+        year, month, day, hour, minute = (int(g) for g in match.groups())
+        return datetime(year, month, day, hour, minute)
     except ValueError:
         return None
 
@@ -263,7 +264,7 @@ def _open(path: Path) -> BinaryIO:
                            "dataset_file / dataset_repo_path in the config") from None
 
 
-def _iter_raw(stream: BinaryIO, source: str, only_ids: set[str] | None
+def _iter_raw(stream: BinaryIO | _SurrogateCheckingReader, source: str, only_ids: set[str] | None
               ) -> Iterator[tuple[int, Any]]:
     _check_top_level(stream, source)
     if only_ids is not None and not only_ids:
@@ -331,7 +332,7 @@ def _select_events(events: Iterable[tuple[str, str, Any]], only_ids: set[str], k
                     break
 
 
-def _check_top_level(stream: BinaryIO, source: str) -> None:
+def _check_top_level(stream: BinaryIO | _SurrogateCheckingReader, source: str) -> None:
     head = stream.read(4096)
     stream.seek(0)
     start = head.lstrip()[:1]
@@ -348,7 +349,7 @@ def _utf8_error(source: str, index: int, exc: UnicodeDecodeError) -> DatasetErro
                         "save the file as UTF-8")
 
 
-def _json_error(source: str, stream: BinaryIO, index: int, exc: Exception) -> DatasetError:
+def _json_error(source: str, stream: BinaryIO | _SurrogateCheckingReader, index: int, exc: Exception) -> DatasetError:
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     try:
         offset = f"near byte {stream.tell():,}"

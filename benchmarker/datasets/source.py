@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from benchmarker.datasets.schema import Case
@@ -109,7 +110,7 @@ def _plan_levels(config) -> DatasetPlan:
     for level_id in config.dataset.levels:
         specs = [build_level(level_id, seed) for seed in seeds]
         n = sum(len(spec.case.questions) for spec in specs)
-        groups.append(CaseGroup(f"level_{level_id}", n, lambda specs=specs: [s.case for s in specs]))
+        groups.append(CaseGroup(f"level_{level_id}", n, partial(list, [s.case for s in specs])))
     return DatasetPlan(groups, None, None, f"levels {list(config.dataset.levels)}, seeds {seeds}")
 
 

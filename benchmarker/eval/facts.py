@@ -130,7 +130,7 @@ def match_facts(
     sim = np.array([[similarity(f, x, thresholds=thresholds) for x in extracted] for f in facts])
     sim = sim.reshape(len(facts), len(extracted))
     gain = np.where(sim >= threshold, sim, 0.0)
-    rows, cols = linear_sum_assignment(gain, maximize=True) if gain.size else ([], [])
+    rows, cols = linear_sum_assignment(gain, maximize=True) if gain.size else (np.empty(0, dtype=int), np.empty(0, dtype=int))
     pairs = [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if gain[r, c] > 0]
     used_x = {c for _, c in pairs}
     if compound:

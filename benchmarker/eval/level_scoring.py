@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import mean
 from typing import Any
@@ -101,7 +101,7 @@ def check_arg(args: Mapping[str, Any], name: str, check: Mapping[str, Any],
     return present if check.get("present", True) else not present
 
 
-def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: list[Mapping[str, Any]], *,
+def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: Sequence[Mapping[str, Any]], *,
                      bindings: Mapping[str, Any] | None = None,
                      thresholds: ThresholdsConfig | None = None) -> ToolTraceScore:
     """Score an actual tool trace ([{"tool", "args"}, ...] in call order) against the expected calls.
@@ -109,7 +109,7 @@ def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: l
     Optional expected calls never count as missing; when present they are matched (not extra).
     """
     exp = [_as_call(e) for e in expected]
-    act = [{"tool": str(a.get("tool", "")), "args": dict(a.get("args") or {})} for a in actual]
+    act: list[dict[str, Any]] = [{"tool": str(a.get("tool", "")), "args": dict(a.get("args") or {})} for a in actual]
     e_tools, a_tools = [e.tool for e in exp], [a["tool"] for a in act]
     required = [e.tool for e in exp if not e.optional]
     remaining = list(a_tools)
@@ -181,7 +181,8 @@ def score_forgetting(question: Question, answer: str, *, thresholds: ThresholdsC
 def score_adversarial(pairs: Iterable[tuple[Question, str]], *,
                       thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
     """L15: controls must be answered, adversarial (never-stated) questions declined."""
-    controls, adversarial = [], []
+    controls: list[float] = []
+    adversarial: list[float] = []
     for question, answer in pairs:
         score, _ = factual_accuracy(question.rubric, answer, thresholds=thresholds)
         (adversarial if question.rubric.get("abstain") else controls).append(score)

@@ -123,6 +123,7 @@ async def _score_longmemeval(record: dict[str, Any], judge: Judge) -> dict[str, 
                                    record.get("answer", ""), record.get("hypothesis"),
                                    thresholds=judge.thresholds).fields()
     builder = judge.official_prompt if judge.kind == "official" else None
+    assert judge.model is not None  # Judge refuses a model-graded kind without a model
     grading = (await judge_answer(judge.model, record, retries=judge.retries, prompt_builder=builder)).fields()
     tokens = (grading.get("grade") or {}).get("tokens") or {}
     if tokens:
@@ -152,6 +153,7 @@ async def _score_locomo(record: dict[str, Any], case: Case | None, judge: Judge)
         grading = grade_deterministic(str(record.get("question_type", "")), qid, gold, record.get("hypothesis"),
                                       thresholds=judge.thresholds).fields()
     else:
+        assert judge.model is not None  # Judge refuses a model-graded kind without a model
         verdict = await judge_answer(judge.model, record | {"question_id": qid, "adversarial_answer": trap or ""},
                                      retries=judge.retries)
         grading = verdict.fields()

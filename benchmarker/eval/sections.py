@@ -9,6 +9,7 @@ Both read only the results lines, like every other metric (and the self-improve 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -19,7 +20,7 @@ SELF_IMPROVE_LOG = "self_improve.jsonl"
 
 
 def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, *,
-                    level_scores: list[dict[str, Any]] = (), thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
+                    level_scores: Sequence[dict[str, Any]] = (), thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
     """Summary keys for the in-house suites; `level_scores` are levels.jsonl lines (one per level case);
     `thresholds` the run's `[eval.thresholds]` (the manifest's; defaults when absent)."""
     out: dict[str, Any] = {}

@@ -40,6 +40,7 @@ WHERE = {"http": "[agent.http].base_url", "subprocess": "[agent.subprocess].comm
 
 def agent_identity(ctx: RunContext) -> dict[str, str]:
     """Which agent answered, as answers and memory records name it."""
+    assert ctx.adapter is not None  # this graph runs only for an outside agent, whose pool the context holds
     return {"type": ctx.config.agent.type, "name": ctx.adapter.name}
 
 
@@ -49,6 +50,7 @@ async def agent_setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str
     ctx = runtime.context
     ctx.progress.set_phase("setup")
     if not state.get("setup") and "qa" in ctx.phases:
+        assert ctx.adapter is not None  # this graph runs only for an outside agent, whose pool the context holds
         try:
             await ctx.adapter.check()
         except AdapterError as err:
@@ -70,6 +72,7 @@ async def converse(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, 
         if not answers:
             return {}
         return {"answers": answers} | ({"memory": known} if known is not None else {})
+    assert ctx.adapter is not None  # this graph runs only for an outside agent, whose pool the context holds
     async with ctx.adapter.lease() as agent:
         learned = await _learn(ctx, agent, case)
         ctx.progress.set_phase("qa")

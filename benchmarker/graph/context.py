@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -41,7 +41,7 @@ class SearchSettings:
 class ReplayWrites(Protocol):
     """A finished run's recorded memory writes (`benchmarker.run.replay.ReplaySource`)."""
 
-    def writes_for(self, case_id: str) -> Iterator[Any]: ...
+    def writes_for(self, case_id: str) -> Iterable[Any]: ...
     def missing_reason(self, case_id: str) -> str | None: ...
     def describe(self) -> dict[str, Any]: ...
 

@@ -78,6 +78,7 @@ def write_call(ctx: RunContext, record: MemoryRecord, raw: str, summary: str,
     from benchmarker.memory.mapped import write_arguments
 
     values = {**tags, "text": raw, "summary": summary, "scope": record.memory_id}
+    assert ctx.mapping.write is not None  # a mapped server's mapping has one (ToolMapping's validator)
     return ctx.mapping.write.tool, write_arguments(ctx.mapping, values)
 
 

@@ -63,7 +63,8 @@ def written_texts(ctx: RunContext, case: Case, record: MemoryRecord) -> mapped.W
                                                               "session_date": session.date,
                                                               "turn_index": turn_index, "role": message.role})
         return written
-    roles = {(s.session_id, i): m.role for s in case.sessions for i, m in enumerate(s.messages)}
+    roles: dict[tuple[str | None, int | None], str] = {
+        (s.session_id, i): m.role for s in case.sessions for i, m in enumerate(s.messages)}
     write_tools = set(mapping.write_tools())
     for call in ctx.log.agent_tool_calls(case.case_id):
         if call.tool in write_tools and call.error is None:

@@ -92,6 +92,7 @@ async def _scoped_memory(ctx: RunContext, case) -> MemoryRecord:
 
     scope = ctx.scope
     assert scope is not None, "run_cases opens the case's scope before the case graph runs"
+    assert ctx.mapping is not None, "a case has a scope only on a mapped server"
     memory_id = scope.title
     if ctx.mapping.scope.kind == "container":
         memory_id = await create_container(ctx.client, ctx.mapping, title=scope.title, case_id=case.case_id,

@@ -114,6 +114,7 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
 
         hits, calls = await search_hits(ctx, case, memory, question.question, written)
         result: dict[str, Any] = {"count": len(hits)}
+        assert ctx.mapping.search is not None  # a mapped server's mapping has one (ToolMapping's validator)
         tool, args = ctx.mapping.search.tool, {"query": question.question, "top_k": ctx.search.top_k, "calls": calls}
         traced = sum(1 for hit in hits if hit.pop("traced"))
     else:
@@ -134,6 +135,7 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
         template = load_prompt("qa_reader.txt", directory=ctx.prompts_dir)  # a self-improve candidate's copy
         prompt = template.format(question=question.question, question_date=question.question_date or "unknown",
                                  context=context)
+        assert ctx.qa_model is not None  # None only in retrieval mode
         reply = await ctx.qa_model.ainvoke([HumanMessage(prompt)])  # retried and counted by RetryingModel
         hypothesis = message_text(reply).strip()
         usage = usage_of(reply)

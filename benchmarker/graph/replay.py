@@ -35,6 +35,7 @@ async def replay_into_memory(ctx: RunContext, case: Case, record: MemoryRecord) 
     then abandoned: re-running the command replays it into a new one (attempt + 1).
     """
     written = failed = 0
+    assert ctx.replay is not None, "only a replay run replays writes"
     for write in ctx.replay.writes_for(case.case_id):
         args = rebind(write.args, vault_id=record.vault_id, memory_id=record.memory_id, run_id=ctx.run_id)
         started = time.perf_counter()

@@ -44,11 +44,11 @@ def agent_pool(config) -> AgentPool:
     if agent.type == "subprocess":
         s = agent.subprocess
         cwd = _cwd(config, s.cwd)
-        settings = SubprocessAgentSettings(command=s.command, args=tuple(s.args), env=dict(s.env), cwd=cwd,
+        sub_settings = SubprocessAgentSettings(command=s.command, args=tuple(s.args), env=dict(s.env), cwd=cwd,
                                            name=s.name, timeout_s=s.timeout_s, close_grace_s=s.close_grace_s)
         description = {"type": "subprocess", "name": s.name, "command": s.command, "args": list(s.args),
                        "cwd": cwd, "env": sorted(s.env), "timeout_s": s.timeout_s}
-        return AgentPool(lambda: SubprocessAgentAdapter(settings), size=config.run.concurrency,
+        return AgentPool(lambda: SubprocessAgentAdapter(sub_settings), size=config.run.concurrency,
                          description=redact(description))
     raise ValueError(f"[agent].type = {agent.type!r} is not an outside agent")
 
@@ -79,7 +79,7 @@ async def run_with_adapter(config, plan: DatasetPlan, models: RunModels, manifes
         with RunProgress(plan.total_questions, enabled=config.run.progress,
                          stats=lambda: ledger_totals(models.ledger)) as progress:
             ctx = RunContext(
-                config=config, run_id=config.run_id, log=log, client=None, agent=None, qa_model=None,
+                config=config, run_id=config.run_id, log=log, client=None, agent=None, qa_model=None,  # type: ignore[arg-type]  # no MCP client: the agent keeps its memory (RunContext is narrowed in issue 25)
                 judge=models.judge_for(config), ledger=models.ledger, progress=progress,
                 search=SearchSettings(top_k=config.params.top_k, alpha=None), offline=False,
                 phases=tuple(config.run.phases), mode=config.run.mode, adapter=pool, tracing=tracing,

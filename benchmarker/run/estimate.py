@@ -282,7 +282,7 @@ def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[di
     """One row per compared setting (QA and judge are the same in every row)."""
     models = _models(config)
     rest = [_usd(est.qa, config, models["qa"], notes), _usd(est.eval, config, models["eval"], notes)]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for v in est.variants:
         agent_usd = _usd(v.agent, config, models["agent"], notes)
         rows.append({"label": v.label, "prompt_cache": v.setting.prompt_cache, "ingest_unit": v.setting.unit,

@@ -217,7 +217,7 @@ async def judge_item(item: ExtractionItem, model: Any | None, *, retries: int, t
 
     if model is None:
         lists = enumerate_facts(item.conversation, item.existing_memory, item.extracted, thresholds=thresholds)
-        result = FactJudgeResult(item.id, "judged", **{k: tuple(v) for k, v in lists.items()}, attempts=1)
+        result = FactJudgeResult(item.id, "judged", **{k: tuple(v) for k, v in lists.items()}, attempts=1)  # type: ignore[arg-type]  # the four *_facts lists
         method = "deterministic"
     else:
         result = await judge_facts(model, _fact_case(item), format_extracted_output(item.extracted), retries=retries)
@@ -368,7 +368,7 @@ def summarize_online(lines: list[dict[str, Any]]) -> dict[str, Any]:
                                                           prf(*(sum(r[k] for r in rows) for k in ("tp", "fp", "fn"))),
                                                           strict=True))}
                  for day, rows in sorted(by_day.items())]
-    passed = {m: (micro[m] is not None and micro[m] >= t) for m, t in TARGETS.items()}
+    passed = {m: ((v := micro[m]) is not None and v >= t) for m, t in TARGETS.items()}
     return {"items": len(lines), "judged": len(judged), "unjudged": len(lines) - len(judged),
             "counts": {"tp": tp, "fp": fp, "fn": fn}, "micro": micro, "macro": macro, "over_time": over_time,
             "targets": TARGETS, "passed": passed,

@@ -39,7 +39,8 @@ class RunModels:
         names = agent_tool_names(self.agent_tools, self.agent_tools_explicit, mapping)
         chosen = [tool for tool in tools if not names or tool.name in names]
         model = self.agent_model
-        if mapping is not None and hasattr(model, "mapped_write"):  # the offline policy writes the mapping's way
+        if mapping is not None and model is not None and hasattr(model, "mapped_write"):
+            # the offline policy writes the mapping's way
             model = model.model_copy(update={"mapped_write": mapping.write.model_dump(mode="json")})
         return build_memory_agent(model, chosen, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
                                   retry_policy=self.retry_policy, ledger=self.ledger,

@@ -217,6 +217,7 @@ class RayExecutor:
                 slot.in_flight -= 1
             self._write(outcome)
             return outcome
+        assert last is not None  # every pass of the loop returned or recorded its error
         raise WorkerLostError(f"case {case.case_id}: its Ray worker was lost {self.config.run.case_retries + 1} times "
                               f"(raise [run].case_retries or check the workers' logs); last: {_unwrap(last)}")
 

@@ -52,7 +52,7 @@ async def run_on_ray(config, plan: DatasetPlan, models: RunModels, manifest: dic
             with RunProgress(plan.total_questions, enabled=config.run.progress,
                              stats=lambda: ledger_totals(models.ledger)) as progress:
                 ctx = RunContext(
-                    config=config, run_id=config.run_id, log=log, client=None, agent=None, qa_model=None,
+                    config=config, run_id=config.run_id, log=log, client=None, agent=None, qa_model=None,  # type: ignore[arg-type]  # the driver has no MCP client: each worker opens its own
                     judge=models.judge_for(config), ledger=models.ledger, progress=progress, search=point,
                     offline=models.offline, phases=tuple(config.run.phases), mode=config.run.mode,
                     executor=executor, tracing=tracing, case_source=lambda: (case for g in plan.groups for case in g.cases()))

@@ -91,8 +91,8 @@ class CaseWorker:
         return await asyncio.shield(self._started)
 
     async def close(self) -> dict[str, Any]:
-        if getattr(self, "tracing", None) is not None:
-            self.tracing.flush()
+        if (tracing := getattr(self, "tracing", None)) is not None:
+            tracing.flush()
         if self._stop is not None:
             self._stop.set()
         if self._holder is not None:
@@ -168,7 +168,7 @@ class CaseWorker:
 
     def _context(self, case_log: CollectingLog, search: SearchSettings, progress: RunProgress) -> RunContext:
         config, models = self.config, self.models
-        return RunContext(config=config, run_id=config.run_id, log=case_log, client=self.client, agent=self.agent,
+        return RunContext(config=config, run_id=config.run_id, log=case_log, client=self.client, agent=self.agent,  # type: ignore[arg-type]  # CollectingLog: RunLog's interface for one case
                           qa_model=models.qa, judge=self.judge, ledger=models.ledger, progress=progress,
                           search=search, offline=models.offline, phases=tuple(config.run.phases),
                           mode=config.run.mode, memory_holder=self.memory_holder, tracing=self.tracing)

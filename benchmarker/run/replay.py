@@ -156,7 +156,7 @@ def source_config(manifest: dict[str, Any]) -> dict[str, Any]:
     """The source run's config tables (the manifest's "config" is `RunConfig.to_manifest()`, the
     tables under its own "config" key)."""
     block = manifest.get("config") or {}
-    return block.get("config") if isinstance(block.get("config"), dict) else block
+    return tables if isinstance(tables := block.get("config"), dict) else block
 
 def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[str] | None:
     """Raise UserError when CONFIG's dataset or selection is not the source run's; return CONFIG's
@@ -188,6 +188,7 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
             return None
         from benchmarker.datasets.longmemeval import scan_question_index
 
+        assert plan.path is not None  # a LongMemEval plan reads a file
         index = scan_question_index(plan.path)
     mine = _select(index, config.run.model_dump(mode="json"))
     theirs = set(_select(index, source_config(manifest).get("run") or {}))

@@ -88,7 +88,7 @@ def technical(w: World, n: int) -> None:
         service, attr = w.draw("tech", combos)
         u = w.unit("technical", part, service=service, attr=attr)
         if attr == "port":
-            value = w.rng.randrange(3000, 9900)
+            value: int | str = w.rng.randrange(3000, 9900)
             text = f"{service} listens on port {value}."
         elif attr == "rate_limit":
             value = w.money(100, 6000, 50)
@@ -194,6 +194,8 @@ def numbers(w: World, n: int) -> None:
 
 def contradictions(w: World, n: int) -> None:
     kinds = ["iops", "outage", "rent", "start"]
+    a: int | str  # a figure, or a date in words ("start")
+    b: int | str
     for part in w.alternate_parts(n):
         kind = w.rng.choice(kinds)
         if kind == "iops":

@@ -46,6 +46,7 @@ def decide(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]]
         out["mcnemar"] = {"right_to_wrong": worse, "wrong_to_right": better,
                           "p": round(mcnemar_exact(worse, better), 6)}
     boot = paired_bootstrap(a, b, seed=seed)
+    assert boot["lo"] is not None and boot["hi"] is not None  # None only for no pairs; `common` is not empty
     out["bootstrap"] = {"lo": round(boot["lo"], 4), "hi": round(boot["hi"], 4)}
     significant = (binary and out["mcnemar"]["p"] < p_value) or boot["lo"] > 0
     out["significant"] = significant
