@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= 2
 FUZZ_ARGS ?=
 
-.PHONY: install servers run test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing fuzz clean-runs
+.PHONY: install servers run lint test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing fuzz clean-runs
 
 install: $(STAMP)
 
@@ -38,7 +38,11 @@ $(KUZU_STAMP):
 run: install
 	$(VENV)/bin/mycelian-longmemeval run $(CONFIG)
 
-test: install servers
+# ruff and mypy on the package (configured in pyproject.toml); `make test` runs it before pytest.
+lint: install
+	$(PYTHON) -m ruff check benchmarker && $(PYTHON) -m mypy benchmarker
+
+test: install servers lint
 	$(PYTHON) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 test-fast: install

@@ -12,6 +12,7 @@ import difflib
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
@@ -48,7 +49,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
               "subprocess": {"name", "timeout_s", "close_grace_s"}},
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
     "tracing": True,   # traces are a view of a run, not part of it
-    "multi_agent": {"analyst", "analyst_explain", "explain_max", "graders", "baseline_run"},   # read a run's answers; they change none
+    "multi_agent": {"analyst", "analyst_explain", "explain_max", "graders", "baseline_run"},  # read a run's answers, change none
 }
 
 
@@ -194,7 +195,7 @@ _TOML_TYPE = {bool: "boolean", int: "integer", float: "float", str: "string", di
               list: "array"}
 
 
-def _from_pydantic(err: dict[str, Any]) -> Problem:
+def _from_pydantic(err: Mapping[str, Any]) -> Problem:
     loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")
     # an *_env key holding something other than a NAME is probably a pasted secret: never echo it
     hide = isinstance(value, str) and any(isinstance(part, str) and part.endswith("_env") for part in loc)
@@ -230,7 +231,7 @@ def _show(value: Any) -> str:
     return f"{type_name} {shown}"
 
 
-def _range(loc: tuple, err: dict[str, Any]) -> str:
+def _range(loc: tuple, err: Mapping[str, Any]) -> str:
     """'allowed range 1..64' when both bounds are known, else pydantic's one-sided bound."""
     owner = model_at(loc[:-1]) if isinstance(loc[-1], str) else None
     field = owner.model_fields.get(loc[-1]) if owner else None

@@ -152,7 +152,7 @@ class ParamsConfig(_Table):
         try:
             names = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
         except ValueError as exc:
-            raise ValueError(f"not a valid template ({exc}); e.g. \"{{question_id}}__{{run_id}}\"")
+            raise ValueError(f"not a valid template ({exc}); e.g. \"{{question_id}}__{{run_id}}\"") from exc
         unknown = sorted(names - set(TITLE_PLACEHOLDERS))
         if unknown:
             raise ValueError(f"unknown placeholder {{{unknown[0]}}}; allowed: "
@@ -837,8 +837,8 @@ def _executor_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
         problems.append(Problem(("agent", "type"), f"{where} runs our memory agent; an outside agent "
                                 f"({cfg.agent.type!r}) runs with the local executor"))
     if cfg.memory.preset != "mycelian" or cfg.memory.mapping:
-        key = ("memory", "mapping") if cfg.memory.mapping else ("memory", "preset")
-        problems.append(Problem(key, f"{where} runs Mycelian (the embedded service per worker, or the shared "
+        loc = ("memory", "mapping") if cfg.memory.mapping else ("memory", "preset")
+        problems.append(Problem(loc, f"{where} runs Mycelian (the embedded service per worker, or the shared "
                                 "server at [memory].mcp_url); other memory servers run with the local executor"))
     if cfg.self_improve.iterations > 0:
         problems.append(Problem(("self_improve", "iterations"), f"{where} does not run the self-improve loop "

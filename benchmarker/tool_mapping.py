@@ -62,7 +62,7 @@ class ScopeSpec(_Spec):
     id: str = ""   # path to the new container's id in the create tool's JSON result ("" = the text itself)
 
     @model_validator(mode="after")
-    def _argument(self) -> "ScopeSpec":
+    def _argument(self) -> ScopeSpec:
         if self.kind == "namespace" and not self.argument:
             raise ValueError('a namespace scope names the argument every call carries, e.g. argument = "user_id"')
         if self.kind == "container" and not self.create_tool:
@@ -138,7 +138,7 @@ class ToolMapping(_Spec):
     source: str = ""  # set by load_mapping: the file it came from
 
     @model_validator(mode="after")
-    def _mapped_needs_tools(self) -> "ToolMapping":
+    def _mapped_needs_tools(self) -> ToolMapping:
         if self.driver == "mapped" and (self.write is None or self.search is None):
             raise ValueError("a mapped server needs a [write] and a [search] table")
         return self

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 from langchain.agents.middleware import AgentMiddleware
 
 # Bedrock caches prompts for these model families only (Claude 3.5 Haiku, 3.7 Sonnet, the Claude 4+
 # families, Amazon Nova); sending a cachePoint to another model is a ValidationException.
 _BEDROCK_CACHE_MODELS = re.compile(r"claude-(3-5-haiku|3-7-sonnet|(sonnet|opus|haiku)-\d)|amazon\.nova", re.I)
-CACHE_TTL = "5m"
+CACHE_TTL: Final = "5m"
 
 
 def bedrock_supports_cache(model_id: str) -> bool:

@@ -46,7 +46,7 @@ class Usage:
         """Share of input tokens read from the prompt cache (None without input)."""
         return self.cache_read_tokens / self.input_tokens if self.input_tokens else None
 
-    def add(self, other: "Usage") -> None:
+    def add(self, other: Usage) -> None:
         for f in fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
@@ -55,7 +55,7 @@ class Usage:
                 "cache_hit_share": self.cache_hit_share}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Usage":
+    def from_dict(cls, data: Mapping[str, Any]) -> Usage:
         return cls(**{f.name: int(data.get(f.name) or 0) for f in fields(cls)})
 
 
@@ -170,7 +170,7 @@ class TokenLedger:
         return {"roles": roles, "total": {**total.as_dict(), "cost_usd": total_usd},
                 "unpriced_models": sorted(unpriced), "price_notes": notes}
 
-    def middleware(self, role: str = "agent", model_id: str | None = None) -> "LedgerMiddleware":
+    def middleware(self, role: str = "agent", model_id: str | None = None) -> LedgerMiddleware:
         return LedgerMiddleware(self, role=role, model_id=model_id)
 
 

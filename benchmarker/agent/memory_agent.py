@@ -58,7 +58,7 @@ class MemoryAgentContext:
     # Where this turn's tool calls are recorded (the caller's run log); None: the agent's own sink.
     decision_sink: DecisionSink | None = dataclasses.field(default=None, compare=False, repr=False)
 
-    def for_turn(self, turn_index: int, role: str) -> "MemoryAgentContext":
+    def for_turn(self, turn_index: int, role: str) -> MemoryAgentContext:
         return dataclasses.replace(self, turn_index=turn_index, role=role)
 
 
@@ -111,7 +111,7 @@ async def run_agent_turn(agent: Any, transcript: Sequence[BaseMessage], context:
     state: dict[str, Any] = {"messages": list(transcript)}
     failed: str | None = None
     try:
-        async for state in agent.astream({"messages": list(transcript)}, context=context,
+        async for state in agent.astream({"messages": list(transcript)}, context=context,  # noqa: B007 (last one read below)
                                          config={"recursion_limit": recursion_limit}, stream_mode="values"):
             pass
     except GraphRecursionError:

@@ -10,13 +10,12 @@ import inspect
 import json
 import time
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, ToolCallLimitMiddleware, dynamic_prompt
 from langchain.agents.middleware.tool_call_limit import ToolCallLimitState
 from langchain.agents.middleware.types import OmitFromInput
 from langchain_core.messages import ToolMessage
-from typing_extensions import NotRequired
 
 from benchmarker.agent.retry import strip_trailing_whitespace
 from benchmarker.memory.client import tool_result_text
@@ -27,7 +26,7 @@ EXECUTED_MARK = "harness_executed"  # response_metadata key on ToolMessages of t
 
 # decision_sink(context, record) -> None, sync or async; record keys:
 #   tool, args (as sent, tags merged), result_preview, latency_ms, error (None on success), tool_call_id
-DecisionSink = Callable[[Any, dict[str, Any]], "None | Awaitable[None]"]
+DecisionSink = Callable[[Any, dict[str, Any]], "Awaitable[None] | None"]
 
 
 def system_prompt_middleware() -> AgentMiddleware:
@@ -56,7 +55,7 @@ class TurnToolCapMiddleware(ToolCallLimitMiddleware):
     N x its message count (`MemoryAgentContext.unit_turns`).
     """
 
-    state_schema = TurnCapState  # type: ignore[assignment]
+    state_schema = TurnCapState
 
     def __init__(self, max_tool_calls: int):
         super().__init__(run_limit=max_tool_calls, exit_behavior="end")

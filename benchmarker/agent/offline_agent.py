@@ -229,7 +229,7 @@ class OfflineMemoryAgentModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"model_name": self.model_name}
 
-    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> "OfflineMemoryAgentModel":
+    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> OfflineMemoryAgentModel:
         """No binding needed: remember the tool names to check the policy's tools exist."""
         names = []
         for tool in tools:

@@ -41,7 +41,7 @@ class RetryPolicy:
     max_backoff_s: float = 60.0
 
     @classmethod
-    def from_config(cls, section: Any) -> "RetryPolicy":
+    def from_config(cls, section: Any) -> RetryPolicy:
         """From `config.retry` (attributes) or a plain dict."""
         get = section.get if isinstance(section, dict) else lambda k, d: getattr(section, k, d)
         return cls(int(get("max_attempts", 6)), float(get("initial_backoff_s", 1.0)),

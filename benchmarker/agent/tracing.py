@@ -90,7 +90,7 @@ class RunTracing:
     traced_cases: set[str] = field(default_factory=set)
 
     @classmethod
-    def from_config(cls, config) -> "RunTracing | None":
+    def from_config(cls, config) -> RunTracing | None:
         """The configured tracing, or None when off. The key is read from the environment."""
         settings = config.tracing
         if not settings.langsmith:
@@ -146,7 +146,7 @@ class RunTracing:
 
     @contextlib.contextmanager
     def extraction_turn(self, *, case_id: str, conversation: list[dict[str, Any]], memory_before: list[str],
-                        **where: Any) -> Iterator["ExtractionTrace"]:
+                        **where: Any) -> Iterator[ExtractionTrace]:
         """One ingestion turn as a root run `memory_extraction`: conversation and memory before as
         inputs; the caller sets what the agent wrote (`ExtractionTrace.written`) as outputs."""
         from langsmith import trace

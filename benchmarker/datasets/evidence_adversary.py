@@ -144,7 +144,7 @@ def checked_questions(case: Case, items: list[dict[str, Any]], *, asked: set[str
             continue
         asked.add(question)
         abstain = bool(str(item.get("absent") or "").strip())
-        category = item.get("category") if item.get("category") in categories else (weak or categories or [""])[0]
+        category = str(item["category"]) if item.get("category") in categories else (weak or categories or [""])[0]
         cited = [] if abstain else [turns[_tid(t)] for t in item.get("turns") or []]
         answer = ABSTENTION_ANSWER if abstain else str(item["answer"]).strip()
         k = len(out.questions) + 1

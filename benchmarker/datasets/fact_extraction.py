@@ -204,7 +204,7 @@ def seed_memory_plan(fc: FactCase) -> list[tuple[str, dict[str, Any]]]:
 _NUMBER_WORDS = dict(zip(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety".split(),
-    [*map(str, range(21)), "30", "40", "50", "60", "70", "80", "90"],
+    [*map(str, range(21)), "30", "40", "50", "60", "70", "80", "90"], strict=True,
 ))
 _FACTORS = {"k": 10**3, "thousand": 10**3, "m": 10**6, "mn": 10**6, "million": 10**6, "bn": 10**9, "billion": 10**9}
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")

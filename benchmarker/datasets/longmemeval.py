@@ -50,7 +50,8 @@ def parse_date(text: str) -> datetime | None:
     if not match:
         return None
     try:
-        return datetime(*(int(g) for g in match.groups()))
+        year, month, day, hour, minute = (int(g) for g in match.groups())
+        return datetime(year, month, day, hour, minute)
     except ValueError:
         return None
 
@@ -264,7 +265,7 @@ def _open(path: Path) -> BinaryIO:
                            "dataset_file / dataset_repo_path in the config") from None
 
 
-def _iter_raw(stream: BinaryIO, source: str, only_ids: set[str] | None
+def _iter_raw(stream: BinaryIO | _SurrogateCheckingReader, source: str, only_ids: set[str] | None
               ) -> Iterator[tuple[int, Any]]:
     _check_top_level(stream, source)
     if only_ids is not None and not only_ids:
@@ -332,7 +333,7 @@ def _select_events(events: Iterable[tuple[str, str, Any]], only_ids: set[str], k
                     break
 
 
-def _check_top_level(stream: BinaryIO, source: str) -> None:
+def _check_top_level(stream: BinaryIO | _SurrogateCheckingReader, source: str) -> None:
     head = stream.read(4096)
     stream.seek(0)
     start = head.lstrip()[:1]
@@ -349,7 +350,7 @@ def _utf8_error(source: str, index: int, exc: UnicodeDecodeError) -> DatasetErro
                         "save the file as UTF-8")
 
 
-def _json_error(source: str, stream: BinaryIO, index: int, exc: Exception) -> DatasetError:
+def _json_error(source: str, stream: BinaryIO | _SurrogateCheckingReader, index: int, exc: Exception) -> DatasetError:
     detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     try:
         offset = f"near byte {stream.tell():,}"
@@ -401,7 +402,7 @@ def parse_instance(raw: Any, *, index: int, source: str) -> Case:
         raise fail("haystack_sessions", "one entry per haystack_session_ids and haystack_dates "
                    f"entry ({len(ids)} ids, {len(dates)} dates)", f"{len(sessions)} sessions")
     parsed = []
-    for j, (session_id, date, messages) in enumerate(zip(ids, dates, sessions)):
+    for j, (session_id, date, messages) in enumerate(zip(ids, dates, sessions, strict=True)):
         when = parse_date(date)
         if when is None:
             raise fail(f"haystack_dates[{j}]", f"a date like {DATE_EXAMPLE!r}", date)

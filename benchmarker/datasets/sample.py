@@ -267,7 +267,7 @@ ITEMS = ("air fryer", "espresso machine", "robot vacuum", "sewing machine", "bre
 STORES = ("Target", "Costco", "Best Buy", "Walmart", "Home Depot", "Crate & Barrel")
 FIELDS = ("Business Administration", "Mechanical Engineering", "Marine Biology", "Art History",
           "Computer Science", "Nursing", "Economics", "Architecture")
-COMPANIES = ("Northwind Analytics", "Bluepeak Labs", "Harbor Health", "Greenline Logistics",
+COMPANIES: tuple[str, ...] = ("Northwind Analytics", "Bluepeak Labs", "Harbor Health", "Greenline Logistics",
              "Orchid Software", "Stonebridge Bank")
 
 USER_FACTS = (

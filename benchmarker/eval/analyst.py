@@ -20,7 +20,8 @@ with examples, go to summary.json under "analyst" and to a report section.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from benchmarker.tool_mapping import render
 
@@ -37,13 +38,13 @@ def written_turns(decisions: Iterable[dict[str, Any]], memory_ids: dict[str, str
         if call.get("tool") != "add_entry" or call.get("error") or call.get("caller") not in WRITERS:
             continue
         args = call.get("args") or {}
-        case_id = call.get("case_id")
+        case_id = call.get("case_id", "")
         if memory_ids.get(case_id) not in (None, args.get("memory_id")):
             continue
         tags = args.get("tags") or {}
         session, turn = tags.get("session_id") or call.get("session_id"), tags.get("turn_index", call.get("turn"))
         try:
-            out[case_id].add((str(session), int(turn)))
+            out[case_id].add((str(session), int(turn)))  # type: ignore[arg-type]  # None: TypeError, skipped
         except (TypeError, ValueError):
             continue
     return out
@@ -83,7 +84,7 @@ def analyse(results: list[dict[str, Any]], decisions: list[dict[str, Any]],
     by_category: dict[str, Counter[str]] = defaultdict(Counter)
     examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for result in wrong:
-        cause = diagnose(result, written.get(result.get("case_id"), set()))
+        cause = diagnose(result, written.get(result.get("case_id", ""), set()))
         counts[cause] += 1
         by_category[result.get("category") or result.get("question_type") or "uncategorised"][cause] += 1
         if len(examples[cause]) < EXAMPLES_PER_CAUSE:
@@ -163,7 +164,7 @@ def to_explain(results: list[dict[str, Any]], decisions: list[dict[str, Any]], m
     those already explained (a resumed run explains the same ones, never more than `limit`)."""
     written = written_turns(decisions, memory_ids)
     wrong = [r for r in results if r.get("label") is False][:limit]
-    return [(r, diagnose(r, written.get(r.get("case_id"), set()))) for r in wrong if r["question_id"] not in done]
+    return [(r, diagnose(r, written.get(r.get("case_id", ""), set()))) for r in wrong if r["question_id"] not in done]
 
 
 async def explain_run(answers_dir, run_dir, model: Any, *, evidence_texts, template: str, limit: int, retries: int,

@@ -73,7 +73,7 @@ def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dic
 
 def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
     """Side-by-side QA and retrieval metrics and paired tests of every run against the first."""
-    runs = []
+    runs: list[dict[str, Any]] = []
     for run_dir in run_dirs:
         run_dir = Path(run_dir)
         results = load_results(run_dir)

@@ -132,10 +132,11 @@ async def judge_facts(
         return model.ainvoke([HumanMessage(text)])
 
     got = await ask_until_parsed(ask, parse_judge_reply, retries)
-    tokens = {"input_tokens": got.input_tokens, "output_tokens": got.output_tokens, "total_tokens": got.total_tokens}
+    tokens: dict[str, Any] = {"input_tokens": got.input_tokens,
+                              "output_tokens": got.output_tokens, "total_tokens": got.total_tokens}
     if got.value is None:
         return FactJudgeResult(fc.id, "unjudged", attempts=got.attempts, error=got.error, **tokens)
-    return FactJudgeResult(fc.id, "judged", **got.value, attempts=got.attempts, **tokens)
+    return FactJudgeResult(fc.id, "judged", **got.value, attempts=got.attempts, **tokens)  # type: ignore[arg-type]  # value: the four *_facts tuples
 
 
 def judged_case_score(

@@ -76,7 +76,7 @@ def similarity(expected: ExpectedFact | str, extracted: str, *, thresholds: Thre
     if NEGATIONS.intersection(token_texts(exp.fact)) and not NEGATIONS.intersection(ext_tokens):
         return 0.0
     terms = [run for run in (token_texts(t) for t in exp.terms) if run]
-    needed = [t for t in (sum(terms, []) if terms else token_texts(exp.fact)) if is_value(t)]
+    needed = [t for t in ([x for run in terms for x in run] if terms else token_texts(exp.fact)) if is_value(t)]
     if not all(any(same(n, t) for t in ext_tokens) for n in needed):
         return 0.0
     a, b = set(content_words(exp.fact)), set(content_words(extracted))
@@ -130,8 +130,8 @@ def match_facts(
     sim = np.array([[similarity(f, x, thresholds=thresholds) for x in extracted] for f in facts])
     sim = sim.reshape(len(facts), len(extracted))
     gain = np.where(sim >= threshold, sim, 0.0)
-    rows, cols = linear_sum_assignment(gain, maximize=True) if gain.size else ([], [])
-    pairs = [(int(r), int(c)) for r, c in zip(rows, cols) if gain[r, c] > 0]
+    rows, cols = linear_sum_assignment(gain, maximize=True) if gain.size else (np.empty(0, dtype=int), np.empty(0, dtype=int))
+    pairs = [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if gain[r, c] > 0]
     used_x = {c for _, c in pairs}
     if compound:
         used_f = {r for r, _ in pairs}
@@ -169,7 +169,7 @@ def _replacements(fc: FactCase) -> list[ExpectedFact]:
     for old in fc.superseded_facts:
         old_words = set(content_words(old.fact))
         overlap = [len(old_words & set(content_words(e.fact))) for e in fc.expected_facts]
-        out += [e for e, n in zip(fc.expected_facts, overlap) if overlap and n == max(overlap) and e not in out]
+        out += [e for e, n in zip(fc.expected_facts, overlap, strict=True) if overlap and n == max(overlap) and e not in out]
     return out
 
 

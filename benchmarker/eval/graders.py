@@ -86,7 +86,7 @@ def graders_block(answers_dir: Path, perspectives: tuple[str, ...], note: str = 
 def graders_section(block: dict[str, Any]) -> str:
     lines = ["| perspective | graded | mean | mean when correct | mean when wrong |", "|---|---|---|---|---|"]
     for name, row in block["perspectives"].items():
-        fmt = (lambda v: "not graded" if v is None else f"{v:.2f}")
+        fmt = (lambda v: "not graded" if v is None else f"{v:.2f}")  # noqa: E731
         lines.append(f"| {name} | {row['graded']} | {fmt(row['mean'])} | {fmt(row['by_main_label'].get('true'))} | "
                      f"{fmt(row['by_main_label'].get('false'))} |")
     return "\n".join(lines + ["", block["note"]])

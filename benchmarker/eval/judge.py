@@ -100,7 +100,8 @@ def parse_yes_no(text: str | None) -> bool | None:
     """yes -> True, no -> False; None when empty, both, or neither (then the judge retries).
 
     Whole words only, so "know" is never read as "no"; a yes/no in the first three words wins
-    over later words ("No. The response says yes to ..." is no); "yes and no" is None. Reasoning blocks (<think>...</think>) are ignored.
+    over later words ("No. The response says yes to ..." is no); "yes and no" is None.
+    Reasoning blocks (<think>...</think>) are ignored.
     """
     if not text:
         return None

@@ -56,7 +56,7 @@ async def ask_until_parsed(call: Callable[[str], Awaitable[Any]], parse: Callabl
     reply was unusable (a judge may tell the model). `parse(text)` returns the value, or None
     or raises ValueError (its message becomes the problem) when the reply is unusable.
     """
-    used = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    used: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
     reply, problem, attempt = "", "", 0
     for attempt in range(1, max(0, retries) + 2):
         try:

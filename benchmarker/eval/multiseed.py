@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from statistics import mean, stdev
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from scipy import stats
 
@@ -34,7 +35,7 @@ def _interval(values: list[float]) -> dict[str, Any]:
             "ci95_low": None if lo is None else round(lo, 6), "ci95_high": None if hi is None else round(hi, 6)}
 
 
-def _group_table(rows: list[Mapping[str, Any]], key: str) -> dict[str, Any]:
+def _group_table(rows: Sequence[Mapping[str, Any]], key: str) -> dict[str, Any]:
     per_group: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         group = row.get(key)
@@ -51,7 +52,7 @@ def _group_table(rows: list[Mapping[str, Any]], key: str) -> dict[str, Any]:
     return table
 
 
-def _noisy(rows: list[Mapping[str, Any]], spread_limit: float) -> list[dict[str, Any]]:
+def _noisy(rows: Sequence[Mapping[str, Any]], spread_limit: float) -> list[dict[str, Any]]:
     by_key: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     labels: dict[str, tuple[Any, Any]] = {}
     for row in rows:

@@ -249,7 +249,7 @@ def find_phrase(haystack: list[str], needle: list[str], start: int = 0) -> tuple
     if not n:
         return None
     for i in range(start, len(haystack) - n + 1):
-        if all(same(w, f) for w, f in zip(needle, haystack[i:i + n])):
+        if all(same(w, f) for w, f in zip(needle, haystack[i:i + n], strict=True)):
             return i, i + n
     return None
 

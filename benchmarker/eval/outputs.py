@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarker.log.jsonl import read_json_object
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_jsonl, write_json_atomic
 from benchmarker.registry import suites_of_results
@@ -43,9 +42,7 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
 
         summary["graders"] = graders_block(answers_dir, tuple(run_meta["graders"]), run_meta.get("graders_note", ""))
     if run_meta.get("analyst"):
-        from benchmarker.eval.analyst import analyse, finished_memories
-
-        from benchmarker.eval.analyst import EXPLAIN_FILE, attach_explanations
+        from benchmarker.eval.analyst import EXPLAIN_FILE, analyse, attach_explanations, finished_memories
 
         block = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
         summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))

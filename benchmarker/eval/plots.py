@@ -12,7 +12,7 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (backend must be chosen first)
+import matplotlib.pyplot as plt  # after matplotlib.use: the backend must be chosen first
 
 COLORS = {"bar": "#4C72B0", "session": "#4C72B0", "turn": "#DD8452", "grid": "#dddddd"}
 

@@ -88,7 +88,7 @@ def turn_ranking(hits: Sequence[dict[str, Any]]) -> list[tuple[str, int] | str]:
     return out
 
 
-def evidence_sets(record: dict[str, Any]) -> dict[str, set[Hashable]]:
+def evidence_sets(record: dict[str, Any]) -> dict[str, set[Any]]:  # session ids; (session, turn) pairs
     """The evidence of a record at each level."""
     turns = {_turn_key(*pair[:2]) for pair in record.get("evidence_turns") or [] if len(pair) >= 2}
     return {"session": {str(s) for s in record.get("answer_session_ids") or []},
@@ -104,7 +104,7 @@ def question_retrieval(record: dict[str, Any], ks: Sequence[int] = K_VALUES) -> 
     if hits is None or is_abstention(record):
         return None
     top_k = int(record.get("top_k") or len(hits))
-    rankings = {"session": session_ranking(hits), "turn": turn_ranking(hits)}
+    rankings: dict[str, Sequence[Hashable]] = {"session": session_ranking(hits), "turn": turn_ranking(hits)}
     out: dict[str, dict[str, float | None]] = {}
     for level, evidence in evidence_sets(record).items():
         if not evidence:
@@ -125,7 +125,7 @@ def _aggregate(per_question: list[dict[str, dict[str, float | None]]], ks: Seque
         for k in ks:
             for metric in METRICS:
                 name = f"{metric}@{k}"
-                vals = [q[level][name] for q in per_question if level in q and q[level][name] is not None]
+                vals = [v for q in per_question if level in q and (v := q[level][name]) is not None]
                 means[f"{level}.{name}"] = (sum(vals) / len(vals)) if vals else None
                 if metric == METRICS[0]:
                     counts[f"{level}@{k}"] = len(vals)
@@ -146,8 +146,7 @@ def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUE
     if untraceable:
         return {"available": False, "k_values": list(ks), "metrics": {}, "n": {}, "by_type": {},
                 "traced": traced, "notes": [untraceable]}
-    scored = [(r, question_retrieval(r, ks)) for r in with_hits]
-    scored = [(r, q) for r, q in scored if q]
+    scored = [(r, q) for r in with_hits if (q := question_retrieval(r, ks))]
     means, counts = _aggregate([q for _, q in scored], ks)
     by_type: dict[str, dict[str, Any]] = {}
     for qtype in sorted({str(r.get("question_type")) for r, _ in scored}):

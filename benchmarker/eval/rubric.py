@@ -25,7 +25,7 @@ import json
 import re
 import statistics
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache
 from string import Template
 from typing import Any
 
@@ -111,16 +111,16 @@ def parse_choice(answer: str, options: dict[str, str]) -> str | None:
     named: dict[str, int] = {}
     for label, name in labels.items():
         spots = [find_phrase(toks, token_texts(name)), find_phrase(toks, ["option", label.lower()])]
-        spots = [s[0] for s in spots if s is not None]
-        if spots:
-            named[label] = min(spots)
+        starts = [s[0] for s in spots if s is not None]
+        if starts:
+            named[label] = min(starts)
     if len(named) == 1:
         return next(iter(named))
     cues = [i for i, t in enumerate(toks) if t in ("decision", "choose", "recommend", "pick", "select", "go", "prefer")]
     for cue in cues:
         after = {label: p for label, p in named.items() if p > cue}
         if after:
-            return min(after, key=after.get)
+            return min(after, key=after.__getitem__)
     return None
 
 
@@ -146,7 +146,7 @@ def _in_order(answer_toks: list[str], sequence: list[str]) -> bool:
     positions = [find_phrase(answer_toks, token_texts(s)) for s in sequence]
     if any(p is None for p in positions):
         return False
-    firsts = [p[0] for p in positions]
+    firsts = [p[0] for p in positions if p is not None]
     return firsts == sorted(firsts)
 
 
@@ -192,7 +192,8 @@ def factual_accuracy(rubric: dict[str, Any], answer: str, *,
         return 0.0, "empty answer"
     if "choice" in rubric:
         d = decision_breakdown(rubric, answer, thresholds=thresholds)
-        return d["score"], f"picked {d['picked']} (correct {d['correct']}), reasoning {d['reasoning']:.2f}, recall {d['recall']:.2f}"
+        return d["score"], (f"picked {d['picked']} (correct {d['correct']}), reasoning {d['reasoning']:.2f}, "
+                            f"recall {d['recall']:.2f}")
     found = numbers_in(toks)
     wanted = [canonical_number(n) for n in rubric.get("numbers", [])]
     missing_numbers = [n for n in wanted if n not in found]
@@ -242,7 +243,7 @@ def specificity(question: Question, answer: str) -> tuple[float | None, str]:
 
 # ---------------------------------------------------------------- LLM dimensions
 
-@lru_cache(maxsize=None)
+@cache
 def _prompt_template(dimension: str) -> Template:
     return Template(load_prompt(f"rubric_{dimension}"))
 
@@ -309,7 +310,7 @@ def _finish(grade: RubricGrade, dims: list[str], weights: dict[str, float]) -> R
         grade.scores.setdefault(d, None)
     total = sum(weights[d] for d in grade.graded_dimensions)
     if total:
-        grade.overall = round(sum(weights[d] * grade.scores[d] for d in grade.graded_dimensions) / total, 6)
+        grade.overall = round(sum(weights[d] * (grade.scores[d] or 0.0) for d in grade.graded_dimensions) / total, 6)
     if grade.scores.get("factual_accuracy") == 0.0:
         grade.overall = 0.0  # a wrong or missing answer earns nothing for style or calibration
     grade.overall_covers = list(grade.graded_dimensions)

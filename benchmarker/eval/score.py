@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.errors import RunAbortedError
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.log.records import AnswerRecord, ResultRecord
@@ -78,7 +79,7 @@ class Judge:
         return None if self.kind == "deterministic" else self.model
 
 
-async def score(answer: AnswerRecord | Mapping[str, Any], case: "Case | None", judge: Judge, *,
+async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, judge: Judge, *,
                 failed_turns: int | None = None) -> ResultRecord:
     """The results line for one answer: the answer's fields plus label, autoeval_label, grade (and
     the suite's own keys: score, rubric, fact_score, ...). `case` is needed by every suite but

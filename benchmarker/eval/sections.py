@@ -9,6 +9,7 @@ the self-improve loop's `self_improve.jsonl` when the run has one).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -187,6 +188,6 @@ def _proposal_md(proposal: dict[str, Any] | None) -> str:
     if proposal.get("kind") == "config":
         return ", ".join(f"{k}={v}" for k, v in (proposal.get("delta") or {}).items()) or "config"
     diff = proposal.get("diff") or ""
-    added = sum(1 for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++"))
-    removed = sum(1 for l in diff.splitlines() if l.startswith("-") and not l.startswith("---"))
+    added = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
     return f"diff {', '.join(proposal.get('files') or []) or '?'} (+{added}/-{removed})"

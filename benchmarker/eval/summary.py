@@ -115,8 +115,8 @@ def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = No
     usd: dict[str, float | None] = {role: None for role in ROLES}
     for r in results:
         for role in ROLES:
-            for key, value in _role_tokens(r, role).items():
-                tokens[role][key] += value
+            for key, n in _role_tokens(r, role).items():
+                tokens[role][key] += n
             value = _num((r.get("cost_usd") or {}).get(role))
             if value is not None:
                 usd[role] = (usd[role] or 0.0) + value
@@ -205,7 +205,7 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
     if not results:
         notes.append("no questions in this run")
     notes.extend(retrieval.get("notes", []))
-    memory = run_meta.get("memory") if isinstance(run_meta.get("memory"), dict) else {}
+    memory = m if isinstance(m := run_meta.get("memory"), dict) else {}
     if memory.get("lacks"):
         notes.append(f"memory server {memory.get('server')} has no " + "; no ".join(memory["lacks"]))
     run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens")}

@@ -33,7 +33,7 @@ def choose_metric(summaries: list[dict[str, Any]]) -> str:
 
 
 def sweep_table(points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for label, directory, summary in points:
         alpha, top_k = parse_point_label(label)
         rows.append({"label": label, "alpha": alpha, "top_k": top_k, "dir": str(directory), "summary": summary})

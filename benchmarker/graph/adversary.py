@@ -130,7 +130,7 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
 
         prompt, facts = proposer_prompt(case, asked=asked, weak=weak, failures=failures, n=n,
                                         template=load_prompt("adversary_propose", directory=ctx.prompts_dir))
-        check = (lambda items: verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_))
+        check = (lambda items: verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_))  # noqa: E731
     else:
         from benchmarker.datasets.evidence_adversary import checked_questions, evidence_prompt
 

@@ -1,6 +1,7 @@
 """The run graph, assembled where every node and edge is visible at a glance.
 
-    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [adversary] -> [analyst] -> [graders] -> [self_improve] -> summarise -> END
+    run graph:   START -> setup -> cases | level_L1 ... level_L16 -> [adversary] -> [analyst] -> [graders]
+                 -> [self_improve] -> summarise -> END
     case graph:  START -> prepare_memory -> ingest -> qa -> score -> END
                                                   \\-> read_back -> score   (fact extraction)
     an outside agent (graph/agent_case.py): START -> converse -> score -> END
@@ -28,7 +29,6 @@ from benchmarker.graph.memory_setup import prepare_memory
 from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.setup import setup
-from benchmarker.graph.summarise import summarise
 from benchmarker.graph.state import CaseState, RunState, Setup
 from benchmarker.registry import suite_of_record
 

@@ -141,6 +141,7 @@ async def _traced_turn(ctx: RunContext, agent: Any, case: Case, record: MemoryRe
     before = written_texts(ctx.log.agent_tool_calls(case.case_id, record.memory_id))
     conversation = [{"role": session.messages[i].role, "content": session.messages[i].content,
                      "date": session.date} for i in group]
+    assert ctx.tracing is not None  # called only when tracing is on
     with ctx.tracing.extraction_turn(case_id=case.case_id, conversation=conversation, memory_before=before,
                                      question_id=agent_ctx.question_id, session_id=session.session_id,
                                      turn_index=group[-1]) as turn:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 
 class RunProgress:
@@ -30,10 +30,10 @@ class RunProgress:
         self._live = enabled and self._console.is_terminal
         self._enabled = enabled
         self._progress: Progress | None = None
-        self._task = None
+        self._task: TaskID | None = None
         self._early: dict[str, int] = {}  # questions of an unfinished case already counted (question_answered)
 
-    def __enter__(self) -> "RunProgress":
+    def __enter__(self) -> RunProgress:
         if self._live:
             self._progress = Progress(
                 TextColumn("[bold]{task.fields[phase]:<8}"),

@@ -20,10 +20,10 @@ def build_context(search_result: dict[str, Any], hits: list[dict[str, Any]], max
     best = search_result.get("bestContext")
     if not is_placeholder_context(latest):
         stamp = search_result.get("contextTimestamp") or ""
-        parts.append(f"## Memory context (latest{', saved ' + stamp if stamp else ''})\n{latest.strip()}")
+        parts.append(f"## Memory context (latest{', saved ' + stamp if stamp else ''})\n{(latest or '').strip()}")
     if not is_placeholder_context(best) and (best or "").strip() != (latest or "").strip():
         stamp = search_result.get("bestContextTimestamp") or ""
-        parts.append(f"## Most relevant earlier context{' (saved ' + stamp + ')' if stamp else ''}\n{best.strip()}")
+        parts.append(f"## Most relevant earlier context{' (saved ' + stamp + ')' if stamp else ''}\n{(best or '').strip()}")
     lines = []
     for hit in hits:
         date = hit.get("session_date") or "unknown date"

@@ -33,7 +33,7 @@ class CaseSlice:
     levels: list[bool]                                 # per point: the level's own score is written
 
     @classmethod
-    def from_logs(cls, case, logs: list) -> "CaseSlice":
+    def from_logs(cls, case, logs: list) -> CaseSlice:
         """The case's part of each point's `RunLog.done` (run-level records from the first log)."""
         base = logs[0].done
         ids = [q.question_id for q in case.questions] or [case.case_id]
@@ -72,7 +72,7 @@ class CollectingLog:
                                 levels={slice_.case_id} if slice_.levels[point] else set())
 
     @classmethod
-    def for_points(cls, slice_: CaseSlice, *, run_dir: Path) -> tuple[CollectedCase, list["CollectingLog"]]:
+    def for_points(cls, slice_: CaseSlice, *, run_dir: Path) -> tuple[CollectedCase, list[CollectingLog]]:
         """One log per sweep point over one shared collection (memories and decisions are run-level)."""
         collected = CollectedCase(agent_calls=list(slice_.agent_calls))
         if slice_.memory is not None:

@@ -15,7 +15,6 @@ from pathlib import Path
 from collections.abc import Sequence
 from typing import Any, overload
 
-from benchmarker.redact import redact, redact_text
 from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl, write_json_atomic
 from benchmarker.log.records import (
     SCHEMA_VERSION,
@@ -28,6 +27,7 @@ from benchmarker.log.records import (
     ResultRecord,
     read_records,
 )
+from benchmarker.redact import redact, redact_text
 
 __all__ = ["RunLog", "ResumeState", "MemoryRecord", "SCHEMA_VERSION"]
 

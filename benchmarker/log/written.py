@@ -8,7 +8,8 @@ name starts with `_`) and failed calls wrote nothing.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 WRITE_TOOL = "add_entry"
 

@@ -81,7 +81,7 @@ class MemoryClient:
     @asynccontextmanager
     async def connect(cls, url: str, *, headers: dict[str, str] | None = None, timeout_s: float = 60.0,
                       on_call: CallObserver | None = None,
-                      keepalive_s: float | None = KEEPALIVE_S) -> AsyncIterator["MemoryClient"]:
+                      keepalive_s: float | None = KEEPALIVE_S) -> AsyncIterator[MemoryClient]:
         """Open the session, load the tools once, yield the client; close on exit (same task!)."""
         import httpx
         from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
@@ -104,7 +104,7 @@ class MemoryClient:
     async def connect_stdio(cls, command: str, args: list[str] | tuple[str, ...] = (), *,
                             env: dict[str, str] | None = None, cwd: str | None = None,
                             stderr_path: str | None = None, timeout_s: float = 60.0,
-                            on_call: CallObserver | None = None) -> AsyncIterator["MemoryClient"]:
+                            on_call: CallObserver | None = None) -> AsyncIterator[MemoryClient]:
         """Start `command args` as an MCP server on stdio (its stderr to `stderr_path`), yield the
         client; on exit the SDK closes stdin and ends the process. No keepalive: a stdio session
         lives as long as the process."""
@@ -136,7 +136,7 @@ class MemoryClient:
     @classmethod
     @asynccontextmanager
     async def _open(cls, streams: Any, target: str, *, timeout_s: float, on_call: CallObserver | None,
-                    keepalive_s: float | None, stderr_path: str | None = None) -> AsyncIterator["MemoryClient"]:
+                    keepalive_s: float | None, stderr_path: str | None = None) -> AsyncIterator[MemoryClient]:
         import anyio
         import httpx
         from langchain_mcp_adapters.tools import load_mcp_tools
@@ -192,7 +192,7 @@ class MemoryClient:
                 raise
             raise ConnectionError(f"cannot reach the memory MCP server at {target}: {exc}") from exc
 
-    def with_observer(self, on_call: CallObserver | None) -> "MemoryClient":
+    def with_observer(self, on_call: CallObserver | None) -> MemoryClient:
         """A view on the same session that reports harness calls to another observer (per case)."""
         return MemoryClient(self.session, self.tools, url=self.url, on_call=on_call, timeout_s=self.timeout_s)
 

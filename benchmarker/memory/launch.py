@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarker.tool_mapping import ToolMapping, load_mapping, render
 from benchmarker.redact import redact
+from benchmarker.tool_mapping import ToolMapping, load_mapping, render
 
 if TYPE_CHECKING:
     from benchmarker.memory.client import MemoryClient
@@ -34,7 +34,7 @@ class ServerLaunch:
     cwd: str | None = None
     stderr_path: str | None = None
 
-    def for_scope(self, scope_dir: Path, scope: str) -> "ServerLaunch":
+    def for_scope(self, scope_dir: Path, scope: str) -> ServerLaunch:
         """This launch for one case's own server process (its data in `scope_dir`)."""
         values = {"scope_dir": str(scope_dir), "scope": scope}
         return replace(self, args=tuple(render(list(self.args), values)),
@@ -49,7 +49,7 @@ class ServerLaunch:
                        "env": dict(self.env)})
 
     @contextlib.asynccontextmanager
-    async def connect(self, **kwargs: Any) -> AsyncIterator["MemoryClient"]:
+    async def connect(self, **kwargs: Any) -> AsyncIterator[MemoryClient]:
         from benchmarker.memory.client import MemoryClient
 
         if self.transport == "streamable_http":

@@ -14,7 +14,7 @@ def _pct(cell: dict[str, Any] | None) -> str:
     if not cell or cell.get("accuracy") is None:
         return "-"
     lo, hi = cell.get("ci95") or (None, None)
-    ci = f" [{lo * 100:.0f}-{hi * 100:.0f}]" if lo is not None else ""
+    ci = f" [{lo * 100:.0f}-{hi * 100:.0f}]" if lo is not None and hi is not None else ""
     return f"{cell['accuracy'] * 100:.1f}%{ci} (n={cell.get('n', 0)})"
 
 

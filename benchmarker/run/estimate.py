@@ -42,16 +42,28 @@ from typing import Any
 
 from benchmarker.agent.ledger import Usage, price_usage
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
-from benchmarker.datasets.source import plan_dataset
 from benchmarker.datasets.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.datasets.long_horizon.adversary import FACTS_SHOWN
+from benchmarker.datasets.source import plan_dataset
 from benchmarker.eval.analyst import HITS_SHOWN, TEXT_CHARS
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
 from benchmarker.registry import suite, suite_of_record
 from benchmarker.run.estimate_model import (
-    ADD_ENTRY_ARGS_TOKENS, CALL_TOKENS, CHARS_PER_TOKEN, CONTEXT_BASE_CHARS, CONTEXT_CHARS_PER_MESSAGE,
-    CONTEXT_MAX_CHARS, LIST_ENTRY_OVERHEAD_CHARS, REPLY_TOKENS, AgentModel, CachePolicy, Setting, agent_model,
-    cache_policy, simulate_case)
+    ADD_ENTRY_ARGS_TOKENS,
+    CALL_TOKENS,
+    CHARS_PER_TOKEN,
+    CONTEXT_BASE_CHARS,
+    CONTEXT_CHARS_PER_MESSAGE,
+    CONTEXT_MAX_CHARS,
+    LIST_ENTRY_OVERHEAD_CHARS,
+    REPLY_TOKENS,
+    AgentModel,
+    CachePolicy,
+    Setting,
+    agent_model,
+    cache_policy,
+    simulate_case,
+)
 
 SCHEMA_VERSION = 1
 UNITS = ("message", "exchange", "session")
@@ -263,7 +275,7 @@ def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[di
     """One row per compared setting (QA and judge are the same in every row)."""
     models = _models(config)
     rest = [_usd(est.qa, config, models["qa"], notes), _usd(est.eval, config, models["eval"], notes)]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for v in est.variants:
         agent_usd = _usd(v.agent, config, models["agent"], notes)
         rows.append({"label": v.label, "prompt_cache": v.setting.prompt_cache, "ingest_unit": v.setting.unit,

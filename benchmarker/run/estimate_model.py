@@ -250,13 +250,13 @@ def simulate_case(case: Case, setting: Setting, model: AgentModel, policy: Cache
         n = len(session.messages)
         headers = [TurnHeader(session.session_id, session.date, i + 1, n, m.role, m.content)
                    for i, m in enumerate(session.messages)]
-        transcript = list(head)  # human messages only: earlier turns' tool calls are not re-sent
+        transcript: list[tuple[Hashable, int]] = list(head)  # human messages only: earlier turns' tool calls are not re-sent
         for k, group in enumerate(ingest_units([m.role for m in session.messages], setting.unit)):
             turns = [headers[i] for i in group]
             text = render_unit([(t.session_id, t.session_date, t.turn_number, t.turn_count, t.role, t.content)
                                 for t in turns], template=model.turn_template)
             transcript.append((("h", s, k), transcript[-1][1] + tokens(len(text))))
-            prompt = list(transcript)
+            prompt: list[tuple[Hashable, int]] = list(transcript)
             for j, step in enumerate(policy_steps(turns, model.cadence, setting.tools)):
                 calls = [memory.call(name, turns[i]) for name, i in step]
                 output = sum(out for out, _ in calls)

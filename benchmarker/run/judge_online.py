@@ -33,10 +33,10 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import JsonlWriter, read_jsonl, read_json_object, write_json_atomic
+from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
 
 ONLINE_FILE = "online.jsonl"
 TARGETS = {"precision": 0.95, "recall": 0.85, "f1": 0.90}   # the strategy document's targets
@@ -61,7 +61,7 @@ def parse_when(value: str, key: str, config_path: Any, now: datetime | None = No
     """"" -> None; "24h" / "7d" / "90m" / "2w" -> that long before now; else an ISO 8601 time (UTC if naive)."""
     if not value.strip():
         return None
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     if m := _DURATION.match(value):
         return now - timedelta(**{_UNITS[m[2]]: float(m[1])})
     try:
@@ -69,7 +69,7 @@ def parse_when(value: str, key: str, config_path: Any, now: datetime | None = No
     except ValueError:
         raise UserError(f"{config_path}: [online].{key} = {value!r} is neither an ISO 8601 time "
                         "(2026-11-01T00:00:00Z) nor a duration back from now (90m, 24h, 7d, 2w)") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 # --- sources --------------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ def item_from_trace(run: Any) -> ExtractionItem | None:
         return None
     metadata = ((run.extra or {}).get("metadata") or {}) if hasattr(run, "extra") else {}
     labels = {k: metadata.get(k) for k in ("run_id", "case_id", "session_id", "turn_index") if metadata.get(k) is not None}
-    started = run.start_time.astimezone(timezone.utc).isoformat() if run.start_time else ""
+    started = run.start_time.astimezone(UTC).isoformat() if run.start_time else ""
     return ExtractionItem(id=str(run.id), started_at=started, conversation=_as_messages(inputs["conversation"]),
                           existing_memory=_as_list(inputs.get("existing_memory")),
                           extracted=_as_list(outputs.get("extracted_output", outputs.get("output"))), labels=labels,
@@ -144,7 +144,7 @@ def items_from_langsmith(config, client) -> Iterator[ExtractionItem]:
         runs = client.list_runs(project_name=project, filter=f'has(tags, "{online.tag}")', start_time=since,
                                 is_root=True)
         for run in runs:
-            if until is not None and run.start_time and run.start_time.replace(tzinfo=run.start_time.tzinfo or timezone.utc) > until:
+            if until is not None and run.start_time and run.start_time.replace(tzinfo=run.start_time.tzinfo or UTC) > until:
                 continue
             item = item_from_trace(run)
             if item is not None:
@@ -216,7 +216,7 @@ async def judge_item(item: ExtractionItem, model: Any | None, *, retries: int, t
 
     if model is None:
         lists = enumerate_facts(item.conversation, item.existing_memory, item.extracted, thresholds=thresholds)
-        result = FactJudgeResult(item.id, "judged", **{k: tuple(v) for k, v in lists.items()}, attempts=1)
+        result = FactJudgeResult(item.id, "judged", **{k: tuple(v) for k, v in lists.items()}, attempts=1)  # type: ignore[arg-type]  # the four *_facts lists
         method = "deterministic"
     else:
         result = await judge_facts(model, _fact_case(item), format_extracted_output(item.extracted), retries=retries)
@@ -350,7 +350,7 @@ def summarize_online(lines: list[dict[str, Any]]) -> dict[str, Any]:
 
     judged = [line for line in lines if line.get("status") == "judged"]
     tp, fp, fn = (sum(line[k] for line in judged) for k in ("tp", "fp", "fn"))
-    micro = dict(zip(("precision", "recall", "f1"), prf(tp, fp, fn))) if judged else \
+    micro = dict(zip(("precision", "recall", "f1"), prf(tp, fp, fn), strict=True)) if judged else \
         {"precision": None, "recall": None, "f1": None}
     macro = {}
     for metric in ("precision", "recall", "f1"):
@@ -364,9 +364,10 @@ def summarize_online(lines: list[dict[str, Any]]) -> dict[str, Any]:
     for line in judged:
         by_day.setdefault(str(line.get("started_at") or "")[:10] or "unknown", []).append(line)
     over_time = [{"day": day, "runs": len(rows), **dict(zip(("precision", "recall", "f1"),
-                                                          prf(*(sum(r[k] for r in rows) for k in ("tp", "fp", "fn")))))}
+                                                          prf(*(sum(r[k] for r in rows) for k in ("tp", "fp", "fn"))),
+                                                          strict=True))}
                  for day, rows in sorted(by_day.items())]
-    passed = {m: (micro[m] is not None and micro[m] >= t) for m, t in TARGETS.items()}
+    passed = {m: ((v := micro[m]) is not None and v >= t) for m, t in TARGETS.items()}
     return {"items": len(lines), "judged": len(judged), "unjudged": len(lines) - len(judged),
             "counts": {"tp": tp, "fp": fp, "fn": fn}, "micro": micro, "macro": macro, "over_time": over_time,
             "targets": TARGETS, "passed": passed,

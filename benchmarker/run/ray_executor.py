@@ -145,7 +145,7 @@ class RayExecutor:
         if self.slots:
             results = await asyncio.gather(*(slot.handle.close.remote() for slot in self.slots),
                                            return_exceptions=True)
-            for slot, result in zip(self.slots, results):
+            for slot, result in zip(self.slots, results, strict=True):
                 if isinstance(result, Exception):
                     log.warning("Ray worker %d did not close cleanly: %s", slot.index, result)
                 ray.kill(slot.handle)
@@ -224,6 +224,7 @@ class RayExecutor:
                 slot.in_flight -= 1
             self._write(outcome)
             return outcome
+        assert last is not None  # every pass of the loop returned or recorded its error
         raise WorkerLostError(f"case {case.case_id}: its Ray worker was lost {self.config.run.case_retries + 1} times "
                               f"(raise [run].case_retries or check the workers' logs); last: {_unwrap(last)}")
 

@@ -93,8 +93,8 @@ class CaseWorker:
         return await asyncio.shield(self._started)
 
     async def close(self) -> dict[str, Any]:
-        if getattr(self, "tracing", None) is not None:
-            self.tracing.flush()
+        if (tracing := getattr(self, "tracing", None)) is not None:
+            tracing.flush()
         if self._stop is not None:
             self._stop.set()
         if self._holder is not None:
@@ -175,7 +175,7 @@ class CaseWorker:
         collected, logs = CollectingLog.for_points(task.slice, run_dir=self.dir)
         progress = RunProgress(0, enabled=False, stats=dict)   # counts this case's tool calls
         outcome = CaseOutcome(case_id=case.case_id, worker=self.name)
-        for index, (point_log, point) in enumerate(zip(logs, task.points)):
+        for index, (point_log, point) in enumerate(zip(logs, task.points, strict=True)):
             try:
                 with contextlib.nullcontext() if self.tracing is not None else disabled():
                     final = await self.parts.executor.run_case(case, self._context(point_log, point, progress),

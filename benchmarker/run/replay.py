@@ -66,7 +66,7 @@ class ReplaySource:
         return str(self.manifest.get("run_id") or self.run_dir.name)
 
     @classmethod
-    def load(cls, run_dir: Path, config) -> "ReplaySource":
+    def load(cls, run_dir: Path, config) -> ReplaySource:
         """Read RUN_DIR once; raise UserError naming the file / key when it cannot be replayed by `config`."""
         run_dir = Path(run_dir).resolve()
         if not run_dir.is_dir():
@@ -156,7 +156,7 @@ def source_config(manifest: dict[str, Any]) -> dict[str, Any]:
     """The source run's config tables (the manifest's "config" is `RunConfig.to_manifest()`, the
     tables under its own "config" key)."""
     block = manifest.get("config") or {}
-    return block.get("config") if isinstance(block.get("config"), dict) else block
+    return tables if isinstance(tables := block.get("config"), dict) else block
 
 def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[str] | None:
     """Raise UserError when CONFIG's dataset or selection is not the source run's; return CONFIG's
@@ -188,6 +188,7 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
             return None
         from benchmarker.datasets.longmemeval import scan_question_index
 
+        assert plan.path is not None  # a LongMemEval plan reads a file
         index = scan_question_index(plan.path)
     mine = _select(index, config.run.model_dump(mode="json"))
     theirs = set(_select(index, source_config(manifest).get("run") or {}))
@@ -229,7 +230,7 @@ def replay_run_id(config, source: ReplaySource) -> str:
     path = config.config_path
     if path is not None and _file_sets_run_id(path):
         return config.run_id
-    digest = hashlib.sha256(f"{source.run_id}\n{canonical_hash(config)}".encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256(f"{source.run_id}\n{canonical_hash(config)}".encode()).hexdigest()[:8]
     return f"{_safe_stem(path) if path else 'run'}-replay-{digest}"
 
 
@@ -262,7 +263,7 @@ def _check_target(config, source: ReplaySource) -> None:
                         "set another run_id in CONFIG")
 
 
-async def execute_replay(run_dir: Path, config) -> "RunOutcome":
+async def execute_replay(run_dir: Path, config) -> RunOutcome:
     """Replay RUN_DIR's recorded writes into fresh memories of CONFIG's backend, then QA and eval."""
     from benchmarker.run.runner import execute_run
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.agent.prompts import prompts_dir
 from benchmarker.datasets.source import DatasetPlan, plan_dataset
 from benchmarker.errors import UserError
 from benchmarker.graph.build import build_run_graph
@@ -59,7 +61,7 @@ def sweep_points(config) -> list[SearchSettings]:
     return points
 
 
-async def execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOutcome:
+async def execute_run(config, *, replay: ReplaySource | None = None) -> RunOutcome:
     """Run (or resume) what `config` describes. With `replay`, ingestion re-applies that finished
     run's recorded memory writes instead of running the memory agent (whose model is never built)."""
     _check_writable(config.run_dir, config)
@@ -220,7 +222,8 @@ def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previou
                  "seeds": list(config.dataset.seeds) or [config.dataset.seed]},
         models=models.describe(),
         memory={"backend": config.memory.backend, "preset": config.memory.preset,
-                "mapping": config.memory.mapping or None, "transport": config.memory.transport or None, "embedder": config.memory.embedder if config.memory.backend == "embedded" else None,
+                "mapping": config.memory.mapping or None, "transport": config.memory.transport or None,
+                "embedder": config.memory.embedder if config.memory.backend == "embedded" else None,
                 "alpha": config.memory.alpha if config.memory.backend == "embedded" else
                 "service default" if config.memory.preset == "mycelian" and not config.memory.mapping else None},
         judge={"kind": models.judge_kind, "model": config.models.eval or None, "note": models.judge_note},

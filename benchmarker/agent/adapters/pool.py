@@ -76,7 +76,7 @@ class AgentPool:
         self._closed = True
         adapters, self._all, self._idle = self._all, [], []
         results = await asyncio.gather(*(a.close() for a in adapters), return_exceptions=True)
-        for adapter, result in zip(adapters, results):
+        for adapter, result in zip(adapters, results, strict=True):
             if isinstance(result, Exception):
                 log.warning("closing agent %s failed: %s: %s", adapter.name, type(result).__name__, result)
 

@@ -134,7 +134,7 @@ class SubprocessAgentAdapter:
                 process.stdin.write((json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8"))
                 await process.stdin.drain()
                 line = await asyncio.wait_for(process.stdout.readline(), self.settings.timeout_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 await self._give_up(f"no reply within {self.settings.timeout_s:g}s")
                 raise self._error(operation, f"no reply within {self.settings.timeout_s:g}s; the process was "
                                              f"stopped{self._tail()}") from None

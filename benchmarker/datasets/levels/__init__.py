@@ -10,7 +10,7 @@ Score answers with benchmarker.suites.levels.scoring.score_level(spec, answers, 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarker.datasets.levels.basic import level_1, level_2, level_3, level_4
 from benchmarker.datasets.levels.decision import level_16

@@ -14,7 +14,7 @@ SESSION_DAYS = [0, 5, 11, 18, 26]
 
 def _facts(r) -> list[dict]:
     k = lambda: r.choice([3, 4])  # noqa: E731
-    managers = [f"{f} {l}" for f, l in r.sample(PEOPLE, 4)]
+    managers = [f"{first} {last}" for first, last in r.sample(PEOPLE, 4)]
     return [
         {"name": "desk", "values": [str(v) for v in r.sample(range(2, 60), k())], "numeric": True,
          "first": "My desk is number {v}.", "update": "I moved desks again; I'm at desk {v} now.",
@@ -50,7 +50,7 @@ def level_14(seed: int) -> LevelSpec:
         for j, value in enumerate(fact["values"]):
             template = fact["first"] if j == 0 else fact["update"]
             per_session[0 if j == 0 else slots[j - 1]].append(template.format(v=value))
-    sids = [b.add_session(texts, days=d) for texts, d in zip(per_session, SESSION_DAYS)]
+    sids = [b.add_session(texts, days=d) for texts, d in zip(per_session, SESSION_DAYS, strict=True)]
     expectations = {}
     for fact in facts:
         current, stale = fact["values"][-1], [v for v in fact["values"][:-1]]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Mapping
+from typing import Any
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.registry import LEVEL
@@ -34,7 +35,7 @@ class ExpectedCall:
                 "optional": self.optional}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ExpectedCall":
+    def from_dict(cls, data: Mapping[str, Any]) -> ExpectedCall:
         return cls(str(data["tool"]), {k: dict(v) for k, v in dict(data.get("args", {})).items()},
                    str(data.get("note", "")), bool(data.get("optional", False)))
 

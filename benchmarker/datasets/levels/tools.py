@@ -10,6 +10,8 @@ search_memories when the user asks about something said earlier (before answerin
 
 from __future__ import annotations
 
+from functools import partial
+
 from benchmarker.datasets.levels.basic import BASE, TEMPORAL
 from benchmarker.datasets.levels.spec import ExpectedCall, LevelBuilder, LevelSpec, ToolScenario, rubric
 
@@ -45,7 +47,7 @@ def expected_session(entry_checks: list[dict | None], context_check: dict | None
 def level_13(seed: int, context_cadence: int = DEFAULT_CADENCE) -> LevelSpec:
     """The same sessions and questions for every cadence; only the expected put_context points move."""
     b = LevelBuilder("L13", seed)
-    session = lambda *a, **k: expected_session(*a, cadence=context_cadence, **k)  # noqa: E731
+    session = partial(expected_session, cadence=context_cadence)
     r = b.rng
     city = r.choice(["Berlin", "Lisbon", "Montreal", "Osaka", "Valparaíso", "Tallinn"])
     company = r.choice(["Fernhill Robotics", "Quayside Analytics", "Marrow Labs", "Brightpath Energy"])

@@ -21,11 +21,22 @@ from typing import Any
 
 from benchmarker.datasets.long_horizon.dialogue import BLOCK_NAMES, RawSession, build_world, layout, unit_counts
 from benchmarker.datasets.long_horizon.questions import (
-    CATEGORIES, Candidate, contradiction_questions, memory_questions, numbers_questions, people_questions,
-    project_questions, story_questions, technical_questions,
+    CATEGORIES,
+    Candidate,
+    contradiction_questions,
+    memory_questions,
+    numbers_questions,
+    people_questions,
+    project_questions,
+    story_questions,
+    technical_questions,
 )
 from benchmarker.datasets.long_horizon.questions_ops import (
-    incident_questions, never_questions, ordering_questions, problem_questions, security_questions,
+    incident_questions,
+    never_questions,
+    ordering_questions,
+    problem_questions,
+    security_questions,
 )
 from benchmarker.datasets.long_horizon.world import World
 from benchmarker.datasets.schema import Case, Message, Question, Session

@@ -164,7 +164,7 @@ def verified_from_model(case: Case, items: list[dict], facts: dict, *, asked: se
     for item in items:
         out.proposed += 1
         question, answer = str(item.get("question", "")).strip(), str(item.get("answer", "")).strip()
-        category = item.get("category") if item.get("category") in CATEGORIES else (weak[0] if weak else "detail_recall")
+        category = str(item["category"]) if item.get("category") in CATEGORIES else (weak[0] if weak else "detail_recall")
         ids = [str(f) for f in item.get("facts") or []]
         if not question or not answer or question in asked:
             out.dropped.append((question, "empty, or asked before"))

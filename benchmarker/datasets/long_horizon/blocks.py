@@ -19,7 +19,7 @@ def people(w: World, n: int) -> None:
     n_teams = max(2, -(-n // 3))
     teams = [w.draw("team", pools.TEAMS) for _ in range(n_teams)]
     parts = w.alternate_parts(n_teams)
-    w.teams = [{"team": t, "part": p} for t, p in zip(teams, parts)]
+    w.teams = [{"team": t, "part": p} for t, p in zip(teams, parts, strict=True)]
     for i in range(n):
         team_i = i % n_teams
         first, last = w.person_name()
@@ -88,7 +88,7 @@ def technical(w: World, n: int) -> None:
         service, attr = w.draw("tech", combos)
         u = w.unit("technical", part, service=service, attr=attr)
         if attr == "port":
-            value = w.rng.randrange(3000, 9900)
+            value: int | str = w.rng.randrange(3000, 9900)
             text = f"{service} listens on port {value}."
         elif attr == "rate_limit":
             value = w.money(100, 6000, 50)
@@ -141,7 +141,7 @@ def evolving(w: World, n: int) -> None:
     combos = [(kind, s) for kind, (key, _, _) in STORIES.items() for s in subjects[key]]
     for part in w.alternate_parts(n):
         kind, subject = w.draw("story", combos)
-        key, intro, update = STORIES[kind]
+        _key, intro, update = STORIES[kind]
         k = w.rng.choice([3, 4])
         values = _story_values(w, kind, k)
         shown = [long_date(v) if kind == "launch" else str(v) for v in values]
@@ -149,7 +149,7 @@ def evolving(w: World, n: int) -> None:
         u = w.unit("evolving", part, kind=kind, subject=subject, values=stored, shown=shown)
         base = w.changing(u, kind, subject)
         u.data["f"] = base
-        for j, (value, text_value) in enumerate(zip(stored, shown)):
+        for j, (value, text_value) in enumerate(zip(stored, shown, strict=True)):
             fid = w.fact(u, kind, value, subject, version_of=base)
             template = intro if j == 0 else update
             text = template.format(s=subject, S=subject[0].upper() + subject[1:], v=text_value)
@@ -194,11 +194,13 @@ def numbers(w: World, n: int) -> None:
 
 def contradictions(w: World, n: int) -> None:
     kinds = ["iops", "outage", "rent", "start"]
+    a: int | str  # a figure, or a date in words ("start")
+    b: int | str
     for part in w.alternate_parts(n):
         kind = w.rng.choice(kinds)
         if kind == "iops":
             vendor = w.rng.choice(pools.VENDORS)
-            s = w.unique(lambda: f"{vendor.split()[0]} SA-{w.rng.randrange(100, 990)}")
+            s = w.unique(lambda: f"{vendor.split()[0]} SA-{w.rng.randrange(100, 990)}")  # noqa: B023 (called at once)
             a = w.money(200_000, 900_000, 1_000)
             b = a - w.money(40_000, 180_000, 1_000)
             texts = (f"The {vendor} datasheet says the {s} array sustains {a:,} IOPS.",

@@ -114,6 +114,7 @@ def _timeline(w: World) -> list[list[Pair]]:
     chunks: list[list[Pair]] = []
     placed = 0
     for event in events:
+        assert event.pos is not None  # every event has one now: the free ones were placed above
         while placed < min(fill, int(event.pos * fill)):
             chunks.append([_filler(w)])
             placed += 1

@@ -9,9 +9,10 @@ question sets never share an evidence fact.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any, Sequence
+from typing import Any
 
 from benchmarker.datasets.long_horizon import pools
 

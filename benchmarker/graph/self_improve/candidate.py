@@ -41,7 +41,7 @@ def read_prompts(directory: Path) -> dict[str, str]:
 def prompts_hash(directory: Path) -> str:
     digest = hashlib.sha256()
     for name, text in sorted(read_prompts(directory).items()):
-        digest.update(f"{name}\0{text}\0".encode("utf-8"))
+        digest.update(f"{name}\0{text}\0".encode())
     return digest.hexdigest()[:16]
 
 
@@ -133,9 +133,17 @@ _DUMMY_DEFAULTS = {"context_summary_rules": "rules",
 
 def validate_prompts(directory: Path) -> None:
     """Every prompt copy still renders and parses back (the offline models and the ids depend on it)."""
-    from benchmarker.agent.prompts import (QAPrompt, TurnHeader, compose_memory_system_prompt, load_prompt,
-                                           unit_instructions,
-                                           parse_qa_prompt, parse_turn, render_qa_prompt, render_turn)
+    from benchmarker.agent.prompts import (
+        QAPrompt,
+        TurnHeader,
+        compose_memory_system_prompt,
+        load_prompt,
+        parse_qa_prompt,
+        parse_turn,
+        render_qa_prompt,
+        render_turn,
+        unit_instructions,
+    )
 
     try:
         qa = render_qa_prompt("Q?", "2023/05/20", "CONTEXT", template=load_prompt("qa_reader.txt", directory))

@@ -41,11 +41,12 @@ def decide(base: dict[str, dict[str, Any]], candidate: dict[str, dict[str, Any]]
     out: dict[str, Any] = {"n": len(common), "base": round(sum(a) / len(a), 4),
                            "candidate": round(sum(b) / len(b), 4), "gain": round(gain, 4), "binary": binary}
     if binary:
-        worse = sum(1 for x, y in zip(a, b) if x > y)
-        better = sum(1 for x, y in zip(a, b) if y > x)
+        worse = sum(1 for x, y in zip(a, b, strict=True) if x > y)
+        better = sum(1 for x, y in zip(a, b, strict=True) if y > x)
         out["mcnemar"] = {"right_to_wrong": worse, "wrong_to_right": better,
                           "p": round(mcnemar_exact(worse, better), 6)}
     boot = paired_bootstrap(a, b, seed=seed)
+    assert boot["lo"] is not None and boot["hi"] is not None  # None only for no pairs; `common` is not empty
     out["bootstrap"] = {"lo": round(boot["lo"], 4), "hi": round(boot["hi"], 4)}
     significant = (binary and out["mcnemar"]["p"] < p_value) or boot["lo"] > 0
     out["significant"] = significant

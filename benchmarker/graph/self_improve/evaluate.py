@@ -41,11 +41,14 @@ import json
 import random
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarker.errors import UserError
 from benchmarker.graph.self_improve.candidate import ingest_key, prompts_of
 from benchmarker.log.jsonl import write_json_atomic
+
+if TYPE_CHECKING:
+    from benchmarker.graph.state import Setup
 
 SCORES_FILE = "scores.json"
 ATTEMPT_STRIDE = 100  # candidate n's fresh memories use attempts from 100 * n up: titles never collide
@@ -64,7 +67,7 @@ def load_scores(root: Path, candidate: dict[str, Any]) -> dict[str, dict[str, An
 
 
 async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any],
-                   setup: dict[str, Any]) -> dict[str, dict[str, Any]]:
+                   setup: Setup) -> dict[str, dict[str, Any]]:
     """{question_id: row} for the candidate (row: score, type, category, level, cause, texts)."""
     cached = load_scores(root, candidate)
     if cached is not None:
@@ -85,7 +88,7 @@ async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[st
 
 
 async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any],
-                         setup: dict[str, Any]) -> list[dict[str, Any]]:
+                         setup: Setup) -> list[dict[str, Any]]:
     from benchmarker.graph.build import run_cases
     from benchmarker.graph.context import RunPoint, SearchSettings
     from benchmarker.graph.progress import RunProgress
@@ -97,7 +100,7 @@ async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: d
     if key == ingest_key(baseline, ctx.mode):
         log = RunLog(answers)
         log.done.memories = {cid: m for cid, m in run_done.memories.items() if m.ingested}
-        phases = ("qa", "eval")
+        phases: tuple[str, ...] = ("qa", "eval")
     else:
         log = RunLog(root / "ingest" / key, answers_dir=answers)
         floor = ATTEMPT_STRIDE * candidate["index"]
@@ -146,7 +149,7 @@ def add_analyst_causes(rows: dict[str, dict[str, Any]], results: list[dict[str, 
     for result in results:
         row = rows.get(result["question_id"])
         if row is not None:
-            row["analyst_cause"] = analyst_cause(row, result, written.get(result.get("case_id"), set()), mode)
+            row["analyst_cause"] = analyst_cause(row, result, written.get(result.get("case_id", ""), set()), mode)
 
 
 def analyst_cause(row: dict[str, Any], result: dict[str, Any], written: set[tuple[str, int]], mode: str) -> str:

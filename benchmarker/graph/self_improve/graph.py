@@ -24,8 +24,14 @@ from langgraph.runtime import Runtime
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.self_improve.allowlist import Refused
 from benchmarker.graph.self_improve.analyze import analyze
-from benchmarker.graph.self_improve.candidate import (CandidateError, apply_proposal, baseline_candidate,
-                                                      candidate_key, prompts_of, read_prompts)
+from benchmarker.graph.self_improve.candidate import (
+    CandidateError,
+    apply_proposal,
+    baseline_candidate,
+    candidate_key,
+    prompts_of,
+    read_prompts,
+)
 from benchmarker.graph.self_improve.decide import decide
 from benchmarker.graph.self_improve.evaluate import evaluate, load_scores, split_ids, split_score
 from benchmarker.graph.self_improve.log import append_iteration, iteration_line, write_best
@@ -64,6 +70,7 @@ async def eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> dict[st
 
 async def analyze_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     rows = load_scores(loop_root(ctx), state["best"])
+    assert rows is not None, "best was evaluated: EVAL or RE_EVAL wrote its scores"
     return {"analysis": analyze(rows, state["split"]["train"]), "proposal": None, "challenge": None,
             "vote": None, "candidate": None, "outcome": None}
 
@@ -107,8 +114,10 @@ async def vote_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
 
 async def apply_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     index = state["next_index"]
+    proposal = state["proposal"]
+    assert proposal is not None, "APPLY runs only for a proposal the vote passed"
     try:
-        candidate = apply_proposal(loop_root(ctx), state["best"], state["proposal"], index)
+        candidate = apply_proposal(loop_root(ctx), state["best"], proposal, index)
     except (CandidateError, Refused) as err:
         return {"next_index": index + 1, "outcome": {"decision": "refused", "stage": "apply", "reason": str(err)}}
     return {"candidate": candidate, "next_index": index + 1, "tried": [candidate["key"]]}
@@ -116,8 +125,10 @@ async def apply_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
 
 async def re_eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> dict[str, Any]:
     root = loop_root(ctx)
-    rows = await evaluate(ctx, root, state["candidate"], state["start"], setup)
-    return {"candidate": _scored(state["candidate"], rows, state["split"])}
+    candidate = state["candidate"]
+    assert candidate is not None, "RE_EVAL runs only after APPLY made a candidate"
+    rows = await evaluate(ctx, root, candidate, state["start"], setup)
+    return {"candidate": _scored(candidate, rows, state["split"])}
 
 
 async def decide_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
@@ -125,11 +136,13 @@ async def decide_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     best, candidate, outcome, stats = state["best"], state.get("candidate"), state.get("outcome"), None
     if outcome is None:
         si = ctx.config.self_improve
-        stats = decide(load_scores(root, best), load_scores(root, candidate), state["split"]["holdout"],
+        base_rows, candidate_rows = load_scores(root, best), (load_scores(root, candidate) if candidate else None)
+        assert base_rows is not None and candidate_rows is not None, "no early outcome: both were evaluated"
+        stats = decide(base_rows, candidate_rows, state["split"]["holdout"],
                        min_gain=si.min_gain, seed=si.seed, p_value=si.p_value, category_drop=si.category_drop)
         outcome = {"decision": "accepted" if stats["accept"] else "reverted", "stage": "re_eval",
                    "reason": stats["reason"]}
-    new_best = candidate if outcome["decision"] == "accepted" else best
+    new_best = candidate if outcome["decision"] == "accepted" and candidate is not None else best
     line = iteration_line(state, outcome, stats, new_best)
     append_iteration(ctx.log.run_dir, line)
     write_best(root, new_best, state["start"])
@@ -145,7 +158,7 @@ def after_propose(state: LoopState) -> str:
 
 
 def after_vote(state: LoopState) -> str:
-    return "apply" if state["vote"]["passed"] else "decide"
+    return "apply" if (state["vote"] or {}).get("passed") else "decide"
 
 
 def after_apply(state: LoopState) -> str:

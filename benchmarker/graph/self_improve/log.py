@@ -6,6 +6,7 @@ logged writes nothing, so the file never holds an iteration twice.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ def brief(candidate: dict[str, Any] | None) -> dict[str, Any] | None:
     return None if candidate is None else {k: candidate.get(k) for k in _CANDIDATE_KEYS}
 
 
-def iteration_line(state: dict[str, Any], outcome: dict[str, Any], stats: dict[str, Any] | None,
+def iteration_line(state: Mapping[str, Any], outcome: dict[str, Any], stats: dict[str, Any] | None,
                    new_best: dict[str, Any]) -> dict[str, Any]:
     """Everything one iteration did: the diff or delta, the critique, the votes, the scores, the decision."""
     proposal = state.get("proposal")
@@ -65,7 +66,7 @@ def write_best(root: Path, best: dict[str, Any], start: dict[str, Any]) -> None:
     if t.get("alpha") is not None:
         toml.append(f"[memory]\nsearch_alpha = {t['alpha']}")
     write_json_atomic(root / "best.json", {
-        **brief(best), "start": brief(start), "toml": "\n".join(toml) + "\n",
+        **(brief(best) or {}), "start": brief(start), "toml": "\n".join(toml) + "\n",
         "prompts": f"{best['dir']}/prompts (to use them, copy them over a full prompts/ folder and point "
                    "MYCELIAN_LME_PROMPTS_DIR at it)",
     })

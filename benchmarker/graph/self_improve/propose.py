@@ -45,7 +45,7 @@ def search_space(config, mode: str) -> dict[str, tuple]:
     return space
 
 
-def current(name: str, tunables: dict[str, Any], config) -> float:
+def current(name: str, tunables: dict[str, Any], config) -> float | None:
     value = tunables.get(name)
     if name == "alpha" and value is None:
         return config.memory.alpha  # the service's own alpha
@@ -84,6 +84,7 @@ def offline_proposal(best: dict[str, Any], tried: list[str], analysis: dict[str,
     seen = set(tried)
     for distance, name, direction in order:
         value = current(name, best["tunables"], config)
+        assert value is not None  # every tunable in the search space has one (eval_phase sets them all)
         new = _step(space[name], value, direction, distance)
         if new is None:
             continue
@@ -141,9 +142,10 @@ async def propose(model, *, best, prompts, analysis, history, tried, space, conf
                 return proposal | {"refused": str(err)}
     momentum = next(((h.get("proposal") or {}).get("move", {}).get("name") for h in reversed(history)
                      if h.get("decision") == "accepted"), None)
-    proposal = offline_proposal(best, tried, analysis, space, config, momentum)
-    if proposal is None:
+    offline = offline_proposal(best, tried, analysis, space, config, momentum)
+    if offline is None:
         return None
+    proposal = offline
     if note:
         proposal["rationale"] = note + proposal["rationale"]
     return _noted(check_proposal(proposal), analysis, space, best, config)

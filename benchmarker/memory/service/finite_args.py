@@ -21,7 +21,7 @@ def refusal(message: object) -> dict[str, Any] | None:
     key that is not text), else None. BodyGuard calls it with the body it has already parsed."""
     if not isinstance(message, dict) or message.get("method") != "tools/call" or "id" not in message:
         return None
-    params = message.get("params")
+    params = message.get("params") or {}
     arguments = params.get("arguments") if isinstance(params, dict) else None
     if not isinstance(arguments, dict):
         return None

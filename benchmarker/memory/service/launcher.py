@@ -113,7 +113,7 @@ class EmbeddedMemoryService:
 
     # -- lifecycle -------------------------------------------------------------------------------
 
-    def start(self) -> "EmbeddedMemoryService":
+    def start(self) -> EmbeddedMemoryService:
         """Spawn the service and block until /v0/health is healthy (RuntimeError with the log tail if not)."""
         if self.running:
             return self
@@ -139,7 +139,7 @@ class EmbeddedMemoryService:
         env.update(self.extra_env)
         env[API_KEY_ENV] = settings.api_key  # after extra_env: the key this object reports is the one served
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.log_path, "ab")
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 (the server's log: closed by stop())
         command = [sys.executable, "-m", "benchmarker.memory.service", *settings.to_cli_args()]
         self._log.write(f"$ {' '.join(command)}\n".encode())
         self._log.flush()
@@ -181,14 +181,14 @@ class EmbeddedMemoryService:
             self._log = None
         return code
 
-    def __enter__(self) -> "EmbeddedMemoryService":
+    def __enter__(self) -> EmbeddedMemoryService:
         return self.start()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
 
-    async def __aenter__(self) -> "EmbeddedMemoryService":
+    async def __aenter__(self) -> EmbeddedMemoryService:
         return await asyncio.to_thread(self.start)
 
     async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

@@ -2,7 +2,8 @@
 
 The cap is checked on Content-Length before reading and again while counting chunked bytes, so
 an oversized body is refused (413) without being held in memory. Bodies POSTed to /mcp and
-/v0/search are then parsed once here (and tool arguments checked, finite_args.py): bytes that are not UTF-8 and deep nesting raised
+/v0/search are then parsed once here (and tool arguments checked, finite_args.py): bytes that are
+not UTF-8 and deep nesting raised
 UnicodeDecodeError / RecursionError inside the MCP SDK and the search route (HTTP 500); here they
 are a 400 (on /mcp a JSON-RPC parse error, -32700). Depth is capped well below the recursion
 limit because the SDK parses again from a deeper stack: a body that just passes json.loads here

@@ -10,7 +10,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -58,10 +58,10 @@ class MemoryService:
                                lag_ms=settings.index_lag_ms, batch_size=settings.embed_batch_size)
         self._query_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
         self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.started_at = format_ts(datetime.now(timezone.utc))
+        self.started_at = format_ts(datetime.now(UTC))
 
     @classmethod
-    def open(cls, settings: ServiceSettings) -> "MemoryService":
+    def open(cls, settings: ServiceSettings) -> MemoryService:
         """Validate settings, open the database and load the embedder (errors say what to fix)."""
         settings.validate()
         limit_blas_threads()
@@ -239,7 +239,7 @@ class MemoryService:
 
     def health(self) -> dict[str, Any]:
         return {"status": "healthy", "message": "Service is healthy",
-                "timestamp": format_ts(datetime.now(timezone.utc)),
+                "timestamp": format_ts(datetime.now(UTC)),
                 "service": "mycelian-longmemeval embedded memory", "version": __version__,
                 "startedAt": self.started_at,
                 "embedder": self.settings.embedder, "embeddingModel": self.indexer.model_id,

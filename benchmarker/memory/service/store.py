@@ -56,6 +56,12 @@ SCHEMA_VERSION = "2"
 _ENTRY_COLUMNS = ("e.seq, e.entry_id, e.mkey, m.memory_id, m.vault_id, e.raw_entry, e.summary, e.tags, "
                   "e.creation_time FROM entries e JOIN memories m ON m.mkey = e.mkey")
 _MEMORY_COLUMNS = "mkey, memory_id, vault_id, title, memory_type, description, creation_time FROM memories"
+
+
+def _new_rowid(cur: sqlite3.Cursor) -> int:
+    """The rowid of the row an INSERT just added (sqlite3 types lastrowid Optional: None before any INSERT)."""
+    assert cur.lastrowid is not None
+    return cur.lastrowid
 _KINDS = {"entry": ("entries", "entry_vectors"), "context": ("contexts", "context_vectors")}
 
 
@@ -83,7 +89,7 @@ class Store:
 
     def _acquire_lock(self):
         """Two services indexing one file would corrupt nothing but duplicate work: refuse clearly."""
-        handle = open(f"{self.path}.lock", "a+")
+        handle = open(f"{self.path}.lock", "a+")  # noqa: SIM115 (held open as long as the lock)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -149,7 +155,7 @@ class Store:
             cur = db.execute("INSERT INTO memories(memory_id, vault_id, title, memory_type, description, "
                              "creation_time) VALUES (?, ?, ?, ?, ?, ?)",
                              (memory_id, vault_id, title, memory_type, description, created))
-            memory = Memory(int(cur.lastrowid), memory_id, vault_id, title, memory_type, description, created)
+            memory = Memory(_new_rowid(cur), memory_id, vault_id, title, memory_type, description, created)
             context = self._insert_context(db, memory.mkey, initial_context) if initial_context else None
         return memory, context
 
@@ -169,7 +175,7 @@ class Store:
             cur = db.execute("INSERT INTO entries(entry_id, mkey, raw_entry, summary, tags, creation_time) "
                              "VALUES (?, ?, ?, ?, ?, ?)",
                              (entry_id, memory.mkey, raw_entry, summary, tags_json, created))
-        return Entry(int(cur.lastrowid), entry_id, memory.mkey, memory.memory_id, memory.vault_id,
+        return Entry(_new_rowid(cur), entry_id, memory.mkey, memory.memory_id, memory.vault_id,
                      raw_entry, summary, tags_json, created)
 
     def get_entry(self, entry_id: str) -> Entry | None:
@@ -184,7 +190,7 @@ class Store:
             return [Entry(*row) for row in reversed(rows)]
         where, params = ("AND e.creation_time < ?", (mkey, before, limit)) if before else ("", (mkey, limit))
         rows = self.db.execute(f"SELECT {_ENTRY_COLUMNS} WHERE e.mkey = ? {where} "
-                               "ORDER BY e.creation_time DESC, e.seq DESC LIMIT ?", params)
+                               "ORDER BY e.creation_time DESC, e.seq DESC LIMIT ?", params).fetchall()
         return [Entry(*row) for row in rows]
 
     def entries_by_seq(self, seqs: Sequence[int]) -> dict[int, Entry]:
@@ -205,7 +211,7 @@ class Store:
         context_id, created = str(uuid.uuid4()), self.clock.now()
         cur = db.execute("INSERT INTO contexts(context_id, mkey, content, creation_time) VALUES (?, ?, ?, ?)",
                          (context_id, mkey, content, created))
-        return Context(int(cur.lastrowid), context_id, mkey, content, created)
+        return Context(_new_rowid(cur), context_id, mkey, content, created)
 
     def latest_context(self, mkey: int) -> Context | None:
         row = self.db.execute("SELECT seq, context_id, mkey, content, creation_time FROM contexts "

@@ -7,14 +7,14 @@ service hands out is unique and fixed-width (microseconds, UTC, `Z`): string ord
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 _FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _FRACTION = re.compile(r"(\.\d+)")
 
 
 def format_ts(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime(_FORMAT)
+    return moment.astimezone(UTC).strftime(_FORMAT)
 
 
 def parse_rfc3339(text: str) -> datetime:
@@ -33,7 +33,7 @@ def parse_rfc3339(text: str) -> datetime:
         raise ValueError("expected an RFC3339 timestamp such as 2024-05-01T12:00:00Z") from None
     if moment.tzinfo is None:
         raise ValueError("the timestamp has no timezone; add Z or an offset, e.g. 2024-05-01T12:00:00Z")
-    return moment.astimezone(timezone.utc)
+    return moment.astimezone(UTC)
 
 
 def normalize_cursor(text: str) -> str:
@@ -45,7 +45,7 @@ class MonotonicClock:
     """Wall-clock stamps that never repeat and never go backwards (bumped by 1 µs when needed)."""
 
     def __init__(self, last: str | None = None):
-        self._last = parse_rfc3339(last) if last else datetime.min.replace(tzinfo=timezone.utc)
+        self._last = parse_rfc3339(last) if last else datetime.min.replace(tzinfo=UTC)
 
     def observe(self, stamp: str | None) -> None:
         """Never hand out a stamp at or before one already stored (e.g. after a restart)."""
@@ -53,7 +53,7 @@ class MonotonicClock:
             self._last = max(self._last, parse_rfc3339(stamp))
 
     def now(self) -> str:
-        moment = datetime.now(timezone.utc)
+        moment = datetime.now(UTC)
         if moment <= self._last:
             moment = self._last + timedelta(microseconds=1)
         self._last = moment

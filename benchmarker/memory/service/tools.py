@@ -12,6 +12,7 @@ re-parsed: a string that looks like JSON ('{"a": 1}', "null", "5") stays that st
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.fastmcp import FastMCP
@@ -147,7 +148,7 @@ def build_tools(svc: MemoryService) -> list[Tool]:
     async def get_default_prompts(memory_type: Annotated[str, Field(description="Memory type, e.g. chat")]) -> str:
         return _json(svc.default_prompts(memory_type))
 
-    described = [
+    described: list[tuple[Callable[..., Any], str]] = [
         (create_vault, "Create a vault for organising memories; returns vaultId and title"),
         (list_vaults, "List all vaults (returns vaultId & title)"),
         (list_memories, "List memories inside a vault (returns memoryId & title)"),
@@ -187,7 +188,8 @@ def build_mcp(svc: MemoryService) -> FastMCP:
     settings = svc.settings
     return FastMCP("mycelian-longmemeval-memory", host=settings.host, port=settings.port, tools=build_tools(svc),
                    instructions="Mycelian-compatible memory service (embedded, SQLite + hybrid search).",
-                   log_level=settings.log_level.upper(), session_idle_timeout=settings.session_idle_s,
+                   log_level=settings.log_level.upper(),  # type: ignore[arg-type]  # the CLI offers only level names
+                   session_idle_timeout=settings.session_idle_s,
                    max_sessions=settings.max_sessions, max_request_body_size=settings.max_body_bytes,
                    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
                    json_response=True)

@@ -30,7 +30,6 @@ from benchmarker.memory.service.settings import (
 from benchmarker.memory.service.timefmt import normalize_cursor
 
 
-
 def utf8_size(argument: str, value: str) -> int:
     """Bytes of `value` in UTF-8; lone surrogates (not encodable) are an error naming the argument."""
     try:

@@ -20,16 +20,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import mean
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.levels.spec import ExpectedCall, LevelSpec, ToolScenario
 from benchmarker.datasets.schema import Question
 from benchmarker.eval.normalize import find_phrase, matches, token_texts
 from benchmarker.eval.rubric import (
-    decision_breakdown, factual_accuracy, grade_answer_deterministic, parse_choice, unmarked_mentions,
+    decision_breakdown,
+    factual_accuracy,
+    grade_answer_deterministic,
+    parse_choice,
+    unmarked_mentions,
 )
 
 
@@ -96,7 +101,7 @@ def check_arg(args: Mapping[str, Any], name: str, check: Mapping[str, Any],
     return present if check.get("present", True) else not present
 
 
-def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: list[Mapping[str, Any]], *,
+def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: Sequence[Mapping[str, Any]], *,
                      bindings: Mapping[str, Any] | None = None,
                      thresholds: ThresholdsConfig | None = None) -> ToolTraceScore:
     """Score an actual tool trace ([{"tool", "args"}, ...] in call order) against the expected calls.
@@ -104,7 +109,7 @@ def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: l
     Optional expected calls never count as missing; when present they are matched (not extra).
     """
     exp = [_as_call(e) for e in expected]
-    act = [{"tool": str(a.get("tool", "")), "args": dict(a.get("args") or {})} for a in actual]
+    act: list[dict[str, Any]] = [{"tool": str(a.get("tool", "")), "args": dict(a.get("args") or {})} for a in actual]
     e_tools, a_tools = [e.tool for e in exp], [a["tool"] for a in act]
     required = [e.tool for e in exp if not e.optional]
     remaining = list(a_tools)
@@ -176,7 +181,8 @@ def score_forgetting(question: Question, answer: str, *, thresholds: ThresholdsC
 def score_adversarial(pairs: Iterable[tuple[Question, str]], *,
                       thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
     """L15: controls must be answered, adversarial (never-stated) questions declined."""
-    controls, adversarial = [], []
+    controls: list[float] = []
+    adversarial: list[float] = []
     for question, answer in pairs:
         score, _ = factual_accuracy(question.rubric, answer, thresholds=thresholds)
         (adversarial if question.rubric.get("abstain") else controls).append(score)
