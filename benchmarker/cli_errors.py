@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from benchmarker.errors import RunAbortedError, UserError
 from benchmarker.redact import redact_text

@@ -23,8 +23,15 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from benchmarker.agent.offline_mapped import mapped_next_step
 from benchmarker.agent.offline_reader import ZERO_USAGE, content_words, has_number, iso_date, split_sentences
-from benchmarker.agent.offline_summary import (DECISION_RE, NOT_NAMES, PREFERENCE_RE, _salience, names_in, raw_entry,
-                                              summarize_message)
+from benchmarker.agent.offline_summary import (
+    DECISION_RE,
+    NOT_NAMES,
+    PREFERENCE_RE,
+    _salience,
+    names_in,
+    raw_entry,
+    summarize_message,
+)
 from benchmarker.agent.prompts import MemoryPromptFacts, TurnHeader, parse_memory_system_prompt, parse_unit
 from benchmarker.memory.limits import BOOTSTRAP_ENTRIES, CONTEXT_CHARS, SUMMARY_CHARS
 

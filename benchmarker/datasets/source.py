@@ -5,11 +5,9 @@ Each suite plans its own (benchmarker/suites/<name>/ `plan`); this module holds 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable
 
 from benchmarker.datasets.schema import Case
 from benchmarker.registry import suite

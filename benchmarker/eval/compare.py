@@ -16,16 +16,17 @@ run, LoCoMo's overall judge accuracy, F1 and BLEU-1 (categories 1-4) and its cat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarker.eval.fmt import pct
-from benchmarker.log.jsonl import read_json_object
 from benchmarker.eval.qa_metrics import qa_metrics
 from benchmarker.eval.records import load_results
 from benchmarker.eval.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
 from benchmarker.eval.retrieval_metrics import retrieval_metrics
 from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
+from benchmarker.log.jsonl import read_json_object
 from benchmarker.registry import suite, suites_of_results
 
 BOOTSTRAP_ITERATIONS = 10_000
@@ -127,7 +128,7 @@ def _qa_rows(comparison: dict[str, Any]) -> list[str]:
     rows = [("overall", lambda q: accuracy_cell(q["overall"])),
             ("task-averaged", lambda q: pct(q["task_averaged"]["accuracy"])),
             ("abstention", lambda q: accuracy_cell(q["abstention"]))]
-    rows += [(t, (lambda t: lambda q: accuracy_cell(q["by_type"].get(t)))(t)) for t in comparison["types"]]
+    rows += [(t, _type_cell(t)) for t in comparison["types"]]
     rows.append(("unjudged", lambda q: str(q["unjudged"])))
     for label, fn in rows:
         lines.append(f"| {label} | " + " | ".join(fn(r["qa"]) for r in runs) + " |")
@@ -148,3 +149,8 @@ def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:
             f"exact McNemar p = {pair['mcnemar_p']:.4g}",
             f"- correct -> wrong: {format_ids(pair['flips']['correct_to_wrong'])}",
             f"- wrong -> correct: {format_ids(pair['flips']['wrong_to_correct'])}"]
+
+
+def _type_cell(question_type: str) -> Callable[[dict[str, Any]], str]:
+    """The accuracy cell of one question type (a closure per type, not over the loop variable)."""
+    return lambda q: accuracy_cell(q["by_type"].get(question_type))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import latest_by, read_jsonl, write_json_atomic
+from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic
 from benchmarker.registry import suites_of_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.

@@ -26,7 +26,6 @@ from benchmarker.eval.plots import (
 )
 from benchmarker.eval.retrieval_metrics import evidence_sets, question_retrieval
 from benchmarker.eval.retrieval_report import WORST_LIMIT, clip, hits_table, retrieval_header, worst_by_retrieval
-from benchmarker.eval.sections import locomo_section
 from benchmarker.eval.summary import is_retrieval_only
 from benchmarker.registry import suites_of
 

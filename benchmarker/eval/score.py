@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.errors import RunAbortedError
-from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.log.records import AnswerRecord, ResultRecord
 from benchmarker.registry import suite_of_record
 

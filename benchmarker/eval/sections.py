@@ -21,7 +21,7 @@ SELF_IMPROVE_LOG = "self_improve.jsonl"
 
 
 def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, *,
-                    level_scores: list[dict[str, Any]] = (), thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
+                    level_scores: Sequence[dict[str, Any]] = (), thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
     """Summary keys of the run's suites (each suite's `summarise`), the multi-seed statistics over the
     suites that take several seeds, and the self-improve loop; `level_scores` are levels.jsonl lines
     (one per level case); `thresholds` the run's `[eval.thresholds]` (the manifest's; defaults when absent)."""

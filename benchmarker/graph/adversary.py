@@ -137,8 +137,9 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
         categories = categories_of(case)
         prompt = evidence_prompt(case, weak=weak, categories=categories, failures=failures, n=n, round_=round_,
                                  template=load_prompt("adversary_evidence", directory=ctx.prompts_dir))
-        check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak, categories=categories,
-                                                 round_=round_, rubric_for=suite.adversary_rubric()))
+        rubric_for = suite.adversary_rubric()
+        check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak,  # noqa: E731
+                                                 categories=categories, round_=round_, rubric_for=rubric_for))
     with ctx.traced(case_id=case.case_id, role="eval", phase="adversary", round=round_):
         got = await ask_prompt_until_parsed(ctx.judge.model, prompt, _parse, ctx.config.eval.judge_retries)
     if got.failed:

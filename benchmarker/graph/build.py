@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -30,6 +31,7 @@ from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.setup import setup
 from benchmarker.graph.state import CaseState, RunState, Setup
+from benchmarker.graph.summarise import summarise
 from benchmarker.registry import suite_of_record
 
 

@@ -11,9 +11,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
-from benchmarker.memory.placeholder import is_placeholder_context
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord
+from benchmarker.memory.placeholder import is_placeholder_context
 
 SEED_TAG = "seed"
 

@@ -14,7 +14,7 @@ from benchmarker.graph.state import RunState
 async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     ctx.progress.set_phase("report")
-    run_meta = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.kind,
+    run_meta: dict[str, Any] = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.kind,
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
                 "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind,
                 "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": ctx.memory.describe()}

@@ -12,8 +12,10 @@ question, score only what is unscored.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmarker.log.records import AnswerRecord, DecisionRecord, LogRecord, MemoryRecord, ResultRecord
 from benchmarker.log.store import ResumeState, error_record, into_memory, note_done
@@ -33,7 +35,7 @@ class CaseSlice:
     levels: list[bool]                                 # per point: the level's own score is written
 
     @classmethod
-    def from_logs(cls, case, logs: list) -> CaseSlice:
+    def from_logs(cls, case, logs: Sequence[Any]) -> CaseSlice:
         """The case's part of each point's `RunLog.done` (run-level records from the first log)."""
         base = logs[0].done
         ids = [q.question_id for q in case.questions] or [case.case_id]

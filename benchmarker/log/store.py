@@ -9,10 +9,10 @@ file its type names and updates the index of finished work that resume reads.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any, overload
 
 from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl, write_json_atomic

@@ -70,7 +70,7 @@ class MemoryDriver(Protocol):
     """What every node may ask of the memory under test."""
 
     @property
-    def client(self) -> "MemoryClient": ...
+    def client(self) -> MemoryClient: ...
 
     @property
     def server_name(self) -> str | None: ...          # answers' `memory_server` (None: Mycelian)
@@ -81,7 +81,7 @@ class MemoryDriver(Protocol):
     async def setup(self, *, wants_prompts: bool, agent_tools: tuple[str, ...] | None) -> SetupResult: ...
 
     def for_case(self, case: Case, log: RunLog, place: MemoryPlace) -> contextlib.AbstractAsyncContextManager[
-            "MemoryDriver"]: ...
+            MemoryDriver]: ...
 
     async def create_memory(self, case: Case, vault_id: str, log: RunLog, place: MemoryPlace) -> MemoryRecord: ...
 
@@ -112,14 +112,14 @@ class AgentOwnMemory:
     holder = None
 
     @property
-    def client(self) -> "MemoryClient":
+    def client(self) -> MemoryClient:
         raise RuntimeError("an outside agent keeps its own memory: the harness has no memory client")
 
     async def setup(self, *, wants_prompts: bool, agent_tools: tuple[str, ...] | None) -> SetupResult:
         return SetupResult()
 
     @contextlib.asynccontextmanager
-    async def for_case(self, case: Case, log: RunLog, place: MemoryPlace) -> AsyncIterator["AgentOwnMemory"]:
+    async def for_case(self, case: Case, log: RunLog, place: MemoryPlace) -> AsyncIterator[AgentOwnMemory]:
         yield self
 
     def _refuse(self, *_: Any, **__: Any) -> Any:

@@ -40,7 +40,8 @@ class RunModels:
         chosen = [tool for tool in memory.client.tools if not names or tool.name in names]
         model = self.agent_model
         write = memory.offline_write()
-        if write is not None and hasattr(model, "mapped_write"):  # the offline policy writes the mapping's way
+        # The offline policy writes the mapping's way.
+        if write is not None and model is not None and hasattr(model, "mapped_write"):
             model = model.model_copy(update={"mapped_write": write})
         return build_memory_agent(model, chosen, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
                                   retry_policy=self.retry_policy, ledger=self.ledger,

@@ -1,8 +1,9 @@
 """The driver's side of a Ray run: workers, dispatch, and the one writer of the run directory.
 
 `run_cases` (graph/build.py) hands each case to the context's executor: here `RayExecutor.run_case`
-sends it to a worker instead of running the case graph in this process; everything around it (the semaphore of `[run].concurrency` cases in flight
-over all workers, failures in a row, progress) is the local runner's own code. The executor:
+sends it to a worker instead of running the case graph in this process; everything around it (the
+semaphore of `[run].concurrency` cases in flight over all workers, failures in a row, progress) is
+the local runner's own code. The executor:
 
 - sends the case, with what the run directory already holds for it, to the least busy worker;
 - appends the records the worker sends back through the driver's `RunLog`s (one per sweep
@@ -22,8 +23,8 @@ import asyncio
 import logging
 import os
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarker.datasets.schema import Case

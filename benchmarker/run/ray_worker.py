@@ -22,15 +22,17 @@ import traceback
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from benchmarker.agent.tracing import disabled
 from benchmarker.errors import RunAbortedError
 from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.graph.context import RunContext, SearchSettings
 from benchmarker.graph.progress import RunProgress
+from benchmarker.graph.state import Setup
 from benchmarker.log.collect import CaseSlice, CollectingLog
 from benchmarker.log.records import LogRecord
+from benchmarker.log.store import RunLog
 from benchmarker.redact import redact, redact_text
 from benchmarker.run.context import RunParts, build_context, memory_agent
 
@@ -165,7 +167,8 @@ class CaseWorker:
         raise AssertionError("unreachable")
 
     def _context(self, case_log: CollectingLog, search: SearchSettings, progress: RunProgress) -> RunContext:
-        return build_context(self.config, log=case_log, parts=self.parts, judge=self.judge, models=self.models,
+        # CollectingLog serves the RunLog interface a case uses; what it appends goes to the driver.
+        return build_context(self.config, log=cast(RunLog, case_log), parts=self.parts, judge=self.judge, models=self.models,
                              progress=progress, search=search, tracing=self.tracing)
 
     # work ------------------------------------------------------------------------------------
@@ -179,7 +182,7 @@ class CaseWorker:
             try:
                 with contextlib.nullcontext() if self.tracing is not None else disabled():
                     final = await self.parts.executor.run_case(case, self._context(point_log, point, progress),
-                                                               self.setup)
+                                                               cast(Setup, self.setup))
             except Exception as err:  # the driver logs it and goes on, as a local run does
                 outcome.failure = RemoteFailure(type=type(err).__name__, message=redact_text(str(err)),
                                                 traceback=redact_text("".join(traceback.format_exception(err))),

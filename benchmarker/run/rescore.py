@@ -67,9 +67,8 @@ def _with_adversarial_questions(cases: dict[str, Any], run_dir: Path) -> dict[st
 
 
 async def rescore(run_dir: Path, config) -> Path:
-    from benchmarker.eval.score import score
     from benchmarker.eval.outputs import write_outputs
-    from benchmarker.eval.score import score, score_level_case
+    from benchmarker.eval.score import score
     from benchmarker.run.models import build_models
 
     answers = {a.question_id: a for a in read_records(run_dir / "answers.jsonl", AnswerRecord)}

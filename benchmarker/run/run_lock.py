@@ -33,9 +33,10 @@ import contextlib
 import json
 import os
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
-from typing import Iterator
 
 from benchmarker.errors import UserError
 
@@ -73,7 +74,7 @@ def acquire_run_lock(run_dir: Path, verb: str) -> RunDirLock:
     """Hold `run_dir`'s lock for this process, or raise `UserError` naming the process that holds it.
     A directory that does not exist yet holds nothing to protect: the verb's own checks report it."""
     import fcntl
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     path = Path(run_dir) / LOCK_FILE
     if not path.parent.is_dir():
@@ -93,7 +94,7 @@ def acquire_run_lock(run_dir: Path, verb: str) -> RunDirLock:
         os.close(fd)
         raise
     holder = {"pid": os.getpid(), "host": socket.gethostname(), "verb": verb,
-              "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+              "started_at": datetime.now(UTC).isoformat(timespec="seconds")}
     os.ftruncate(fd, 0)
     os.pwrite(fd, (json.dumps(holder) + "\n").encode(), 0)
     return RunDirLock(path, fd)

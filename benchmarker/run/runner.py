@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,16 +18,15 @@ from benchmarker.datasets.source import DatasetPlan, plan_dataset
 from benchmarker.errors import UserError
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import SearchSettings
-from benchmarker.agent.prompts import prompts_dir
-from benchmarker.run.inputs import check_resume, run_inputs
-from benchmarker.run.manifest import build_manifest, utc_now
-from benchmarker.run.context import build_context
-from benchmarker.run.parts import open_parts
-from benchmarker.run.models import RunModels, build_models
-from benchmarker.run.run_lock import hold_run_lock
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.log.store import PointLogs, RunLog
+from benchmarker.run.context import build_context
+from benchmarker.run.inputs import check_resume, run_inputs
+from benchmarker.run.manifest import build_manifest, utc_now
+from benchmarker.run.models import RunModels, build_models
+from benchmarker.run.parts import open_parts
+from benchmarker.run.run_lock import hold_run_lock
 
 if TYPE_CHECKING:
     from benchmarker.agent.tracing import RunTracing
@@ -69,7 +67,7 @@ async def execute_run(config, *, replay: ReplaySource | None = None) -> RunOutco
         return await _execute_run(config, replay=replay)
 
 
-async def _execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOutcome:
+async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutcome:
     run_id = config.run_id
     run_dir = config.run_dir
     base_store = RunLog(run_dir)
@@ -120,7 +118,7 @@ async def _execute_run(config, *, replay: "ReplaySource | None" = None) -> RunOu
 
 
 async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: dict[str, Any], store: RunLog,
-                      replay: "ReplaySource | None", tracing: "RunTracing | None") -> RunOutcome:
+                      replay: ReplaySource | None, tracing: RunTracing | None) -> RunOutcome:
     """The run graph once per sweep point (a plain run is one point), over the parts `open_parts` chose."""
     run_dir = Path(config.run_dir)
     points = sweep_points(config)
@@ -132,7 +130,7 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
     try:
         async with open_parts(config, plan, models, points=points, logs=logs, manifest=manifest, store=store,
                               replay=replay) as parts:
-            for point, log in zip(points, logs):
+            for point, log in zip(points, logs, strict=True):
                 with RunProgress(plan.total_questions, enabled=config.run.progress,
                                  stats=lambda: ledger_totals(models.ledger)) as progress:
                     ctx = build_context(config, log=log, parts=parts, judge=models.judge_for(config), models=models,

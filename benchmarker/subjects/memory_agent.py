@@ -5,7 +5,7 @@ built); a retrieval run has neither agent nor reader."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -21,7 +21,7 @@ AgentFactory = Callable[[MemoryDriver], Runnable[Any, Any]]
 class ReplayWrites(Protocol):
     """A finished run's recorded memory writes (`benchmarker.run.replay.ReplaySource`)."""
 
-    def writes_for(self, case_id: str) -> Iterator[Any]: ...
+    def writes_for(self, case_id: str) -> Iterable[Any]: ...
     def missing_reason(self, case_id: str) -> str | None: ...
     def describe(self) -> dict[str, Any]: ...
 

@@ -103,6 +103,7 @@ class Suite(ABC):
         from benchmarker.eval.judge import judge_answer  # langchain: loaded when a model judges
 
         builder = judge.official_prompt if judge.kind == "official" else None
+        assert judge.model is not None, "an LLM judge has its model"
         grading = (await judge_answer(judge.model, record, retries=judge.retries, prompt_builder=builder)).fields()
         return with_eval_tokens(record, grading)
 
@@ -117,6 +118,7 @@ class Suite(ABC):
 
     def write_official_outputs(self, answers_dir: Path, results: list[Record]) -> None:
         """The benchmark's own evaluation files, from this suite's results lines (none by default)."""
+        return None
 
     # --- summary and report --------------------------------------------------------------------
 

@@ -4,9 +4,11 @@ tool trace, L14 stale values, L15 balance, L16 decisions), with a levels.jsonl l
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from statistics import mean
-from typing import Any, Callable
+from typing import Any
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.levels import build_level
@@ -37,7 +39,7 @@ class Levels(RubricSuite):
         for level_id in config.dataset.levels:
             specs = [build_level(level_id, seed) for seed in seeds]
             n = sum(len(spec.case.questions) for spec in specs)
-            groups.append(CaseGroup(f"level_{level_id}", n, lambda specs=specs: [s.case for s in specs]))
+            groups.append(CaseGroup(f"level_{level_id}", n, partial(_cases_of, specs)))
         return DatasetPlan(groups, None, None, f"levels {list(config.dataset.levels)}, seeds {seeds}")
 
     def question_score(self, case: Case, question: Question, hypothesis: str,
@@ -121,8 +123,13 @@ def _level_scores(lines: list[Record]) -> dict[str, dict[str, Any]]:
     groups: dict[str, list[Record]] = defaultdict(list)
     for line in lines:
         groups[str(line.get("level"))].append(line)
-    return {name: {"level_score": round(mean(float(l["score"]) for l in ls), 4), "scoring": ls[0].get("scoring"),
+    return {name: {"level_score": round(mean(float(line["score"]) for line in ls), 4), "scoring": ls[0].get("scoring"),
                    "seeds": len(ls)} for name, ls in groups.items()}
 
 
 SUITE = Levels()
+
+
+def _cases_of(specs: list[Any]) -> list[Case]:
+    """A level group's cases, one per seed (re-iterable: the group is planned once, streamed per pass)."""
+    return [spec.case for spec in specs]

@@ -77,6 +77,7 @@ class LoCoMo(Suite):
             grading = grade_deterministic(str(record.get("question_type", "")), qid, gold, record.get("hypothesis"),
                                           thresholds=judge.thresholds).fields()
         else:
+            assert judge.model is not None, "an LLM judge has its model"
             verdict = await judge_answer(judge.model, record | {"question_id": qid, "adversarial_answer": trap or ""},
                                          retries=judge.retries)
             grading = with_eval_tokens(record, verdict.fields())

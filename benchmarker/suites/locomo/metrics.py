@@ -44,9 +44,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from benchmarker.suites.locomo.data import ADVERSARIAL, CATEGORY_NAMES
 from benchmarker.eval.qa_metrics import cell, not_graded
 from benchmarker.eval.stats import bootstrap_mean_ci
+from benchmarker.suites.locomo.data import ADVERSARIAL, CATEGORY_NAMES
 
 KIND = "locomo"
 SCORED = tuple(str(c) for c in sorted(CATEGORY_NAMES) if c != ADVERSARIAL)  # "1".."4": the overall
