@@ -18,22 +18,31 @@ def unit_of(module: str) -> str:
     return parts[1] if len(parts) > 1 else "benchmarker"
 
 
-def _runtime_imports(tree: ast.AST) -> list[str]:
-    found: list[str] = []
+def _import_nodes(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement of a module, at any depth, except those under `if TYPE_CHECKING:`."""
+    found: list[ast.Import | ast.ImportFrom] = []
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             for child in node.orelse:
                 visit(child)
             return
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append(node.module)
-        elif isinstance(node, ast.Import):
-            found.extend(alias.name for alias in node.names)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
     visit(tree)
+    return found
+
+
+def _runtime_imports(tree: ast.AST) -> list[str]:
+    found: list[str] = []
+    for node in _import_nodes(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
     return [m for m in found if m == "benchmarker" or m.startswith("benchmarker.")]
 
 
@@ -69,22 +78,13 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 def _imported_modules(tree: ast.AST, modules: set[str]) -> list[str]:
     """Like `_runtime_imports`, but `from pkg import submodule` names the submodule, not the package."""
     found: list[str] = []
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.orelse:
-                visit(child)
-            return
+    for node in _import_nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
                 found.append(sub if sub in modules else node.module)
         elif isinstance(node, ast.Import):
             found.extend(alias.name for alias in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
     return [m for m in found if m.startswith("benchmarker.")]
 
 
