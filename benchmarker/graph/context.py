@@ -16,20 +16,18 @@ import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from benchmarker.agent.ledger import TokenLedger
 from benchmarker.agent.tracing import RunTracing
 from benchmarker.config import RunConfig
 from benchmarker.datasets.schema import Case
 from benchmarker.eval.score import Judge
 from benchmarker.graph.progress import RunProgress
+from benchmarker.graph.state import Setup
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import MemoryDriver, MemoryPlace
 from benchmarker.subjects import MemoryAgentSubject, Subject
-
-if TYPE_CHECKING:
-    from benchmarker.agent.ledger import TokenLedger
-    from benchmarker.graph.state import Setup
 
 
 @dataclass(frozen=True)

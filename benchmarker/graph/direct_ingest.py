@@ -20,8 +20,6 @@ from benchmarker.graph.turns import turn_context
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 from benchmarker.memory.entries import entry_text
 
-__all__ = ["entry_text", "logged_call", "write_entries_directly"]
-
 CALLER = "retrieval"
 RESULT_PREVIEW_CHARS = 300
 

@@ -25,11 +25,9 @@ from benchmarker.graph.direct_ingest import write_entries_directly
 from benchmarker.graph.replay import replay_into_memory
 from benchmarker.graph.setup import agent_tools
 from benchmarker.graph.state import CaseState
-from benchmarker.graph.turns import decision_sink, turn_context
+from benchmarker.graph.turns import turn_context
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 from benchmarker.registry import suite_of_record
-
-__all__ = ["decision_sink", "ingest", "ingest_units", "turn_context"]
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,7 @@ from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
-from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
 from benchmarker.registry import suite_of_record
-
-__all__ = ["MAX_ATTEMPTS", "memory_title", "prepare_memory"]
 
 
 async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:

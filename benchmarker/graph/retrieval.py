@@ -10,8 +10,6 @@ from typing import Any
 
 from benchmarker.memory.placeholder import is_placeholder_context
 
-__all__ = ["build_context", "is_placeholder_context"]
-
 
 def build_context(search_result: dict[str, Any], hits: list[dict[str, Any]], max_chars: int) -> str:
     """latestContext + bestContext (when different) + top-K entries with their session dates."""

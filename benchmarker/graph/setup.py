@@ -9,9 +9,6 @@ from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
-from benchmarker.memory.drivers.mycelian import REQUIRED_TOOLS
-
-__all__ = ["REQUIRED_TOOLS", "agent_tools", "setup"]
 
 
 async def setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:

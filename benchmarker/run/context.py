@@ -39,7 +39,7 @@ def memory_agent(config: RunConfig, models: RunModels, *, builds_agent: bool,
     """Our memory agent and reader; the agent is built per memory driver, and only where it writes
     (agent mode, ingest in the phases, no replay)."""
     wants_agent = builds_agent and replay is None and config.run.mode == "agent" and "ingest" in config.run.phases
-    return MemoryAgentSubject(build_agent=(lambda memory: models.build_agent(memory)) if wants_agent else None,
+    return MemoryAgentSubject(build_agent=models.build_agent if wants_agent else None,
                               reader=models.qa, offline=models.offline, replay=replay)
 
 

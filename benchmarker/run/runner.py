@@ -227,7 +227,7 @@ def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previou
         judge={"kind": models.judge_kind, "model": config.models.eval or None, "note": models.judge_note},
         previous=previous)
     # Every number that decides a score, beside the judge (also inside the config block).
-    manifest["executor"] = {"executor": "local", "concurrency": config.run.concurrency}  # Ray: run/ray_run.py
+    manifest["executor"] = {"executor": "local", "concurrency": config.run.concurrency}  # Ray: run/parts.py replaces it
     manifest["attempts"][-1]["executor"] = config.run.executor  # a resume may switch executors
     manifest["thresholds"] = {"eval": config.eval.thresholds.model_dump(mode="json"),
                               "self_improve": config.self_improve.model_dump(mode="json"),

@@ -10,7 +10,8 @@ import pytest
 
 from benchmarker.errors import UserError
 from benchmarker.graph.ingest import ingest
-from benchmarker.graph.memory_setup import memory_title, prepare_memory
+from benchmarker.graph.memory_setup import prepare_memory
+from benchmarker.memory.titles import memory_title
 from benchmarker.graph.qa import qa
 from benchmarker.graph.setup import setup
 from tests.graph.support import (LEVEL_L13, SAMPLE, cases_of, created_memory, ingested, lines, message_count,

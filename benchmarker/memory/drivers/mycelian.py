@@ -22,7 +22,6 @@ from benchmarker.log.records import MemoryRecord
 from benchmarker.log.store import RunLog
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.driver import MemoryPlace, PromptKit, SearchOutcome, SetupResult
-from benchmarker.memory.placeholder import is_placeholder_context
 from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
 from benchmarker.tool_mapping import agent_tool_names
 
@@ -30,8 +29,6 @@ REQUIRED_TOOLS = ("create_vault", "list_vaults", "create_memory_in_vault", "list
                   "list_entries", "put_context", "get_context", "await_consistency", "search_memories",
                   "get_default_prompts")
 PREVIEW_CHARS = 300
-
-__all__ = ["REQUIRED_TOOLS", "MycelianDriver", "describe_mycelian", "is_placeholder_context"]
 
 
 @dataclass(frozen=True)
