@@ -12,9 +12,9 @@ from typing import Any, Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
+from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.driver import MemoryDriver
 
-MAX_AGENTS = 256
 AgentFactory = Callable[[MemoryDriver], Runnable[Any, Any]]
 
 
@@ -34,23 +34,19 @@ class MemoryAgentSubject:
     reader: BaseChatModel | Runnable[Any, Any] | None
     offline: bool
     replay: ReplayWrites | None = None
-    _agents: dict[int, tuple[MemoryDriver, Runnable[Any, Any]]] = field(default_factory=dict, repr=False)
-
-    keeps_own_memory = False
+    _built: tuple[MemoryClient, Runnable[Any, Any]] | None = field(default=None, repr=False)
 
     @property
     def has_agent(self) -> bool:
         return self.build_agent is not None
 
     def agent_for(self, memory: MemoryDriver) -> Runnable[Any, Any]:
-        """The agent over this driver's tools, built once per driver (the run's, or a case's own server)."""
+        """The agent over this driver's tools: built once for the run's server, and anew for a case whose
+        own server process has its own session (each case asks once, when its ingestion starts)."""
         assert self.build_agent is not None, "the memory agent runs only when ingest runs in agent mode"
-        key = id(memory.client)   # the driver is kept with its agent, so the id is not reused meanwhile
-        if key not in self._agents:
-            if len(self._agents) >= MAX_AGENTS:  # per-case servers: drop the oldest (its case is long done)
-                self._agents.pop(next(iter(self._agents)))
-            self._agents[key] = (memory, self.build_agent(memory))
-        return self._agents[key][1]
+        if self._built is None or self._built[0] is not memory.client:
+            self._built = (memory.client, self.build_agent(memory))
+        return self._built[1]
 
     async def check(self, phases: tuple[str, ...]) -> None:
         """Nothing to check: the memory server's setup checks the tools the agent gets."""

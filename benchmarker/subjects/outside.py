@@ -29,7 +29,6 @@ class OutsideAgentSubject:
     config_path: str
 
     offline = False
-    keeps_own_memory = True
     has_agent = False
     replay = None
 
