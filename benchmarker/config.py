@@ -36,7 +36,8 @@ __all__ = ["RunConfig", "load_config", "canonical_hash"]
 NON_RESULT_KEYS: dict[str, Any] = {
     "run_id": True,
     "run": {"progress", "concurrency", "output_dir", "phases", "max_failures_in_a_row", "executor", "ray_address",
-            "workers", "worker_cpus", "worker_gpus", "worker_memory_mb", "worker_resources", "case_retries"},
+            "workers", "worker_cpus", "worker_gpus", "worker_memory_mb", "worker_resources", "case_retries",
+            "progress_interval_s"},
     "retry": True,
     "prices": True,
     "eval": {"judge_retries"},
@@ -49,6 +50,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
               "subprocess": {"name", "timeout_s", "close_grace_s"}},
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
     "tracing": True,   # traces are a view of a run, not part of it
+    "sweep": {"metric", "tie_break"},  # how the best point is chosen, not what any point computes
     "multi_agent": {"analyst", "analyst_explain", "explain_max", "graders", "baseline_run"},  # read a run's answers, change none
 }
 

@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
+from benchmarker.eval.metric_names import AUTO, canonical, metric_problem
 from benchmarker.redact import is_secret_name
 from benchmarker.registry import DATA_FILE_KIND, DATASET_KINDS, DEFAULT_DATASET_KIND, suite
 
@@ -313,6 +314,7 @@ class RunSection(_Table):
     concurrency: int = Field(1, ge=1, le=64)
     output_dir: str = Field("runs", min_length=1)
     progress: bool = True
+    progress_interval_s: float = Field(30.0, ge=1.0, le=3600.0)  # not on a terminal: a status line at least this often
     max_failures_in_a_row: int = Field(5, ge=1, le=10_000)  # stop a run whose cases keep failing
     # Where cases run: in this process (asyncio), or spread over Ray actors (run/ray_executor.py).
     # None of these keys changes what a run computes, so a run resumes under either executor.
@@ -472,6 +474,12 @@ class MultiAgentConfig(_Table):
 class SweepConfig(_Table):
     alpha: tuple[Annotated[float, Field(ge=0.0, le=1.0)], ...] = _seq()
     top_k: tuple[Annotated[int, Field(ge=1, le=100)], ...] = _seq()
+    # What ranks the points: "auto" (QA accuracy when answers are judged, else the strictest session
+    # recall at the largest k every point measures), "accuracy", or e.g. "session.recall_any@5".
+    metric: str = "auto"
+    # Metrics that break a tie on `metric`, in order (empty: the other recall figures at the common k);
+    # then the smaller top_k wins; points equal on all of these are reported as a tie.
+    tie_break: tuple[str, ...] = _seq()
 
 
 def _ladder(value: tuple) -> tuple:
@@ -628,6 +636,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     problems += _executor_rules(cfg, notes)
     problems += _multi_agent_rules(cfg)
     problems += _agent_rules(cfg, notes)
+    problems += _sweep_rules(cfg)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
         problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
                                 f'"{cfg.eval.judge}"; e.g. eval = "gpt-4o-mini"'))
@@ -649,6 +658,22 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
         problems.append(Problem(("vault_title",), f'got "{cfg.vault_title}"; Mycelian accepts only letters, '
                                 f'digits and hyphens, at most 50 characters; e.g. vault_title = "{suggestion}"'))
     return cfg.model_copy(update={"dataset": data}), problems, notes
+
+
+def _sweep_rules(cfg: RunConfig) -> list[Problem]:
+    """`[sweep] metric` and `tie_break` must name something every point of this run measures."""
+    top_ks = list(cfg.sweep.top_k) or [cfg.params.top_k]
+    judged = cfg.run.mode != "retrieval"
+    problems = []
+    if why := metric_problem(cfg.sweep.metric, top_ks=top_ks, judged=judged):
+        problems.append(Problem(("sweep", "metric"), why))
+    for name in cfg.sweep.tie_break:
+        if canonical(name) == AUTO:
+            problems.append(Problem(("sweep", "tie_break"), '"auto" is for metric; list metric names, or leave '
+                                    "tie_break out for the default"))
+        elif why := metric_problem(name, top_ks=top_ks, judged=judged):
+            problems.append(Problem(("sweep", "tie_break"), why))
+    return problems
 
 
 def _model_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:

@@ -84,7 +84,7 @@ def rebuild_outputs(run_dir: Path) -> Path:
     for point in points:
         summary, _ = write_outputs(point, run_dir, _search_meta(point, config, point.name) | meta)
         results.append((point.name, point, summary))
-    write_sweep_files(run_dir, results)
+    write_sweep_files(run_dir, results, config.get("sweep") or {})
     return run_dir / "report.html"
 
 
@@ -103,12 +103,14 @@ def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[
     return derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written}
 
 
-def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:
-    """The comparison table over sweep points and the alpha x top_k heatmap report."""
+def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]],
+                      settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The comparison table over sweep points and the alpha x top_k heatmap report; `settings` is the
+    config's [sweep] table as run (its metric and tie-breakers rank the points)."""
     from benchmarker.eval.report import write_report
     from benchmarker.eval.sweep import sweep_table
 
-    table = sweep_table(points)
+    table = sweep_table(points, settings)
     write_json_atomic(run_dir / "sweep.json", table)
     (run_dir / "sweep.md").write_text(table["markdown"], encoding="utf-8")
     best = table.get("best") or {}

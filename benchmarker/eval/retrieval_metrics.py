@@ -29,11 +29,11 @@ import math
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+from benchmarker.eval.metric_names import K_VALUES, LEVELS, METRICS
 from benchmarker.eval.qa_metrics import is_abstention
 
-K_VALUES = (1, 3, 5, 10, 30, 50)
-LEVELS = ("session", "turn")
-METRICS = ("recall_any", "recall_all", "ndcg_any")
+__all__ = ["K_VALUES", "LEVELS", "METRICS"]  # re-exported: callers import them with the metrics
+
 
 
 def dcg(relevances: Sequence[float], k: int) -> float:

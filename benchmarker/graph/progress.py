@@ -2,7 +2,9 @@
 cost and cost per question.
 
 On a terminal it is a live rich bar; elsewhere (CI, nohup, a log file) one line per finished
-case, so a 10-hour run's log still says how far it got and what it cost so far.
+case, plus a status line every `interval_s` while a long case (a LoCoMo conversation: ~1,100 agent
+calls) is still working, so a 10-hour run's log still says how far it got and what it cost so far.
+A sweep names its point (`title`) on every line.
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ class RunProgress:
     """Counts finished questions and live totals; `stats` is read for tokens and cost."""
 
     def __init__(self, total: int, *, enabled: bool, stats: Callable[[], dict[str, float]],
-                 console: Console | None = None):
+                 console: Console | None = None, title: str = "", interval_s: float = 30.0):
         self.total = total
+        self.title = title
+        self.interval_s = interval_s
         self.done = 0
         self.tool_calls = 0
         self.phase = "starting"
         self._stats = stats
         self._start = time.monotonic()
+        self._last_line = self._start
         self._console = console or Console(stderr=True)
         self._live = enabled and self._console.is_terminal
         self._enabled = enabled
@@ -36,6 +41,7 @@ class RunProgress:
     def __enter__(self) -> RunProgress:
         if self._live:
             self._progress = Progress(
+                TextColumn(f"[bold]{self.title} " if self.title else ""),
                 TextColumn("[bold]{task.fields[phase]:<8}"),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -71,6 +77,7 @@ class RunProgress:
     def set_phase(self, phase: str) -> None:
         self.phase = phase
         self._refresh()
+        self._heartbeat()
 
     def add_questions(self, n: int) -> None:
         """More questions than the dataset's (an adversarial round): the total and the ETA follow."""
@@ -86,6 +93,22 @@ class RunProgress:
         self.tool_calls += n
         if self.tool_calls % 25 == 0:
             self._refresh()
+        self._heartbeat()
+
+    def _heartbeat(self) -> None:
+        """Not on a terminal: a status line when nothing was printed for `interval_s` (work goes on)."""
+        if self._enabled and not self._live and time.monotonic() - self._last_line >= self.interval_s:
+            self._line(f"{self.phase}: working")
+
+    def _line(self, label: str) -> None:
+        now = time.monotonic()
+        elapsed = now - self._start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = f"{(self.total - self.done) / rate:.0f}s" if rate > 0 else "?"
+        where = f"{self.title}  " if self.title else ""
+        print(f"[{self.done}/{self.total}] {where}{label}  elapsed {elapsed:.0f}s  ETA {eta}  {self._extra()}",
+              file=sys.stderr, flush=True)
+        self._last_line = now
 
     def question_answered(self, case_id: str, label: str) -> None:
         """One question of a many-question case (a LoCoMo conversation) answered: counted now, so
@@ -98,8 +121,4 @@ class RunProgress:
         self.done += n
         self._refresh()
         if self._enabled and not self._live:
-            elapsed = time.monotonic() - self._start
-            rate = self.done / elapsed if elapsed > 0 else 0.0
-            eta = (self.total - self.done) / rate if rate > 0 else 0.0
-            print(f"[{self.done}/{self.total}] {label}  elapsed {elapsed:.0f}s  ETA {eta:.0f}s  {self._extra()}",
-                  file=sys.stderr, flush=True)
+            self._line(label)

@@ -85,7 +85,7 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             answer = await _answer(ctx, case, question, memory, searcher)
         ctx.log.append(answer)  # one durable line per question: a crash loses at most the one in flight
         answers.append(answer)
-        if len(case.questions) > 1:  # a conversation with many questions: progress moves per question
+        if len(case.questions) > 1 or suite_of_record(case.kind).conversation_cases:  # progress moves per question
             ctx.progress.question_answered(case.case_id, f"{case.case_id} {question.question_id} answered")
     return {"answers": answers}
 

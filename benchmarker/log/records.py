@@ -167,6 +167,7 @@ class SweepPoint(LogRecord):
     top_k: int
     dir: str
     value: float | None = None
+    ci95: list[float] | None = None  # 95% interval of `value` (Wilson for 0/1 outcomes, else bootstrap)
 
 
 R = TypeVar("R", bound=LogRecord)

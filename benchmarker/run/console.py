@@ -53,8 +53,20 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
     return table
 
 
+def sweep_console_table(sweep: dict[str, Any]) -> Table:
+    """The sweep comparison as a terminal table (the markdown in sweep.md is for files)."""
+    table = Table(title=f"sweep: points ranked by {sweep.get('metric', '?')}", show_header=True)
+    grid = sweep.get("table") or {}
+    for name in grid.get("header") or []:
+        table.add_column(name, no_wrap=name == "dir")
+    for cells in grid.get("rows") or []:
+        table.add_row(*cells)
+    return table
+
+
 def print_outcome(outcome) -> None:
-    console = Console()
+    # a log file or a pipe has no width: keep a sweep row on one line instead of rich's default 80 columns
+    console = Console() if Console().is_terminal else Console(width=200)
     console.print(f"results: {outcome.run_dir}")
     if outcome.skipped:
         errors = outcome.run_dir / "errors.jsonl"
@@ -67,7 +79,11 @@ def print_outcome(outcome) -> None:
         console.print(f"report:  {report}")
     if outcome.points and len(outcome.points) > 1:
         sweep = (outcome.summary or {}).get("sweep") or {}
-        console.print(sweep.get("markdown", ""))
+        if sweep.get("table"):
+            console.print(sweep_console_table(sweep))
+            console.print(sweep.get("verdict", ""))
+        else:
+            console.print(sweep.get("markdown", ""))
         return
     if outcome.summary:
         console.print(summary_table(outcome.summary, f"run {outcome.run_dir.name}"))

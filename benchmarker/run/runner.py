@@ -130,8 +130,10 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
     try:
         async with open_parts(config, plan, models, points=points, logs=logs, manifest=manifest, store=store,
                               replay=replay) as parts:
-            for point, log in zip(points, logs, strict=True):
-                with RunProgress(plan.total_questions, enabled=config.run.progress,
+            for number, (point, log) in enumerate(zip(points, logs, strict=True), start=1):
+                title = f"point {number}/{len(points)} {point.label}" if len(points) > 1 else ""
+                with RunProgress(plan.total_questions, enabled=config.run.progress, title=title,
+                                 interval_s=config.run.progress_interval_s,
                                  stats=lambda: ledger_totals(models.ledger)) as progress:
                     ctx = build_context(config, log=log, parts=parts, judge=models.judge_for(config), models=models,
                                         progress=progress, search=point, tracing=tracing)
@@ -150,7 +152,7 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
     if len(points) > 1:
         from benchmarker.eval.outputs import write_sweep_files
 
-        summary = write_sweep_files(run_dir, results)
+        summary = write_sweep_files(run_dir, results, config.sweep.model_dump(mode="json"))
     return RunOutcome(run_dir, summary, results, skipped)
 
 

@@ -46,6 +46,7 @@ class Suite(ABC):
     multi_seed: bool = False                # results of several seeds get the multi-seed statistics
     proposes_from_facts: bool = False       # the adversary proposes from generator fact records
     adversary_own_weakest_only: bool = False  # the adversary aims only at the case's own weak categories
+    conversation_cases: bool = False        # a case is a conversation with its own questions: progress says each answer
     adversary_refusal: str = ""             # why the adversary cannot run on it ("" = it can)
     judge_note: str = ""                    # estimate's words on its judge call, when it is not the usual one
 

@@ -17,7 +17,7 @@ FIXTURE = Path(__file__).parents[1] / "locomo" / "fixtures" / "locomo_mini.json"
 LOCOMO = f'[dataset]\nkind = "locomo"\nfile = "{FIXTURE}"'
 
 
-async def test_a_conversation_is_ingested_once_and_a_rerun_asks_only_what_is_left(write_config, client):
+async def test_a_conversation_is_ingested_once_and_a_rerun_asks_only_what_is_left(write_config, client, capsys):
     config = write_config(LOCOMO, run='question_ids = ["conv-26-q001", "conv-26-q003", "conv-26-q007", '
                                       '"conv-26-q009_abs", "conv-26-q010_abs", "conv-30-q001"]')
     cases = cases_of(config)
@@ -37,8 +37,14 @@ async def test_a_conversation_is_ingested_once_and_a_rerun_asks_only_what_is_lef
     assert [m["status"] for m in memories] == ["created", "ingested"]
     assert memories[-1]["entries"] == sum(len(s.messages) for s in case.sessions)  # every turn, once
 
-    second = node_context(config, None, client)  # a new process over the same run directory
+    from benchmarker.graph.progress import RunProgress
+
+    shown = RunProgress(6, enabled=True, stats=lambda: {"tokens": 0, "cost_usd": 0.0})  # not a terminal: lines
+    second = node_context(config, None, client, progress=shown)  # a new process over the same run directory
     assert await run_cases(cases, second, setup) == (["conv-26", "conv-30"], [])
+    conv30 = [line for line in capsys.readouterr().err.splitlines() if "conv-30" in line]
+    # a conversation with a single question still gets its "answered" line before the case's own line
+    assert len(conv30) == 2 and "conv-30-q001 answered" in conv30[0] and "answered" not in conv30[1]
     second.log.close()
     answers = lines(log.answers_path)
     assert Counter(a["question_id"] for a in answers) == Counter({q: 1 for q in
@@ -69,3 +75,23 @@ def test_progress_moves_per_question_inside_a_many_question_case(capsys):
         assert progress.done == 5
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
     assert [line.split("]")[0] for line in lines] == ["[1/5", "[2/5", "[3/5", "[5/5"]
+
+
+def test_off_a_terminal_a_long_case_logs_a_status_line_at_the_interval_and_names_the_sweep_point(capsys, monkeypatch):
+    from benchmarker.graph import progress as progress_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    with progress_module.RunProgress(3, enabled=True, stats=lambda: {"tokens": 7, "cost_usd": 0.0},
+                                     title="point 2/4 alpha=0.5_topk=10", interval_s=30) as progress:
+        progress.set_phase("ingest")
+        for _ in range(100):              # 100 tool calls over 99 s of a conversation that has no answer yet
+            clock[0] += 1.0
+            progress.add_tool_calls()
+        progress.question_done("conv-26: done", 3)
+    lines = capsys.readouterr().err.splitlines()
+    status = [line for line in lines if "ingest: working" in line]
+    assert len(status) == 3               # at 30 s, 60 s and 90 s: never silent for longer than the interval
+    assert all(line.startswith("[0/3] point 2/4 alpha=0.5_topk=10  ingest: working") for line in status)
+    assert "tools 30" in status[0] and "tok 7" in status[0]
+    assert lines[-1].startswith("[3/3] point 2/4 alpha=0.5_topk=10  conv-26: done")

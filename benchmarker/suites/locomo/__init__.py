@@ -30,6 +30,7 @@ class LoCoMo(Suite):
     record_kinds = ("locomo",)
     reads_file = True
     question_types = QUESTION_TYPES
+    conversation_cases = True
     adversary_refusal = "is scored by its own category metrics, which a new question has no gold for; not supported"
     judge_note = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)"
 
