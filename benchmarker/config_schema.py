@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from benchmarker.eval.metric_names import AUTO, canonical, metric_problem
+from benchmarker.metric_names import AUTO, canonical, metric_problem
 from benchmarker.redact import is_secret_name
 from benchmarker.registry import DATA_FILE_KIND, DATASET_KINDS, DEFAULT_DATASET_KIND, suite
 

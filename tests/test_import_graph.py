@@ -5,7 +5,7 @@ from __future__ import annotations
 from bench.import_graph import cycles, file_graph, folder_graph, strongly_connected
 
 # Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
-STAGES = ("errors", "redact", "registry", "tool_mapping", "datasets", "config_schema", "config", "log", "memory", "agent",
+STAGES = ("errors", "redact", "registry", "tool_mapping", "metric_names", "datasets", "config_schema", "config", "log", "memory", "agent",
           "subjects", "eval", "suites", "graph", "run", "cli")
 
 

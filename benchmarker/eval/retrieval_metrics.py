@@ -29,8 +29,8 @@ import math
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from benchmarker.eval.metric_names import K_VALUES, LEVELS, METRICS
 from benchmarker.eval.qa_metrics import is_abstention
+from benchmarker.metric_names import K_VALUES, LEVELS, METRICS
 
 __all__ = ["K_VALUES", "LEVELS", "METRICS"]  # re-exported: callers import them with the metrics
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.eval.fmt import num
-from benchmarker.eval.metric_names import AUTO, canonical, largest_common_k
 from benchmarker.eval.plots import metric_value
 from benchmarker.eval.sweep_metric import auto_metric, auto_tie_break, rank, score_points
 from benchmarker.log.records import SweepPoint
+from benchmarker.metric_names import AUTO, canonical, largest_common_k
 
 LABEL = re.compile(r"^alpha=(?P<alpha>[^_]+)_topk=(?P<top_k>\d+)$")
 SERVICE_ALPHA = -1.0  # the service's own alpha (a real Mycelian's SEARCH_ALPHA): shown as -1

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarker.eval.metric_names import ACCURACY, BINARY, K_VALUES, RETRIEVAL, canonical, largest_common_k
 from benchmarker.eval.plots import metric_value
 from benchmarker.eval.retrieval_metrics import question_retrieval
 from benchmarker.eval.stats import bootstrap_mean_ci, mcnemar_exact, paired_bootstrap, wilson
 from benchmarker.log.jsonl import latest_by, read_jsonl
+from benchmarker.metric_names import ACCURACY, BINARY, K_VALUES, RETRIEVAL, canonical, largest_common_k
 
 NOISE_P = 0.05  # a winner whose paired test against the runner-up is at or above this is "within the noise"
 

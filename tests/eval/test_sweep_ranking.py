@@ -11,9 +11,9 @@ import pytest
 from synthetic_run import result, write_run
 
 from benchmarker.config import ConfigError, load_config
-from benchmarker.eval.metric_names import largest_common_k, metric_problem
 from benchmarker.eval.outputs import rebuild_outputs
 from benchmarker.eval.stats import wilson
+from benchmarker.metric_names import largest_common_k, metric_problem
 
 
 def hits(qid: str, evidence_rank: int | None, n: int) -> list[dict[str, Any]]:
