@@ -6,7 +6,9 @@
     replay RUN_DIR CONFIG re-apply a finished run's recorded memory writes to CONFIG's memory backend,
                           then QA and eval with CONFIG's reader and judge (no agent model call)
     compare RUN_DIR ...   side by side, per-question flips and a paired significance test
-    serve-memory          the embedded Mycelian-compatible memory service (MCP on /mcp)
+    judge-online CONFIG   the fact-enumeration judge (P / R / F1) over traced memory-extraction runs
+    serve-memory          the embedded Mycelian-compatible memory service (MCP over streamable HTTP
+                          on /mcp, or stdio with --transport stdio)
     estimate CONFIG       tokens and cost of a run before paying for it
     sample PATH           write the generated LongMemEval-format sample dataset
 """
@@ -28,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mycelian-longmemeval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     verbs = parser.add_subparsers(dest="verb", required=True)
 
     run = verbs.add_parser("run", help="run or resume the benchmark described by a TOML config")
@@ -60,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("run_dirs", type=Path, nargs="+")
     compare.add_argument("--out", type=Path, default=None, help="also write the comparison (markdown) here")
 
-    serve = verbs.add_parser("serve-memory", help="serve the embedded memory service over MCP streamable HTTP")
+    serve = verbs.add_parser("serve-memory", help="serve the embedded memory service over MCP (streamable HTTP, "
+                             "or stdio with --transport stdio)")
     from benchmarker.memory.service.cli import add_arguments
 
     add_arguments(serve)
@@ -71,6 +75,15 @@ def _parser() -> argparse.ArgumentParser:
     sample.add_argument("--questions-per-type", type=_int_in(1, 50), default=2, help="1..50 (default 2)")
     sample.add_argument("--sessions-per-question", type=_int_in(3, 200), default=8, help="3..200 (default 8)")
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mycelian-longmemeval")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
 
 
 def _int_in(low: int, high: int):
