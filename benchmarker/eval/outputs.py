@@ -18,6 +18,9 @@ from benchmarker.registry import suites_of_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
 RUN_KEYS_KEPT = ("point", "top_k", "alpha")
+# The memory fields a summary names (MemoryDriver.describe); the manifest also says where the server ran
+# (transport, url, port), which is not a result, so `report` leaves it out as `run` does.
+SUMMARY_MEMORY_KEYS = ("backend", "embedder", "alpha", "server", "mapping", "scope", "lacks")
 
 
 def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) -> tuple[dict[str, Any], Path]:
@@ -66,8 +69,9 @@ def rebuild_outputs(run_dir: Path) -> Path:
             "judge": manifest.get("judge", {}).get("kind"), "tokens": manifest.get("tokens", {}),
             "dataset_kind": manifest.get("dataset", {}).get("kind"),
             "thresholds": (manifest.get("thresholds") or {}).get("eval")}
-    if manifest.get("memory"):
-        meta["memory"] = {k: v for k, v in manifest["memory"].items() if k != "mcp_url"}  # a port of that process
+    if manifest.get("memory"):  # what the run's summary said, else the manifest's backend fields (not where it ran)
+        meta["memory"] = (_written_run(run_dir).get("memory")
+                          or {k: v for k, v in manifest["memory"].items() if k in SUMMARY_MEMORY_KEYS})
     if (config.get("multi_agent") or {}).get("analyst"):
         meta["analyst"] = True
     if (config.get("multi_agent") or {}).get("graders"):
@@ -99,8 +103,13 @@ def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[
     if point:
         alpha, derived["top_k"] = parse_point_label(point)
         derived["alpha"] = None if alpha == SERVICE_ALPHA else alpha
-    written = read_json_object(answers_dir / "summary.json").get("run") or {}
+    written = _written_run(answers_dir)
     return derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written}
+
+
+def _written_run(answers_dir: Path) -> dict[str, Any]:
+    """The `run` block the run itself wrote to summary.json ({} when there is none yet)."""
+    return read_json_object(answers_dir / "summary.json").get("run") or {}
 
 
 def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]],

@@ -121,3 +121,16 @@ def test_score_rejudges_a_finished_run_without_touching_it(quick_run: Path, tmp_
     assert summary["qa"]["overall"]["accuracy"] == 1.0
     assert (out / "report.html").exists()
     assert (quick_run / "results.jsonl").read_text(encoding="utf-8") == before
+
+
+def test_report_is_a_pure_rebuild_of_what_run_wrote(quick_run: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from benchmarker.eval.outputs import rebuild_outputs
+
+    copy = Path(shutil.copytree(quick_run, tmp_path / "copy"))
+    written = json.loads((copy / "summary.json").read_text(encoding="utf-8"))
+    rebuild_outputs(copy)
+    # before the fix `report` added the server's transport, url and preset to run.memory
+    assert json.loads((copy / "summary.json").read_text(encoding="utf-8")) == written
+    assert (copy / "report.md").read_text(encoding="utf-8") == (quick_run / "report.md").read_text(encoding="utf-8")
