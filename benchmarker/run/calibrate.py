@@ -62,7 +62,8 @@ def choose_judges(config, kinds: list[str]) -> list[JudgeChoice]:
     from benchmarker.run.models import choose_judge
 
     out: list[JudgeChoice] = []
-    for kind in list(dict.fromkeys(kinds)) or [None]:
+    wanted: list[str | None] = list(dict.fromkeys(kinds)) or [None]
+    for kind in wanted:
         cfg = config if kind is None else config.model_copy(
             update={"eval": config.eval.model_copy(update={"judge": kind})})
         chosen, note = choose_judge(cfg)  # ConfigError: llm / official without [models].eval and a provider
