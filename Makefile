@@ -15,7 +15,11 @@ PYTEST_ARGS ?=
 TEST_WORKERS ?= 2
 FUZZ_ARGS ?=
 
-.PHONY: install servers run lint test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing fuzz clean-runs
+CALIBRATE_CONFIG ?= configs/calibrate.toml
+JUDGE_DATA ?= ../shared/data/judge
+JUDGES ?=
+
+.PHONY: install servers run calibrate lint test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing fuzz clean-runs
 
 install: $(STAMP)
 
@@ -37,6 +41,12 @@ $(KUZU_STAMP):
 
 run: install
 	$(VENV)/bin/mycelian-longmemeval run $(CONFIG)
+
+# The judge against published labels (README "Calibrate the judge"): the deterministic grader over every labelled
+# file in $(JUDGE_DATA); `make calibrate CALIBRATE_CONFIG=my_llm.toml JUDGES="--judge llm --judge official"` for the LLM judges.
+calibrate: install
+	$(VENV)/bin/mycelian-longmemeval calibrate $(CALIBRATE_CONFIG) \
+		$(JUDGES) $(foreach f,$(wildcard $(JUDGE_DATA)/*.eval-results-*.jsonl),--labels $(f))
 
 # ruff and mypy on the package (configured in pyproject.toml); `make test` runs it before pytest.
 lint: install

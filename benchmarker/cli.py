@@ -10,6 +10,7 @@
     serve-memory          the embedded Mycelian-compatible memory service (MCP over streamable HTTP
                           on /mcp, or stdio with --transport stdio)
     estimate CONFIG       tokens and cost of a run before paying for it
+    calibrate CONFIG --labels FILE ...   how far CONFIG's judge agrees with published labels
     sample PATH           write the generated LongMemEval-format sample dataset
 """
 
@@ -59,6 +60,19 @@ def _parser() -> argparse.ArgumentParser:
                               "(LangSmith, or a run's decisions.jsonl)")
     online.add_argument("config", type=Path, help="a TOML with [online] (source, project, tag, since, until) and the judge")
     online.add_argument("--estimate", action="store_true", help="only count what would be judged: tokens and USD")
+    calibrate = verbs.add_parser("calibrate", help="measure CONFIG's judge against labelled answers: agreement, "
+                                 "Cohen's kappa, confusion, per type and per file")
+    calibrate.add_argument("config", type=Path, help="a TOML whose [dataset] file holds the gold answers and whose "
+                                                     "[provider], [models].eval and [eval] set the judge")
+    calibrate.add_argument("--labels", type=Path, action="append", required=True,
+                           help="labelled answers (LongMemEval eval-results JSONL, or {question_id, hypothesis, "
+                                "label} lines); repeat for more files")
+    calibrate.add_argument("--judge", action="append", default=[], choices=("deterministic", "llm", "official"),
+                           help="calibrate this judge instead of the config's (repeat: several judges, same labels)")
+    calibrate.add_argument("--json", action="store_true", help="print each judge's summary as one JSON object a line")
+    calibrate.add_argument("--estimate", action="store_true", help="only price the judge calls: tokens and USD")
+    calibrate.add_argument("--out", type=Path, default=None,
+                           help="write ROOT/<judge>/ here (default: <[run] output_dir>/calibration)")
     compare = verbs.add_parser("compare", help="compare runs: per type, flips, McNemar / paired bootstrap")
     compare.add_argument("run_dirs", type=Path, nargs="+")
     compare.add_argument("--out", type=Path, default=None, help="also write the comparison (markdown) here")
@@ -155,6 +169,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         with hold_run_lock(config.run_dir, "judge-online"):
             asyncio.run(run_judge_online(config))
         return 0
+    if args.verb == "calibrate":
+        from benchmarker.run.calibrate import run_calibrate_verb
+
+        return run_calibrate_verb(args)
     if args.verb == "compare":
         from benchmarker.eval.compare import compare_runs, format_compare
 

@@ -49,6 +49,11 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
 
         block = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
         summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))
+    from benchmarker.eval.calibration.store import find_calibration
+
+    calibration = find_calibration(run_dir, results, run_meta.get("thresholds"))
+    if calibration:  # how far this judge agrees with published labels (`calibrate`)
+        summary["judge_calibration"] = calibration
     write_json_atomic(answers_dir / "summary.json", summary)
     for suite in suites_of_results(results):
         suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])

@@ -15,6 +15,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from benchmarker.eval.calibration.store import calibration_line
 from benchmarker.eval.fmt import num, pct
 from benchmarker.eval.markdown_html import render
 from benchmarker.eval.plots import (
@@ -60,6 +61,7 @@ def _header(summary: dict[str, Any]) -> list[str]:
         out += [f"- questions: {counts.get('questions', 0)} (judged {counts.get('judged', 0)}, "
                 f"unjudged {counts.get('unjudged', 0)}, abstention {counts.get('abstention', 0)})",
                 f"- judge: {judges}; models: {', '.join(counts.get('judge_models', [])) or 'none'}"]
+        out += [line for line in [calibration_line(summary.get("judge_calibration"))] if line]
         for key in ("dataset", "provider", "models", "memory_backend", "alpha", "top_k"):
             if run.get(key) not in (None, "", {}):
                 out.append(f"- {key}: `{run[key]}`")

@@ -12,9 +12,6 @@ than LongMemEval need their cases (the rubric, the facts): they are rebuilt from
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +22,11 @@ from benchmarker.registry import suite_of_record
 
 
 def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
-    """Where a re-scoring goes: the judge (and a hash of the thresholds when they are not the defaults)."""
-    from benchmarker.config_schema import ThresholdsConfig
+    """Where a re-scoring goes: the judge (and a hash of the thresholds when they are not the defaults);
+    `calibrate` names its folders the same way, so a run's report finds its judge's calibration."""
+    from benchmarker.eval.calibration.store import judge_label
 
-    name = judge_kind if judge_kind == "deterministic" else f"{judge_kind}-{model}"
-    if thresholds is not None and thresholds != ThresholdsConfig().model_dump(mode="json"):
-        digest = hashlib.sha256(json.dumps(thresholds, sort_keys=True).encode("utf-8")).hexdigest()[:8]
-        name = f"{name}-t{digest}"
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
+    return judge_label(judge_kind, model, thresholds)
 
 
 def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:

@@ -1,0 +1,76 @@
+"""Where calibrations live, and the line a run's report shows about its judge's calibration.
+
+`calibrate CONFIG` writes `<[run] output_dir>/calibration/<judge label>/calibration.json`
+(`--out ROOT` puts it under `ROOT/<judge label>/` instead). The judge label is the one `score`
+names its folders by: `deterministic`, `llm-<model>`, `official-<model>`, plus `-t<hash>` when
+`[eval.thresholds]` differ from the defaults. A run in the same output_dir finds its judge's
+calibration there (the judge and model its results were graded by, the thresholds it ran with),
+and its report shows kappa, agreement, n and who labelled the answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+CALIBRATION_DIR = "calibration"
+SUMMARY_FILE = "calibration.json"
+
+
+def judge_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
+    """A judge's folder name: the judge (and a hash of the thresholds when they are not the defaults)."""
+    from benchmarker.config_schema import ThresholdsConfig
+
+    name = judge_kind if judge_kind == "deterministic" else f"{judge_kind}-{model}"
+    if thresholds is not None and thresholds != ThresholdsConfig().model_dump(mode="json"):
+        digest = hashlib.sha256(json.dumps(thresholds, sort_keys=True).encode("utf-8")).hexdigest()[:8]
+        name = f"{name}-t{digest}"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
+
+
+def results_judge(results: list[dict[str, Any]]) -> tuple[str, str] | None:
+    """(judge kind, model) that graded most of a run's answers; None when nothing was graded."""
+    grades = [r["grade"] for r in results if isinstance(r.get("grade"), dict) and r["grade"].get("judge")
+              and r["grade"]["judge"] != "none"]
+    if not grades:
+        return None
+    kind = Counter(str(g["judge"]) for g in grades).most_common(1)[0][0]
+    models = Counter(str(g.get("model") or "") for g in grades if g["judge"] == kind)
+    return kind, models.most_common(1)[0][0]
+
+
+def find_calibration(run_dir: Path, results: list[dict[str, Any]],
+                     thresholds: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The run's judge's calibration (a short block for summary.json), or None when there is none."""
+    judge = results_judge(results)
+    if judge is None:
+        return None
+    label = judge_label(judge[0], judge[1], thresholds)
+    path = Path(run_dir).parent / CALIBRATION_DIR / label / SUMMARY_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("n"), int):
+        return None
+    return {"path": str(path), "judge": label, "n": data["n"], "kappa": data.get("kappa"),
+            "kappa_ci95": data.get("kappa_ci95"), "agreement": data.get("agreement"),
+            "labels_models": data.get("labels_models") or {}, "created_at": data.get("created_at")}
+
+
+def calibration_line(block: dict[str, Any] | None) -> str | None:
+    """One report line: how far this judge agrees with published labels."""
+    if not block:
+        return None
+    kappa = "n/a" if block.get("kappa") is None else f"{block['kappa']:.3f}"
+    ci = block.get("kappa_ci95")
+    if ci:
+        kappa += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+    agreement = "n/a" if block.get("agreement") is None else f"{100 * block['agreement']:.1f}%"
+    models = ", ".join(f"{m or 'unknown'} ({n})" for m, n in (block.get("labels_models") or {}).items()) or "unknown"
+    return (f"- judge calibration ({block['judge']}): Cohen's kappa {kappa}, agreement {agreement} on "
+            f"{block['n']} answers labelled by {models} (`{block['path']}`)")

@@ -1,0 +1,291 @@
+"""`mycelian-longmemeval calibrate CONFIG --labels FILE ...`: how far CONFIG's judge agrees with
+published labels, before anyone trusts its accuracy column.
+
+The judge is the one a run of CONFIG would use (`[eval] judge`, `[models].eval`, its prompts,
+`[eval] votes`, `judge_retries` and `[eval.thresholds]`; the deterministic grader with `[provider]
+type = "offline"`), or each `--judge` given (deterministic | llm | official), so our `llm` prompts
+and LongMemEval's official ones are calibrated on the same labels in one command. It grades every
+labelled answer through `benchmarker.eval.score.score`, the same entry point a run's eval phase
+uses, and writes `ROOT/<judge label>/` (ROOT: `--out`, else `<[run] output_dir>/calibration`):
+
+    calibration.json    the summary (n, agreement, kappa + bootstrap interval, confusion, precision,
+                        recall, by_type, by_file, labels, judge, tokens)
+    calibration.jsonl   every disagreement (and unjudged answer): question, gold, answer, label,
+                        verdict, the judge's reason
+    report.md / .html   the same as tables
+    verdicts.jsonl      an LLM judge's verdicts, appended as they come: a rerun skips what is judged
+    tokens.json         the ledger so far (a resumed calibration counts every attempt's tokens)
+
+An LLM judge runs `[run] concurrency` answers at once with the usual retries, the ledger and the
+progress line, and stops after `[run] max_failures_in_a_row` judge failures in a row. The
+deterministic grader is free and always grades everything again (it changes with the code).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarker.errors import UserError
+from benchmarker.eval.calibration.labels import LabelledAnswer, file_names, read_gold, read_labels
+from benchmarker.eval.calibration.store import CALIBRATION_DIR, judge_label
+from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
+
+VERDICTS_FILE = "verdicts.jsonl"
+TOKENS_FILE = "tokens.json"
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class JudgeChoice:
+    """One judge to calibrate: the config it is built from, its kind and its folder name."""
+
+    config: Any
+    kind: str
+    label: str
+    note: str
+
+
+def load_answers(config, label_files: list[Path]) -> list[LabelledAnswer]:
+    """The labelled answers joined with CONFIG's gold (`[dataset] file`)."""
+    if config.dataset.kind != "longmemeval" or config.dataset_path is None:
+        raise UserError(f"{config.config_path}: calibrate needs a LongMemEval-format gold file: set [dataset] file "
+                        "(e.g. ../shared/data/judge/longmemeval_questions.json), or dataset_repo_path")
+    return read_labels(list(label_files), read_gold(Path(config.dataset_path)))
+
+
+def choose_judges(config, kinds: list[str]) -> list[JudgeChoice]:
+    """CONFIG's own judge, or each of `kinds` (deterministic | llm | official) in its place."""
+    from benchmarker.run.models import choose_judge
+
+    out: list[JudgeChoice] = []
+    wanted: list[str | None] = list(dict.fromkeys(kinds)) or [None]
+    for kind in wanted:
+        cfg = config if kind is None else config.model_copy(
+            update={"eval": config.eval.model_copy(update={"judge": kind})})
+        chosen, note = choose_judge(cfg)  # ConfigError: llm / official without [models].eval and a provider
+        thresholds = cfg.eval.thresholds.model_dump(mode="json")
+        out.append(JudgeChoice(cfg, chosen, judge_label(chosen, cfg.models.eval, thresholds), note))
+    return out
+
+
+def out_dir(config, choice: JudgeChoice, root: Path | None) -> Path:
+    return Path(root if root is not None else Path(config.run.output_dir) / CALIBRATION_DIR) / choice.label
+
+
+def _done(path: Path) -> dict[str, dict[str, Any]]:
+    """key -> the latest judged verdict line (unjudged ones are asked again)."""
+    return {line["key"]: line for line in read_jsonl(path) if line.get("verdict") is not None and "key" in line}
+
+
+def _official_builder(choice: JudgeChoice) -> Any:
+    from benchmarker.eval.official import load_official_prompt_builder
+
+    builder, reason = load_official_prompt_builder(choice.config.dataset_repo_path)
+    if builder is None:
+        raise UserError(f"{choice.config.config_path}: judge = \"official\" needs LongMemEval's evaluator: {reason} "
+                        "(set dataset_repo_path to your LongMemEval clone)")
+    return builder
+
+
+def estimate(config, label_files: list[Path], kinds: list[str], root: Path | None = None) -> list[dict[str, Any]]:
+    """Tokens and USD of each judge's calls still to make, without building or calling a model: each
+    answer's rendered judge prompt (characters / 4) in, a yes/no out, priced by [prices]."""
+    from benchmarker.agent.ledger import Usage, price_usage
+    from benchmarker.eval.judge import build_prompt
+    from benchmarker.run.estimate import JUDGE_OUTPUT
+    from benchmarker.run.estimate_model import tokens
+
+    answers = load_answers(config, label_files)
+    rows = []
+    for choice in choose_judges(config, kinds):
+        unique = {a.key: a for a in answers}
+        if choice.kind == "deterministic":
+            rows.append({"judge": choice.label, "kind": choice.kind, "model": None, "answers": len(answers),
+                         "to_judge": len(unique), "already_judged": 0, "calls": 0, "input_tokens": 0,
+                         "output_tokens": 0, "usd": 0.0, "note": "deterministic grader: no model call"})
+            continue
+        builder = _official_builder(choice) if choice.kind == "official" else None
+        done = _done(out_dir(config, choice, root) / VERDICTS_FILE)
+        pending = [a for k, a in unique.items() if k not in done]
+        usage = Usage(calls=len(pending), output_tokens=JUDGE_OUTPUT * len(pending),
+                      input_tokens=sum(tokens(len(build_prompt(a.record(), builder)[2])) for a in pending))
+        model = choice.config.models.eval
+        price = choice.config.prices.get(model)
+        usd = price_usage(usage, None if price is None else price.model_dump(), model)[0]
+        rows.append({"judge": choice.label, "kind": choice.kind, "model": model, "answers": len(answers),
+                     "to_judge": len(pending), "already_judged": len(unique) - len(pending), "calls": usage.calls,
+                     "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "usd": usd,
+                     "note": "judge retries after an unusable reply are not included"})
+    return rows
+
+
+def format_estimate(rows: list[dict[str, Any]]) -> str:
+    out = []
+    for r in rows:
+        usd = "no price in [prices]" if r["usd"] is None else f"${r['usd']:,.4f}"
+        out.append(f"{r['judge']}: {r['to_judge']} answers to judge ({r['already_judged']} already judged) with "
+                   f"{r['model'] or 'the deterministic grader'}: ~{r['input_tokens']:,} tokens in, "
+                   f"~{r['output_tokens']:,} out, {usd}")
+    return "\n".join(out)
+
+
+async def calibrate(config, label_files: list[Path], kinds: list[str], root: Path | None = None) -> list[dict[str, Any]]:
+    """Calibrate each chosen judge; return their summaries (each also in its calibration.json)."""
+    answers = load_answers(config, label_files)
+    return [await calibrate_one(choice, answers, out_dir(config, choice, root), label_files)
+            for choice in choose_judges(config, kinds)]
+
+
+async def calibrate_one(choice: JudgeChoice, answers: list[LabelledAnswer], folder: Path,
+                        label_files: list[Path]) -> dict[str, Any]:
+    from benchmarker.run.run_lock import hold_run_lock
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with hold_run_lock(folder, "calibrate"):
+        verdicts, tokens = await _judge_all(choice, answers, folder)
+    return _write(choice, answers, verdicts, tokens, folder, label_files)
+
+
+async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
+                     folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """key -> verdict line for every answer (resumed ones too), and the ledger's snapshot."""
+    from benchmarker.agent.ledger import TokenLedger
+    from benchmarker.eval.score import Judge, score
+    from benchmarker.graph.progress import RunProgress
+    from benchmarker.run.models import build_models
+    from benchmarker.run.runner import ledger_totals
+
+    config = choice.config
+    llm = choice.kind != "deterministic"
+    path, tokens_path = folder / VERDICTS_FILE, folder / TOKENS_FILE
+    if not llm:  # free, and the grader changes with the code: grade everything again
+        path.unlink(missing_ok=True)
+    earlier = read_json_object(tokens_path) or None
+    if llm:
+        as_eval = config.model_copy(update={"run": config.run.model_copy(update={"phases": ("eval",)})})
+        models = build_models(as_eval, earlier_tokens=earlier, with_agent=False)
+        if choice.kind == "official" and models.judge_kind != "official":
+            raise UserError(f"{config.config_path}: judge = \"official\": {models.judge_note}")
+        judge, ledger = models.judge_for(config), models.ledger
+    else:  # no model at all: the grader needs no key, whatever the provider
+        judge, ledger = Judge(thresholds=config.eval.thresholds), TokenLedger()
+    verdicts = _done(path)
+    unique = {a.key: a for a in answers}
+    pending = [a for k, a in unique.items() if k not in verdicts]
+    writer = JsonlWriter(path, durable=llm)
+    semaphore = asyncio.Semaphore(config.run.concurrency)
+    try:
+        with RunProgress(len(pending), enabled=config.run.progress and llm,
+                         stats=lambda: ledger_totals(ledger)) as progress:
+            progress.set_phase("judge")
+
+            async def one(answer: LabelledAnswer) -> None:
+                async with semaphore:
+                    result = await score(answer.record(), None, judge)
+                line = {"key": answer.key, "question_id": answer.gold.question_id, "verdict": result.label,
+                        "grade": result.grade}
+                writer.write(line)
+                if result.label is not None:
+                    verdicts[answer.key] = line
+                state = "unjudged" if result.label is None else ("agrees" if result.label == answer.label
+                                                                  else "disagrees")
+                progress.question_done(f"{answer.gold.question_id}: {state}")
+
+            tasks = [asyncio.create_task(one(a)) for a in pending]
+            try:
+                await asyncio.gather(*tasks)
+            except BaseException:  # e.g. the judge failed too often in a row: stop the others too
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+    finally:
+        writer.close()
+        if llm:
+            write_json_atomic(tokens_path, ledger.snapshot())
+    for line in read_jsonl(path):  # unjudged answers of this attempt: their last word
+        verdicts.setdefault(line.get("key", ""), line)
+    return verdicts, ledger.snapshot()
+
+
+def _reason(grade: dict[str, Any]) -> str:
+    reason = str(grade.get("reason") or "")
+    reply = grade.get("reply")
+    return f"{reason}; reply: {reply}" if reply and str(reply) not in reason else reason
+
+
+def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[str, dict[str, Any]],
+           tokens: dict[str, Any], folder: Path, label_files: list[Path]) -> dict[str, Any]:
+    from collections import Counter
+
+    from benchmarker.eval.calibration.agreement import summarise
+    from benchmarker.eval.calibration.report import write_calibration
+    from benchmarker.run.manifest import utc_now
+
+    rows, disagreements = [], []
+    for a in answers:
+        line = verdicts.get(a.key) or {}
+        verdict = line.get("verdict")
+        rows.append((a.file, a.gold.question_type, a.abstention, a.label, verdict))
+        if verdict is None or verdict != a.label:
+            disagreements.append({"file": a.file, "line": a.line, "question_id": a.gold.question_id,
+                                  "question_type": a.gold.question_type, "question": a.gold.question,
+                                  "gold": a.gold.answer, "answer": a.hypothesis, "label": a.label,
+                                  "labelled_by": a.model, "verdict": verdict, "unjudged": verdict is None,
+                                  "reason": _reason(line.get("grade") or {})})
+    config = choice.config
+    labels = [{"file": name, "path": str(path), "n": sum(1 for a in answers if a.file == name),
+               "models": dict(Counter(a.model for a in answers if a.file == name))}
+              for name, path in zip(file_names(label_files), label_files, strict=True)]
+    summary = {"schema_version": SCHEMA_VERSION, "created_at": utc_now(),
+               "judge": {"label": choice.label, "kind": choice.kind,
+                         "model": config.models.eval if choice.kind != "deterministic" else None,
+                         "note": choice.note, "thresholds": config.eval.thresholds.model_dump(mode="json"),
+                         "votes": config.eval.votes},
+               "dataset_file": str(config.dataset_path), "labels": labels,
+               "labels_models": dict(Counter(a.model for a in answers))} | summarise(rows)
+    summary |= {"disagreements": sum(1 for d in disagreements if not d["unjudged"]), "tokens": tokens,
+                "files": {}}
+    files = write_calibration(folder, summary, disagreements)
+    summary["files"] = {name: str(p) for name, p in files.items()}
+    write_json_atomic(folder / "calibration.json", summary)
+    return summary
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The console table: all, per type, per labels file."""
+    def row(name: str, b: dict[str, Any]) -> str:
+        kappa = "  n/a" if b["kappa"] is None else f"{b['kappa']:.3f}"
+        ci = "" if not b.get("kappa_ci95") else f" [{b['kappa_ci95'][0]:.2f}, {b['kappa_ci95'][1]:.2f}]"
+        agreement = "n/a" if b["agreement"] is None else f"{b['agreement']:.3f}"
+        return f"  {name:<52} n {b['n']:>5}  agreement {agreement}  kappa {kappa}{ci}"
+
+    out = [f"{summary['judge']['label']}: {summary['disagreements']} disagreements, {summary['unjudged']} unjudged",
+           row("all", summary)]
+    out += [row(t, b) for t, b in summary["by_type"].items()]
+    if len(summary["by_file"]) > 1:
+        out += [row(f, b) for f, b in summary["by_file"].items()]
+    out.append(f"report: {summary['files'].get('report.html', '')}")
+    return "\n".join(out)
+
+
+def json_line(summary: dict[str, Any]) -> str:
+    return json.dumps(summary, ensure_ascii=False)
+
+
+def run_calibrate_verb(args) -> int:
+    """The CLI verb: estimate, or calibrate and print the table (or one JSON object per judge)."""
+    from benchmarker.config import load_config
+
+    config = load_config(args.config)
+    if args.estimate:
+        rows = estimate(config, args.labels, args.judge, args.out)
+        print("\n".join(json.dumps(r) for r in rows) if args.json else format_estimate(rows))
+        return 0
+    summaries = asyncio.run(calibrate(config, args.labels, args.judge, args.out))
+    print("\n".join(json_line(s) if args.json else format_summary(s) for s in summaries))
+    return 0
