@@ -15,7 +15,6 @@ from typing import Any
 
 from benchmarker.log.jsonl import read_jsonl
 
-
 LOG_FILE = "adversary.jsonl"
 
 
