@@ -6,8 +6,9 @@ Each suite plans its own (benchmarker/suites/<name>/ `plan`); this module holds 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmarker.datasets.schema import Case
 from benchmarker.registry import suite
@@ -28,6 +29,7 @@ class DatasetPlan:
     path: str | None          # the data file, for the manifest
     sha256: str | None
     description: str
+    details: dict[str, Any] = field(default_factory=dict)   # more keys of the manifest's dataset block
 
     @property
     def total_questions(self) -> int:

@@ -36,9 +36,9 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores,
                                    thresholds=run_meta.get("thresholds")))
-    if len(results) < len(every_round):  # adversarial rounds (graph/adversary.py), side by side with round 0
-        from benchmarker.eval.rounds import rounds_block
+    from benchmarker.eval.rounds import adversary_ran, rounds_block
 
+    if len(results) < len(every_round) or adversary_ran(run_dir):  # adversarial rounds, asked or not (graph/adversary.py)
         summary["rounds"] = rounds_block(every_round, run_dir)
     if run_meta.get("graders"):
         from benchmarker.eval.graders import graders_block

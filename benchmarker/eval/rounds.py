@@ -2,7 +2,9 @@
 verified harder questions (graph/adversary.py), with the adversary's own counts.
 
 The main metrics of summary.json stay round 0 only, so a run with the adversary on is comparable
-with one without; this block holds every round side by side.
+with one without; this block holds every round side by side. A round that asked nothing (every
+candidate dropped, none left, or no category with a wrong answer to aim at) is a row of its own
+with a note saying why, never an absent block.
 """
 
 from __future__ import annotations
@@ -13,12 +15,21 @@ from typing import Any
 
 from benchmarker.log.jsonl import read_jsonl
 
+LOG_FILE = "adversary.jsonl"
+
+
+def adversary_ran(run_dir: Path) -> bool:
+    """Whether the run's adversary logged any round (one that asked nothing included)."""
+    return any(True for _ in read_jsonl(Path(run_dir) / LOG_FILE))
+
 
 def rounds_block(results: list[dict[str, Any]], run_dir: Path) -> dict[str, Any]:
-    """{"rounds": {N: {questions, judged, accuracy, by_category, worst}}, "adversary": {N: proposed / verified / dropped}}."""
-    by_round: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    """{"rounds": {N: {questions, judged, accuracy, by_category, worst}}, "adversary": {N: cases / proposed /
+    verified / dropped / asked / drop_reasons / note}}; every logged round has a row, asked or not."""
+    lines = list(read_jsonl(Path(run_dir) / LOG_FILE))
+    by_round: dict[int, list[dict[str, Any]]] = {int(line["round"]): [] for line in lines}
     for result in results:
-        by_round[int(result.get("round") or 0)].append(result)
+        by_round.setdefault(int(result.get("round") or 0), []).append(result)
     rounds = {}
     for round_, rows in sorted(by_round.items()):
         judged = [r for r in rows if r.get("label") is not None]
@@ -30,17 +41,52 @@ def rounds_block(results: list[dict[str, Any]], run_dir: Path) -> dict[str, Any]
         rounds[round_] = {"questions": len(rows), "judged": len(judged),
                           "accuracy": sum(bool(r["label"]) for r in judged) / len(judged) if judged else None,
                           "by_category": by_category, "worst": worst}
-    adversary: dict[int, dict[str, Any]] = {}
-    for line in read_jsonl(run_dir / "adversary.jsonl"):
-        row = adversary.setdefault(int(line["round"]), {"proposed": 0, "verified": 0, "dropped": 0, "drop_reasons": {}})
-        row["proposed"] += line["proposed"]
-        row["verified"] += line["verified"]
-        row["dropped"] += len(line["dropped"])
-        for drop in line["dropped"]:
-            kind = drop["reason"].split(":")[0] if ":" in drop["reason"] else drop["reason"].split(" (")[0]
-            kind = "does appear in the dialogue" if kind.endswith("does appear in the dialogue") else kind
-            row["drop_reasons"][kind] = row["drop_reasons"].get(kind, 0) + 1
+    logged: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for line in lines:
+        logged[int(line["round"])].append(line)
+    adversary = {round_: _adversary_row(round_, logged[round_]) for round_ in sorted(logged)}
     return {"rounds": rounds, "adversary": adversary}
+
+
+def _adversary_row(round_: int, lines: list[dict[str, Any]]) -> dict[str, Any]:
+    row: dict[str, Any] = {"cases": len(lines), "proposed": sum(int(x.get("proposed") or 0) for x in lines),
+                           "verified": sum(int(x.get("verified") or 0) for x in lines),
+                           "dropped": sum(len(x.get("dropped") or []) for x in lines),
+                           "asked": sum(len(x["questions"]) if "questions" in x else int(x.get("verified") or 0)
+                                        for x in lines),
+                           "drop_reasons": _drop_reasons(lines)}
+    head = f"Round {round_} asked nothing" if not row["asked"] else f"Round {round_} asked {row['asked']} question(s)"
+    return row | {"note": f"{head}: {why_nothing(lines)}"}
+
+
+def _drop_reasons(lines: list[dict[str, Any]]) -> dict[str, int]:
+    reasons: dict[str, int] = {}
+    for drop in (d for line in lines for d in line.get("dropped") or []):
+        kind = drop["reason"].split(":")[0] if ":" in drop["reason"] else drop["reason"].split(" (")[0]
+        kind = "does appear in the dialogue" if kind.endswith("does appear in the dialogue") else kind
+        reasons[kind] = reasons.get(kind, 0) + 1
+    return reasons
+
+
+def why_nothing(lines: list[dict[str, Any]]) -> str:
+    """What a round's logged lines (one per case) proposed and dropped, and why that left nothing to ask."""
+    proposed = sum(int(x.get("proposed") or 0) for x in lines)
+    dropped = sum(len(x.get("dropped") or []) for x in lines)
+    idle = [x for x in lines if not x.get("proposed")]   # cases whose proposer had nothing to offer
+    no_target = sum(1 for x in idle if not x.get("weak_categories"))
+    parts = []
+    if proposed:
+        reasons = _drop_reasons(lines)
+        told = f" ({'; '.join(f'{k}: {v}' for k, v in sorted(reasons.items()))})" if reasons else ""
+        weak = sorted({c for x in lines if x.get("proposed") for c in x.get("weak_categories") or []})
+        parts.append(f"{proposed} proposed, {dropped} dropped{told}" + (f", aimed at {', '.join(weak)}" if weak else ""))
+    of = "" if len(idle) == len(lines) == 1 else f" in {{}} of {len(lines)} case(s)"
+    if no_target:
+        parts.append("no category had a wrong answer to aim at" + of.format(no_target))
+    if len(idle) > no_target:
+        weak = sorted({c for x in idle for c in x.get("weak_categories") or []})
+        parts.append(f"no unasked candidate was left in {', '.join(weak)}" + of.format(len(idle) - no_target))
+    return "; ".join(parts) or "nothing was proposed"
 
 
 def rounds_section(block: dict[str, Any]) -> str:
@@ -52,6 +98,9 @@ def rounds_section(block: dict[str, Any]) -> str:
         worst = ", ".join(f"{c} ({row['by_category'][c]['accuracy']:.0%})" for c in row["worst"])
         lines.append(f"| {round_} | {row['questions']} | {acc} | {worst} | {adv.get('proposed', '-')} | "
                      f"{adv.get('verified', '-')} | {adv.get('dropped', '-')} |")
+    notes = [adv["note"] for adv in block["adversary"].values() if adv.get("note")]
+    if notes:
+        lines += ["", *(f"- {note}" for note in notes)]
     reasons = {k: v for adv in block["adversary"].values() for k, v in adv["drop_reasons"].items()}
     if reasons:
         lines += ["", "Dropped (the gold answer could not be checked against the dialogue): "

@@ -46,6 +46,9 @@ Keys (schema_version 1; a null is "not available", never zero):
                      "bleu1": stat}  over categories 1-4 only
       adversarial    {"category": "5", "name", "questions", "judge": cell}  category 5 apart, as
                      abstention: correct when the reply says it was not mentioned
+      evidence       {"dropped", "unparseable", "names_no_turn", "repaired", "dropped_ids": [{question_id,
+                     id, reason}], "repaired_ids": [{question_id, id, as}]}  evidence ids of these questions
+                     the loader dropped or repaired (suites/locomo/evidence.py)
       intervals      {"judge", "f1_bleu1"}  how each interval is computed, in words
       notes          what is counted and how, in words
                      cell = {"n" judged, "correct", "accuracy", "ci95": [lo, hi] (95% Wilson),

@@ -26,6 +26,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.eval.rounds import why_nothing
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 from benchmarker.log.jsonl import JsonlWriter, read_jsonl
@@ -62,13 +63,17 @@ async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
                     if proposal is None:
                         break
                     questions = proposal.questions
+                    entry = {"schema_version": 2, "case_id": case.case_id, "round": round_,
+                             "weak_categories": weak, "proposer": settings.proposer,
+                             "proposed": proposal.proposed, "verified": proposal.verified,
+                             "dropped": [{"question": q, "reason": r} for q, r in proposal.dropped],
+                             "questions": [question_line(q) for q in questions]}
                     if line is None:
-                        writer.write({"schema_version": 2, "case_id": case.case_id, "round": round_,
-                                      "weak_categories": weak, "proposer": settings.proposer,
-                                      "proposed": proposal.proposed, "verified": proposal.verified,
-                                      "dropped": [{"question": q, "reason": r} for q, r in proposal.dropped],
-                                      "questions": [question_line(q) for q in questions]})
-                if not questions:
+                        writer.write(entry)   # logged even when empty: the summary reports the round
+                    line = entry
+                if not questions:   # a round that asks nothing is a result: said here, in the summary and report
+                    ctx.progress.note(f"adversary: case {case.case_id} round {round_} asked nothing: "
+                                      f"{why_nothing([line])}")
                     break
                 harder = dataclasses.replace(case, questions=tuple(questions))
                 ctx.progress.add_questions(sum(q.question_id not in ctx.log.done.judged for q in questions))

@@ -219,7 +219,7 @@ def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previou
         run_id=run_id,
         dataset={"kind": config.dataset.kind, "path": plan.path, "sha256": plan.sha256,
                  "description": plan.description, "questions": plan.total_questions,
-                 "seeds": list(config.dataset.seeds) or [config.dataset.seed]},
+                 "seeds": list(config.dataset.seeds) or [config.dataset.seed], **plan.details},
         models=models.describe(),
         memory={"backend": config.memory.backend, "preset": config.memory.preset,
                 "mapping": config.memory.mapping or None, "transport": config.memory.transport or None,

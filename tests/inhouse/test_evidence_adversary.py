@@ -132,8 +132,10 @@ def test_a_model_proposer_writes_a_checked_round_for_longmemeval_cases(tmp_path:
         summary = json.loads((run_dir / "summary.json").read_text())
         assert summary["qa"]["overall"]["n"] == 2 and summary["qa"]["overall"]["accuracy"] == 1.0  # round 0 only
         assert summary["rounds"]["rounds"]["1"]["accuracy"] == 0.0
-        assert summary["rounds"]["adversary"]["1"] == {"proposed": 6, "verified": 4, "dropped": 2,
-                                                       "drop_reasons": {"cites a turn that does not exist": 2}}
+        assert summary["rounds"]["adversary"]["1"] == {"cases": 2, "proposed": 6, "verified": 4, "dropped": 2, "asked": 4,
+                                                       "drop_reasons": {"cites a turn that does not exist": 2},
+                                                       "note": "Round 1 asked 4 question(s): 6 proposed, 2 dropped "
+                                                               "(cites a turn that does not exist: 2)"}
         assert summary["analyst"]["wrong"] == 4
         ledger = json.loads((run_dir / "manifest.json").read_text())["tokens"]["roles"]["eval"]
         # 2 proposer calls (3,000 in / 200 out) + 6 judge calls (100 / 20), at $1 / $2 per million

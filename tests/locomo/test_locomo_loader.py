@@ -10,10 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarker.suites.locomo.data import (CATEGORY_NAMES, NOT_MENTIONED, load_locomo, locomo_date, select_locomo,
-                                         turn_text)
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.errors import DatasetError
+from benchmarker.suites.locomo.data import CATEGORY_NAMES, NOT_MENTIONED, load_locomo, locomo_date, select_locomo, turn_text
 
 FIXTURE = Path(__file__).parent / "fixtures" / "locomo_mini.json"
 
@@ -92,7 +91,7 @@ def test_selection_keeps_only_chosen_questions_and_skips_conversations_without_a
 
 @given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 40)), max_size=6), st.sampled_from(["; ", ", ", " "]))
 def test_evidence_ids_are_found_however_they_are_joined(pairs, separator):
-    from benchmarker.suites.locomo.data import _evidence
+    from benchmarker.suites.locomo.evidence import parse_evidence
 
     text = separator.join(f"D{n}:{i}" for n, i in pairs)
-    assert _evidence([text]) == list(dict.fromkeys(pairs))
+    assert parse_evidence([text]).ids == list(dict.fromkeys(pairs))

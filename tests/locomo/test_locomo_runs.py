@@ -43,7 +43,10 @@ def test_locomo_agent_and_retrieval_runs(tmp_path, capsys):
         assert 0 < retrieval["metrics"]["turn.recall_any@10"] <= 1
         manifest = json.loads((directory / "manifest.json").read_text())
         assert manifest["dataset"]["kind"] == "locomo" and manifest["dataset"]["sha256"]
-        assert "15 questions over 2 conversation(s); 1 evidence id(s) name no turn" in manifest["dataset"]["description"]
+        assert "15 questions over 2 conversation(s); 1 evidence id(s) dropped (0 unparseable, 1 name no turn)" \
+            in manifest["dataset"]["description"]
+        assert manifest["dataset"]["evidence"]["dropped_ids"] == [
+            {"question_id": "conv-26-q007", "id": "D9:99", "reason": "names no turn"}]  # every one, with why
     agent = run_dir(tmp_path, "agent")
     summary = json.loads((agent / "summary.json").read_text())
     assert set(summary["qa"]["by_type"]) == {"multi-hop", "temporal", "open-domain", "single-hop", "adversarial"}
@@ -54,9 +57,11 @@ def test_locomo_agent_and_retrieval_runs(tmp_path, capsys):
     assert locomo["overall"]["questions"] == 12 and locomo["overall"]["judge"]["n"] == 12
     assert 0 <= locomo["overall"]["f1"]["mean"] <= 1 and len(locomo["overall"]["bleu1"]["ci95"]) == 2
     assert all("f1" in r["locomo"] for r in read_lines(agent / "results.jsonl"))
-    capsys.readouterr()
+    assert summary["locomo"]["evidence"]["dropped"] == 1
+    assert any("conv-26-q007 `D9:99` (names no turn)" in note for note in summary["notes"])
+    assert "evidence ids dropped" in capsys.readouterr().out  # the end-of-run table says so
     assert main(["report", str(agent)]) == 0
-    assert (agent / "report.md").is_file()
+    assert "1 evidence id(s) dropped" in (agent / "report.md").read_text()
     assert main(["compare", str(agent), str(run_dir(tmp_path, "ret"))]) == 0
     assert main(["estimate", str(config(tmp_path, "agent"))]) == 0
     assert "agent calls" in capsys.readouterr().out

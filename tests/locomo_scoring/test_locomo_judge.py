@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from langchain_openai import ChatOpenAI
 
-from benchmarker.suites.locomo.data import NOT_MENTIONED
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.eval.judge import choose_prompt, judge_answer, parse_label
 from benchmarker.eval.score import Judge, score
+from benchmarker.suites.locomo.data import NOT_MENTIONED
 from tests.eval.fake_judge_server import FakeJudgeServer
 
 TRAP = "self-care is important"

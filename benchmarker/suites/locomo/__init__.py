@@ -3,6 +3,7 @@ per-answer token F1 / BLEU-1 reported per category (category 5 apart, as abstent
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,12 +17,14 @@ from benchmarker.eval.grader import grade_deterministic
 from benchmarker.eval.judge import LOCOMO_TEMPLATES, judge_answer
 from benchmarker.suites.base import Record, Suite, with_eval_tokens
 from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, select_locomo
+from benchmarker.suites.locomo.evidence import counts_text, evidence_block, evidence_note
 from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, category_of, locomo_summary, scored_gold
 from benchmarker.suites.locomo.report import compare_rows, locomo_section
 
 if TYPE_CHECKING:
     from benchmarker.eval.score import Judge
 
+log = logging.getLogger(__name__)
 JUDGE_TEXT_TOKENS, JUDGE_OUTPUT = 100, 30   # estimate: question, answers and category; the JSON reply
 
 
@@ -53,11 +56,16 @@ class LoCoMo(Suite):
                                          question_types=list(run.question_types), limit=run.limit,
                                          sample=run.sample, sample_seed=run.sample_seed, source=str(path)))
         conversations = sum(1 for _ in select_locomo(parsed, wanted))
-        dropped = f"; {parsed.dropped_evidence} evidence id(s) name no turn and were dropped" \
-            if parsed.dropped_evidence else ""
-        description = f"LoCoMo file {path}: {len(wanted)} questions over {conversations} conversation(s){dropped}"
+        evidence = evidence_block([vars(d) for d in parsed.dropped],
+                                  [{"question_id": r.question_id, "id": r.id, "as": r.canonical} for r in parsed.repaired])
+        told = f"; {evidence['dropped']} evidence id(s) dropped ({evidence['unparseable']} unparseable, " \
+            f"{evidence['names_no_turn']} name no turn), {evidence['repaired']} repaired" \
+            if evidence["dropped"] or evidence["repaired"] else ""
+        description = f"LoCoMo file {path}: {len(wanted)} questions over {conversations} conversation(s){told}"
+        if (note := evidence_note(evidence, where="the file")) is not None:
+            log.warning("%s (every one is listed in the manifest's dataset.evidence)", note)
         return DatasetPlan([CaseGroup("cases", len(wanted), lambda: select_locomo(parsed, wanted))], str(path),
-                           dataset_sha256(path), description)
+                           dataset_sha256(path), description, details={"evidence": evidence})
 
     async def score(self, record: Record, case: Case | None, judge: Judge) -> Record:
         """Label from the LoCoMo judge (any model judge kind: "official" is LongMemEval's only) or the
@@ -90,7 +98,19 @@ class LoCoMo(Suite):
     def summary_blocks(self, results: list[Record], notes: list[str]) -> Record:
         notes.append("LoCoMo: overall accuracy, F1 and BLEU-1 are over categories 1-4; category 5 (adversarial) "
                      "is reported apart as abstention (see locomo.notes)")
-        return {self.name: locomo_summary(results)}
+        block = locomo_summary(results)
+        if (note := evidence_note(block["evidence"])) is not None:  # ids the file got wrong: said, never silent
+            notes.append(note + " (all in locomo.evidence)")
+        return {self.name: block}
+
+    def console_rows(self, summary: Record) -> list[tuple[str, str]]:
+        evidence = (summary.get(self.name) or {}).get("evidence") or {}
+        return [("evidence ids dropped", counts_text(evidence))] if evidence.get("dropped") or evidence.get("repaired") \
+            else []
+
+    def answer_fields(self, case: Case, question: Question) -> Record:
+        """The question's evidence ids that were dropped (with why) or repaired, so the summary counts them."""
+        return {f"evidence_{key}": question.evidence[key] for key in ("dropped", "repaired") if question.evidence.get(key)}
 
     def qa_report_lines(self, summary: Record) -> list[str]:
         return locomo_section(summary[self.name]) if summary.get(self.name) else []

@@ -18,7 +18,9 @@ How a sample becomes a Case (one memory):
   category 5, which the harness scores as abstention: the gold answer is NOT_MENTIONED and the
   trap (`adversarial_answer`) is kept in the rubric;
 - evidence "D<N>:<i>" is turn i-1 of session N: turn-level retrieval evidence; its sessions are
-  `answer_session_ids`. Evidence naming a turn that does not exist is dropped and counted;
+  `answer_session_ids`. Slips are repaired ("D:11:26" is D11:26; evidence.py); an id that cannot
+  be read or names a turn that does not exist is dropped, and each is listed with its question and
+  reason (`dropped`, `repaired`; the question's `evidence` keeps its own);
 - LoCoMo gives no question date: `question_date` is the last session's date.
 """
 
@@ -34,6 +36,7 @@ from typing import Any
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
+from benchmarker.suites.locomo.evidence import NO_TURN, UNPARSEABLE, canonical, parse_evidence
 
 # LoCoMo's `category` -> the question_type every results line carries. Category 5 (adversarial:
 # the answer was never stated; the right reply says so) is reported separately, as abstention.
@@ -42,17 +45,36 @@ ADVERSARIAL = 5
 QUESTION_TYPES = tuple(CATEGORY_NAMES[c] for c in sorted(CATEGORY_NAMES))
 NOT_MENTIONED = "Not mentioned in the conversation."
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-_DIA_ID = re.compile(r"D(\d+)\s*:\s*(\d+)")
 _DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M%p on %d %B, %Y")
+
+
+@dataclass(frozen=True)
+class DroppedEvidence:
+    question_id: str
+    id: str        # as written
+    reason: str    # UNPARSEABLE or NO_TURN
+
+
+@dataclass(frozen=True)
+class RepairedEvidence:
+    question_id: str
+    id: str        # as written
+    canonical: str
 
 
 @dataclass
 class LocomoFile:
-    """A parsed, validated LoCoMo file: its cases (every question) and what was dropped."""
+    """A parsed, validated LoCoMo file: its cases (every question), the evidence ids dropped (with
+    why) and those repaired."""
 
     cases: list[Case]
-    dropped_evidence: int = 0
+    dropped: list[DroppedEvidence] = field(default_factory=list)
+    repaired: list[RepairedEvidence] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def dropped_evidence(self) -> int:
+        return len(self.dropped)
 
     def index(self) -> list[tuple[str, str]]:
         """(question_id, question_type) of every question, in file order (for [run] selection)."""
@@ -174,25 +196,23 @@ def _question(item: Any, sample_id: str, position: int, where: str, turns: set[t
     if not adversarial and (gold is None or (isinstance(gold, str) and not gold.strip())):
         parsed.problems.append(f"{where}: category {category} needs an answer")
         return None
-    evidence = _evidence(item.get("evidence"))
-    kept = [(n, i) for n, i in evidence if (n, i - 1) in turns]
-    parsed.dropped_evidence += len(evidence) - len(kept)
     question_id = f"{sample_id}-q{position:03d}" + ("_abs" if adversarial else "")
+    found = parse_evidence(item.get("evidence"))
+    kept = [(n, i) for n, i in found.ids if (n, i - 1) in turns]
+    dropped = [{"id": text, "reason": UNPARSEABLE} for text in found.unparseable]
+    dropped += [{"id": canonical(n, i), "reason": NO_TURN} for n, i in found.ids if (n, i) not in kept]
+    repaired = [{"id": text, "as": fixed} for text, fixed in found.repaired]
+    parsed.dropped += [DroppedEvidence(question_id, d["id"], d["reason"]) for d in dropped]
+    parsed.repaired += [RepairedEvidence(question_id, text, fixed) for text, fixed in found.repaired]
     rubric = {"adversarial_answer": str(item.get("adversarial_answer") or gold or "")} if adversarial else {}
+    evidence: dict[str, Any] = {"dia_ids": [canonical(n, i) for n, i in found.ids],
+                                "turns": [[f"session_{n}", i - 1] for n, i in kept]}
+    evidence |= ({"dropped": dropped} if dropped else {}) | ({"repaired": repaired} if repaired else {})
     return Question(
         question_id=question_id, question_type=CATEGORY_NAMES[category], question=str(item["question"]).strip(),
         answer=NOT_MENTIONED if adversarial else _answer_text(gold), question_date=last_date,
         answer_session_ids=tuple(dict.fromkeys(f"session_{n}" for n, _ in kept)), category=str(category),
-        rubric=rubric, evidence={"dia_ids": [f"D{n}:{i}" for n, i in evidence],
-                                 "turns": [[f"session_{n}", i - 1] for n, i in kept]})
-
-
-def _evidence(value: Any) -> list[tuple[int, int]]:
-    """Every "D<N>:<i>" in the evidence list (LoCoMo sometimes joins several in one string)."""
-    items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-    found = [(int(m.group(1)), int(m.group(2))) for text in items if isinstance(text, str)
-             for m in _DIA_ID.finditer(text)]
-    return list(dict.fromkeys(found))
+        rubric=rubric, evidence=evidence)
 
 
 def _answer_text(value: Any) -> str:

@@ -47,6 +47,7 @@ from typing import Any
 from benchmarker.eval.qa_metrics import cell, not_graded
 from benchmarker.eval.stats import bootstrap_mean_ci
 from benchmarker.suites.locomo.data import ADVERSARIAL, CATEGORY_NAMES
+from benchmarker.suites.locomo.evidence import block_of_results
 
 KIND = "locomo"
 SCORED = tuple(str(c) for c in sorted(CATEGORY_NAMES) if c != ADVERSARIAL)  # "1".."4": the overall
@@ -188,6 +189,7 @@ def locomo_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
         "overall": {"categories": list(SCORED), **_block(scored)},
         "adversarial": {"category": adversarial, "name": CATEGORY_NAMES[ADVERSARIAL],
                         **_block(groups.get(adversarial, []), lexical=False)},
+        "evidence": block_of_results([r for r in results if r.get("kind") == KIND]),
         "intervals": {"judge": "95% Wilson score interval",
                       "f1_bleu1": f"95% percentile bootstrap of the mean ({BOOTSTRAP_ITERATIONS:,} resamples, "
                                   f"seed {BOOTSTRAP_SEED})"},

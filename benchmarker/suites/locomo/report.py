@@ -32,6 +32,11 @@ def locomo_section(block: dict[str, Any]) -> list[str]:
     intervals = block.get("intervals") or {}
     out += ["", f"Accuracy intervals: {intervals.get('judge', 'n/a')}; F1 and BLEU-1 intervals: "
             f"{intervals.get('f1_bleu1', 'n/a')}. F1 and BLEU-1 are not computed for category 5 (n/a)."]
+    evidence = block.get("evidence") or {}
+    if evidence.get("dropped") or evidence.get("repaired"):
+        out += ["", f"Evidence ids: {evidence['dropped']} evidence id(s) dropped ({evidence['unparseable']} "
+                f"unparseable, {evidence['names_no_turn']} name no turn), {evidence.get('repaired', 0)} repaired; "
+                "summary.json `locomo.evidence` lists each with its question."]
     return out + [f"- {note}" for note in block.get("notes", [])] + [""]
 
 
