@@ -136,14 +136,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"report: {path}")
         return 0
     if args.verb == "score":
+        from rich.console import Console
+
         from benchmarker.config import load_config
+        from benchmarker.run.console import summary_table
         from benchmarker.run.rescore import rescore
         from benchmarker.run.run_lock import hold_run_lock, run_root
 
         config = load_config(args.config)
         with hold_run_lock(run_root(args.run_dir), "score"):
-            out = asyncio.run(rescore(args.run_dir, config))
+            summary, out = asyncio.run(rescore(args.run_dir, config))
         print(f"scores: {out}\nreport: {out / 'report.html'}")
+        Console().print(summary_table(summary, f"{args.run_dir.name} re-judged by {out.name}"))
         return 0
     if args.verb == "replay":
         from benchmarker.config import load_config

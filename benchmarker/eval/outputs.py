@@ -32,6 +32,7 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     every_round = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
     results = [r for r in every_round if not r.get("round")]  # the main metrics: the dataset's own questions
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
+    run_meta = _manifest_facts(run_dir) | run_meta
     summary = build_summary(results, run_meta=run_meta | {"decisions": decisions})
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores,
@@ -110,6 +111,14 @@ def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[
         derived["alpha"] = None if alpha == SERVICE_ALPHA else alpha
     written = _written_run(answers_dir)
     return derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written}
+
+
+def _manifest_facts(run_dir: Path) -> dict[str, Any]:
+    """When the run started and from which config file, as its manifest says (a report's header names
+    both; read here so `run`, `report` and `score` write the same values)."""
+    manifest = read_json_object(run_dir / "manifest.json")
+    facts = {"started_at": manifest.get("started_at"), "config": manifest.get("config_path")}
+    return {k: v for k, v in facts.items() if v}
 
 
 def _written_run(answers_dir: Path) -> dict[str, Any]:

@@ -26,7 +26,14 @@ from benchmarker.eval.plots import (
     plot_sweep_heatmap,
 )
 from benchmarker.eval.retrieval_metrics import evidence_sets, question_retrieval
-from benchmarker.eval.retrieval_report import WORST_LIMIT, clip, hits_table, retrieval_header, worst_by_retrieval
+from benchmarker.eval.retrieval_report import (
+    WORST_LIMIT,
+    clip,
+    hits_table,
+    index_description,
+    retrieval_header,
+    worst_by_retrieval,
+)
 from benchmarker.eval.summary import is_retrieval_only
 from benchmarker.registry import suites_of
 
@@ -62,9 +69,18 @@ def _header(summary: dict[str, Any]) -> list[str]:
                 f"unjudged {counts.get('unjudged', 0)}, abstention {counts.get('abstention', 0)})",
                 f"- judge: {judges}; models: {', '.join(counts.get('judge_models', [])) or 'none'}"]
         out += [line for line in [calibration_line(summary.get("judge_calibration"))] if line]
-        for key in ("dataset", "provider", "models", "memory_backend", "alpha", "top_k"):
+        for key in ("dataset", "provider", "models"):
             if run.get(key) not in (None, "", {}):
                 out.append(f"- {key}: `{run[key]}`")
+        if run.get("memory") or run.get("top_k") is not None:  # an outside agent has neither: it searched itself
+            out.append(f"- memory searched: {index_description(run)}")
+    if run.get("rescored"):
+        rescored = run["rescored"]
+        out.insert(2, f"> **Re-judged answers** of run `{rescored['of_run']}` by `{rescored['judge']}`"
+                      + (f" ({rescored['model']})" if rescored.get("model") else "")
+                      + f", thresholds {rescored['thresholds']}; the run's own report is `{rescored['original_report']}`.")
+        out.insert(3, "")
+    out += [f"- {name}: `{run[key]}`" for key, name in (("started_at", "started"), ("config", "config")) if run.get(key)]
     told = ("offline run", "retrieval-only run")  # already said above
     out += [f"- note: {n}" for n in summary.get("notes", []) if not n.startswith(told)]
     return out + [""]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.log.jsonl import read_json_object
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
 from benchmarker.registry import suite_of_record
@@ -60,7 +61,8 @@ def _with_adversarial_questions(cases: dict[str, Any], run_dir: Path) -> dict[st
             for cid, case in cases.items()}
 
 
-async def rescore(run_dir: Path, config) -> Path:
+async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
+    """The re-judged summary and the folder it went to (`scores/<judge label>/`)."""
     from benchmarker.eval.outputs import write_outputs
     from benchmarker.eval.score import score
     from benchmarker.run.models import build_models
@@ -102,12 +104,18 @@ async def rescore(run_dir: Path, config) -> Path:
     finally:
         log.close()
     kinds = sorted({a.kind for a in answers.values()})
+    original = read_json_object(run_dir / "summary.json").get("run") or {}
     meta = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers), "judge": models.judge_kind,
             "point": f"scores/{label}", "tokens": models.ledger.snapshot(),
             "dataset_kind": suite_of_record(kinds[0]).name if len(kinds) == 1 else config.dataset.kind,
-            "thresholds": thresholds}
-    write_outputs(out_dir, run_dir, meta)
-    return out_dir
+            "thresholds": thresholds,
+            # what was searched is the original run's (the answers are its); what judged them is new
+            **{k: original[k] for k in ("top_k", "alpha", "memory", "agent") if k in original},
+            "rescored": {"of_run": run_dir.name, "judge": models.judge_kind, "model": config.models.eval or None,
+                         "label": label, "original_report": "../../report.html",
+                         "thresholds": "the defaults" if thresholds == type(config.eval.thresholds)().model_dump(mode="json")
+                         else "non-default (summary.json run.thresholds lists them)"}}
+    return write_outputs(out_dir, run_dir, meta)[0], out_dir
 
 
 def _run_mode(answers: dict[str, AnswerRecord]) -> str:

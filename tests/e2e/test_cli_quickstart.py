@@ -114,7 +114,11 @@ def test_score_rejudges_a_finished_run_without_touching_it(quick_run: Path, tmp_
         asked = len(judge.requests)
         again = run_cli("score", str(quick_run), str(cfg), cwd=tmp_path, env=env, timeout=300)
         assert again.returncode == 0 and len(judge.requests) == asked  # resumable: nothing judged twice
+    assert "overall accuracy" in first.stdout and "re-judged by llm-judge-x" in first.stdout  # a table, not only paths
     out = quick_run / "scores" / "llm-judge-x"
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "> **Re-judged answers** of run `e2e` by `llm` (judge-x), thresholds the defaults" in report
+    assert "- memory searched: backend `embedded`, embedder `minilm`, alpha `0.6` (the service's), top_k `10`" in report
     results = read_lines(out / "results.jsonl")
     assert asked == len(results) and all(r["label"] is True and r["grade"]["judge"] == "llm" for r in results)
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
