@@ -99,3 +99,41 @@ def test_a_service_started_for_a_launcher_that_is_already_gone_exits_at_once(tmp
                             env={**os.environ, "PYTHONPATH": ROOT})
     assert result.returncode != 0 and "launcher" in result.stderr and "is gone" in result.stderr
     assert time.monotonic() - started < 20 and not (tmp_path / "m.sqlite").exists()  # before the database opened
+
+
+STUBBORN_SERVER = """
+    import subprocess, sys, time
+    # A third-party server at its slowest: still starting, not reading stdin (so it never sees EOF),
+    # with a helper process of its own (as `npx` runs node).
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    with open(sys.argv[1], "w") as out:
+        out.write(f"{__import__('os').getpid()} {helper.pid}\\n")
+    time.sleep(600)
+"""
+
+STDIO_LAUNCHER = """
+    import asyncio, sys
+    from benchmarker.memory.launch import ServerLaunch
+    launch = ServerLaunch(transport="stdio", command=sys.executable, args=("-c", sys.argv[1], sys.argv[2]),
+                          stderr_path=sys.argv[3])
+    async def main():
+        async with launch.connect(timeout_s=600):
+            await asyncio.sleep(600)
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_a_stdio_server_whose_launcher_is_killed_during_start_up_exits_with_its_children(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pids"
+    proc = launcher(STDIO_LAUNCHER, textwrap.dedent(STUBBORN_SERVER), str(pid_file), str(tmp_path / "stderr.log"))
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text().endswith("\n")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    pids = [int(pid) for pid in pid_file.read_text().split()]
+    proc.kill()
+    proc.wait()
+    try:
+        assert wait_gone(pids) == []
+    finally:
+        kill_all(pids)
