@@ -82,8 +82,9 @@ def _path_from(tb: TracebackType | None) -> str | None:
 
 def _path_in(names: dict[str, Any]) -> str | None:
     for value in names.values():
-        if isinstance(value, io.IOBase) and isinstance(getattr(value, "name", None), str):
-            return str(value.name)
+        name = getattr(value, "name", None) if isinstance(value, io.IOBase) else None
+        if isinstance(name, str):
+            return name
     owner = names.get("self")
     if isinstance(owner, os.PathLike):
         return os.fsdecode(owner)
