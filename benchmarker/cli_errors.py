@@ -4,8 +4,10 @@ An expected error prints `error: <message>` (credentials masked) on stderr and e
 documented code: a `UserError` (config, dataset, flag, run directory in use) 2, a `RunAbortedError`
 (`[run].max_failures_in_a_row` cases or judge calls failed in a row) 1, Ctrl-C 130. Whatever the
 run path wrapped them in is unwrapped first: asyncio and anyio task groups raise (nested)
-`BaseExceptionGroup`s, whose sibling cancellations are noise. Anything else is a bug in the
-harness (or in a library under it) and keeps its traceback.
+`BaseExceptionGroup`s, whose sibling cancellations are noise. A full disk (ENOSPC, EDQUOT, EFBIG,
+SQLite's "database or disk is full") anywhere in what arrived is one line naming the file, exit 1
+(disk_full.py). Anything else is a bug in the harness (or in a library under it) and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import asyncio
 import sys
 from collections.abc import Callable
 
+from benchmarker import disk_full
 from benchmarker.errors import RunAbortedError, UserError
 from benchmarker.redact import redact_text
 
 EXPECTED = (UserError, RunAbortedError, KeyboardInterrupt)
 RESUME_HINT = "see errors.jsonl in the run directory; fix the cause and run the same command again to resume."
+DISK_FULL_HINT = f"the disk looks full: {disk_full.HINT}."
 INTERRUPTED = "\ninterrupted: everything finished so far is saved; run the same command again to resume."
 
 
@@ -48,6 +52,10 @@ def run_verb(verb: Callable[[], int]) -> int:
         return verb()
     except BaseException as exc:
         cause = expected_cause(exc)
+        full = disk_full.find(exc) if not isinstance(cause, KeyboardInterrupt) else None
+        if full is not None:
+            print(f"error: {redact_text(full.line())}", file=sys.stderr)
+            return disk_full.EXIT_CODE
         if cause is None:
             raise
         return report(cause)
@@ -60,6 +68,6 @@ def report(cause: BaseException) -> int:
         return 130
     print(f"error: {redact_text(str(cause))}", file=sys.stderr)
     if isinstance(cause, RunAbortedError):
-        print(RESUME_HINT, file=sys.stderr)
+        print(DISK_FULL_HINT if disk_full.mentions_disk_full(str(cause)) else RESUME_HINT, file=sys.stderr)
         return RunAbortedError.exit_code
     return getattr(cause, "exit_code", 2)

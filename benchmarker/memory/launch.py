@@ -4,6 +4,10 @@
 A mapping whose scope is "process" gets one server per case: `for_scope` fills `{scope_dir}` (and
 `{scope}`) into the command's arguments and environment, so each case's data lives in its own
 folder under the run directory and a resumed run reopens the same folder.
+
+A stdio server is started under the lifeline guard (benchmarker/memory/lifeline.py), which ends
+the server and its process group when the harness dies, even by SIGKILL during start-up: many
+servers never notice that stdin closed, and one left behind keeps its data locked.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.memory.lifeline import guard_command
 from benchmarker.redact import redact
 from benchmarker.tool_mapping import ToolMapping, load_mapping, render
 
@@ -56,7 +61,8 @@ class ServerLaunch:
             async with MemoryClient.connect(self.url, headers=self.headers, **kwargs) as client:
                 yield client
             return
-        async with MemoryClient.connect_stdio(self.command, self.args, env=self.env, cwd=self.cwd,
+        command, args = guard_command(self.command, self.args)
+        async with MemoryClient.connect_stdio(command, args, env=self.env, cwd=self.cwd,
                                               stderr_path=self.stderr_path, **kwargs) as client:
             yield client
 

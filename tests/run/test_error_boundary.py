@@ -4,6 +4,8 @@ errors print one `error:` line with their documented exit code, genuine bugs kee
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.cli_errors import expected_cause, leaves, run_verb
 from benchmarker.errors import ConfigError, RunAbortedError, UserError
+from benchmarker.log.jsonl import JsonlWriter, read_jsonl, write_json_atomic
 from tests.agent_adapters.test_agent_runs import SAMPLE, lines, subprocess_config
 
 
@@ -71,3 +74,98 @@ def test_expected_errors_print_one_error_line_and_their_exit_code(exc: BaseExcep
     err = capsys.readouterr().err
     assert err.splitlines()[0].startswith(first_line) and "Traceback" not in err
     assert "sk-abcdefghijklmnopqrstuvwx" not in err  # masked, as before
+
+
+# -- a full disk -----------------------------------------------------------------------------------
+# No root, no tiny filesystem: writes to /dev/full fail with ENOSPC at the OS boundary, so a file the
+# harness only appends to (never reads back while running) is pointed at it.
+
+DISK_FULL_TAIL = "; free space and run the same command again to resume"
+
+
+def full_disk_at(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to("/dev/full")
+
+
+@pytest.mark.slow
+def test_a_full_disk_mid_run_is_one_error_line_naming_the_file_and_the_same_command_resumes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = subprocess_config(tmp_path, SAMPLE, concurrency=1)
+    run_dir = tmp_path / "runs" / "agent"
+    full_disk_at(run_dir / "decisions.jsonl")  # the agent's tool-call trace, appended during every case
+    assert main(["run", str(cfg)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "ExceptionGroup" not in err
+    assert [line for line in err.splitlines() if line.startswith("error:")] == [
+        f"error: no space left on device writing {run_dir / 'decisions.jsonl'}{DISK_FULL_TAIL}"]
+
+    (run_dir / "decisions.jsonl").unlink()  # space freed
+    assert main(["run", str(cfg)]) == 0
+    ids = [answer["question_id"] for answer in lines(run_dir / "answers.jsonl")]
+    assert len(ids) == len(set(ids)) == 9  # the sample: every question answered, once
+
+
+def test_a_full_disk_in_an_atomic_json_write_is_one_line_naming_the_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "run" / "summary.json"
+    full_disk_at(target.with_name("summary.json.tmp"))
+    assert run_verb(lambda: write_json_atomic(target, {"overall": 1.0}) or 0) == 1
+    assert capsys.readouterr().err == f"error: no space left on device writing {target}.tmp{DISK_FULL_TAIL}\n"
+
+
+def test_a_full_disk_under_a_jsonl_writer_and_inside_a_task_group_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "errors.jsonl"
+    full_disk_at(target)
+    writer = JsonlWriter(target, durable=True)
+
+    async def cases() -> int:
+        async def one() -> None:
+            writer.write({"case_id": "q1", "error": "x" * 100_000})  # bigger than any buffer: fails in write()
+
+        async with asyncio.TaskGroup() as group:
+            group.create_task(one())
+            group.create_task(asyncio.sleep(5))
+        return 0
+
+    assert run_verb(lambda: asyncio.run(cases())) == 1
+    assert capsys.readouterr().err == f"error: no space left on device writing {target}{DISK_FULL_TAIL}\n"
+
+
+def test_a_full_sqlite_database_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "cache.sqlite"
+
+    def fill() -> int:
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            conn.execute("PRAGMA max_page_count = 8")  # SQLite's own "disk is full" (SQLITE_FULL), for real
+            conn.execute("CREATE TABLE t (x BLOB)")
+            conn.execute("INSERT INTO t VALUES (?)", (b"x" * 1_000_000,))
+        return 0
+
+    assert run_verb(fill) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: no space left on device writing a SQLite database") and err.endswith(
+        DISK_FULL_TAIL + "\n") and err.count("\n") == 1
+
+
+def test_a_run_stopped_by_failures_that_were_a_full_disk_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """The embedded service answers a tool call on a full disk with SQLite's message: the cases fail
+    in a row and the run stops; the line says what to do."""
+    def raises() -> int:
+        raise RunAbortedError("5 cases failed in a row; last error: add_entry: database or disk is full")
+
+    assert run_verb(raises) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: 5 cases failed in a row; last error: add_entry: database or disk is full")
+    assert err.splitlines()[1] == "the disk looks full: free space and run the same command again to resume."
+
+
+def test_a_torn_last_line_left_by_a_full_disk_is_cut_on_resume(tmp_path: Path) -> None:
+    path = tmp_path / "answers.jsonl"
+    path.write_text('{"question_id": "q1"}\n{"question_id": "q2", "hypo', encoding="utf-8")  # the disk filled mid-line
+    assert [r["question_id"] for r in read_jsonl(path)] == ["q1"]
+    writer = JsonlWriter(path)
+    writer.write({"question_id": "q2"})
+    writer.close()
+    assert [r["question_id"] for r in read_jsonl(path)] == ["q1", "q2"]

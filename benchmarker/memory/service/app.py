@@ -10,12 +10,9 @@ limits_http.py, finite_args.py).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
-import os
-import signal
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
@@ -64,16 +61,6 @@ def _rest_names(message: str) -> str:
     return message
 
 
-async def _watch_parent(parent: int) -> None:
-    """Stop (gracefully, via SIGTERM) when the process that launched us is gone."""
-    while True:
-        await asyncio.sleep(1.0)
-        if os.getppid() != parent:
-            log.warning("parent process %d exited; shutting down", parent)
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-
-
 def build_app(svc: MemoryService) -> Starlette:
     """The service's ASGI app; its lifespan resumes indexing and closes everything at shutdown."""
     mcp = build_mcp(svc)
@@ -84,13 +71,10 @@ def build_app(svc: MemoryService) -> Starlette:
         resumed = await svc.start()
         if resumed:
             log.warning("resuming: %d rows were stored but not yet indexed", resumed)
-        watcher = asyncio.create_task(_watch_parent(os.getppid())) if svc.settings.exit_with_parent else None
         try:
             async with mcp.session_manager.run():
                 yield
         finally:
-            if watcher is not None:
-                watcher.cancel()
             await svc.close()
 
     return Starlette(routes=[*_rest_routes(svc), *mcp_app.routes], lifespan=lifespan,

@@ -56,6 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_http_arguments(parser)
     parser.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
     parser.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--parent-pid", type=int, default=None, help=argparse.SUPPRESS)  # the launcher's PID
 
 
 def _add_http_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,6 +110,8 @@ class _ClosedStreamNoise(logging.Filter):
 
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGINT/SIGTERM; 0 on a clean stop, 2 on bad settings, 1 when serving failed."""
+    if args.exit_with_parent and not _watch_launcher(args.parent_pid):
+        return 1
     settings = settings_from_args(args)
     for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # see service.limit_blas_threads
         os.environ.setdefault(var, "1")
@@ -131,6 +134,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"serve-memory: {err}", file=sys.stderr)
         return 2
     return serve(settings)
+
+
+def _watch_launcher(parent_pid: int | None) -> bool:
+    """Before anything slow (the database lock, the model): stop as soon as the launcher is gone, and
+    do not start at all when it already is. False = gone. Without --parent-pid the parent at start
+    is the launcher, and PID 1 there means it died before we looked."""
+    from benchmarker.memory.lifeline import launcher_gone, stop_self, watch
+
+    parent = parent_pid if parent_pid is not None else os.getppid()
+    if launcher_gone(parent) or (parent_pid is None and parent == 1):
+        print(f"serve-memory: the launcher (PID {parent}) is gone; not starting", file=sys.stderr, flush=True)
+        return False
+
+    def gone() -> None:
+        print(f"serve-memory: the launcher (PID {parent}) is gone; shutting down", file=sys.stderr, flush=True)
+        stop_self()
+
+    watch(parent, gone)
+    return True
 
 
 def serve(settings: ServiceSettings) -> int:

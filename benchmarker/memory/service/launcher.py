@@ -6,7 +6,9 @@
     with EmbeddedMemoryService(settings) as svc: ...   # the same, synchronously
 
 A subprocess (not a thread) keeps the embedder's CPU work and the server's event loop out of the
-harness's process. The child exits by itself when its parent dies (--exit-with-parent). Every
+harness's process. The child exits by itself when this process dies, even by SIGKILL during
+start-up: it is told this PID (--exit-with-parent --parent-pid) and checks it from its first
+instant (benchmarker/memory/lifeline.py), so it never holds the database lock as an orphan. Every
 launch has its own random API key (handed over in MEMORY_API_KEY, never in argv where `ps`
 shows it), so the harness authenticates the way a client of Mycelian's stack does.
 """
@@ -140,7 +142,8 @@ class EmbeddedMemoryService:
         env[API_KEY_ENV] = settings.api_key  # after extra_env: the key this object reports is the one served
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")  # noqa: SIM115 (the server's log: closed by stop())
-        command = [sys.executable, "-m", "benchmarker.memory.service", *settings.to_cli_args()]
+        command = [sys.executable, "-m", "benchmarker.memory.service", *settings.to_cli_args(),
+                   "--parent-pid", str(os.getpid())]
         self._log.write(f"$ {' '.join(command)}\n".encode())
         self._log.flush()
         self._proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
