@@ -93,10 +93,12 @@ def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
 def score_table_md(table: dict[str, Any], name: str) -> str:
     """A mean-score table as markdown (with the level score and scoring columns when present)."""
     with_level = any("level_score" in v for v in table.values())
-    lines = [f"| {name} | n | mean score |" + (" level score | scoring |" if with_level else ""),
-             "|---|---|---|" + ("---|---|" if with_level else "")]
+    titled = any(v.get("title") for v in table.values())  # a level's name (L1-L16) beside its id
+    lines = [f"| {name} |" + (" name |" if titled else "") + " n | mean score |"
+             + (" level score | scoring |" if with_level else ""),
+             "|---|---|---|" + ("---|" if titled else "") + ("---|---|" if with_level else "")]
     for k, v in table.items():
-        row = f"| {k} | {v['n']} | {v['mean_score']:.3f} |"
+        row = f"| {k} |" + (f" {v.get('title') or ''} |" if titled else "") + f" {v['n']} | {v['mean_score']:.3f} |"
         if with_level:
             ls = v.get("level_score")
             row += f" {'n/a' if ls is None else f'{ls:.3f}'} | {v.get('scoring') or ''} |"

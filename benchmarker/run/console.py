@@ -86,4 +86,7 @@ def print_outcome(outcome) -> None:
             console.print(sweep.get("markdown", ""))
         return
     if outcome.summary:
-        console.print(summary_table(outcome.summary, f"run {outcome.run_dir.name}"))
+        retrieval_only = (outcome.summary.get("run") or {}).get("mode") == "retrieval"
+        console.print(summary_table(outcome.summary, f"run {outcome.run_dir.name}"
+                                    + (" (retrieval-only: search measured, nothing answered or judged)" if retrieval_only
+                                       else "")))

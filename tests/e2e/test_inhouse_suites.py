@@ -35,6 +35,7 @@ def test_every_level_runs_as_its_own_graph_node_and_is_scored(tmp_path: Path) ->
     assert level_lines["L15"]["scoring"] == "adversarial"
     report = (run_dir / "report.md").read_text()
     assert "Levels L1-L16" in report
+    assert by_level["L7"]["title"] == "Teaching" and "| L7 | Teaching |" in report  # names, not only ids
     # No LLM judge configured: LLM dimensions are reported as not graded, never as zero.
     llm_dims = {"temporal_awareness", "source_attribution", "confidence_calibration"}
     for result in lines(run_dir / "results.jsonl"):

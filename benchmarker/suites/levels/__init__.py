@@ -11,7 +11,7 @@ from statistics import mean
 from typing import Any
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.datasets.levels import build_level
+from benchmarker.datasets.levels import LEVEL_IDS, build_level
 from benchmarker.datasets.levels.spec import rubric
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
@@ -87,6 +87,9 @@ class Levels(RubricSuite):
         scores = [v["level_score"] for v in by_level.values() if v.get("level_score") is not None]
         headline = (f"mean level score {mean(scores):.3f} over {len(scores)} levels" if scores else "no scores")
         covers = sorted({c for r in levels for c in ((r.get("rubric") or {}).get("overall_covers") or [])})
+        for name, cells in by_level.items():  # the level's name beside its id (L7 is "Teaching")
+            if name in LEVEL_IDS:
+                cells.setdefault("title", build_level(name, 0).title)
         ordered = sorted(by_level.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 99)
         return {self.name: {"by_level": dict(ordered), "by_category": mean_score_table(levels, "category"),
                             "headline": headline, "score_covers": covers, "note": NOTE}}

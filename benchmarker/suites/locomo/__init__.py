@@ -97,16 +97,21 @@ class LoCoMo(Suite):
 
     def summary_blocks(self, results: list[Record], notes: list[str]) -> Record:
         notes.append("LoCoMo: overall accuracy, F1 and BLEU-1 are over categories 1-4; category 5 (adversarial) "
-                     "is reported apart as abstention (see locomo.notes)")
+                     "is reported apart as abstention (the LoCoMo section says how each is computed)")
         block = locomo_summary(results)
         if (note := evidence_note(block["evidence"])) is not None:  # ids the file got wrong: said, never silent
-            notes.append(note + " (all in locomo.evidence)")
+            notes.append(note + " (the LoCoMo section lists them)")
         return {self.name: block}
 
     def console_rows(self, summary: Record) -> list[tuple[str, str]]:
-        evidence = (summary.get(self.name) or {}).get("evidence") or {}
-        return [("evidence ids dropped", counts_text(evidence))] if evidence.get("dropped") or evidence.get("repaired") \
-            else []
+        block = summary.get(self.name) or {}
+        rows = [(f"{name} (categories 1-4)", f"{cell['mean']:.3f} [{cell['ci95'][0]:.3f}-{cell['ci95'][1]:.3f}] "
+                 f"(n={cell['n']})") for key, name in (("f1", "F1"), ("bleu1", "BLEU-1"))
+                if (cell := (block.get("overall") or {}).get(key)) and cell.get("mean") is not None and cell.get("ci95")]
+        evidence = block.get("evidence") or {}
+        if evidence.get("dropped") or evidence.get("repaired"):
+            rows.append(("evidence ids dropped", counts_text(evidence)))
+        return rows
 
     def answer_fields(self, case: Case, question: Question) -> Record:
         """The question's evidence ids that were dropped (with why) or repaired, so the summary counts them."""
