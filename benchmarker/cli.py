@@ -169,7 +169,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         text = format_compare(compare_runs(list(args.run_dirs)))
         print(text)
         if args.out:
-            args.out.write_text(text, encoding="utf-8")
+            from benchmarker.log.jsonl import write_text_atomic
+
+            write_text_atomic(args.out, text)
         return 0
     if args.verb == "serve-memory":
         from benchmarker.memory.service.cli import run as serve

@@ -48,7 +48,7 @@ SECRET_NAME = re.compile(
 _USERINFO = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://)[^\s/?#@\"<>`\\]*(?::[^\s?#@\"<>`\\]*)?@")
 # A query parameter (after `?`, `&` or `;`) and its value, up to the next parameter or the end of the URL.
 _PARAM = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\-]+)=([^&#\s\"<>`\\]*)")
-_BEARER = re.compile(r"\b(Bearer|Basic)\s+[^\s\"'<>`]{8,}", re.IGNORECASE)
+_BEARER = re.compile(r"\b(Bearer|Basic)\s+[^\s\"'<>`()\[\]{},;]{8,}", re.IGNORECASE)
 
 
 def is_secret_name(name: str) -> bool:
