@@ -103,11 +103,9 @@ def _mask_param(match: re.Match[str]) -> str:
     return f"{name}={MASK}" if value and is_secret_name(name) else match.group(0)
 
 
-def redact_text(text: str) -> str:
-    """`text` with the process's credentials, URL userinfo, secret query values and bearer tokens masked."""
-    pattern = _ENV.pattern()
-    if pattern is not None and len(text) >= MIN_SECRET_LEN:
-        text = pattern.sub(MASK, text)
+def _mask(text: str, env: re.Pattern[str] | None) -> str:
+    if env is not None and len(text) >= MIN_SECRET_LEN:
+        text = env.sub(MASK, text)
     if "://" in text:
         text = _USERINFO.sub(lambda m: f"{m.group(1)}{MASK}@", text)
     if "=" in text:
@@ -115,6 +113,11 @@ def redact_text(text: str) -> str:
     if "earer" in text or "asic" in text:
         text = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
     return text
+
+
+def redact_text(text: str) -> str:
+    """`text` with the process's credentials, URL userinfo, secret query values and bearer tokens masked."""
+    return _mask(text, _ENV.pattern())
 
 
 def redact_url(url: str) -> str:
@@ -125,13 +128,17 @@ def redact_url(url: str) -> str:
 def redact(value: Any, *, keys: bool = True) -> Any:
     """A copy of a JSON-like value with every string redacted; with `keys`, secret-named keys' string
     values are masked too (config, headers; run records keep `keys=False`: `question_key` is data)."""
+    return _redact(value, keys, _ENV.pattern())  # the environment is checked once per value, not per string
+
+
+def _redact(value: Any, keys: bool, env: re.Pattern[str] | None) -> Any:
     if isinstance(value, str):
-        return redact_text(value)
+        return _mask(value, env)
     if isinstance(value, dict):
         return {key: (MASK if keys and isinstance(key, str) and is_secret_name(key) and isinstance(item, str) and item
-                      else redact(item, keys=keys)) for key, item in value.items()}
+                      else _redact(item, keys, env)) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact(item, keys=keys) for item in value]
+        return [_redact(item, keys, env) for item in value]
     return value
 
 
