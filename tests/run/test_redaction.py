@@ -117,3 +117,29 @@ def test_secret_query_values_are_masked_whatever_they_hold() -> None:
     text = "GET /v1/chat?model=m&api_key=ab(c)/d+e=f:g%2F&token=t0k3n-value then http://h/x?sig=zz99 done"
     assert redact_text(text) == f"GET /v1/chat?model=m&api_key={MASK}&token={MASK} then http://h/x?sig={MASK} done"
     assert redact_text("http://host/users/@me?page=2") == "http://host/users/@me?page=2"  # no userinfo, nothing secret
+
+
+async def test_an_outside_agent_that_prints_its_credentials_leaves_none_in_errors_jsonl(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's case: a subprocess agent printed its environment's key (and a URL with a password)
+    on stderr, then died; the stderr tail went verbatim into errors.jsonl."""
+    import sys
+
+    from benchmarker.agent.adapters import AdapterError, SubprocessAgentAdapter, SubprocessAgentSettings
+    from benchmarker.log.store import RunLog
+
+    key = "sk-proj-Xq7vLp2Rt9Zm4Kw8"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    script = ("import os, sys; print('debug: OPENAI_API_KEY=' + os.environ['OPENAI_API_KEY'], "
+              f"'base http://agent:{SECRET}@127.0.0.1:9/v1?api_key={SECRET}', file=sys.stderr, flush=True); sys.exit(3)")
+    settings = SubprocessAgentSettings(command=sys.executable, args=["-c", script], name="leaky", timeout_s=5.0,
+                                       close_grace_s=1.0)
+    async with SubprocessAgentAdapter(settings) as agent:
+        with pytest.raises(AdapterError, match="exited with code 3") as caught:
+            await agent.answer("anything?")
+    log = RunLog(tmp_path)
+    log.log_error("case-1", caught.value)
+    log.close()
+    written = (tmp_path / "errors.jsonl").read_text(encoding="utf-8")
+    assert "debug: OPENAI_API_KEY=***" in written and "127.0.0.1:9/v1" in written
+    assert key not in written and SECRET not in written
