@@ -105,7 +105,7 @@ def redacted_terminal() -> Iterator[None]:
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
             handler.addFilter(RedactingFilter())
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
     sys.excepthook = redacting_excepthook
     try:
         yield

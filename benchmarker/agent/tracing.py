@@ -76,11 +76,11 @@ def _scrubbing_client_class() -> type:
     if not callable(getattr(Client, "_run_transform", None)):  # a langsmith without the hook: refuse, never leak
         raise RuntimeError("this langsmith version has no Client._run_transform; tracing cannot scrub payloads")
 
-    class ScrubbingClient(Client):  # type: ignore[misc]
-        def _run_transform(self, run: Any, update: bool = False, copy: bool = False) -> dict:  # type: ignore[override]
+    class ScrubbingClient(Client):
+        def _run_transform(self, run: Any, update: bool = False, copy: bool = False) -> dict:
             return scrub_run(super()._run_transform(run, update=update, copy=copy))
 
-        def update_run(self, run_id: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        def update_run(self, run_id: Any, **kwargs: Any) -> None:
             return super().update_run(run_id, **scrub_run(kwargs))
 
         def create_feedback(self, *args: Any, **kwargs: Any) -> Any:  # judge-online's comments quote traced text
