@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from benchmarker.cli_errors import run_verb
 from benchmarker.errors import UserError
-from benchmarker.redact import RedactingFilter, RedactingStream, redacting_excepthook
+from benchmarker.redact import redacted_terminal
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -94,23 +92,6 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with redacted_terminal():
         return run_verb(lambda: _dispatch(args))  # the one error boundary: one line and an exit code
-
-
-@contextlib.contextmanager
-def redacted_terminal() -> Iterator[None]:
-    """Everything the process shows masked (benchmarker.redact): stdout and stderr (prints, progress, rich
-    output, the error boundary) wrapped while the verb runs, every logging handler filtered (traceback
-    included), and a traceback escaping the CLI printed masked."""
-    for handler in logging.getLogger().handlers:
-        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
-            handler.addFilter(RedactingFilter())
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
-    sys.excepthook = redacting_excepthook
-    try:
-        yield
-    finally:
-        sys.stdout, sys.stderr = saved
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -23,11 +23,13 @@ few microseconds whatever the number of variables.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import sys
 import threading
+from collections.abc import Iterator
 from typing import IO, Any
 from urllib.parse import quote
 
@@ -187,3 +189,20 @@ def redacting_excepthook(kind: type[BaseException], exc: BaseException, tb: Any)
     import traceback
 
     print(redact_text("".join(traceback.format_exception(kind, exc, tb))), end="", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def redacted_terminal() -> Iterator[None]:
+    """Everything the process shows masked (benchmarker.redact): stdout and stderr (prints, progress, rich
+    output, the error boundary) wrapped while the verb runs, every logging handler filtered (traceback
+    included), and a traceback escaping the CLI printed masked."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    sys.excepthook = redacting_excepthook
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved

@@ -20,14 +20,13 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from benchmarker.agent.tracing import scrub_run
-from benchmarker.cli import redacted_terminal
 from benchmarker.cli_errors import run_verb
 from benchmarker.errors import UserError
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 from benchmarker.log.records import AnswerRecord, DecisionRecord
 from benchmarker.log.store import RunLog
-from benchmarker.redact import MASK, MIN_SECRET_LEN
+from benchmarker.redact import MASK, MIN_SECRET_LEN, redacted_terminal
 
 CREDENTIAL_VARS = ("OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "LANGSMITH_API_KEY", "MYCELIAN_TEST_TOKEN",
                    "DB_PASSWORD")
