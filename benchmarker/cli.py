@@ -24,7 +24,7 @@ from pathlib import Path
 
 from benchmarker.cli_errors import run_verb
 from benchmarker.errors import UserError
-from benchmarker.redact import RedactingFilter
+from benchmarker.redact import redacted_terminal
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -117,9 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(RedactingFilter())
-    return run_verb(lambda: _dispatch(args))  # the one error boundary: one line and an exit code
+    with redacted_terminal():
+        return run_verb(lambda: _dispatch(args))  # the one error boundary: one line and an exit code
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -186,7 +185,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         text = format_compare(compare_runs(list(args.run_dirs)))
         print(text)
         if args.out:
-            args.out.write_text(text, encoding="utf-8")
+            from benchmarker.log.jsonl import write_text_atomic
+
+            write_text_atomic(args.out, text)
         return 0
     if args.verb == "serve-memory":
         from benchmarker.memory.service.cli import run as serve

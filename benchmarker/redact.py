@@ -1,20 +1,42 @@
-"""Keep credentials out of what a run writes: manifest, logs, error lines, reports.
+"""The one masking point: every text that leaves the process goes through `redact_text`.
 
-Keys never come from the config file (config.py refuses secret-looking keys), but a URL can
-still carry one: `http://user:pass@host/v1`, `...?api_key=...`, a presigned `X-Amz-Signature`.
-Everything written from config or from an exception message goes through `redact`, which
-replaces URL userinfo and secret-looking query values with `***` and leaves the rest readable
-(scheme, host, port and path stay, so a reader can still tell which server was used).
+Files (the run log's JSONL and JSON writers, reports), the terminal (logging, prints, progress, the
+CLI error boundary) and trace payloads all call it, so one rule decides what a credential is:
+
+- the value of any of this process's credential-looking environment variables (a name `is_secret_name`
+  matches: OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, LANGSMITH_API_KEY, ..._TOKEN, ..._PASSWORD), raw or
+  percent-encoded, wherever it appears. Values shorter than `MIN_SECRET_LEN` (8) characters and
+  absolute paths are not masked: `AUTH=true` or `DB_PASSWORD=test` would mask ordinary words, and
+  PWD or a credentials *file* would mask every path of the run (the file's content is the secret);
+- the userinfo of a URL (`scheme://user:password@host` becomes `scheme://***@host`);
+- the value of a secret-looking query parameter (`?api_key=`, `&token=`, `X-Amz-Signature=`, ...);
+- a bearer / basic token after `Bearer` or `Basic`.
+
+Scheme, host, port, path and other parameters stay, so a reader can still tell which server was used.
+`redact` applies the same to a JSON-like value and, for config-like data (`keys=True`), also masks
+the values of secret-named keys.
+
+Cost: the environment is re-read only when its set of names or a credential's value changed (a set
+comparison), and all credential values are one compiled regex alternation, so a short string costs a
+few microseconds whatever the number of variables.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
-from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+import sys
+import threading
+from collections.abc import Iterator
+from typing import IO, Any
+from urllib.parse import quote
 
 MASK = "***"
+MIN_SECRET_LEN = 8
+# Credential-looking names whose values are not secrets (the shell's working directories).
+NOT_SECRET_VARS = frozenset({"PWD", "OLDPWD"})
 
 # Names whose values are credentials: as dict keys (config, headers) and as URL query parameters.
 SECRET_NAME = re.compile(
@@ -22,58 +44,110 @@ SECRET_NAME = re.compile(
     r"|session[_\-]?token|token|access[_\-]?token|refresh[_\-]?token|id[_\-]?token|password|passwd|pwd|pass"
     r"|auth|authorization|credential|credentials|signature|sig|x-amz-signature|x-amz-credential"
     r"|x-amz-security-token)$", re.IGNORECASE)
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s'\"<>()\[\]{}`]+")
-_BEARER = re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE)
+# `scheme://` then userinfo up to `@`: the user part stops at `/ ? # @`, a password (after `:`) may hold
+# anything but whitespace, quotes, `? # @`, so `pa/ss` and `pa(ss)` are masked whole and
+# `http://host/users/@me` (no `:` before the `/`) is left alone.
+_USERINFO = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://)[^\s/?#@\"<>`\\]*(?::[^\s?#@\"<>`\\]*)?@")
+# A query parameter (after `?`, `&` or `;`) and its value, up to the next parameter or the end of the URL.
+_PARAM = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\-]+)=([^&#\s\"<>`\\]*)")
+_BEARER = re.compile(r"\b(Bearer|Basic)\s+[^\s\"'<>`()\[\]{},;]{8,}", re.IGNORECASE)
 
 
 def is_secret_name(name: str) -> bool:
     return bool(SECRET_NAME.search(name))
 
 
-def redact_url(url: str) -> str:
-    """`url` with its userinfo and secret-looking query values masked; other text unchanged."""
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-    except ValueError:
-        return url
-    changed = False
-    if "@" in netloc:
-        netloc = f"{MASK}@{netloc.rpartition('@')[2]}"
-        changed = True
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        masked = [(name, MASK if value and is_secret_name(name) else value) for name, value in pairs]
-        if masked != pairs:
-            query = urlencode(masked, safe="*")
-            changed = True
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)) if changed else url
+class _EnvSecrets:
+    """The credential values of this process's environment as one regex, rebuilt when they change."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state: tuple[frozenset[Any], dict[Any, Any], re.Pattern[str] | None] | None = None
+
+    @staticmethod
+    def _raw() -> dict[Any, Any]:
+        data = getattr(os.environ, "_data", None)  # POSIX: bytes -> bytes, compared without decoding
+        return data if isinstance(data, dict) else dict(os.environ)
+
+    def pattern(self) -> re.Pattern[str] | None:
+        raw = self._raw()
+        state = self._state
+        if state is not None:
+            names, values, pattern = state
+            if raw.keys() == names and all(raw.get(k) == v for k, v in values.items()):
+                return pattern
+        with self._lock:
+            return self._rebuild(raw)
+
+    def _rebuild(self, raw: dict[Any, Any]) -> re.Pattern[str] | None:
+        values: dict[Any, Any] = {}
+        secrets: set[str] = set()
+        for key, value in raw.items():
+            name = os.fsdecode(key)
+            if name in NOT_SECRET_VARS or not is_secret_name(name):
+                continue
+            values[key] = value
+            text = os.fsdecode(value)
+            if len(text) >= MIN_SECRET_LEN and not os.path.isabs(text):
+                secrets |= {text, quote(text, safe="")}
+        # Longest first, so a value containing another is masked whole.
+        ordered = sorted(secrets, key=len, reverse=True)
+        pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._state = (frozenset(raw.keys()), values, pattern)
+        return pattern
 
 
-def redact_text(text: str) -> str:
-    """Every URL inside free text (an exception message, a log line) redacted, bearer tokens masked."""
+_ENV = _EnvSecrets()
+
+
+def _mask_param(match: re.Match[str]) -> str:
+    name, value = match.group(1), match.group(2)
+    return f"{name}={MASK}" if value and is_secret_name(name) else match.group(0)
+
+
+def _mask(text: str, env: re.Pattern[str] | None) -> str:
+    if env is not None and len(text) >= MIN_SECRET_LEN:
+        text = env.sub(MASK, text)
     if "://" in text:
-        text = _URL.sub(lambda m: redact_url(m.group(0)), text)
+        text = _USERINFO.sub(lambda m: f"{m.group(1)}{MASK}@", text)
+    if "=" in text:
+        text = _PARAM.sub(_mask_param, text)
     if "earer" in text or "asic" in text:
         text = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
     return text
 
 
-def redact(value: Any) -> Any:
-    """A copy of a JSON-like value with every string redacted and secret-named keys' values masked."""
+def redact_text(text: str) -> str:
+    """`text` with the process's credentials, URL userinfo, secret query values and bearer tokens masked."""
+    return _mask(text, _ENV.pattern())
+
+
+def redact_url(url: str) -> str:
+    """A URL (or any text) with its userinfo and secret-looking query values masked; the rest unchanged."""
+    return redact_text(url)
+
+
+def redact(value: Any, *, keys: bool = True) -> Any:
+    """A copy of a JSON-like value with every string redacted; with `keys`, secret-named keys' string
+    values are masked too (config, headers; run records keep `keys=False`: `question_key` is data)."""
+    return _redact(value, keys, _ENV.pattern())  # the environment is checked once per value, not per string
+
+
+def _redact(value: Any, keys: bool, env: re.Pattern[str] | None) -> Any:
     if isinstance(value, str):
-        return redact_text(value)
+        return _mask(value, env)
     if isinstance(value, dict):
-        return {key: (MASK if isinstance(key, str) and is_secret_name(key) and isinstance(item, str) and item
-                      else redact(item)) for key, item in value.items()}
+        return {key: (MASK if keys and isinstance(key, str) and is_secret_name(key) and isinstance(item, str) and item
+                      else _redact(item, keys, env)) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact(item) for item in value]
+        return [_redact(item, keys, env) for item in value]
     return value
 
 
 class RedactingFilter(logging.Filter):
-    """A logging filter that redacts each record's final message (install it on handlers)."""
+    """A logging filter that redacts each record's final message and traceback (install it on handlers)."""
+
+    _formatter = logging.Formatter()
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -83,4 +157,52 @@ class RedactingFilter(logging.Filter):
         cleaned = redact_text(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self._formatter.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact_text(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact_text(record.stack_info)
         return True
+
+
+class RedactingStream:
+    """A text stream (stdout / stderr) that redacts every write; everything else is the wrapped stream's."""
+
+    def __init__(self, stream: IO[str]):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact_text(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def redacting_excepthook(kind: type[BaseException], exc: BaseException, tb: Any) -> None:
+    """`sys.excepthook` for a traceback that escapes the CLI: printed redacted."""
+    import traceback
+
+    print(redact_text("".join(traceback.format_exception(kind, exc, tb))), end="", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def redacted_terminal() -> Iterator[None]:
+    """Everything the process shows masked (benchmarker.redact): stdout and stderr (prints, progress, rich
+    output, the error boundary) wrapped while the verb runs, every logging handler filtered (traceback
+    included), and a traceback escaping the CLI printed masked."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    sys.excepthook = redacting_excepthook
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved

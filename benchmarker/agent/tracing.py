@@ -11,68 +11,92 @@ before the turn and whose outputs are what the agent wrote: what `judge-online` 
 Off (the default), `disabled()` wraps the run so nothing is traced even with LANGSMITH_TRACING
 set in the environment: a run with tracing off makes no tracing calls at all.
 
-No secret reaches a trace: inputs, outputs and metadata go through `scrub` (secret-named keys,
-URL passwords, bearer tokens, and the values of the process's credential variables masked).
+No secret reaches a trace: every run payload the client sends (inputs, outputs, error, events,
+extra and the model's `serialized` kwargs, on create and on update) goes through `scrub`, the run's
+one masking rule (`benchmarker.redact`: secret-named keys, URL userinfo and secret query values,
+bearer tokens, the process's credential values). Objects inside a payload (a middleware's request
+holding the model, whose dump carries `openai_api_base`) are turned into JSON first, as the client
+would, so a URL nested in them is masked too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarker.redact import MASK, is_secret_name, redact_text
+from benchmarker.redact import redact
 
 EXTRACTION_TAG = "memory_extraction"
 EXTRACTION_RUN = "memory_extraction"
 
 
-def _secret_values() -> list[str]:
-    """Values of this process's credential-looking environment variables (masked wherever they appear)."""
-    return sorted({v for k, v in os.environ.items() if is_secret_name(k) and len(v) >= 8}, key=len, reverse=True)
+# Run fields that carry data (the rest are ids, times, names the harness chose, attachments).
+SCRUBBED_FIELDS = ("inputs", "outputs", "error", "events", "extra", "serialized")
+FEEDBACK_FIELDS = ("comment", "correction", "value", "source_info", "extra")
 
 
-def scrub(value: Any, secrets: list[str] | None = None) -> Any:
-    """`value` with every credential masked: secret-named keys, URL userinfo, bearer tokens, and
-    any environment credential's value inside a string."""
-    secrets = _secret_values() if secrets is None else secrets
+def _jsonable(value: Any) -> Any:
+    """`value` with every object the JSON encoder cannot take replaced by what langsmith would send for it."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
     if isinstance(value, dict):
-        return {k: MASK if isinstance(k, str) and is_secret_name(k) and v else scrub(v, secrets)
-                for k, v in value.items()}
+        return {k if isinstance(k, str) else str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [scrub(v, secrets) for v in value]
-    if isinstance(value, str):
-        text = redact_text(value)
-        for secret in secrets:
-            if secret in text:
-                text = text.replace(secret, MASK)
-        return text
-    return value
+        return [_jsonable(v) for v in value]
+    from langsmith._internal._serde import dumps_json
+
+    return json.loads(dumps_json(value))
 
 
-def scrubbing_hooks() -> dict[str, Any]:
-    """The langsmith Client's hide_* hooks: every payload scrubbed against the credentials of this
-    process, read once (the environment does not change under a run; reading it per run cost
-    ~0.3 ms each, a third of the tracing overhead)."""
-    secrets = _secret_values()
+def scrub(value: Any) -> Any:
+    """`value` with every credential masked: secret-named keys, URL userinfo, secret query values, bearer
+    tokens, and the process's credential values inside any string (objects converted to JSON first)."""
+    return redact(_jsonable(value), keys=True)
 
-    def hook(value: Any) -> Any:
-        return scrub(value, secrets)
 
-    return {"hide_inputs": hook, "hide_outputs": hook, "hide_metadata": hook}
+def scrub_run(run: dict[str, Any]) -> dict[str, Any]:
+    """A run payload (create or update) with its data fields scrubbed; ids and times untouched."""
+    return {k: scrub(v) if k in SCRUBBED_FIELDS and v is not None else v for k, v in run.items()}
+
+
+def _scrubbing_client_class() -> type:
+    """langsmith's Client, scrubbing every run it sends.
+
+    The public `hide_inputs` / `hide_outputs` hooks see neither `serialized` nor `extra` nor `events`,
+    and get objects the client serializes after them, so a model's base URL went out verbatim; both
+    ways a run leaves (`_run_transform` for creates and batches, `update_run` for patches) and
+    feedback are wrapped."""
+    from langsmith import Client
+
+    if not callable(getattr(Client, "_run_transform", None)):  # a langsmith without the hook: refuse, never leak
+        raise RuntimeError("this langsmith version has no Client._run_transform; tracing cannot scrub payloads")
+
+    class ScrubbingClient(Client):
+        def _run_transform(self, run: Any, update: bool = False, copy: bool = False) -> dict:
+            return scrub_run(super()._run_transform(run, update=update, copy=copy))
+
+        def update_run(self, run_id: Any, **kwargs: Any) -> None:
+            return super().update_run(run_id, **scrub_run(kwargs))
+
+        def create_feedback(self, *args: Any, **kwargs: Any) -> Any:  # judge-online's comments quote traced text
+            return super().create_feedback(*args, **{k: scrub(v) if k in FEEDBACK_FIELDS and v is not None else v
+                                                     for k, v in kwargs.items()})
+
+    return ScrubbingClient
 
 
 def langsmith_client(settings) -> tuple[Any, str]:
     """(client, endpoint) for `[tracing]` settings: the endpoint from the config else LANGSMITH_ENDPOINT
-    ("" = LangSmith's cloud), the key from the variable `api_key_env` names, payloads scrubbed."""
-    from langsmith import Client
-
+    ("" = LangSmith's cloud), the key from the variable `api_key_env` names, payloads scrubbed (the
+    runtime metadata the client adds itself goes through `hide_metadata`)."""
     endpoint = settings.endpoint or os.environ.get("LANGSMITH_ENDPOINT") or ""
-    client = Client(api_url=endpoint or None, api_key=os.environ.get(settings.api_key_env) or None,
-                    **scrubbing_hooks())
+    client = _scrubbing_client_class()(api_url=endpoint or None, api_key=os.environ.get(settings.api_key_env) or None,
+                                       hide_metadata=scrub)
     return client, endpoint
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.eval.judge import LONGMEMEVAL_TYPES, PromptBuilder
+from benchmarker.log.jsonl import write_text_atomic
 
 FUNCTION = "get_anscheck_prompt"
 EVALUATOR = Path("src") / "evaluation" / "evaluate_qa.py"
@@ -97,16 +98,17 @@ def write_official_outputs(run_dir: str | Path, results: list[dict[str, Any]]) -
     paths = {"hypotheses": out / "hypotheses.jsonl",
              "eval_results": out / f"hypotheses.jsonl.eval-results-{_safe(model)}",
              "references": out / "references.json"}
-    with open(paths["hypotheses"], "w", encoding="utf-8") as hyp, \
-            open(paths["eval_results"], "w", encoding="utf-8") as evr:
-        for r in results:
-            line = {"question_id": r["question_id"], "hypothesis": r.get("hypothesis") or ""}
-            hyp.write(json.dumps(line, ensure_ascii=False) + "\n")
-            if r.get("label") is not None and r.get("question_type") in LONGMEMEVAL_TYPES:
-                auto = r.get("autoeval_label") or {"model": model, "label": bool(r["label"])}
-                evr.write(json.dumps({**line, "autoeval_label": auto}, ensure_ascii=False) + "\n")
+    hyp, evr = [], []
+    for r in results:
+        line = {"question_id": r["question_id"], "hypothesis": r.get("hypothesis") or ""}
+        hyp.append(json.dumps(line, ensure_ascii=False) + "\n")
+        if r.get("label") is not None and r.get("question_type") in LONGMEMEVAL_TYPES:
+            auto = r.get("autoeval_label") or {"model": model, "label": bool(r["label"])}
+            evr.append(json.dumps({**line, "autoeval_label": auto}, ensure_ascii=False) + "\n")
+    write_text_atomic(paths["hypotheses"], "".join(hyp))
+    write_text_atomic(paths["eval_results"], "".join(evr))
     refs = [{"question_id": r["question_id"], "question_type": r.get("question_type"),
              "question": r.get("question", ""), "answer": r.get("answer", "")}
             for r in results if r.get("question_type") in LONGMEMEVAL_TYPES]
-    paths["references"].write_text(json.dumps(refs, ensure_ascii=False, indent=1), encoding="utf-8")
+    write_text_atomic(paths["references"], json.dumps(refs, ensure_ascii=False, indent=1))
     return paths

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic
+from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
 from benchmarker.registry import suites_of_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
@@ -135,7 +135,7 @@ def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any
 
     table = sweep_table(points, settings)
     write_json_atomic(run_dir / "sweep.json", table)
-    (run_dir / "sweep.md").write_text(table["markdown"], encoding="utf-8")
+    write_text_atomic(run_dir / "sweep.md", table["markdown"])
     best = table.get("best") or {}
     best_summary = next((s for label, _, s in points if label == best.get("label")), points[0][2] if points else {})
     results = latest_by(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl"), "question_id") if best else []

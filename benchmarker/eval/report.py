@@ -35,6 +35,7 @@ from benchmarker.eval.retrieval_report import (
     worst_by_retrieval,
 )
 from benchmarker.eval.summary import is_retrieval_only
+from benchmarker.log.jsonl import write_text_atomic
 from benchmarker.registry import suites_of
 
 CSS = """
@@ -265,11 +266,10 @@ def write_report(run_dir: Path, summary: dict[str, Any], results: list[dict[str,
     run_dir.mkdir(parents=True, exist_ok=True)
     markdown = render_markdown(run_dir, summary, results, sweep=sweep, extra_sections=extra_sections)
     md_path, html_path = run_dir / "report.md", run_dir / "report.html"
-    md_path.write_text(markdown, encoding="utf-8")
+    write_text_atomic(md_path, markdown)
     body = render(markdown, image_src=lambda rel: _data_uri(run_dir, rel))
     title = html.escape(f"Benchmark report: {summary.get('run_id') or run_dir.name}")
-    html_path.write_text(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                         f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n",
-                         encoding="utf-8")
+    write_text_atomic(html_path, f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                                 f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
     return {"markdown": md_path, "html": html_path,
             **{p.stem: p for p in sorted((run_dir / "plots").glob("*.png"))}}

@@ -75,6 +75,7 @@ import numpy as np
 
 from benchmarker.eval.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.eval.retrieval_metrics import retrieval_metrics
+from benchmarker.log.jsonl import write_json_atomic
 from benchmarker.registry import suites_of_results
 
 SCHEMA_VERSION = 1
@@ -223,9 +224,7 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
 
 
 def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
-    """Write <run_dir>/summary.json atomically (a crash never leaves half a file)."""
+    """Write <run_dir>/summary.json atomically (a crash never leaves half a file), credentials masked."""
     path = Path(run_dir) / "summary.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json_atomic(path, summary)
     return path

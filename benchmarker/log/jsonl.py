@@ -1,7 +1,11 @@
-"""Append-only JSONL files that survive a SIGKILL mid-write.
+"""Append-only JSONL files that survive a SIGKILL mid-write, and the run's other file writers.
 
 A killed process can leave a half-written last line. Readers skip it, and the writer cuts it
 off before appending, so a resumed run never glues a new record onto a torn one.
+
+Every file a run writes goes through `JsonlWriter`, `write_json_atomic` or `write_text_atomic`, and
+each masks credentials on the way out (`benchmarker.redact`: the process's credential values, URL
+userinfo, secret query values, bearer tokens), so no writer can forget to.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.redact import redact, redact_text
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -81,7 +86,7 @@ class JsonlWriter:
         self._lock = threading.Lock()
 
     def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        line = json.dumps(redact(record, keys=False), ensure_ascii=False, default=_masked_str) + "\n"
         with self._lock:
             self._handle.write(line)
             self._handle.flush()
@@ -95,10 +100,24 @@ class JsonlWriter:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON through a temp file + rename, so readers never see half a file."""
+    """Write JSON through a temp file + rename, so readers never see half a file (credentials masked)."""
+    _write_atomic(Path(path), json.dumps(redact(data, keys=False), indent=2, ensure_ascii=False, default=_masked_str) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a text file (a report, a table, a prompt) through a temp file + rename, credentials masked."""
+    _write_atomic(Path(path), redact_text(text))
+
+
+def _masked_str(value: Any) -> str:
+    """A value JSON cannot hold, as its text, masked like every other string."""
+    return redact_text(str(value))
+
+
+def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 
 

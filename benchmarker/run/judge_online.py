@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
+from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
 
 ONLINE_FILE = "online.jsonl"
 TARGETS = {"precision": 0.95, "recall": 0.85, "f1": 0.90}   # the strategy document's targets
@@ -405,8 +405,8 @@ def write_online_outputs(run_dir: Path, tokens: dict[str, Any]) -> dict[str, Any
     md += [f"| {line['id']} | {line['f1']:.2f} | {'; '.join(line['missed_facts'][:3])} | "
            f"{'; '.join(line['hallucinated_facts'][:3])} |" for line in worst]
     text = "\n".join(md) + "\n"
-    (run_dir / "report.md").write_text(text, encoding="utf-8")
-    (run_dir / "report.html").write_text(render(text, image_src=lambda p: _data_uri(run_dir / p)), encoding="utf-8")
+    write_text_atomic(run_dir / "report.md", text)
+    write_text_atomic(run_dir / "report.html", render(text, image_src=lambda p: _data_uri(run_dir / p)))
     return summary
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, check_proposal, prompt_file
 from benchmarker.graph.self_improve.diffs import PatchError, apply_hunks, parse_unified_diff
-from benchmarker.log.jsonl import write_json_atomic
+from benchmarker.log.jsonl import write_json_atomic, write_text_atomic
 
 # Changes to these alter what ingestion writes (agent mode), so they need fresh memories.
 INGEST_PROMPTS = ("memory_agent_prefix.txt", "agent_turn.txt")
@@ -101,9 +101,9 @@ def apply_proposal(root: Path, base: dict[str, Any], proposal: dict[str, Any], i
         tunables.update(proposal["delta"])
     else:
         texts = patched_prompts(texts, proposal["diff"])
-        (target / "change.diff").write_text(proposal["diff"], encoding="utf-8")
+        write_text_atomic(target / "change.diff", proposal["diff"])
     for name, text in texts.items():
-        (target / "prompts" / name).write_text(text, encoding="utf-8")
+        write_text_atomic(target / "prompts" / name, text)
     try:
         validate_prompts(target / "prompts")
     except CandidateError:

@@ -6,13 +6,15 @@ import argparse
 import sys
 
 from benchmarker.memory.service.cli import add_arguments, run
+from benchmarker.redact import redacted_terminal
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarker.memory.service",
                                      description="Serve the embedded Mycelian-compatible memory service.")
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    with redacted_terminal():  # its log is a run file: masked like every other
+        return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
