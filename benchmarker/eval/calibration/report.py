@@ -10,7 +10,7 @@ from typing import Any
 from benchmarker.eval.calibration.store import SUMMARY_FILE
 from benchmarker.eval.fmt import pct
 from benchmarker.eval.markdown_html import render
-from benchmarker.log.jsonl import JsonlWriter, write_json_atomic
+from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 
 DISAGREEMENTS_FILE = "calibration.jsonl"
 SHOWN = 40  # disagreements listed in the report (all of them are in calibration.jsonl)
@@ -27,13 +27,13 @@ def write_calibration(out_dir: Path, summary: dict[str, Any], disagreements: lis
     writer.close()
     tmp.replace(out_dir / DISAGREEMENTS_FILE)
     markdown = render_markdown(summary, disagreements)
-    (out_dir / "report.md").write_text(markdown, encoding="utf-8")
+    write_text_atomic(out_dir / "report.md", markdown)
     from benchmarker.eval.report import CSS
 
     title = html.escape(f"Judge calibration: {summary['judge']['label']}")
-    (out_dir / "report.html").write_text(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                                         f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n"
-                                         f"{render(markdown)}\n</body></html>\n", encoding="utf-8")
+    write_text_atomic(out_dir / "report.html", f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                                               f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n"
+                                               f"{render(markdown)}\n</body></html>\n")
     return {name: out_dir / name for name in (SUMMARY_FILE, DISAGREEMENTS_FILE, "report.md", "report.html")}
 
 
