@@ -11,7 +11,10 @@ in this order:
      rubric's content words. Only the rubric's positive sentences count (a sentence with "not" or
      "avoid" describes what the user would *not* want), and generic rubric words ("user",
      "prefer", "suggest", "especially", ...) are dropped, so what is left is the personal
-     information the response has to use (e.g. "adobe premiere pro advanced settings");
+     information the response has to use (e.g. "adobe premiere pro advanced settings"). Keyword
+     overlap alone passes generic advice on the same topic, so when the rubric names personal
+     details (names, titles, numbers: "Brandon Flowers", "iPhone 13 Pro") the answer must also use
+     at least `preference_named` (0.5) of them;
   4. otherwise the answer is split into variants (the main answer; "(or 25:50)"; "8 days ... is
      also acceptable") and each is matched by `matching.match_variant` against the
      hypothesis with its abstention phrases cut out: the answer as a phrase, or all its key
@@ -144,7 +147,21 @@ def rubric_keywords(rubric: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-def _grade_preference(rubric: str, hypothesis: str, threshold: float) -> GradeResult:
+def rubric_named(rubric: str) -> list[str]:
+    """The personal details of a rubric's positive sentences: names, titles and numbers ("Brandon
+    Flowers", "Pimm's Cup", "iPhone 13 Pro"), the words a tailored answer cannot avoid."""
+    out: list[str] = []
+    for sentence in re.split(r"(?<=[.;!?])\s+", str(rubric)):
+        if _NEGATIVE_SENTENCE.search(sentence.lower()):
+            continue
+        cut = _CUT_CONTRAST.search(sentence.lower())
+        for word in (sentence[:cut.start()] if cut else sentence).split()[1:]:
+            if word.lstrip("'\"‘“(")[:1].isupper() or word[:1].isdigit():
+                out += token_texts(word)
+    return [t for t in dict.fromkeys(out) if t not in STOPWORDS and t not in _GENERIC_RUBRIC]
+
+
+def _grade_preference(rubric: str, hypothesis: str, thresholds: ThresholdsConfig) -> GradeResult:
     if abstains(hypothesis):
         return GradeResult(False, 0.0, "declined to answer a preference question")
     keywords = rubric_keywords(rubric)
@@ -153,10 +170,15 @@ def _grade_preference(rubric: str, hypothesis: str, threshold: float) -> GradeRe
     present = set(token_texts(hypothesis))
     hits = [k for k in keywords if k in present]
     recall = len(hits) / len(keywords)
-    label = recall >= threshold
-    return GradeResult(label, recall, f"rubric keyword recall {recall:.2f} "
-                       f"({'>=' if label else '<'} {threshold}); "
-                       f"used: {', '.join(hits[:8]) or 'none'}")
+    threshold = thresholds.preference_recall
+    reason = (f"rubric keyword recall {recall:.2f} ({'>=' if recall >= threshold else '<'} {threshold}); "
+              f"used: {', '.join(hits[:8]) or 'none'}")
+    named = rubric_named(rubric)
+    used = [n for n in named if n in present]
+    if recall >= threshold and named and len(used) < thresholds.preference_named * len(named):
+        return GradeResult(False, recall, f"{reason}; but names {len(used)} of the rubric's {len(named)} personal "
+                           f"details (< {thresholds.preference_named}): {', '.join(named[:6])}")
+    return GradeResult(recall >= threshold, recall, reason + (f"; personal details used: {', '.join(used[:6])}" if used else ""))
 
 
 def _without_articles(toks: list[Tok]) -> list[Tok]:
@@ -243,5 +265,5 @@ def grade_deterministic(question_type: str, question_id: str, answer: Any, hypot
     if str(question_id).endswith("_abs"):
         return _grade_abstention(hypothesis)
     if question_type == PREFERENCE:
-        return _grade_preference(str(answer), hypothesis, thresholds.preference_recall)
+        return _grade_preference(str(answer), hypothesis, thresholds)
     return _grade_answerable(question_type, str(answer), hypothesis, thresholds)
