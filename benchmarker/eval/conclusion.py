@@ -18,7 +18,7 @@ _MARKER = re.compile(
     r"to\s+(?:summari[sz]e|conclude|sum\s+up)|final\s+answer|(?:the\s+|my\s+|our\s+)?(?:final\s+|short\s+)?answer\s*(?:is|:|\*)|"
     r"conclusion\b|(?:i|we)\s+(?:can\s+)?conclude|based\s+on\b[^.\n]{0,120}?,|considering\b[^.\n]{0,120}?,|overall,)",
     re.IGNORECASE | re.MULTILINE)
-_MIN_WHOLE = 300  # shorter answers are their own conclusion
+_MIN_WHOLE = 100  # shorter answers are their own conclusion
 _LIST_MARKER = re.compile(r"(?:^|(?<=\n)|(?<=:)|(?<=:\s))[ \t]*(?:\d{1,2}[.)]|[-*•])[ \t]+(?=\S)", re.MULTILINE)
 _REFERENCE = re.compile(r"\b(sessions?|steps?|chats?|turns?|messages?)\s+#?\d+(?:\s*(?:,|and|&|-|–|to|or)\s*#?\d+)*\b",
                         re.IGNORECASE)

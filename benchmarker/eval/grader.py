@@ -147,18 +147,24 @@ def rubric_keywords(rubric: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-def rubric_named(rubric: str) -> list[str]:
+def rubric_named(rubric: str) -> list[list[str]]:
     """The personal details of a rubric's positive sentences: names, titles and numbers ("Brandon
-    Flowers", "Pimm's Cup", "iPhone 13 Pro"), the words a tailored answer cannot avoid."""
-    out: list[str] = []
+    Flowers", "Pimm's Cup", "iPhone 13 Pro"), the words a tailored answer cannot avoid. A run of
+    capitalised words is one detail (its tokens)."""
+    details: list[list[str]] = []
     for sentence in re.split(r"(?<=[.;!?])\s+", str(rubric)):
         if _NEGATIVE_SENTENCE.search(sentence.lower()):
             continue
         cut = _CUT_CONTRAST.search(sentence.lower())
-        for word in (sentence[:cut.start()] if cut else sentence).split()[1:]:
-            if word.lstrip("'\"‘“(")[:1].isupper() or word[:1].isdigit():
-                out += token_texts(word)
-    return [t for t in dict.fromkeys(out) if t not in STOPWORDS and t not in _GENERIC_RUBRIC]
+        run: list[str] = []
+        for word in [*(sentence[:cut.start()] if cut else sentence).split()[1:], ""]:
+            if any(c.isupper() for c in word) or word[:1].isdigit():  # "Denver", "iPhone", "13"
+                run += [t for t in token_texts(word) if t not in STOPWORDS and t not in _GENERIC_RUBRIC]
+                continue
+            if run and run not in details:
+                details.append(run)
+            run = []
+    return details
 
 
 def _grade_preference(rubric: str, hypothesis: str, thresholds: ThresholdsConfig) -> GradeResult:
@@ -173,8 +179,8 @@ def _grade_preference(rubric: str, hypothesis: str, thresholds: ThresholdsConfig
     threshold = thresholds.preference_recall
     reason = (f"rubric keyword recall {recall:.2f} ({'>=' if recall >= threshold else '<'} {threshold}); "
               f"used: {', '.join(hits[:8]) or 'none'}")
-    named = rubric_named(rubric)
-    used = [n for n in named if n in present]
+    named = [" ".join(d) for d in rubric_named(rubric)]
+    used = [n for n in named if present.intersection(n.split())]
     if recall >= threshold and named and len(used) < thresholds.preference_named * len(named):
         return GradeResult(False, recall, f"{reason}; but names {len(used)} of the rubric's {len(named)} personal "
                            f"details (< {thresholds.preference_named}): {', '.join(named[:6])}")
@@ -193,8 +199,7 @@ def _best_match(question_type: str, answer: str, hypothesis: str,
                 thresholds: ThresholdsConfig) -> tuple[Match, str]:
     hyp = _answer_tokens(strip_abstention(hypothesis), keep=True)
     best, best_variant = Match(False, "", 0.0), ""
-    # A key that spells out its alternatives ("7 days. 8 days ... is also acceptable") has said which counts pass.
-    tolerant = question_type == TEMPORAL and not _split_answer(answer)[1]
+    tolerant = question_type == TEMPORAL
     for variant in answer_variants(answer):
         candidates = [[t.text for t in _answer_tokens(variant)]]
         if tolerant:

@@ -102,7 +102,7 @@ def test_months_are_never_stopwords():
 
 def test_preference_needs_the_specific_preference_not_generic_overlap():
     rubric = ("The user would prefer suggestions that take into account their interest in live music and their "
-              "memorable encounter with Brandon Flowers in Denver, such as revisiting the same bar.")
+              "memorable encounter with Brandon Flowers at the Ogden Theatre, such as revisiting the same bar.")
     generic = "Denver has great museums, hiking, and a lively music scene with many bars and restaurants."
     specific = "Since you loved meeting Brandon Flowers at that bar, check the live music listings there again."
     assert not grade(rubric, generic, "single-session-preference")
@@ -134,12 +134,21 @@ def test_hours_and_minutes_compare_by_value(hours, minutes):
     assert grade(f"{hours} hours and {minutes} minutes", f"In total {total} minutes.")
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.from_regex(r"[a-z]{2,12}", fullmatch=True))
-def test_stemmer_is_idempotent_and_plurals_meet_singulars(word):
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"[a-z]{1,14}", fullmatch=True))
+def test_stemmer_is_idempotent(word):
     assert stem(stem(word)) == stem(word)
-    if not word.endswith("s"):
-        assert stem(word + "s") == stem(word) or len(word) <= 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.from_regex(r"[a-z]{2,8}[aeiou][bdgkmnprt]", fullmatch=True))
+def test_regular_plurals_meet_their_singulars(word):
+    assert stem(word + "s") == stem(word)
+
+
+def test_irregular_plurals_in_oes_and_ies():
+    assert stem("potatoes") == stem("potato") and stem("heroes") == stem("hero")
+    assert stem("stories") == stem("story") and stem("berries") == stem("berry")
 
 
 @settings(max_examples=150, deadline=None)
