@@ -17,7 +17,7 @@ in another). Everything works on whole tokens, so "12 times" never credits "2 ti
   identifiers with digits stay one token ("api-04", "inc-4821", "203.0.113.45", "v2": their
   digits are not numbers); number words -> digits ("twenty-five" -> "25", "one hundred and
   five" -> "105", "one two" -> "1 2"); ordinals lose their suffix ("20th" -> "20"); numbers are
-  canonical ("5.00" -> "5"); the Snowball stemmer ("days" -> "day", "tomatoes" -> "tomato", "mixed" -> "mix");
+  canonical ("5.00" -> "5"); an inflection stemmer ("days" -> "day", "tomatoes" -> "tomato", "mixed" -> "mix");
   month abbreviations expanded ("sept" -> "september"). Articles stay; the grader drops them.
 Negation (`is_negated`): a negation word in the four tokens before a match, in the same clause,
 with no contrast word ("but", "instead") in between, cancels it: "It was not Paris, it was
@@ -126,24 +126,28 @@ def clean(text: Any) -> str:
 
 
 @lru_cache(maxsize=1)
-def _snowball() -> Any:
-    from nltk.stem.snowball import SnowballStemmer  # imported on first use: nltk takes ~1 s to import
+def _porter() -> Any:
+    from nltk.stem.porter import PorterStemmer  # imported on first use: nltk takes ~1 s to import
 
-    return SnowballStemmer("english")
+    return PorterStemmer()
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The Snowball (Porter2) stemmer, run to a fixed point so stemming a stem changes nothing.
+    """An inflection stemmer: Porter's step 1 (plurals, -ed, -ing, y -> i) and final-e step (5a),
+    from nltk, run to a fixed point so stemming a stem changes nothing.
 
-    Both sides of every comparison go through it, so "tomatoes" meets "tomato" and "mixed" meets
-    "mix". Function words the rules look for by name (negations, contrasts, articles) and month
-    names (a date's parts, `same`) are left as they are."""
+    Both sides of every comparison go through it, so "tomatoes" meets "tomato", "mixed" meets "mix"
+    and "stories" meets "story". Porter's derivational steps are left out on purpose: they made
+    "resolver" equal to "resolve" and "university" equal to "universe". Function words the rules look
+    for by name (negations, contrasts, articles) and month names (a date's parts, `same`) are kept,
+    and so is a word whose stem would be shorter than 3 letters ("going" is not "go")."""
     if not word.isalpha() or len(word) <= 3 or word in _KEEP:
         return word
+    porter = _porter()
     for _ in range(8):
-        shorter = _snowball().stem(word)
-        if shorter == word or len(shorter) < 2:
+        shorter = porter._step5a(porter._step1c(porter._step1b(porter._step1a(word))))
+        if shorter == word or len(shorter) < 3:
             break
         word = shorter
     return word

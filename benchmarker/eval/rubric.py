@@ -63,11 +63,11 @@ class RubricGrade:
         return asdict(self)
 
 
-_HISTORY_BEFORE = {"previously", "was", "were", "used", "formerly", "originally", "before", "earlier", "old",
-                   "prior", "from", "initially", "had", "changed", "replaced", "until", "not", "no", "longer",
-                   "instead", "rather", "first", "superseded", "past", "then"}
-_HISTORY_AFTER = {"previously", "before", "earlier", "originally", "initially", "old", "outdated", "stale",
-                  "formerly", "superseded", "replaced", "no"}
+_HISTORY_BEFORE = StemmedWords(("previously", "was", "were", "used", "formerly", "originally", "before", "earlier", "old",
+                                "prior", "from", "initially", "had", "changed", "replaced", "until", "not", "no", "longer",
+                                "instead", "rather", "first", "superseded", "past", "then"))
+_HISTORY_AFTER = StemmedWords(("previously", "before", "earlier", "originally", "initially", "old", "outdated", "stale",
+                               "formerly", "superseded", "replaced", "no"))
 _CHOICE_CUES = StemmedWords(("decision", "choose", "recommend", "pick", "select", "go", "prefer"))
 _HEDGES = StemmedWords(("maybe", "probably", "likely", "perhaps", "guess", "might", "possibly", "presumably", "assume"))
 _NEGATED = StemmedWords([*NEGATIONS, "instead", "rather", "unlike"])
