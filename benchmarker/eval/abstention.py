@@ -62,7 +62,8 @@ _ABSTAIN_RE = re.compile("|".join(f"(?:{p})" for p in ABSTENTION_PATTERNS))
 # "X, as there is no mention of Y" asserts X: a phrase given as the reason for an answer is no abstention.
 _REASON_BEFORE = re.compile(r"\b(?:as|since|because|given that|considering)\s*$")
 # Uncertainty, not refusal: "I'm not sure, but it was Paris" still answers.
-_HEDGE_RE = re.compile(r"\b(?:not sure|not certain|unsure|(?:dont|do not|cant|cannot|couldnt)\s+(?:quite\s+)?(?:recall|remember))\b")
+_HEDGE_RE = re.compile(r"\b(?:not sure|not certain|unsure|"
+                       r"(?:dont|do not|cant|cannot|couldnt)\s+(?:quite\s+)?(?:recall|remember))\b")
 
 # A hedge followed by a committed guess ("I'm not sure, but I think it was Max") is an answer,
 # not an abstention: a careful judge marks it wrong on an unanswerable question.

@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from itertools import pairwise
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.eval.normalize import NEGATIONS, STOPWORDS, Tok, is_negated, is_number, is_value, same, stem, token_texts
@@ -130,7 +131,7 @@ def in_sequence(items: list[list[str]], hyp: list[str]) -> bool:
         if not firsts or 2 * len(firsts) < len(item):
             return False
         places.append(firsts[(len(firsts) - 1) // 2])
-    return all(a < b for a, b in zip(places, places[1:]))
+    return all(a < b for a, b in pairwise(places))
 
 
 def key_tokens(answer: list[str]) -> list[str]:

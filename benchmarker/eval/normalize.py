@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from collections.abc import Iterable, Iterator, Set
 from typing import Any
 
 ARTICLES = frozenset({"a", "an", "the"})

@@ -3,12 +3,14 @@ property tests where inputs are open-ended."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.eval.abstention import abstains
 from benchmarker.eval.grader import grade_deterministic
-from benchmarker.eval.normalize import STOPWORDS, stem, token_texts
+from benchmarker.eval.normalize import STOPWORDS, stem
 
 MS = "multi-session"
 
@@ -110,7 +112,6 @@ def test_preference_needs_the_specific_preference_not_generic_overlap():
 
 
 def test_preference_threshold_is_validated():
-    import pytest
     with pytest.raises(ValueError):
         ThresholdsConfig(preference_recall=1.5)
 
