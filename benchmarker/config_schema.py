@@ -373,6 +373,7 @@ class ThresholdsConfig(_Table):
     pass_score: Weight = 0.5            # a rubric / level score at or above this counts as correct
     answer_f1: Weight = 0.8             # deterministic LongMemEval grader: token F1 for a match
     preference_recall: Weight = 0.3     # deterministic grader: rubric recall for a preference answer
+    preference_named: Weight = 0.5      # deterministic grader: share of the rubric's named details a preference answer uses
     rubric_penalty: Weight = 0.5        # rubric: minus this per forbidden or stale value
     stale_penalty: Weight = 0.5         # L14: minus this per stale value presented as current
     fact_match: Weight = 0.6            # fact matcher: similarity at or above this is a match

@@ -38,10 +38,9 @@ from benchmarker.eval import normalize
 from benchmarker.eval.normalize import STOPWORDS, find_phrase, is_value, same, token_texts
 
 # A fact stated as a refusal: grammatical negations plus the verbs of declining.
-NEGATIONS = normalize.NEGATIONS | frozenset(
+NEGATIONS = normalize.StemmedWords([*normalize.NEGATIONS, *(  # tokens are stemmed: "refused" -> "refus"
     "avoid dislike hate reject rejected refuse refused decline declined exclude excluded excluding except "
-    "instead against none nothing skip veto vetoed ban banned forbid forbidden".split()
-)
+    "instead against none nothing skip veto vetoed ban banned forbid forbidden".split())])
 # An old value may still be mentioned, but only as history ("was $3,000", "changed from ...").
 STALE_MARKERS = re.compile(
     r"\b(previously|formerly|originally|earlier|was|were|used to|no longer|not anymore|anymore|instead of"

@@ -11,7 +11,10 @@ in this order:
      rubric's content words. Only the rubric's positive sentences count (a sentence with "not" or
      "avoid" describes what the user would *not* want), and generic rubric words ("user",
      "prefer", "suggest", "especially", ...) are dropped, so what is left is the personal
-     information the response has to use (e.g. "adobe premiere pro advanced settings");
+     information the response has to use (e.g. "adobe premiere pro advanced settings"). Keyword
+     overlap alone passes generic advice on the same topic, so when the rubric names personal
+     details (names, titles, numbers: "Brandon Flowers", "iPhone 13 Pro") the answer must also use
+     at least `preference_named` (0.5) of them;
   4. otherwise the answer is split into variants (the main answer; "(or 25:50)"; "8 days ... is
      also acceptable") and each is matched by `matching.match_variant` against the
      hypothesis with its abstention phrases cut out: the answer as a phrase, or all its key
@@ -39,15 +42,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.eval.abstention import abstains, has_abstention_phrase, strip_abstention
-from benchmarker.eval.matching import Match, match_variant
-from benchmarker.eval.normalize import ARTICLES, STOPWORDS, Tok, stem, token_texts, tokens
+from benchmarker.eval.abstention import abstains, has_abstention_phrase, refuses, strip_abstention
+from benchmarker.eval.conclusion import conclusion, without_references
+from benchmarker.eval.matching import Match, in_sequence, match_variant, merge_durations, ordered_items
+from benchmarker.eval.normalize import ARTICLES, STOPWORDS, StemmedWords, Tok, is_value, token_texts, tokens
 from benchmarker.eval.records import grading_fields
 
 TEMPORAL = "temporal-reasoning"
 PREFERENCE = "single-session-preference"
 _OFF_BY_ONE_UNITS = frozenset({"day", "week", "month"})
-_GENERIC_RUBRIC = frozenset(stem(w) for w in (
+_GENERIC_RUBRIC = StemmedWords((
     "user prefer preferred preference preferences response responses suggest suggests suggested "
     "suggestion suggestions recommend recommends recommendation recommendations especially "
     "specifically specific tailored particular particularly related general generic such interest "
@@ -77,8 +81,8 @@ class GradeResult:
                               score=round(self.score, 4))
 
 
-def answer_variants(answer: str) -> list[str]:
-    """The main answer plus the alternatives an answer key spells out."""
+def _split_answer(answer: str) -> tuple[str, list[str]]:
+    """The answer key's main answer and the alternatives it spells out ("(or 25:50)", "8 days ... is also acceptable")."""
     text = str(answer).strip()
     alternatives = [m.strip() for m in re.findall(r"\(\s*or\s+([^()]+)\)", text, flags=re.I)]
     main = re.sub(r"\([^()]*\)", " ", text)
@@ -88,7 +92,18 @@ def answer_variants(answer: str) -> list[str]:
             alternatives.append(_ALT_SENTENCE.sub(" ", sentence.lower()).strip(" .;"))
         else:
             kept.append(sentence)
-    variants = [" ".join(kept).strip(), text, *alternatives]
+    return " ".join(kept).strip(), alternatives
+
+
+def answer_variants(answer: str) -> list[str]:
+    """The main answer plus the alternatives an answer key spells out; a key that states a count in
+    its first sentence and then details ("I own 4 instruments. I've had the Fender ...") also
+    accepts the count sentence alone."""
+    text = str(answer).strip()
+    main, alternatives = _split_answer(text)
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+", main) if x.strip()]
+    lead = [sentences[0]] if len(sentences) >= 2 and any(t.isdigit() for t in token_texts(sentences[0])) else []
+    variants = [main, text, *alternatives, *lead]
     out: list[str] = []
     for v in variants:
         if v and v not in out:
@@ -108,8 +123,13 @@ def off_by_one(answer_tokens: list[str]) -> list[list[str]]:
 
 
 def _grade_abstention(hypothesis: str) -> GradeResult:
-    if abstains(hypothesis):
-        return GradeResult(True, 1.0, "identified the question as unanswerable")
+    text = without_references(hypothesis).strip()
+    final = conclusion(text)
+    if abstains(final):
+        return GradeResult(True, 1.0, "identified the question as unanswerable"
+                           + ("" if final == text else " in its conclusion"))
+    if final != text and has_abstention_phrase(text):
+        return GradeResult(False, 0.0, "noted missing information, but concluded with an answer to an unanswerable question")
     if has_abstention_phrase(hypothesis):
         return GradeResult(False, 0.0, "hedged but then guessed an answer to an unanswerable question")
     return GradeResult(False, 0.0, "answered an unanswerable question instead of abstaining")
@@ -127,7 +147,27 @@ def rubric_keywords(rubric: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-def _grade_preference(rubric: str, hypothesis: str, threshold: float) -> GradeResult:
+def rubric_named(rubric: str) -> list[list[str]]:
+    """The personal details of a rubric's positive sentences: names, titles and numbers ("Brandon
+    Flowers", "Pimm's Cup", "iPhone 13 Pro"), the words a tailored answer cannot avoid. A run of
+    capitalised words is one detail (its tokens)."""
+    details: list[list[str]] = []
+    for sentence in re.split(r"(?<=[.;!?])\s+", str(rubric)):
+        if _NEGATIVE_SENTENCE.search(sentence.lower()):
+            continue
+        cut = _CUT_CONTRAST.search(sentence.lower())
+        run: list[str] = []
+        for word in [*(sentence[:cut.start()] if cut else sentence).split()[1:], ""]:
+            if any(c.isupper() for c in word) or word[:1].isdigit():  # "Denver", "iPhone", "13"
+                run += [t for t in token_texts(word) if t not in STOPWORDS and t not in _GENERIC_RUBRIC]
+                continue
+            if run and run not in details:
+                details.append(run)
+            run = []
+    return details
+
+
+def _grade_preference(rubric: str, hypothesis: str, thresholds: ThresholdsConfig) -> GradeResult:
     if abstains(hypothesis):
         return GradeResult(False, 0.0, "declined to answer a preference question")
     keywords = rubric_keywords(rubric)
@@ -136,23 +176,33 @@ def _grade_preference(rubric: str, hypothesis: str, threshold: float) -> GradeRe
     present = set(token_texts(hypothesis))
     hits = [k for k in keywords if k in present]
     recall = len(hits) / len(keywords)
-    label = recall >= threshold
-    return GradeResult(label, recall, f"rubric keyword recall {recall:.2f} "
-                       f"({'>=' if label else '<'} {threshold}); "
-                       f"used: {', '.join(hits[:8]) or 'none'}")
+    threshold = thresholds.preference_recall
+    reason = (f"rubric keyword recall {recall:.2f} ({'>=' if recall >= threshold else '<'} {threshold}); "
+              f"used: {', '.join(hits[:8]) or 'none'}")
+    named = [" ".join(d) for d in rubric_named(rubric)]
+    used = [n for n in named if present.intersection(n.split())]
+    if recall >= threshold and named and len(used) < thresholds.preference_named * len(named):
+        return GradeResult(False, recall, f"{reason}; but names {len(used)} of the rubric's {len(named)} personal "
+                           f"details (< {thresholds.preference_named}): {', '.join(named[:6])}")
+    return GradeResult(recall >= threshold, recall, reason + (f"; personal details used: {', '.join(used[:6])}" if used else ""))
 
 
 def _without_articles(toks: list[Tok]) -> list[Tok]:
     return [t for t in toks if t.text not in ARTICLES]
 
 
+def _answer_tokens(text: str, *, keep: bool = False) -> list[Tok]:
+    return merge_durations(_without_articles(tokens(text)), keep=keep)
+
+
 def _best_match(question_type: str, answer: str, hypothesis: str,
                 thresholds: ThresholdsConfig) -> tuple[Match, str]:
-    hyp = _without_articles(tokens(strip_abstention(hypothesis)))
+    hyp = _answer_tokens(strip_abstention(hypothesis), keep=True)
     best, best_variant = Match(False, "", 0.0), ""
+    tolerant = question_type == TEMPORAL
     for variant in answer_variants(answer):
-        candidates = [[t.text for t in _without_articles(tokens(variant))]]
-        if question_type == TEMPORAL:
+        candidates = [[t.text for t in _answer_tokens(variant)]]
+        if tolerant:
             candidates += off_by_one(candidates[0])
         is_list = bool(_LIST_RE.search(variant))
         for i, cand in enumerate(candidates):
@@ -165,6 +215,51 @@ def _best_match(question_type: str, answer: str, hypothesis: str,
     return best, best_variant
 
 
+def _consistent(answer: str, final: str) -> bool:
+    """Does a conclusion that does not restate the whole answer at least agree with it? It names
+    every number of the answer, or (an answer without numbers) one of its content words."""
+    gold = [t.text for t in _answer_tokens(_split_answer(answer)[0])]
+    said = {t.text for t in _answer_tokens(strip_abstention(final), keep=True)}
+    values = [t for t in gold if is_value(t)]
+    if values:
+        return all(v in said for v in values)
+    return any(t in said for t in gold if t not in STOPWORDS)
+
+
+def _grade_sequence(items: list[list[str]], final: str, where: str) -> GradeResult:
+    hyp = [t.text for t in _answer_tokens(strip_abstention(final), keep=True)]
+    if in_sequence(items, hyp):
+        return GradeResult(True, 1.0, f"sequence match: all {len(items)} items in the answer's order{where}")
+    named = sum(any(t in hyp for t in item) for item in items)
+    return GradeResult(False, named / len(items) / 2, f"ordered answer: {named} of {len(items)} items named{where}, "
+                       "or not in the answer's order")
+
+
+def _grade_answerable(question_type: str, answer: str, hypothesis: str, thresholds: ThresholdsConfig) -> GradeResult:
+    """Match the answer key in the hypothesis's conclusion (the whole of a short answer)."""
+    text = without_references(hypothesis).strip()
+    final = conclusion(text)
+    where = "" if final == text else " in the conclusion"
+    if refuses(final) and not has_abstention_phrase(answer):
+        return GradeResult(False, 0.0, f"declined to answer{where} (a refusal does not pass on a quoted phrase)")
+    items = ordered_items(_split_answer(answer)[0])
+    if items:
+        return _grade_sequence(items, final, where)
+    match, variant = _best_match(question_type, answer, final, thresholds)
+    if match.ok:
+        return GradeResult(True, match.score, f"{match.rule} match of {variant!r}{where}")
+    if abstains(final):
+        return GradeResult(False, 0.0, f"said it does not know{where}, but the question is answerable")
+    if where:
+        early, variant = _best_match(question_type, answer, text, thresholds)
+        if early.ok and _consistent(answer, final):
+            return GradeResult(True, early.score, f"{early.rule} match of {variant!r}; the conclusion restates part of it")
+        if early.ok:
+            return GradeResult(False, match.score, f"the reasoning mentions {variant!r}, but the conclusion states "
+                               f"something else (best token F1 there {match.score:.2f})")
+    return GradeResult(False, match.score, f"answer not found (best token F1 {match.score:.2f})")
+
+
 def grade_deterministic(question_type: str, question_id: str, answer: Any, hypothesis: str | None, *,
                         thresholds: ThresholdsConfig | None = None) -> GradeResult:
     """Grade one hypothesis against the answer key with the type's rules (module docstring)."""
@@ -175,11 +270,5 @@ def grade_deterministic(question_type: str, question_id: str, answer: Any, hypot
     if str(question_id).endswith("_abs"):
         return _grade_abstention(hypothesis)
     if question_type == PREFERENCE:
-        return _grade_preference(str(answer), hypothesis, thresholds.preference_recall)
-    match, variant = _best_match(question_type, str(answer), hypothesis, thresholds)
-    if match.ok:
-        return GradeResult(True, match.score, f"{match.rule} match of {variant!r}")
-    if abstains(hypothesis):
-        return GradeResult(False, 0.0, "said it does not know, but the question is answerable")
-    return GradeResult(False, match.score, f"answer not found (best token F1 {match.score:.2f})")
-
+        return _grade_preference(str(answer), hypothesis, thresholds)
+    return _grade_answerable(question_type, str(answer), hypothesis, thresholds)

@@ -14,16 +14,23 @@
    degree in business administration", F1 0.89) and keeps partial lists out ("Spotify" for
    "Spotify and Apple Music", F1 0.67).
 
-Tokens come from `normalize`; a wanted month-day is found in a full date (`normalize.same`).
+Tokens come from `normalize`; a wanted month-day or year is found in a full date (`normalize.same`),
+but a count never is: gold "4" (weeks) is not the day of "March 4, 2023" (`same_quantity`). Durations
+compare by value: "1 hour and 30 minutes", "an hour and a half" and "1.5 hours" are all "90 minutes"
+(`merge_durations`, applied to both sides). An answer that orders items ("First ..., then ...,
+finally ...") matches when every item is named in that order (`ordered_items`, `in_sequence`).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from itertools import pairwise
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.eval.normalize import NEGATIONS, STOPWORDS, Tok, find_phrase, is_negated, is_value, same
+from benchmarker.eval.normalize import NEGATIONS, STOPWORDS, Tok, is_negated, is_number, is_value, same, stem, token_texts
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,98 @@ class Match:
     ok: bool
     rule: str  # "phrase" | "key tokens" | "token f1" | ""
     score: float
+
+
+def same_quantity(wanted: str, found: str) -> bool:
+    """`same`, except that a count of two digits or fewer is never the day inside a date."""
+    if found.startswith(("date:", "md:")) and wanted.isdigit() and len(wanted) <= 2:
+        return False
+    return same(wanted, found)
+
+
+def find_phrase(haystack: list[str], needle: list[str], start: int = 0) -> tuple[int, int] | None:
+    """(start, end) of the first contiguous occurrence of `needle` in `haystack` (`same_quantity`), else None."""
+    n = len(needle)
+    for i in range(start, len(haystack) - n + 1 if n else 0):
+        if all(same_quantity(w, f) for w, f in zip(needle, haystack[i:i + n], strict=True)):
+            return i, i + n
+    return None
+
+
+_HOUR, _MINUTE, _HALF = stem("hour"), stem("minute"), "half"
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        return Decimal(text) if is_number(text) else None
+    except InvalidOperation:
+        return None
+
+
+def merge_durations(toks: list[Tok], *, keep: bool = False) -> list[Tok]:
+    """Hours (and minutes) as minutes: "1 hour and 30 minutes", "an hour and a half", "1.5 hours",
+    "half an hour" -> "<n> minute", so durations compare by value. `keep` (the hypothesis side)
+    keeps the original words before the minutes, so a bare gold "10" is still found in "10 hours"."""
+    texts = [t.text for t in toks]
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        minutes: Decimal | None = None
+        end = i
+        if texts[i] == _HALF and texts[i + 1:i + 3] == ["1", _HOUR]:  # "half an hour" ("an hour" -> "1 hour")
+            minutes, end = Decimal(30), i + 3
+        elif (hours := _decimal(texts[i])) is not None and texts[i + 1:i + 2] == [_HOUR]:
+            minutes, end = hours * 60, i + 2
+            rest = [t.text for t in toks[end:end + 4] if t.clause == toks[i].clause]  # not across a comma
+            if rest[:1] == ["and"]:
+                rest, skip = rest[1:], 1
+            else:
+                skip = 0
+            if rest[:2] == ["a", _HALF] or rest[:1] == [_HALF]:
+                minutes, end = minutes + 30, end + skip + (2 if rest[:1] == ["a"] else 1)
+            elif len(rest) >= 2 and (extra := _decimal(rest[0])) is not None and rest[1] == _MINUTE:
+                minutes, end = minutes + extra, end + skip + 2
+        if minutes is None:
+            out.append(toks[i])
+            i += 1
+            continue
+        clause = toks[i].clause
+        out += (toks[i:end] if keep else []) + [Tok(format(minutes.normalize(), "f"), clause), Tok(_MINUTE, clause)]
+        i = end
+    return out
+
+
+_ORDER_WORDS = re.compile(r"\b(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|after\s+that|afterwards?|"
+                          r"followed\s+by|finally|lastly|last)\b|[,;.:]", re.IGNORECASE)
+_ORDERED = re.compile(r"\bfirst(?:ly)?\b.*\b(?:then|next|followed\s+by|finally|lastly|second(?:ly)?)\b",
+                      re.IGNORECASE | re.DOTALL)
+
+
+def ordered_items(answer: str) -> list[list[str]] | None:
+    """An answer that orders things ("First X, then Y, and finally Z"): each item's distinctive
+    content tokens (words shared by several items do not tell them apart), else None."""
+    if not _ORDERED.search(answer):
+        return None
+    items = [key_tokens(token_texts(part)) for part in _ORDER_WORDS.split(answer)]
+    items = [[t for t in item if t != "and"] for item in items]
+    items = [item for item in items if item]
+    counts = Counter(t for item in items for t in set(item))
+    distinct = [[t for t in dict.fromkeys(item) if counts[t] == 1] for item in items]
+    distinct = [item for item in distinct if item]
+    return distinct if len(distinct) >= 2 else None
+
+
+def in_sequence(items: list[list[str]], hyp: list[str]) -> bool:
+    """Every item named (at least half its distinctive tokens) and the items in the answer's order
+    (each placed at the median of its tokens' first occurrences)."""
+    places = []
+    for item in items:
+        firsts = sorted(next(i for i, h in enumerate(hyp) if same_quantity(t, h)) for t in item
+                        if any(same_quantity(t, h) for h in hyp))
+        if not firsts or 2 * len(firsts) < len(item):
+            return False
+        places.append(firsts[(len(firsts) - 1) // 2])
+    return all(a < b for a, b in pairwise(places))
 
 
 def key_tokens(answer: list[str]) -> list[str]:
@@ -61,7 +160,7 @@ def _phrase_match(answer: list[str], hyp: list[Tok]) -> bool:
 
 
 def _present(token: str, hyp: list[Tok]) -> bool:
-    return any(same(token, t.text) and not is_negated(hyp, i) for i, t in enumerate(hyp))
+    return any(same_quantity(token, t.text) and not is_negated(hyp, i) for i, t in enumerate(hyp))
 
 
 def match_variant(answer: list[str], hyp: list[Tok], *, is_list: bool = False,
@@ -84,7 +183,7 @@ def match_variant(answer: list[str], hyp: list[Tok], *, is_list: bool = False,
         return Match(True, "key tokens (one word missing)", len(present) / len(keys))
     hyp_texts = [t.text for t in hyp]
     f1 = token_f1(answer, hyp_texts)
-    numbers_ok = all(any(same(t, h) for h in hyp_texts) for t in answer if is_value(t))
+    numbers_ok = all(any(same_quantity(t, h) for h in hyp_texts) for t in answer if is_value(t))
     new_negation = any(t in NEGATIONS and t not in answer for t in hyp_texts)
     if f1 >= f1_threshold and numbers_ok and not new_negation:
         return Match(True, "token f1", f1)

@@ -17,7 +17,7 @@ in another). Everything works on whole tokens, so "12 times" never credits "2 ti
   identifiers with digits stay one token ("api-04", "inc-4821", "203.0.113.45", "v2": their
   digits are not numbers); number words -> digits ("twenty-five" -> "25", "one hundred and
   five" -> "105", "one two" -> "1 2"); ordinals lose their suffix ("20th" -> "20"); numbers are
-  canonical ("5.00" -> "5"); a light plural stemmer ("days" -> "day", "movies" -> "movy");
+  canonical ("5.00" -> "5"); an inflection stemmer ("days" -> "day", "tomatoes" -> "tomato", "mixed" -> "mix");
   month abbreviations expanded ("sept" -> "september"). Articles stay; the grader drops them.
 Negation (`is_negated`): a negation word in the four tokens before a match, in the same clause,
 with no contrast word ("but", "instead") in between, cancels it: "It was not Paris, it was
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -53,7 +54,7 @@ _FACTORS = _SCALES | {"k": 1000, "m": 10**6, "mn": 10**6, "bn": 10**9}  # m, mn,
 _MONTHS = "january february march april may june july august september october november december".split()
 _MONTH_NO = {m: i + 1 for i, m in enumerate(_MONTHS)} | {m[:3]: i + 1 for i, m in enumerate(_MONTHS)} | {"sept": 9}
 _ABBREVIATIONS = {m[:3]: m for m in _MONTHS if m != "may"} | {"sept": "september"}
-_NOT_PLURAL = frozenset("this his always perhaps tennis paris christmas lens series species iris".split())
+_KEEP = frozenset(_MONTHS) | ARTICLES | NEGATIONS | CONTRASTS
 _TIME_UNITS = "second|minute|hour|day|week|month|year|decade|dozen"
 
 _M = "|".join(sorted(_MONTH_NO, key=len, reverse=True))
@@ -124,21 +125,62 @@ def clean(text: Any) -> str:
     return re.sub(r"\s-+\s", " ; ", t)
 
 
+@lru_cache(maxsize=1)
+def _porter() -> Any:
+    from nltk.stem.porter import PorterStemmer  # imported on first use: nltk takes ~1 s to import
+
+    return PorterStemmer()
+
+
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A deliberately tiny plural stemmer; both sides go through it, so only consistency matters."""
-    if _NUMBER_RE.match(word) or len(word) <= 3 or word in _NOT_PLURAL:
+    """An inflection stemmer: Porter's step 1 (plurals, -ed, -ing, y -> i) and final-e step (5a),
+    from nltk, run to a fixed point so stemming a stem changes nothing.
+
+    Both sides of every comparison go through it, so "tomatoes" meets "tomato", "mixed" meets "mix"
+    and "stories" meets "story". Porter's derivational steps are left out on purpose: they made
+    "resolver" equal to "resolve" and "university" equal to "universe". Function words the rules look
+    for by name (negations, contrasts, articles) and month names (a date's parts, `same`) are kept,
+    and so is a word whose stem would be shorter than 3 letters ("going" is not "go")."""
+    if not word.isalpha() or len(word) <= 3 or word in _KEEP:
         return word
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("ie") and len(word) > 4:
-        return word[:-2] + "y"
-    if word.endswith(("xes", "ches", "shes", "zes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "sis")):
-        return word[:-1]
+    porter = _porter()
+    for _ in range(8):
+        shorter = porter._step5a(porter._step1c(porter._step1b(porter._step1a(word))))
+        if shorter == word or len(shorter) < 3:
+            break
+        word = shorter
     return word
+
+
+class StemmedWords(Set[str]):
+    """A frozen set of words as the tokeniser spells them (stemmed), built on first use so that
+    importing a grader does not import nltk."""
+
+    def __init__(self, words: Iterable[str], *, minus: Iterable[str] = ()) -> None:
+        self._words, self._minus = tuple(words), frozenset(minus)
+        self._set: frozenset[str] | None = None
+
+    def _items(self) -> frozenset[str]:
+        if self._set is None:
+            self._set = frozenset(stem(w) for w in self._words) - self._minus
+        return self._set
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._items()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[Any]) -> frozenset[Any]:  # results of &, |, - are plain frozensets
+        return frozenset(it)
+
+    def intersection(self, other: Iterable[str]) -> frozenset[str]:
+        return self._items().intersection(other)
 
 
 def is_number(token: str) -> bool:
@@ -283,4 +325,5 @@ _STOP = ("a an the i me my myself we our ours us you your yours he him his she h
          "such only own same so than too very s t can will just should now also would could may might must "
          "shall about around approximately roughly total overall like user users")
 # Words that carry no content for answer keys and fact comparisons (numbers are never stop words).
-STOPWORDS = frozenset(stem(w) for w in _STOP.split())
+# Month names never are: "may" as a stop word let gold "May 2023" match "1 February 2023".
+STOPWORDS = StemmedWords(_STOP.split(), minus=_MONTHS)

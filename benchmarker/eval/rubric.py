@@ -36,7 +36,7 @@ from benchmarker.eval.abstention import has_abstention_phrase
 from benchmarker.eval.json_reply import first_json_object
 from benchmarker.eval.judge import model_id
 from benchmarker.eval.judge_policy import ask_until_parsed
-from benchmarker.eval.normalize import NEGATIONS, canonical_number, find_phrase, numbers_in, token_texts
+from benchmarker.eval.normalize import NEGATIONS, StemmedWords, canonical_number, find_phrase, numbers_in, token_texts
 
 DETERMINISTIC = ("factual_accuracy", "specificity")
 LLM_DIMENSIONS = ("temporal_awareness", "source_attribution", "confidence_calibration")
@@ -63,13 +63,14 @@ class RubricGrade:
         return asdict(self)
 
 
-_HISTORY_BEFORE = {"previously", "was", "were", "used", "formerly", "originally", "before", "earlier", "old",
-                   "prior", "from", "initially", "had", "changed", "replaced", "until", "not", "no", "longer",
-                   "instead", "rather", "first", "superseded", "past", "then"}
-_HISTORY_AFTER = {"previously", "before", "earlier", "originally", "initially", "old", "outdated", "stale",
-                  "formerly", "superseded", "replaced", "no"}
-_HEDGES = {"maybe", "probably", "likely", "perhaps", "guess", "might", "possibly", "presumably", "assume"}
-_NEGATED = NEGATIONS | {"instead", "rather", "unlike"}
+_HISTORY_BEFORE = StemmedWords(("previously", "was", "were", "used", "formerly", "originally", "before", "earlier", "old",
+                                "prior", "from", "initially", "had", "changed", "replaced", "until", "not", "no", "longer",
+                                "instead", "rather", "first", "superseded", "past", "then"))
+_HISTORY_AFTER = StemmedWords(("previously", "before", "earlier", "originally", "initially", "old", "outdated", "stale",
+                               "formerly", "superseded", "replaced", "no"))
+_CHOICE_CUES = StemmedWords(("decision", "choose", "recommend", "pick", "select", "go", "prefer"))
+_HEDGES = StemmedWords(("maybe", "probably", "likely", "perhaps", "guess", "might", "possibly", "presumably", "assume"))
+_NEGATED = StemmedWords([*NEGATIONS, "instead", "rather", "unlike"])
 
 
 def unmarked_mentions(toks: list[str], values: list[str], *, negation_only: bool) -> list[str]:
@@ -116,7 +117,7 @@ def parse_choice(answer: str, options: dict[str, str]) -> str | None:
             named[label] = min(starts)
     if len(named) == 1:
         return next(iter(named))
-    cues = [i for i, t in enumerate(toks) if t in ("decision", "choose", "recommend", "pick", "select", "go", "prefer")]
+    cues = [i for i, t in enumerate(toks) if t in _CHOICE_CUES]
     for cue in cues:
         after = {label: p for label, p in named.items() if p > cue}
         if after:

@@ -10,7 +10,7 @@ import pytest
 from tests.shared_data import REAL_5Q
 
 from benchmarker.eval.grader import answer_variants, grade_deterministic, off_by_one, rubric_keywords
-from benchmarker.eval.normalize import token_texts
+from benchmarker.eval.normalize import stem, token_texts
 
 TABLE = json.loads((Path(__file__).parent / "grader_cases.json").read_text(encoding="utf-8"))
 CASES = TABLE["cases"]
@@ -73,7 +73,7 @@ def test_off_by_one_only_moves_time_unit_counts():
 def test_rubric_keywords_skip_negative_sentence_and_generic_words():
     words = rubric_keywords("The user would prefer responses that suggest trails near Seattle. "
                             "They might not prefer trails in Colorado.")
-    assert "seattle" in words and "colorado" not in words and "prefer" not in words and "user" not in words
+    assert stem("seattle") in words and stem("colorado") not in words and "prefer" not in words and "user" not in words
 
 
 def test_twelve_never_credits_two_and_know_never_credits_no():

@@ -26,8 +26,8 @@ def grade(answer: str, hypothesis: str, qid: str = "q") -> bool | None:
     ("on api-04", ["on", "api-04"]),             # the grader read the number 4
     ("3rd of March 2024", ["date:2024-03-03"]), ("March 3", ["md:03-03"]),
     ("at 09:20", ["at", "9:20"]),                # the rubric split "09" and "20"
-    ("twice as many", ["twice", "as", "many"]),   # a ratio, not "2 times"
-    ("emojis", ["emoji"]), ("stories", ["story"]),  # the grader kept "emojis", the rubric "storie"
+    ("twice as many", ["twice", "as", "mani"]),   # a ratio, not "2 times" ("many" stems to "mani")
+    ("emojis", ["emoji"]), ("stories", ["stori"]), ("story", ["stori"]),  # the grader kept "emojis", the rubric "storie"
     ("It doesn't", ["it", "doesnt"]),
 ])
 def test_one_token_stream(text, tokens):
