@@ -29,6 +29,7 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     from benchmarker.eval.sections import extra_sections, suite_summaries
     from benchmarker.eval.summary import build_summary
 
+    _rewrite_hypotheses(answers_dir)
     every_round = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
     results = [r for r in every_round if not r.get("round")]  # the main metrics: the dataset's own questions
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
@@ -111,6 +112,19 @@ def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[
         derived["alpha"] = None if alpha == SERVICE_ALPHA else alpha
     written = _written_run(answers_dir)
     return derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written}
+
+
+def _rewrite_hypotheses(answers_dir: Path) -> None:
+    """hypotheses.jsonl (LongMemEval's evaluation input) from answers.jsonl, one line per question.
+
+    It is appended beside each answer while a run goes, so a run killed (or out of disk) between the
+    two appends would lose that hypothesis for good; rebuilt here, it always matches the answers."""
+    answers = answers_dir / "answers.jsonl"
+    if not answers.exists():
+        return
+    lines = [json.dumps({"question_id": a.get("question_id"), "hypothesis": a.get("hypothesis")}, ensure_ascii=False)
+             for a in latest_by(read_jsonl(answers), "question_id")]
+    write_text_atomic(answers_dir / "hypotheses.jsonl", "".join(line + "\n" for line in lines))
 
 
 def _manifest_facts(run_dir: Path) -> dict[str, Any]:
