@@ -15,6 +15,7 @@ Two limits bound a tool call's reply (`[memory] call_timeout_s`, `await_timeout_
 ordinary call, and `waits` for the tools that block until writes are searchable (await_consistency, a
 mapping's consistency tool), which may take the whole await limit on a slow embedder. Every path honours
 them: the harness's calls, the memory agent's LangChain tools (an interceptor) and the HTTP read timeout.
+The session's own default (at least HANDSHAKE_S) bounds only start-up and keepalive pings.
 
 Servers end MCP sessions that sit idle (the embedded one after --session-idle-s, 600 s), and an
 expired session cannot be resumed, so an open client pings every KEEPALIVE_S: a long QA or
@@ -44,6 +45,7 @@ CALL_TIMEOUT_S = 60.0  # an ordinary tool call ([memory] call_timeout_s)
 AWAIT_TIMEOUT_S = 600.0  # the longest consistency wait ([memory] await_timeout_s)
 WAIT_MARGIN_S = 30.0  # past the await limit, so the server's own "still queued" error arrives first
 HTTP_READ_FLOOR_S = 300.0  # the MCP SDK's stream read timeout, kept as the least
+HANDSHAKE_S = 60.0  # initialize / list_tools (a stdio server may be slow to start) and keepalive pings
 PROMPT_TEMPLATE_KEYS = ("entry_capture_prompt", "summary_prompt", "context_prompt")
 
 # on_call(tool, args, result_text, latency_ms, error): error is None on success
@@ -179,12 +181,13 @@ class MemoryClient:
         waits = waits or WaitLimit()
         opened = False  # after this, a connection error is the caller's, not "server unreachable"
         finished = False  # the caller's body returned: nothing waits for a response any more
+        handshake = timedelta(seconds=max(timeout_s, HANDSHAKE_S))  # every tool call passes its own limit
         try:
             async with streams as (read, write), \
-                    ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout_s)) as session, \
+                    ClientSession(read, write, read_timeout_seconds=handshake) as session, \
                     anyio.create_task_group() as background:
                 await session.initialize()
-                tools = await load_mcp_tools(session, tool_interceptors=[_waits_for(session, waits, timeout_s)])
+                tools = await load_mcp_tools(session, tool_interceptors=[_limits_for(session, waits, timeout_s)])
                 opened = True
                 if keepalive_s:
                     background.start_soon(_keep_alive, session, keepalive_s)
@@ -346,15 +349,14 @@ class MemoryClient:
         return await self.call("add_entry", args)
 
 
-def _waits_for(session: Any, waits: WaitLimit, call_s: float) -> Any:
-    """A langchain-mcp-adapters interceptor: the memory agent's call of a wait tool gets the await limit
-    (the adapter calls with the session's default otherwise, the ordinary call limit)."""
+def _limits_for(session: Any, waits: WaitLimit, call_s: float) -> Any:
+    """A langchain-mcp-adapters interceptor: each of the memory agent's tool calls gets its own limit (the
+    await limit for a wait tool, else the call limit), as the harness's calls do; the adapter would use the
+    session's default, which only bounds the handshake."""
 
     async def intercept(request: Any, handler: Any) -> Any:
-        if request.name not in waits.tools:
-            return await handler(request)
-        return await session.call_tool(request.name, request.args,
-                                       read_timeout_seconds=timedelta(seconds=waits.for_tool(request.name, call_s)))
+        limit = timedelta(seconds=waits.for_tool(request.name, call_s))
+        return await session.call_tool(request.name, request.args, read_timeout_seconds=limit)
 
     return intercept
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from mcp.shared.exceptions import McpError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -120,3 +121,83 @@ async def test_the_configured_limits_reach_the_client_and_the_service(tmp_path: 
         memory_id = await _write(opened.driver.client, "short")
         with pytest.raises(MemoryToolError, match=r"writes queued after 0 s|writes queued after 1 s"):
             await opened.driver.client.await_consistency(memory_id)
+
+
+MAPPING = """
+name = "slow-wait-notes"
+description = "test server: a consistency tool that blocks"
+
+[server]
+transport = "stdio"
+command = "python"
+
+[scope]
+kind = "process"
+
+[write]
+tool = "save_note"
+arguments = { text = "{text}" }
+text_paths = ["text"]
+
+[consistency]
+tool = "wait_indexed"
+
+[search]
+tool = "find_notes"
+arguments = { query = "{query}", limit = "{top_k}" }
+hits = "results[*]"
+text = "text"
+id = "id"
+
+[agent]
+tools = ["save_note", "find_notes"]
+"""
+
+
+async def test_a_mapped_servers_consistency_tool_gets_the_await_limit_in_each_cases_own_process(tmp_path: Path) -> None:
+    """A mapping's consistency tool is a wait too: the per-case server process gets the run's limits."""
+    import sys
+
+    from benchmarker.memory.driver import MemoryPlace
+    from benchmarker.log.store import RunLog
+    from tests.graph.support import SAMPLE, cases_of
+
+    (tmp_path / "slow.toml").write_text(MAPPING, encoding="utf-8")
+    server = Path(__file__).with_name("slow_wait_server.py")
+    path = tmp_path / "mapped.toml"
+    path.write_text(f"""
+run_id = "mapped-wait"
+{SAMPLE}
+[memory]
+backend = "mcp"
+mapping = "{tmp_path / 'slow.toml'}"
+command = "{sys.executable}"
+args = ["{server}"]
+env = {{ SLOW_WAIT_S = "{2 * CALL_S}" }}
+call_timeout_s = {CALL_S}
+await_timeout_s = 30
+[run]
+progress = false
+output_dir = "{tmp_path / 'runs'}"
+""", encoding="utf-8")
+    config = load_config(path)
+    run_dir = Path(config.run_dir)
+    run_dir.mkdir(parents=True)
+    case = cases_of(config)[0]
+    log = RunLog(run_dir)
+    place = MemoryPlace(run_id="mapped-wait", title_template="{question_id}__{run_id}", cadence=6, can_create=True)
+    async with open_memory(config, run_dir) as opened:
+        assert opened.driver.client.waits.tools == frozenset({"wait_indexed"})
+        async with opened.driver.for_case(case, log, place) as driver:
+            assert driver.client.timeout_s == CALL_S and driver.client.waits.seconds == 30 + WAIT_MARGIN_S
+            record = await driver.create_memory(case, "", log, place)
+            started = time.monotonic()
+            await driver.settle(record)  # blocks 2 * CALL_S in the case's own server process
+            assert time.monotonic() - started > CALL_S
+            # any other tool keeps call_timeout_s, from the harness and from the memory agent alike
+            with pytest.raises(McpError, match="Timed out"):
+                await driver.client.call("stall")
+            (stall,) = [t for t in driver.client.tools if t.name == "stall"]
+            with pytest.raises(McpError, match="Timed out"):
+                await stall.ainvoke({})
+    log.close()
