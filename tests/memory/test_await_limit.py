@@ -9,6 +9,7 @@ EMBED_DELAY_S per text (the "outside" part, faked at its wire), so an await last
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from pathlib import Path
 
@@ -21,11 +22,14 @@ from starlette.routing import Route
 
 from benchmarker.config import load_config
 from benchmarker.errors import MemoryToolError
+from benchmarker.log.store import RunLog
 from benchmarker.memory.client import WAIT_MARGIN_S, MemoryClient
+from benchmarker.memory.driver import MemoryPlace
 from benchmarker.memory.drivers.open import open_memory
 from benchmarker.memory.service.launcher import EmbeddedMemoryService
 from benchmarker.memory.service.settings import ServiceSettings
 from tests.fakes import ThreadedUvicorn
+from tests.graph.support import SAMPLE, cases_of
 
 CALL_S = 1.0          # the client's limit for an ordinary tool call in these tests
 EMBED_DELAY_S = 0.5   # per embedded text: three entries and the placeholder context take ~2 s
@@ -156,12 +160,6 @@ tools = ["save_note", "find_notes"]
 
 async def test_a_mapped_servers_consistency_tool_gets_the_await_limit_in_each_cases_own_process(tmp_path: Path) -> None:
     """A mapping's consistency tool is a wait too: the per-case server process gets the run's limits."""
-    import sys
-
-    from benchmarker.memory.driver import MemoryPlace
-    from benchmarker.log.store import RunLog
-    from tests.graph.support import SAMPLE, cases_of
-
     (tmp_path / "slow.toml").write_text(MAPPING, encoding="utf-8")
     server = Path(__file__).with_name("slow_wait_server.py")
     path = tmp_path / "mapped.toml"
