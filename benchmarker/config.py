@@ -42,7 +42,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
     "prices": True,
     "eval": {"judge_retries"},
     "params": {"consistency_timeout_s"},
-    "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "await_timeout_s"},
+    "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "await_timeout_s", "call_timeout_s"},
     # caching changes what a call costs, not what the model is sent; an outside agent's label, credentials
     # and patience change how it is reached, not what it answers
     "agent": {"prompt_cache": True, "http": {"name", "header_env", "timeout_s", "max_attempts", "initial_backoff_s",
@@ -89,7 +89,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("self_improve", "alpha_ladder"), ("self_improve", "cadence_ladder"), ("self_improve", "max_distance"),
     ("agent", "type"), ("agent", "http"), ("agent", "subprocess"),
     ("memory", "preset"), ("memory", "mapping"), ("memory", "transport"), ("memory", "command"),
-    ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent",),
+    ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent",), ("memory", "call_timeout_s"),
 )
 
 

@@ -27,6 +27,11 @@ class MemoryToolError(RuntimeError):
         self.message = message
 
 
+class IndexNotSearchableError(RuntimeError):
+    """A case's writes never became searchable in time: searching now would score a lagging index as
+    retrieval misses, so the case fails (errors.jsonl) and re-running the command retries it."""
+
+
 class RunAbortedError(RuntimeError):
     """Too many cases failed in a row: something systematic (keys, server, model) is wrong."""
 

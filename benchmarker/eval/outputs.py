@@ -34,7 +34,8 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     results = [r for r in every_round if not r.get("round")]  # the main metrics: the dataset's own questions
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
     run_meta = _manifest_facts(run_dir) | run_meta
-    summary = build_summary(results, run_meta=run_meta | {"decisions": decisions})
+    errors = list(read_jsonl(answers_dir / "errors.jsonl"))  # a case that failed on a lagging index is counted
+    summary = build_summary(results, run_meta=run_meta | {"decisions": decisions, "errors": errors})
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores,
                                    thresholds=run_meta.get("thresholds")))

@@ -8,10 +8,11 @@ Keys (schema_version 1; a null is "not available", never zero):
                      numbers (deterministic agent, extractive reader, deterministic grader) are a
                      floor, not a model score (a retrieval-only run calls no model: false)
     notes            human-readable caveats (offline, unjudged answers, retrieval-only, k > top_k, ...)
-    run              run_meta as given (JSON-safe copy) minus "decisions" and "tokens"
+    run              run_meta as given (JSON-safe copy) minus "decisions", "tokens" and "errors"
                      (optional run_meta inputs: "decisions" = decisions.jsonl lines, used for tool
                      latency; "tokens" = the TokenLedger snapshot, used for cost when the results
-                     lines do not carry a role's tokens or cost). The run graph gives mode, point,
+                     lines do not carry a role's tokens or cost; "errors" = errors.jsonl lines, for
+                     counts.not_searchable). The run graph gives mode, point,
                      top_k, alpha (sent with each search; null = the service's) and memory
                      {backend, embedder, alpha (the service's blend)}; on a mapped server also
                      server, mapping, scope and lacks (what that server cannot do, also in notes)
@@ -62,6 +63,10 @@ Keys (schema_version 1; a null is "not available", never zero):
       by_kind        {kind: questions}
       judges         {"deterministic"|"llm"|"official": questions graded that way}
       judge_models   sorted judge model ids seen
+      not_searchable {"questions", "question_ids", "cases_failed", "case_ids"}  (eval/searchable.py)
+                     questions whose index was not searchable yet (index_searchable false), left out
+                     of qa, retrieval and the suites' blocks (cost and speed keep them), and cases
+                     that failed on it and await a retry; notes say both
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ import numpy as np
 
 from benchmarker.eval.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.eval.retrieval_metrics import retrieval_metrics
+from benchmarker.eval.searchable import failed_cases, not_searchable_block, not_searchable_notes, split_searchable
 from benchmarker.log.jsonl import write_json_atomic
 from benchmarker.registry import suites_of_results
 
@@ -194,8 +200,10 @@ def counts_block(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) -> dict[str, Any]:
     """Every documented key, from results lines and run metadata only."""
-    qa = qa_metrics(results)
-    retrieval = retrieval_metrics(results)
+    measured, left_out = split_searchable(results)  # an index not yet searchable measures nothing
+    unsearchable = not_searchable_block(left_out, failed_cases(run_meta.get("errors") or [], results))
+    qa = qa_metrics(measured)
+    retrieval = retrieval_metrics(measured)
     notes: list[str] = []
     retrieval_only = is_retrieval_only(run_meta)
     offline = bool(run_meta.get("offline")) and not retrieval_only
@@ -209,17 +217,18 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
     if not results:
         notes.append("no questions in this run")
     notes.extend(retrieval.get("notes", []))
+    notes.extend(not_searchable_notes(unsearchable))
     memory = m if isinstance(m := run_meta.get("memory"), dict) else {}
     if memory.get("lacks"):
         notes.append(f"memory server {memory.get('server')} has no " + "; no ".join(memory["lacks"]))
-    run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens")}
+    run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens", "errors")}
     summary = {"schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
                "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),
                "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens")),
                "speed": speed_block(results, run_meta.get("decisions")),
-               "counts": counts_block(results)}
-    for suite in ([] if retrieval_only else suites_of_results(results)):
-        summary.update(suite.summary_blocks(results, notes))
+               "counts": counts_block(results) | {"not_searchable": unsearchable}}
+    for suite in ([] if retrieval_only else suites_of_results(measured)):
+        summary.update(suite.summary_blocks(measured, notes))
     return summary
 
 

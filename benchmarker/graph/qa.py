@@ -1,7 +1,8 @@
 """Node: answer every question of the case from memory (search -> compact context -> reader).
 
 The reader gets the question and its `question_date`, and every entry with its session date,
-so temporal questions are answerable. In retrieval mode only the search runs.
+so temporal questions are answerable. In retrieval mode only the search runs. A memory whose writes
+never became searchable in time fails the case (IndexNotSearchableError) rather than be searched.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from benchmarker.agent.ledger import usage_of
 from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.errors import IndexNotSearchableError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.retrieval import build_context
 from benchmarker.graph.state import CaseState
@@ -80,6 +82,12 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_wait_searchable",
                                   latency_ms=round((time.monotonic() - waited) * 1000, 1),
                                   result_preview="searchable" if searchable else "timed out: index still lagging"))
+    if not searchable:  # never a silent recall of 0: the case fails and a re-run retries it
+        raise IndexNotSearchableError(
+            f"case {case.case_id}: memory {memory.memory_id}'s newest write was still not searchable after "
+            f"[params] consistency_timeout_s = {ctx.config.params.consistency_timeout_s:g} s, so its questions were "
+            "not searched (an index that lags would score as retrieval misses). Re-running the same command retries "
+            "the case on the same memory; raise consistency_timeout_s for a slow index.")
     for question in pending:
         with ctx.traced(case_id=case.case_id, role="qa", phase="qa", question_id=question.question_id):
             answer = await _answer(ctx, case, question, memory, searcher)

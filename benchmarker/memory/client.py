@@ -11,6 +11,12 @@ Open and close the client in the SAME asyncio task: the MCP transport runs in an
 group that refuses to be exited from another task (so no pytest-asyncio yield fixtures that
 hold one across tests). Any number of concurrent tasks may call through an open client.
 
+Two limits bound a tool call's reply (`[memory] call_timeout_s`, `await_timeout_s`): `timeout_s` for an
+ordinary call, and `waits` for the tools that block until writes are searchable (await_consistency, a
+mapping's consistency tool), which may take the whole await limit on a slow embedder. Every path honours
+them: the harness's calls, the memory agent's LangChain tools (an interceptor) and the HTTP read timeout.
+The session's own default (at least HANDSHAKE_S) bounds only start-up and keepalive pings.
+
 Servers end MCP sessions that sit idle (the embedded one after --session-idle-s, 600 s), and an
 expired session cannot be resumed, so an open client pings every KEEPALIVE_S: a long QA or
 judging phase without memory calls does not cost the run its session.
@@ -25,6 +31,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -34,6 +41,11 @@ log = logging.getLogger(__name__)
 
 LOCAL_DEV_TOKEN = "LOCAL_DEV_MODE_NOT_FOR_PRODUCTION"
 KEEPALIVE_S = 60.0  # well inside any server's session idle expiry
+CALL_TIMEOUT_S = 60.0  # an ordinary tool call ([memory] call_timeout_s)
+AWAIT_TIMEOUT_S = 600.0  # the longest consistency wait ([memory] await_timeout_s)
+WAIT_MARGIN_S = 30.0  # past the await limit, so the server's own "still queued" error arrives first
+HTTP_READ_FLOOR_S = 300.0  # the MCP SDK's stream read timeout, kept as the least
+HANDSHAKE_S = 60.0  # initialize / list_tools (a stdio server may be slow to start) and keepalive pings
 PROMPT_TEMPLATE_KEYS = ("entry_capture_prompt", "summary_prompt", "context_prompt")
 
 # on_call(tool, args, result_text, latency_ms, error): error is None on success
@@ -66,36 +78,56 @@ def tool_result_text(result: Any) -> str:
     return str(text) if text is not None else str(result)
 
 
+@dataclass(frozen=True)
+class WaitLimit:
+    """The tools that block until writes are searchable, and how long the client waits for their reply."""
+
+    seconds: float = AWAIT_TIMEOUT_S + WAIT_MARGIN_S
+    tools: frozenset[str] = frozenset({"await_consistency"})
+
+    @classmethod
+    def of(cls, await_timeout_s: float, tools: frozenset[str] | set[str]) -> WaitLimit:
+        """The configured await limit plus the margin, for these tools."""
+        return cls(await_timeout_s + WAIT_MARGIN_S, frozenset(tools))
+
+    def for_tool(self, tool: str, default: float) -> float:
+        return max(self.seconds, default) if tool in self.tools else default
+
+
 class MemoryClient:
     """Tools for the agent and typed calls for the harness, over one MCP session."""
 
     def __init__(self, session: Any, tools: list[Any], *, url: str = "", on_call: CallObserver | None = None,
-                 timeout_s: float = 60.0):
+                 timeout_s: float = CALL_TIMEOUT_S, waits: WaitLimit | None = None):
         self.session = session
         self.tools = tools
         self.url = url
         self.on_call = on_call
         self.timeout_s = timeout_s
+        self.waits = waits or WaitLimit()
 
     @classmethod
     @asynccontextmanager
-    async def connect(cls, url: str, *, headers: dict[str, str] | None = None, timeout_s: float = 60.0,
-                      on_call: CallObserver | None = None,
+    async def connect(cls, url: str, *, headers: dict[str, str] | None = None, timeout_s: float = CALL_TIMEOUT_S,
+                      waits: WaitLimit | None = None, on_call: CallObserver | None = None,
                       keepalive_s: float | None = KEEPALIVE_S) -> AsyncIterator[MemoryClient]:
         """Open the session, load the tools once, yield the client; close on exit (same task!)."""
         import httpx
         from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
+        waits = waits or WaitLimit()
+        # A reply streams back on the POST's response: no byte arrives while a wait blocks, so the read
+        # timeout must outlast the longest wait (else httpx ends it first).
         http = create_mcp_http_client(
             headers=auth_headers() if headers is None else headers,
-            timeout=httpx.Timeout(timeout_s, read=max(timeout_s, 300.0)))
+            timeout=httpx.Timeout(timeout_s, read=max(timeout_s, waits.seconds + WAIT_MARGIN_S, HTTP_READ_FLOOR_S)))
 
         @asynccontextmanager
         async def streams():
             async with http, streamable_http_client(url, http_client=http) as (read, write, _):
                 yield read, write
 
-        async with cls._open(streams(), url, timeout_s=timeout_s, on_call=on_call,
+        async with cls._open(streams(), url, timeout_s=timeout_s, waits=waits, on_call=on_call,
                              keepalive_s=keepalive_s) as client:
             yield client
 
@@ -103,7 +135,8 @@ class MemoryClient:
     @asynccontextmanager
     async def connect_stdio(cls, command: str, args: list[str] | tuple[str, ...] = (), *,
                             env: dict[str, str] | None = None, cwd: str | None = None,
-                            stderr_path: str | None = None, timeout_s: float = 60.0,
+                            stderr_path: str | None = None, timeout_s: float = CALL_TIMEOUT_S,
+                            waits: WaitLimit | None = None,
                             on_call: CallObserver | None = None) -> AsyncIterator[MemoryClient]:
         """Start `command args` as an MCP server on stdio (its stderr to `stderr_path`), yield the
         client; on exit the SDK closes stdin and ends the process. No keepalive: a stdio session
@@ -127,16 +160,17 @@ class MemoryClient:
                 raise ConnectionError(f"cannot start the memory MCP server {target!r}: {err.strerror or err}") from err
 
         try:
-            async with cls._open(streams(), target, timeout_s=timeout_s, on_call=on_call, keepalive_s=None,
-                                 stderr_path=stderr_path) as client:
+            async with cls._open(streams(), target, timeout_s=timeout_s, waits=waits, on_call=on_call,
+                                 keepalive_s=None, stderr_path=stderr_path) as client:
                 yield client
         finally:
             errlog.close()
 
     @classmethod
     @asynccontextmanager
-    async def _open(cls, streams: Any, target: str, *, timeout_s: float, on_call: CallObserver | None,
-                    keepalive_s: float | None, stderr_path: str | None = None) -> AsyncIterator[MemoryClient]:
+    async def _open(cls, streams: Any, target: str, *, timeout_s: float, waits: WaitLimit | None,
+                    on_call: CallObserver | None, keepalive_s: float | None,
+                    stderr_path: str | None = None) -> AsyncIterator[MemoryClient]:
         import anyio
         import httpx
         from langchain_mcp_adapters.tools import load_mcp_tools
@@ -144,19 +178,21 @@ class MemoryClient:
         from mcp.shared.exceptions import McpError
 
         unreachable = (httpx.ConnectError, httpx.ConnectTimeout)
+        waits = waits or WaitLimit()
         opened = False  # after this, a connection error is the caller's, not "server unreachable"
         finished = False  # the caller's body returned: nothing waits for a response any more
+        handshake = timedelta(seconds=max(timeout_s, HANDSHAKE_S))  # every tool call passes its own limit
         try:
             async with streams as (read, write), \
-                    ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout_s)) as session, \
+                    ClientSession(read, write, read_timeout_seconds=handshake) as session, \
                     anyio.create_task_group() as background:
                 await session.initialize()
-                tools = await load_mcp_tools(session)
+                tools = await load_mcp_tools(session, tool_interceptors=[_limits_for(session, waits, timeout_s)])
                 opened = True
                 if keepalive_s:
                     background.start_soon(_keep_alive, session, keepalive_s)
                 try:
-                    yield cls(session, tools, url=target, on_call=on_call, timeout_s=timeout_s)
+                    yield cls(session, tools, url=target, on_call=on_call, timeout_s=timeout_s, waits=waits)
                     finished = True
                 finally:
                     background.cancel_scope.cancel()
@@ -194,19 +230,22 @@ class MemoryClient:
 
     def with_observer(self, on_call: CallObserver | None) -> MemoryClient:
         """A view on the same session that reports harness calls to another observer (per case)."""
-        return MemoryClient(self.session, self.tools, url=self.url, on_call=on_call, timeout_s=self.timeout_s)
+        return MemoryClient(self.session, self.tools, url=self.url, on_call=on_call, timeout_s=self.timeout_s,
+                            waits=self.waits)
 
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools]
 
     async def call(self, tool: str, args: dict[str, Any] | None = None, *, timeout_s: float | None = None) -> str:
-        """Call a tool; return its text. Raises MemoryToolError when the server sets isError."""
+        """Call a tool; return its text. Raises MemoryToolError when the server sets isError. Without
+        `timeout_s`, a wait tool gets the await limit and any other tool the session's call limit."""
         args = dict(args or {})
         started = time.perf_counter()
         error: str | None = None
         text = ""
         try:
-            timeout = timedelta(seconds=timeout_s) if timeout_s else None
+            limit = timeout_s or self.waits.for_tool(tool, self.timeout_s)
+            timeout = timedelta(seconds=limit)
             with _traced_call(tool, args) as run:
                 result = await self.session.call_tool(tool, args, read_timeout_seconds=timeout)
                 text = tool_result_text(result.content)
@@ -308,6 +347,18 @@ class MemoryClient:
         if tags:
             args["tags"] = tags
         return await self.call("add_entry", args)
+
+
+def _limits_for(session: Any, waits: WaitLimit, call_s: float) -> Any:
+    """A langchain-mcp-adapters interceptor: each of the memory agent's tool calls gets its own limit (the
+    await limit for a wait tool, else the call limit), as the harness's calls do; the adapter would use the
+    session's default, which only bounds the handshake."""
+
+    async def intercept(request: Any, handler: Any) -> Any:
+        limit = timedelta(seconds=waits.for_tool(request.name, call_s))
+        return await session.call_tool(request.name, request.args, read_timeout_seconds=limit)
+
+    return intercept
 
 
 async def _keep_alive(session: Any, every_s: float) -> None:

@@ -48,6 +48,10 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
         table.add_row("tokens in / out / cost",
                       f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,} / "
                       + (f"${usd:.4f}" if usd is not None else "unpriced: add [prices]"))
+    unsearchable = (summary.get("counts") or {}).get("not_searchable") or {}
+    if unsearchable.get("questions") or unsearchable.get("cases_failed"):
+        table.add_row("not searchable", f"{unsearchable.get('questions', 0)} question(s) left out of the metrics; "
+                                        f"{unsearchable.get('cases_failed', 0)} case(s) failed (a re-run retries them)")
     if summary.get("offline"):
         table.add_row("note", "offline models: a reproducible floor, not a model's score")
     return table

@@ -96,7 +96,9 @@ class MappedDriver:
             yield dataclasses.replace(self, scope=scope)
             return
         scope.directory.mkdir(parents=True, exist_ok=True)
-        async with self.launch.for_scope(scope.directory, scope.title).connect() as client:
+        # the case's own server gets the run's limits (call_timeout_s, the consistency wait)
+        async with self.launch.for_scope(scope.directory, scope.title).connect(
+                timeout_s=self.client.timeout_s, waits=self.client.waits) as client:
             yield dataclasses.replace(self, client=client, scope=scope)
 
     async def create_memory(self, case: Case, vault_id: str, log: RunLog, place: MemoryPlace) -> MemoryRecord:

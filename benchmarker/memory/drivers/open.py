@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarker.config import RunConfig
 from benchmarker.errors import UserError
-from benchmarker.memory.client import auth_headers
+from benchmarker.memory.client import WaitLimit, auth_headers
 from benchmarker.memory.driver import MemoryDriver
 from benchmarker.memory.drivers.mapped import SERVERS_DIR, MappedDriver
 from benchmarker.memory.drivers.mycelian import MycelianDriver
@@ -71,7 +71,7 @@ async def open_memory(config: RunConfig, run_dir: Path, *, holder: str | None = 
         per_process = not mapping.is_mycelian and mapping.scope.kind == "process" and launch.transport == "stdio"
         probe = launch.for_scope(_fresh_dir(run_dir / SERVERS_DIR / "_probe"), "probe") if per_process else launch
         try:
-            async with probe.connect() as client:
+            async with probe.connect(timeout_s=config.memory.call_timeout_s, waits=wait_limit(config, mapping)) as client:
                 driver: MemoryDriver
                 if mapping.is_mycelian:
                     driver = MycelianDriver(client=client, config=config, holder=holder)
@@ -82,6 +82,13 @@ async def open_memory(config: RunConfig, run_dir: Path, *, holder: str | None = 
                 yield OpenMemory(driver, launch)
         except ConnectionError as err:
             raise _unreachable(config, launch, err) from err
+
+
+def wait_limit(config: RunConfig, mapping: ToolMapping) -> WaitLimit:
+    """How long a consistency wait may block: `[memory] await_timeout_s` (plus a margin) for Mycelian's
+    await_consistency or the mapping's consistency tool; every other call has `call_timeout_s`."""
+    tools = {"await_consistency"} if mapping.is_mycelian else {mapping.consistency.tool} - {""}
+    return WaitLimit.of(config.memory.await_timeout_s, tools)
 
 
 def _unreachable(config: RunConfig, launch: ServerLaunch, err: ConnectionError) -> UserError:
