@@ -179,7 +179,14 @@ def items_from_run_dir(config) -> Iterator[ExtractionItem]:
     if plan.sha256 != (manifest.get("dataset") or {}).get("sha256"):
         raise UserError(f"{run_dir}: the dataset of its config changed since the run (sha256 differs); "
                         "judge-online needs the messages the run ingested")
+    from benchmarker.run.run_files import require_whole
+
+    for name in (DecisionRecord.FILE, "memories.jsonl"):  # a record cut off mid-write would be dropped silently
+        require_whole(run_dir / name, "judge-online")
     memories = RunLog(run_dir).done.memories
+    if not any(memory.ingested for memory in memories.values()):
+        raise UserError(f"{run_dir / 'memories.jsonl'}: no case finished ingestion in this run (the file is missing, "
+                        "empty or holds no \"ingested\" line), so there is nothing to judge; resume the run first")
     calls: dict[str, list[DecisionRecord]] = {}
     for call in read_records(run_dir / DecisionRecord.FILE, DecisionRecord):
         if call.caller == "agent":
