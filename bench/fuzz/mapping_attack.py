@@ -121,7 +121,12 @@ def cases(quick: bool, hang_limit_s: float) -> dict[str, Case]:
         "server.hang-at-initialize": Case(memory=hang_memory, limit_s=hang_limit_s),
         "server.50mib-search-result": Case(memory={"env": '{ FUZZ_MODE = "huge", FUZZ_HUGE_MB = "50" }'}),
     }
-    if not quick:
+    if quick:  # one of each kind of escape; the variants only in the full set
+        for label in ("scope.args-dotdot", "scope.symlinked-case-folder-on-resume"):
+            out.pop(label)
+        out["server.20mib-search-result"] = Case(memory={"env": '{ FUZZ_MODE = "huge", FUZZ_HUGE_MB = "20" }'})
+        out.pop("server.50mib-search-result")
+    else:
         out["scope.args-absolute-dotdot"] = Case(args=("--notes", "/{scope_dir}/../../x.jsonl"))
     return out
 

@@ -181,8 +181,7 @@ def items_from_run_dir(config) -> Iterator[ExtractionItem]:
                         "judge-online needs the messages the run ingested")
     from benchmarker.run.run_files import require_whole
 
-    for name in (DecisionRecord.FILE, "memories.jsonl"):  # a record cut off mid-write would be dropped silently
-        require_whole(run_dir / name, "judge-online")
+    require_whole(run_dir / "memories.jsonl", "judge-online")  # a cut-off "ingested" line would drop its case
     memories = RunLog(run_dir).done.memories
     if not any(memory.ingested for memory in memories.values()):
         raise UserError(f"{run_dir / 'memories.jsonl'}: no case finished ingestion in this run (the file is missing, "

@@ -77,8 +77,9 @@ class ReplaySource:
         if not (run_dir / "decisions.jsonl").is_file():
             raise UserError(f"{run_dir}: no decisions.jsonl; replay re-applies the memory writes recorded there, "
                             "so the source must be a run that ingested with the memory agent")
-        for name in ("decisions.jsonl", "memories.jsonl"):  # a write cut off mid-line would be lost silently
-            require_whole(run_dir / name, "replay")
+        # A cut-off "ingested" line would drop its case; a cut-off last decision cannot belong to an
+        # ingested case (that line is written after all of the case's decisions), so it is skipped.
+        require_whole(run_dir / "memories.jsonl", "replay")
         mode = (source_config(manifest).get("run") or {}).get("mode", "agent")
         if mode == "retrieval":
             raise UserError(f"{manifest_path}: the source run was made in retrieval mode ([run].mode = \"retrieval\"): "

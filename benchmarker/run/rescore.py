@@ -70,7 +70,6 @@ async def rescore(run_dir: Path, config) -> Path:
     from benchmarker.eval.outputs import write_outputs
     from benchmarker.eval.score import score
     from benchmarker.run.models import build_models
-
     from benchmarker.run.run_files import require_whole
 
     for name in ("answers.jsonl", "memories.jsonl"):  # a record cut off mid-write would be dropped silently

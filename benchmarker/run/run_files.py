@@ -14,7 +14,9 @@ from benchmarker.log.jsonl import torn_tail
 
 
 def require_whole(path: Path, verb: str) -> None:
-    """Raise when `path`'s last line was cut off mid-write (a run stopped and not resumed)."""
+    """Raise when `path`'s last line was cut off mid-write (a run stopped and not resumed). For
+    answers.jsonl and memories.jsonl: such a line is a record the verb would otherwise drop (a
+    cut-off last line of decisions.jsonl is not: it belongs to a case that never finished)."""
     number = torn_tail(path)
     if number is not None:
         raise UserError(f"{path}:{number}: the last line is cut off (the run stopped mid-write); resume the run "

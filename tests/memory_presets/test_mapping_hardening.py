@@ -86,7 +86,7 @@ def test_memory_overrides_may_not_climb_out_or_drop_the_scope_dir():
     mapping = parse_mapping(mapping_text(), "user.toml")
     ok = ServerLaunch(transport="stdio", command="x", env={"NOTES_PATH": "{scope_dir}/elsewhere.jsonl"})
     check_scope_launch(mapping, ok, "run.toml")
-    with pytest.raises(UserError, match="replace NOTES_PATH, which the mapping keeps under {scope_dir}"):
+    with pytest.raises(UserError, match=r"replace NOTES_PATH, which the mapping keeps under \{scope_dir\}"):
         check_scope_launch(mapping, ServerLaunch(transport="stdio", command="x", env={"NOTES_PATH": "/tmp/all.jsonl"}),
                            "run.toml")
     with pytest.raises(UserError, match=r"args: '\{scope_dir\}/\.\.' leaves"):
