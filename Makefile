@@ -95,7 +95,8 @@ bench-estimate: install
 bench-cache: install
 	$(PYTHON) bench/bench_cache_run.py --unit message --unit session
 
-# Attack the embedded memory service (issue 12); writes runs/fuzz/fuzz.json. FUZZ_ARGS=--quick: CI size.
+# Attack the embedded memory service (issue 12) and the harness: tool mappings, outside agents, damaged
+# run directories (issue 26); writes runs/fuzz/fuzz.json. FUZZ_ARGS=--quick: CI size.
 fuzz: install
 	$(PYTHON) bench/fuzz_service.py $(FUZZ_ARGS)
 

@@ -3,7 +3,7 @@
     .venv/bin/python bench/fuzz_service.py [--quick] [--url URL --api-key KEY --pid PID] [--out FILE]
     make fuzz                      # the full set; make fuzz FUZZ_ARGS=--quick for the CI size
 
-Five groups (issue 12), each counted per case as ok / clean / unclear / wrong / 5xx / crash /
+Eight groups (issue 12; the last three issue 26), each counted per case as ok / clean / unclear / wrong / 5xx / crash /
 accepted / lost (bench/fuzz/outcome.py says what each means), with the service's RSS before and
 after the group:
   tools     bad arguments for all 13 MCP tools, generated from their schemas (real SDK client)
@@ -11,6 +11,9 @@ after the group:
   writers   16 concurrent writers on one memory and across memories; every acked write must survive
   kill9     SIGKILL mid-write and mid-index, restart on the same file; every acked write must survive
   datasets  broken LongMemEval files through the harness's loader (no service)
+  mappings  a tool mapping's server: scope paths out of the run directory, a hang at start, a 50 MiB result
+  adapters  outside agents (subprocess, HTTP) that break the pairing, dribble, flood, leak children or secrets
+  rundirs   score / replay / judge-online on damaged run directories (cut-off lines, bad manifest, ...)
 Without --url the service is launched on a temp database (with a random API key, so the auth
 cases run). The kill9 group always launches its own. The script reports; it does not judge:
 it exits 0 after a completed run, whatever the counts (tests/memory/test_fuzz_service.py judges).
@@ -30,12 +33,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.fuzz import dataset_attack, http_attack, kill9, tool_attack, writers  # noqa: E402
+from bench.fuzz import (  # noqa: E402
+    adapter_attack,
+    dataset_attack,
+    http_attack,
+    kill9,
+    mapping_attack,
+    rundir_attack,
+    tool_attack,
+    writers,
+)
 from bench.fuzz.outcome import Tally  # noqa: E402
-from bench.fuzz.report import findings, table, write_json  # noqa: E402
+from bench.fuzz.report import findings, short_table, table, write_json  # noqa: E402
 from bench.fuzz.target import ServiceHandle  # noqa: E402
 
-GROUPS = ("tools", "http", "writers", "kill9", "datasets")
+GROUPS = ("tools", "http", "writers", "kill9", "datasets", "mappings", "adapters", "rundirs")
+HARNESS_GROUPS = {"mappings": mapping_attack.run, "adapters": adapter_attack.run, "rundirs": rundir_attack.run}
 SERVICE_GROUPS = ("tools", "http", "writers")
 
 
@@ -53,7 +66,8 @@ QUICK = Sizes(http=http_attack.QUICK, kill=kill9.QUICK, entries_per_writer=5)
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="CI sizes (under 20 s): small floods, 2 kill runs")
+    parser.add_argument("--quick", action="store_true", help="CI sizes: small floods, 2 kill runs, fewer damaged run "
+                                                            "directories")
     parser.add_argument("--groups", default=",".join(GROUPS), help=f"comma-separated subset of {', '.join(GROUPS)}")
     parser.add_argument("--url", default=None, help="attack this running service (http://host:port[/mcp]) "
                                                     "instead of launching one")
@@ -111,6 +125,11 @@ def run(args: argparse.Namespace, workdir: Path) -> tuple[list[Tally], dict[str,
         tally = Tally("datasets").begin(None)
         tallies.append(dataset_attack.run(workdir, tally).end(None))
         print(table([tally]).splitlines()[-1], flush=True)
+    for group, attack in HARNESS_GROUPS.items():  # the harness itself under attack (no shared service)
+        if group in args.groups:
+            tally = Tally(group).begin(None)
+            tallies.append(attack(workdir, tally, quick=args.quick).end(None))
+            print(table([tally]).splitlines()[-1], flush=True)
     return tallies, header
 
 
@@ -123,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="fuzz-service-") as tmp:
         tallies, header = run(args, Path(tmp))
     header["seconds"] = round(time.perf_counter() - started, 1)
-    print(f"\n{table(tallies)}\n\n{findings(tallies)}")
+    print(f"\n{table(tallies)}\n\n{short_table(tallies)}\n\n{findings(tallies)}")
     write_json(args.out, header, tallies)
     print(f"\nwrote {args.out} ({header['seconds']} s)")
     return 0

@@ -42,7 +42,8 @@ NON_RESULT_KEYS: dict[str, Any] = {
     "prices": True,
     "eval": {"judge_retries"},
     "params": {"consistency_timeout_s"},
-    "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "await_timeout_s", "call_timeout_s"},
+    "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "await_timeout_s", "call_timeout_s",
+               "start_timeout_s", "max_result_mb"},  # limits that fail a call, not settings of what it computes
     # caching changes what a call costs, not what the model is sent; an outside agent's label, credentials
     # and patience change how it is reached, not what it answers
     "agent": {"prompt_cache": True, "http": {"name", "header_env", "timeout_s", "max_attempts", "initial_backoff_s",

@@ -297,6 +297,10 @@ class MemoryConfig(_Table):
     # stdio: its arguments and extra environment (default: the preset's; no secrets: they are refused)
     args: Annotated[tuple[str, ...], AfterValidator(_check_args)] = _seq()
     env: Annotated[dict[str, str], AfterValidator(_check_env_names)] = Field(default_factory=dict)
+    # any server: the longest wait for MCP initialize and the tool list (a server stuck at start fails then)
+    start_timeout_s: float = Field(60.0, gt=0.0, le=3600.0)
+    # a mapped server: the largest tool result the harness reads (a larger one fails the call, and the case)
+    max_result_mb: int = Field(16, ge=1, le=1024)
 
     @field_validator("search_alpha")
     @classmethod

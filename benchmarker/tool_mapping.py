@@ -230,6 +230,8 @@ def _placeholder_problems(mapping: ToolMapping) -> list[str]:
         if unknown:
             problems.append(f"{key} uses {{{unknown[0]}}}; allowed there: "
                             + ", ".join(f"{{{name}}}" for name in allowed))
+    for key, template in (("server.env", mapping.server.env), ("server.args", list(mapping.server.args))):
+        problems += [f"{key}: {problem}" for problem in scope_dir_escapes(template)]
     if mapping.scope.kind in ("namespace", "container"):
         for key, template in (("write.arguments", mapping.write.arguments if mapping.write else {}),
                               ("search.arguments", mapping.search.arguments if mapping.search else {})):
@@ -263,6 +265,24 @@ def placeholders(template: Any) -> set[str]:
     if isinstance(template, (list, tuple)):
         return set().union(*(placeholders(v) for v in template)) if template else set()
     return set()
+
+
+def _strings(template: Any) -> list[str]:
+    if isinstance(template, str):
+        return [template]
+    if isinstance(template, dict):
+        return [text for value in template.values() for text in _strings(value)]
+    if isinstance(template, (list, tuple)):
+        return [text for value in template for text in _strings(value)]
+    return []
+
+
+def scope_dir_escapes(template: Any) -> list[str]:
+    """Values that name a path under `{scope_dir}` and climb out of it with '..' (a case's server must
+    keep its data in its own folder inside the run directory)."""
+    return [f"{text!r} leaves {{scope_dir}} with '..'; keep the server's data inside the case's own folder"
+            for text in _strings(template)
+            if "{scope_dir}" in text and ".." in re.split(r"[/\\=:,;]", text)]
 
 
 def render(template: Any, values: dict[str, Any]) -> Any:

@@ -8,7 +8,13 @@ Outcomes (every case ends in exactly one):
   5xx       a server error (HTTP 5xx, JSON-RPC internal error, an uncaught loader exception)
   crash     connection reset, timeout (hang), the process died, or the loader's process died
   accepted  a bad input that was accepted (the "unexpected accept")
-  lost      an acknowledged write that is not listed or not searchable afterwards
+  lost      an acknowledged write that is not listed or not searchable afterwards (or, for the run
+            directory and adapter groups, records silently dropped or answers attributed to the wrong question)
+  leaked    something escaped where it belongs: a file written outside the run directory, a process
+            left running after close, a credential in an error message
+
+The short table (issue 26) folds these into: tried, refused (clean + unclear), crashed (crash + 5xx),
+lost, leaked.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-OUTCOMES = ("ok", "clean", "unclear", "wrong", "5xx", "crash", "accepted", "lost")
+OUTCOMES = ("ok", "clean", "unclear", "wrong", "5xx", "crash", "accepted", "lost", "leaked")
 EXAMPLES_PER_OUTCOME = 5
 _QUIET = frozenset(("ok", "clean"))  # outcomes whose examples are not worth keeping
 
@@ -81,6 +87,12 @@ class Tally:
                 kept.append(f"{label}: {detail[:240]}" if detail else label)
         return outcome
 
+    def short(self) -> dict[str, int]:
+        """tried, refused, crashed, lost, leaked: the table the hardening issues report."""
+        c = self.counts
+        return {"tried": self.tried, "refused": c["clean"] + c["unclear"], "crashed": c["crash"] + c["5xx"],
+                "lost": c["lost"], "leaked": c["leaked"]}
+
     def begin(self, pid: int | None) -> "Tally":
         reset_peak(pid)
         self.rss_before_kb = rss_kb(pid)["rss"]
@@ -97,4 +109,5 @@ class Tally:
         row = asdict(self)
         row.pop("_started")
         row["tried"] = self.tried
+        row["short"] = self.short()
         return row

@@ -39,6 +39,14 @@ def table(tallies: list[Tally]) -> str:
     return "\n".join(lines)
 
 
+def short_table(tallies: list[Tally]) -> str:
+    """The issue's table: tried, refused, crashed, lost, leaked per group."""
+    columns = ("tried", "refused", "crashed", "lost", "leaked")
+    lines = [f"{'group':<9}" + "".join(f"{c:>9}" for c in columns)]
+    lines += [f"{t.group:<9}" + "".join(f"{t.short()[c]:>9}" for c in columns) for t in tallies]
+    return "\n".join(lines)
+
+
 def findings(tallies: list[Tally]) -> str:
     """The first examples of every outcome worth a look, and each group's extra measurements."""
     lines = []

@@ -41,6 +41,28 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
             raise UserError(f"{path}:{number}: not valid JSON ({exc.msg}); fix or delete that line") from exc
 
 
+def torn_tail(path: Path) -> int | None:
+    """The number of the last line when a writer was cut off in it (no final newline, or not JSON);
+    None when the file ends on a whole record (or is missing or empty). `read_jsonl` skips such a
+    line, which is right while a run resumes (it redoes that work) and wrong for a verb that reads a
+    finished run: it would drop the record silently."""
+    if not path.exists():
+        return None
+    with path.open("rb") as handle:
+        lines = handle.read().split(b"\n")
+    numbered = [(number, raw) for number, raw in enumerate(lines, start=1) if raw.strip()]
+    if not numbered:
+        return None
+    number, raw = numbered[-1]
+    if number == len(lines):  # no newline after it
+        return number
+    try:
+        json.loads(raw)
+    except json.JSONDecodeError:
+        return number
+    return None
+
+
 def latest_by(lines: Iterable[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     """One record per `key`, the last one written winning (a re-judged question, a rescored level)."""
     latest: dict[str, dict[str, Any]] = {}

@@ -179,7 +179,13 @@ def items_from_run_dir(config) -> Iterator[ExtractionItem]:
     if plan.sha256 != (manifest.get("dataset") or {}).get("sha256"):
         raise UserError(f"{run_dir}: the dataset of its config changed since the run (sha256 differs); "
                         "judge-online needs the messages the run ingested")
+    from benchmarker.run.run_files import require_whole
+
+    require_whole(run_dir / "memories.jsonl", "judge-online")  # a cut-off "ingested" line would drop its case
     memories = RunLog(run_dir).done.memories
+    if not any(memory.ingested for memory in memories.values()):
+        raise UserError(f"{run_dir / 'memories.jsonl'}: no case finished ingestion in this run (the file is missing, "
+                        "empty or holds no \"ingested\" line), so there is nothing to judge; resume the run first")
     calls: dict[str, list[DecisionRecord]] = {}
     for call in read_records(run_dir / DecisionRecord.FILE, DecisionRecord):
         if call.caller == "agent":

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.registry import dataset_kinds_where, suite
+from benchmarker.run.run_files import read_manifest, require_whole
 
 if TYPE_CHECKING:
     from benchmarker.run.runner import RunOutcome
@@ -72,16 +73,13 @@ class ReplaySource:
         if not run_dir.is_dir():
             raise UserError(f"{run_dir}: not a directory; pass a finished run's directory (e.g. runs/<run_id>)")
         manifest_path = run_dir / "manifest.json"
-        if not manifest_path.is_file():
-            raise UserError(f"{run_dir}: no manifest.json; is it a run directory (runs/<run_id>)?")
-        raw = manifest_path.read_bytes()
-        try:
-            manifest = json.loads(raw)
-        except ValueError as exc:
-            raise UserError(f"{manifest_path}: not valid JSON ({exc})") from None
+        manifest, raw = read_manifest(run_dir, "replay")
         if not (run_dir / "decisions.jsonl").is_file():
             raise UserError(f"{run_dir}: no decisions.jsonl; replay re-applies the memory writes recorded there, "
                             "so the source must be a run that ingested with the memory agent")
+        # A cut-off "ingested" line would drop its case; a cut-off last decision cannot belong to an
+        # ingested case (that line is written after all of the case's decisions), so it is skipped.
+        require_whole(run_dir / "memories.jsonl", "replay")
         mode = (source_config(manifest).get("run") or {}).get("mode", "agent")
         if mode == "retrieval":
             raise UserError(f"{manifest_path}: the source run was made in retrieval mode ([run].mode = \"retrieval\"): "
@@ -252,10 +250,7 @@ def _check_target(config, source: ReplaySource) -> None:
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.is_file():
         return
-    try:
-        previous = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except ValueError:
-        return
+    previous, _ = read_manifest(run_dir, "replay")
     earlier = (previous.get("replay") or {}).get("source_run_id")
     if earlier != source.run_id:
         what = f"a replay of {earlier!r}" if earlier else "a run that is not a replay"

@@ -66,7 +66,10 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     from benchmarker.eval.outputs import write_outputs
     from benchmarker.eval.score import score
     from benchmarker.run.models import build_models
+    from benchmarker.run.run_files import require_whole
 
+    for name in ("answers.jsonl", "memories.jsonl"):  # a record cut off mid-write would be dropped silently
+        require_whole(run_dir / name, "score")
     answers = {a.question_id: a for a in read_records(run_dir / "answers.jsonl", AnswerRecord)}
     if not answers:
         raise UserError(f"{run_dir}: no answers.jsonl lines to score; is it a finished run directory?")

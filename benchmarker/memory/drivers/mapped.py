@@ -11,6 +11,7 @@ MCP client must be (`for_case`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.datasets.schema import Case
-from benchmarker.errors import UserError
+from benchmarker.errors import MemoryToolError, UserError
 from benchmarker.log.records import MemoryRecord
 from benchmarker.log.store import RunLog
 from benchmarker.memory import mapped
@@ -28,10 +29,74 @@ from benchmarker.memory.driver import MemoryPlace, PromptKit, SearchOutcome, Set
 from benchmarker.memory.entries import entry_text
 from benchmarker.memory.launch import ServerLaunch
 from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
-from benchmarker.tool_mapping import ToolMapping, agent_tool_names, render
+from benchmarker.tool_mapping import ToolMapping, agent_tool_names, placeholders, render, scope_dir_escapes
 
 SERVERS_DIR = "memory-servers"
 PREVIEW_CHARS = 300
+DEFAULT_START_TIMEOUT_S = 60.0
+DEFAULT_MAX_RESULT_MB = 16
+
+
+def check_scope_launch(mapping: ToolMapping, launch: ServerLaunch, config_path: str) -> None:
+    """A per-case server's command must keep its data in `{scope_dir}`: no '..' out of it, and no
+    `[memory] env` / `args` that replaces the mapping's `{scope_dir}` path (every case would then share
+    one place, outside the run directory)."""
+    where = f"{config_path}: [memory] with {mapping.source}"
+    for key, template in (("env", dict(launch.env)), ("args", list(launch.args))):
+        for problem in scope_dir_escapes(template):
+            raise UserError(f"{where}: {key}: {problem}")
+    dropped = [name for name, value in mapping.server.env.items()
+               if "scope_dir" in placeholders(value) and "scope_dir" not in placeholders(launch.env.get(name, ""))]
+    if "scope_dir" in placeholders(list(mapping.server.args)) and "scope_dir" not in placeholders(list(launch.args)):
+        dropped.append("args")
+    if dropped:
+        raise UserError(f"{where}: [memory].env / args replace {', '.join(dropped)}, which the mapping keeps under "
+                        "{scope_dir} (the case's own folder); keep {scope_dir} in the value so cases stay apart "
+                        "and inside the run directory")
+
+
+def scope_folder(run_dir: Path, folder: Path) -> Path:
+    """`folder` (a case's or the probe's server folder), refused when it is not a plain folder inside
+    `<run>/memory-servers`: a symlink there would put the server's data outside the run directory."""
+    root = Path(run_dir) / SERVERS_DIR
+    for path in (root, folder):
+        if path.is_symlink():
+            raise UserError(f"{path}: is a symlink (to {path.resolve()}); a memory server's folder must be a plain "
+                            "folder inside the run directory: remove the link")
+    if not folder.resolve().is_relative_to(Path(run_dir).resolve()):
+        raise UserError(f"{folder}: resolves to {folder.resolve()}, outside the run directory {run_dir}")
+    return folder
+
+
+@contextlib.asynccontextmanager
+async def connect_within(launch: ServerLaunch, seconds: float, **limits: Any) -> AsyncIterator[MemoryClient]:
+    """`launch.connect(**limits)`, refused when the server has not answered MCP initialize and listed its
+    tools within `seconds` (`[memory] start_timeout_s`); the server is stopped then."""
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            async with asyncio.timeout(seconds):
+                client = await stack.enter_async_context(launch.connect(**limits))
+        except TimeoutError:
+            target = launch.url or " ".join([launch.command, *launch.args])
+            raise ConnectionError(f"the memory MCP server {target!r} did not answer MCP initialize within "
+                                  f"{seconds:g} s ([memory].start_timeout_s)") from None
+        yield client
+
+
+@dataclass(frozen=True)
+class CappedClient:
+    """The harness's own calls to a mapped server, refused above `[memory] max_result_mb` (a 50 MB
+    search result would otherwise be traced, logged and written into the run's files)."""
+
+    client: MemoryClient
+    max_bytes: int
+
+    async def call(self, tool: str, args: dict[str, Any] | None = None, **kw: Any) -> str:
+        text = await self.client.call(tool, args, **kw)
+        if len(text) > self.max_bytes:
+            raise MemoryToolError(tool, f"the result is {len(text) / 2**20:.1f} MiB, over [memory].max_result_mb = "
+                                        f"{self.max_bytes >> 20}; the server returned far more than one search needs")
+        return text
 
 
 @dataclass(frozen=True)
@@ -69,6 +134,12 @@ class MappedDriver:
     launch: ServerLaunch | None = None   # set when every case gets its own server process
     scope: CaseScope | None = None       # the case's own scope (set by `for_case`)
     holder: str | None = None
+    start_timeout_s: float = DEFAULT_START_TIMEOUT_S
+    max_result_mb: int = DEFAULT_MAX_RESULT_MB
+
+    @property
+    def capped(self) -> CappedClient:
+        return CappedClient(self.client, self.max_result_mb << 20)
 
     @property
     def server_name(self) -> str:
@@ -95,10 +166,10 @@ class MappedDriver:
         if scope is None or self.launch is None or scope.directory is None:
             yield dataclasses.replace(self, scope=scope)
             return
-        scope.directory.mkdir(parents=True, exist_ok=True)
-        # the case's own server gets the run's limits (call_timeout_s, the consistency wait)
-        async with self.launch.for_scope(scope.directory, scope.title).connect(
-                timeout_s=self.client.timeout_s, waits=self.client.waits) as client:
+        scope_folder(log.run_dir, scope.directory).mkdir(parents=True, exist_ok=True)
+        # the case's own server gets the run's limits (call_timeout_s, the consistency wait, start_timeout_s)
+        async with connect_within(self.launch.for_scope(scope.directory, scope.title), self.start_timeout_s,
+                                  timeout_s=self.client.timeout_s, waits=self.client.waits) as client:
             yield dataclasses.replace(self, client=client, scope=scope)
 
     async def create_memory(self, case: Case, vault_id: str, log: RunLog, place: MemoryPlace) -> MemoryRecord:
@@ -108,7 +179,7 @@ class MappedDriver:
         assert scope is not None, "for_case opens the case's scope before the case graph runs"
         memory_id = scope.title
         if self.mapping.scope.kind == "container":
-            memory_id = await mapped.create_container(self.client, self.mapping, title=scope.title,
+            memory_id = await mapped.create_container(self.capped, self.mapping, title=scope.title,
                                                       case_id=case.case_id,
                                                       description=f"{case.kind} case {case.case_id}")
         return MemoryRecord(case_id=case.case_id, memory_id=memory_id, vault_id="", title=scope.title,
@@ -128,13 +199,13 @@ class MappedDriver:
         """The mapping's consistency wait, when the server has one (else writes are searchable at once)."""
         wait = self.consistency_call(record)
         if wait is not None:
-            await self.client.call(*wait)
+            await self.capped.call(*wait)
 
     async def open_search(self, case: Case, record: MemoryRecord, log: RunLog, *, direct_writes: bool,
                           timeout_s: float, alpha: float | None) -> _MappedSearcher:
         await self.settle(record)
         written = self._written(case, record, log, direct_writes=direct_writes)
-        return _MappedSearcher(self.client, self.mapping, record, written, searchable=True)
+        return _MappedSearcher(self.capped, self.mapping, record, written, searchable=True)
 
     def _written(self, case: Case, record: MemoryRecord, log: RunLog, *, direct_writes: bool) -> mapped.WrittenTexts:
         """What was written into this memory and from which message: the harness's own writes in
@@ -186,7 +257,7 @@ class MappedDriver:
 
 @dataclass
 class _MappedSearcher:
-    client: MemoryClient
+    client: CappedClient
     mapping: ToolMapping
     record: MemoryRecord
     written: mapped.WrittenTexts

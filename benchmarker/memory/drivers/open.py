@@ -16,7 +16,7 @@ from benchmarker.config import RunConfig
 from benchmarker.errors import UserError
 from benchmarker.memory.client import WaitLimit, auth_headers
 from benchmarker.memory.driver import MemoryDriver
-from benchmarker.memory.drivers.mapped import SERVERS_DIR, MappedDriver
+from benchmarker.memory.drivers.mapped import SERVERS_DIR, MappedDriver, check_scope_launch, connect_within, scope_folder
 from benchmarker.memory.drivers.mycelian import MycelianDriver
 from benchmarker.memory.launch import ServerLaunch, embedded_stdio_launch, mapping_for, stdio_launch
 from benchmarker.tool_mapping import ToolMapping
@@ -69,16 +69,22 @@ async def open_memory(config: RunConfig, run_dir: Path, *, holder: str | None = 
     mapping = mapping_for(config)
     async with memory_server(config, run_dir, mapping) as launch:
         per_process = not mapping.is_mycelian and mapping.scope.kind == "process" and launch.transport == "stdio"
-        probe = launch.for_scope(_fresh_dir(run_dir / SERVERS_DIR / "_probe"), "probe") if per_process else launch
+        if per_process:
+            check_scope_launch(mapping, launch, str(config.config_path))
+        probe = launch.for_scope(_fresh_dir(scope_folder(run_dir, run_dir / SERVERS_DIR / "_probe")), "probe") \
+            if per_process else launch
         try:
-            async with probe.connect(timeout_s=config.memory.call_timeout_s, waits=wait_limit(config, mapping)) as client:
+            async with connect_within(probe, config.memory.start_timeout_s, timeout_s=config.memory.call_timeout_s,
+                                      waits=wait_limit(config, mapping)) as client:
                 driver: MemoryDriver
                 if mapping.is_mycelian:
                     driver = MycelianDriver(client=client, config=config, holder=holder)
                 else:
                     driver = MappedDriver(client=client, mapping=mapping, backend=config.memory.backend,
                                           config_path=str(config.config_path),
-                                          launch=launch if per_process else None, holder=holder)
+                                          launch=launch if per_process else None, holder=holder,
+                                          start_timeout_s=config.memory.start_timeout_s,
+                                          max_result_mb=config.memory.max_result_mb)
                 yield OpenMemory(driver, launch)
         except ConnectionError as err:
             raise _unreachable(config, launch, err) from err

@@ -1,0 +1,40 @@
+"""What a verb that reads a finished run directory (`score`, `replay`, `judge-online`) demands of
+its files: whole JSONL records and a manifest that is a JSON object. Damage is a one-line
+UserError naming the file (and line) and what to do, never a traceback and never a record dropped
+without a word (a run resuming skips a cut-off last line and redoes that work; these verbs cannot)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarker.errors import UserError
+from benchmarker.log.jsonl import torn_tail
+
+
+def require_whole(path: Path, verb: str) -> None:
+    """Raise when `path`'s last line was cut off mid-write (a run stopped and not resumed). For
+    answers.jsonl and memories.jsonl: such a line is a record the verb would otherwise drop (a
+    cut-off last line of decisions.jsonl is not: it belongs to a case that never finished)."""
+    number = torn_tail(path)
+    if number is not None:
+        raise UserError(f"{path}:{number}: the last line is cut off (the run stopped mid-write); resume the run "
+                        f"(mycelian-longmemeval run ITS_CONFIG), which redoes that work, then {verb} again")
+
+
+def read_manifest(run_dir: Path, verb: str) -> tuple[dict[str, Any], bytes]:
+    """manifest.json as an object and its bytes; UserError when it is missing, empty or not a JSON object."""
+    path = Path(run_dir) / "manifest.json"
+    if not path.is_file():
+        raise UserError(f"{run_dir}: no manifest.json; is it a run directory (runs/<run_id>)? {verb} needs "
+                        "the manifest a run writes")
+    raw = path.read_bytes()
+    try:
+        manifest = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not valid JSON ({exc}); the run's manifest is damaged") from None
+    if not isinstance(manifest, dict):
+        raise UserError(f"{path}: expected a JSON object, got {type(manifest).__name__}; the run's manifest is "
+                        "damaged")
+    return manifest, raw
