@@ -64,7 +64,8 @@ def main() -> None:
                 if not in_split(q["question_id"], args.split):
                     continue
                 label = bool(rec["autoeval_label"]["label"])
-                got = grade_deterministic(q["question_type"], q["question_id"], q["answer"], rec["hypothesis"])
+                got = grade_deterministic(q["question_type"], q["question_id"], q["answer"], rec["hypothesis"],
+                                          question=q["question"])
                 pair = (got.label, label)
                 by["all"].append(pair)
                 by[q["question_type"]].append(pair)
