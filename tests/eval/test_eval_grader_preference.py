@@ -56,3 +56,13 @@ def test_an_answer_that_knows_nothing_about_the_user_fails_even_on_topic():
     hyp = ("There is no specific information about your travel plans in our chat history, so here are general tips: "
            "buy a Suica card for public transportation and plan routes with an app.")
     assert not grade(rubric, hyp, question)
+
+
+async def test_a_runs_scoring_gives_the_grader_the_records_question():
+    """The eval phase and `calibrate` grade answer lines through `score`: the line's question reaches the rule."""
+    from benchmarker.eval.score import Judge, score
+
+    line = {"kind": "longmemeval", "case_id": "p1", "question_id": "p1", "question_type": PREF, "question": MIAMI_Q,
+            "answer": MIAMI_RUBRIC, "hypothesis": "Here are some popular hotels in Miami: the Grand Hotel and the Plaza Hotel."}
+    assert (await score(line, None, Judge())).to_line()["label"] is False
+    assert (await score({**line, "question": ""}, None, Judge())).to_line()["label"] is True
