@@ -64,7 +64,8 @@ def main() -> None:
                 if not in_split(q["question_id"], args.split):
                     continue
                 label = bool(rec["autoeval_label"]["label"])
-                got = grade_deterministic(q["question_type"], q["question_id"], q["answer"], rec["hypothesis"])
+                got = grade_deterministic(q["question_type"], q["question_id"], q["answer"], rec["hypothesis"],
+                                          question=q["question"])
                 pair = (got.label, label)
                 by["all"].append(pair)
                 by[q["question_type"]].append(pair)
@@ -82,8 +83,14 @@ def main() -> None:
         if name.startswith("engrava"):
             for key in sorted(k for k in by if k != "all"):
                 print(row(f"  {key}", by[key]))
-    mini = [p for name, by in groups.items() if "hunk" in name for p in by["all"]]
-    print(row("**all gpt-4o-mini files**", mini))
+    mini: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    for name, by in groups.items():
+        if "gpt-4o-mini" in name or "hunk" in name:
+            for key, pairs in by.items():
+                mini[key] += pairs
+    print(row("**all gpt-4o-mini files**", mini["all"]))
+    for key in sorted(k for k in mini if k != "all"):
+        print(row(f"  {key}", mini[key]))
 
 
 if __name__ == "__main__":

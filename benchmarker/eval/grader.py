@@ -10,11 +10,15 @@ in this order:
      when the hypothesis covers at least `[eval.thresholds] preference_recall` (0.3) of the
      rubric's content words. Only the rubric's positive sentences count (a sentence with "not" or
      "avoid" describes what the user would *not* want), and generic rubric words ("user",
-     "prefer", "suggest", "especially", ...) are dropped, so what is left is the personal
-     information the response has to use (e.g. "adobe premiere pro advanced settings"). Keyword
-     overlap alone passes generic advice on the same topic, so when the rubric names personal
-     details (names, titles, numbers: "Brandon Flowers", "iPhone 13 Pro") the answer must also use
-     at least `preference_named` (0.5) of them;
+     "prefer", "suggest", "especially", ...) are dropped, and so are the question's own words
+     (every on-topic answer to "a hotel in Miami?" says "hotel" and "Miami"), so what is left is
+     the personal information the response has to use (e.g. "adobe premiere pro advanced
+     settings"). Keyword overlap alone passes generic advice on the same topic, so when the rubric
+     names personal details (names, titles, numbers: "Brandon Flowers", "iPhone 13 Pro") the
+     answer must also use at least `preference_named` (0.5) of them. An answer that says it has
+     no information about the user ("there is no specific information about ...") is generic
+     advice and fails; a hedge addressed to the user ("if you're unsure about directions, ...")
+     is no such refusal;
   4. otherwise the answer is split into variants (the main answer; "(or 25:50)"; "8 days ... is
      also acceptable") and each is matched by `matching.match_variant` against the
      hypothesis with its abstention phrases cut out: the answer as a phrase, or all its key
@@ -135,22 +139,25 @@ def _grade_abstention(hypothesis: str) -> GradeResult:
     return GradeResult(False, 0.0, "answered an unanswerable question instead of abstaining")
 
 
-def rubric_keywords(rubric: str) -> list[str]:
-    """Content words of the rubric's positive sentences (generic rubric wording removed)."""
+def rubric_keywords(rubric: str, question: str = "") -> list[str]:
+    """Content words of the rubric's positive sentences (generic rubric wording and the question's words removed)."""
+    asked = set(token_texts(question))
     positive = []
     for sentence in re.split(r"(?<=[.;!?])\s+", str(rubric)):
         if _NEGATIVE_SENTENCE.search(sentence.lower()):
             continue
         positive.append(_CUT_CONTRAST.split(sentence.lower())[0])
     source = " ".join(positive) or str(rubric)
-    words = [t for t in token_texts(source) if t not in STOPWORDS and t not in _GENERIC_RUBRIC]
+    words = [t for t in token_texts(source) if t not in STOPWORDS and t not in _GENERIC_RUBRIC and t not in asked]
     return list(dict.fromkeys(words))
 
 
-def rubric_named(rubric: str) -> list[list[str]]:
+def rubric_named(rubric: str, question: str = "") -> list[list[str]]:
     """The personal details of a rubric's positive sentences: names, titles and numbers ("Brandon
     Flowers", "Pimm's Cup", "iPhone 13 Pro"), the words a tailored answer cannot avoid. A run of
-    capitalised words is one detail (its tokens)."""
+    capitalised words is one detail (its tokens); a detail the question itself names ("Tokyo" in
+    "getting around Tokyo?") is no sign of tailoring and is left out."""
+    asked = set(token_texts(question))
     details: list[list[str]] = []
     for sentence in re.split(r"(?<=[.;!?])\s+", str(rubric)):
         if _NEGATIVE_SENTENCE.search(sentence.lower()):
@@ -161,16 +168,16 @@ def rubric_named(rubric: str) -> list[list[str]]:
             if any(c.isupper() for c in word) or word[:1].isdigit():  # "Denver", "iPhone", "13"
                 run += [t for t in token_texts(word) if t not in STOPWORDS and t not in _GENERIC_RUBRIC]
                 continue
-            if run and run not in details:
+            if run and run not in details and not set(run) <= asked:
                 details.append(run)
             run = []
     return details
 
 
-def _grade_preference(rubric: str, hypothesis: str, thresholds: ThresholdsConfig) -> GradeResult:
-    if abstains(hypothesis):
-        return GradeResult(False, 0.0, "declined to answer a preference question")
-    keywords = rubric_keywords(rubric)
+def _grade_preference(rubric: str, hypothesis: str, thresholds: ThresholdsConfig, question: str = "") -> GradeResult:
+    if abstains(hypothesis) and refuses(hypothesis):  # a hedge ("if you're unsure, ask staff") is no refusal
+        return GradeResult(False, 0.0, "says it has no information about the user (generic advice at best)")
+    keywords = rubric_keywords(rubric, question)
     if not keywords:
         return GradeResult(False, 0.0, "rubric has no content words to check")
     present = set(token_texts(hypothesis))
@@ -179,7 +186,7 @@ def _grade_preference(rubric: str, hypothesis: str, thresholds: ThresholdsConfig
     threshold = thresholds.preference_recall
     reason = (f"rubric keyword recall {recall:.2f} ({'>=' if recall >= threshold else '<'} {threshold}); "
               f"used: {', '.join(hits[:8]) or 'none'}")
-    named = [" ".join(d) for d in rubric_named(rubric)]
+    named = [" ".join(d) for d in rubric_named(rubric, question)]
     used = [n for n in named if present.intersection(n.split())]
     if recall >= threshold and named and len(used) < thresholds.preference_named * len(named):
         return GradeResult(False, recall, f"{reason}; but names {len(used)} of the rubric's {len(named)} personal "
@@ -261,8 +268,9 @@ def _grade_answerable(question_type: str, answer: str, hypothesis: str, threshol
 
 
 def grade_deterministic(question_type: str, question_id: str, answer: Any, hypothesis: str | None, *,
-                        thresholds: ThresholdsConfig | None = None) -> GradeResult:
-    """Grade one hypothesis against the answer key with the type's rules (module docstring)."""
+                        thresholds: ThresholdsConfig | None = None, question: str = "") -> GradeResult:
+    """Grade one hypothesis against the answer key with the type's rules (module docstring); `question`
+    (optional) tells a preference rubric's personal details from the question's own topic."""
     thresholds = thresholds or ThresholdsConfig()
     hypothesis = hypothesis or ""
     if not hypothesis.strip():
@@ -270,5 +278,5 @@ def grade_deterministic(question_type: str, question_id: str, answer: Any, hypot
     if str(question_id).endswith("_abs"):
         return _grade_abstention(hypothesis)
     if question_type == PREFERENCE:
-        return _grade_preference(str(answer), hypothesis, thresholds)
+        return _grade_preference(str(answer), hypothesis, thresholds, str(question or ""))
     return _grade_answerable(question_type, str(answer), hypothesis, thresholds)

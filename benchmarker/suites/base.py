@@ -100,7 +100,7 @@ class Suite(ABC):
         if judge.kind == "deterministic":
             return grade_deterministic(str(record.get("question_type", "")), str(record.get("question_id", "")),
                                        record.get("answer", ""), record.get("hypothesis"),
-                                       thresholds=judge.thresholds).fields()
+                                       thresholds=judge.thresholds, question=str(record.get("question") or "")).fields()
         from benchmarker.eval.judge import judge_answer  # langchain: loaded when a model judges
 
         builder = judge.official_prompt if judge.kind == "official" else None
