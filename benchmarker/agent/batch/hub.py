@@ -70,7 +70,10 @@ class BatchJournal:
 
     def submitted(self) -> dict[str, dict[str, Any]]:
         """batch id -> its row (provider, role, model, custom_ids, submitted_at)."""
-        return {row["batch_id"]: row for row in self._read(self.batches_path)}
+        batches: dict[str, dict[str, Any]] = {}
+        for row in self._read(self.batches_path):
+            batches.setdefault(row["batch_id"], {}).update(row)
+        return batches
 
     def answers(self) -> dict[str, BatchReply]:
         return {row["custom_id"]: BatchReply(row["custom_id"], row.get("text", ""), row.get("usage") or {},
@@ -78,6 +81,10 @@ class BatchJournal:
 
     def add_batch(self, row: dict[str, Any]) -> None:
         self._append(self.batches_path, row)
+
+    def end_batch(self, batch_id: str, state: str) -> None:
+        """The batch ended: its unanswered requests are sent again by the next run, not waited on."""
+        self._append(self.batches_path, {"batch_id": batch_id, "ended": state})
 
     def add_answers(self, replies: list[BatchReply]) -> None:
         for reply in replies:
@@ -110,6 +117,8 @@ class BatchHub:
         self._loaded = True
         self._answers = self.journal.answers()
         for batch_id, row in self.journal.submitted().items():
+            if row.get("ended"):
+                continue
             for cid in row.get("custom_ids") or []:
                 if cid not in self._answers:
                     self._in_batch[cid] = batch_id
@@ -208,12 +217,14 @@ class BatchHub:
             ids = [c for c, b in self._in_batch.items() if b == batch_id]
             self._fail(ids, str(err))
             if not isinstance(err, BatchStillRunning):   # it will not answer: the next call sends its request again
+                self.journal.end_batch(batch_id, f"error: {err}"[:300])
                 for cid in ids:
                     self._in_batch.pop(cid, None)
             self._pollers.pop(batch_id, None)
             return
         answered = [r for r in replies if not r.error]   # an errored request is sent again by the next call
         self.journal.add_answers(answered)
+        self.journal.end_batch(batch_id, status.failed or status.state)
         for reply in replies:
             self._in_batch.pop(reply.custom_id, None)
             if reply.error:
