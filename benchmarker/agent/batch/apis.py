@@ -211,7 +211,7 @@ class BedrockBatches:
     name, id_chars = "bedrock", 11
 
     def __init__(self, *, region: str, role_arn: str, s3_uri: str, endpoint_url: str = "", s3_endpoint_url: str = ""):
-        import boto3
+        import boto3  # type: ignore[import-untyped]
 
         self._bedrock = boto3.client("bedrock", region_name=region, endpoint_url=endpoint_url or None)
         self._s3 = boto3.client("s3", region_name=region, endpoint_url=s3_endpoint_url or None)
