@@ -39,6 +39,7 @@ def hand_cost(server: OpenAIBatchServer, model: str, price: tuple[float, float])
     return len(rows), (tokens_in * price[0] + tokens_out * price[1]) * 0.5 / 1e6
 
 
+@pytest.mark.slow
 def test_a_batched_run_writes_what_the_synchronous_path_writes(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("TEST_OPENAI_KEY", "sk-batch-test")
     with OpenAIBatchServer(answer) as server:
@@ -61,6 +62,7 @@ def test_a_batched_run_writes_what_the_synchronous_path_writes(tmp_path: Path, m
     assert (usd["qa"], usd["eval"]) == (pytest.approx(qa_usd, abs=1e-12), pytest.approx(eval_usd, abs=1e-12))
 
 
+@pytest.mark.slow
 def test_a_run_stopped_while_its_batch_runs_picks_the_same_batch_up(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("TEST_OPENAI_KEY", "sk-batch-test")
     with OpenAIBatchServer(answer, hold=True) as server:
