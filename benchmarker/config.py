@@ -52,6 +52,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
     "tracing": True,   # traces are a view of a run, not part of it
     "sweep": {"metric", "tie_break"},  # how the best point is chosen, not what any point computes
+    "batch": True,     # a batch API is sent the same prompts as the synchronous one: it changes price and latency
     "multi_agent": {"analyst", "analyst_explain", "explain_max", "graders", "baseline_run"},  # read a run's answers, change none
 }
 

@@ -417,6 +417,32 @@ class Price(_Table):
     cache_write: float | None = Field(None, ge=0.0)
 
 
+class BatchConfig(_Table):
+    """The providers' batch APIs for calls nobody waits on (agent/batch/): the reader (`qa`) and the
+    judge's model (`eval`: the judge and every other eval-role call). About half the price; a batch
+    can take up to 24 hours. Cases waiting on a batch give their place among `[run] concurrency` back."""
+
+    qa: bool = False
+    eval: bool = False
+    poll_s: float = Field(30.0, gt=0.0, le=3600.0)           # how often a batch's status is read
+    max_wait_s: float = Field(90_000.0, gt=0.0, le=604_800.0)  # then the case fails; a rerun picks the batch up
+    max_requests: int = Field(1000, ge=1, le=50_000)          # a batch is sent when this many calls wait ...
+    collect_s: float = Field(60.0, ge=0.0, le=86_400.0)       # ... or this long after the first one
+    price_factor: float = Field(0.5, gt=0.0, le=1.0)          # batch price / normal price (0.5: OpenAI, Anthropic)
+    # Bedrock batch inference reads its input from S3 and writes there, as the IAM role lets it.
+    bedrock_role_arn: str = ""
+    bedrock_s3_uri: str = ""       # s3://bucket/prefix
+    bedrock_endpoint_url: UrlStr = ""  # "" = the region's; a VPC endpoint or a local stand-in
+    s3_endpoint_url: UrlStr = ""
+
+    @field_validator("bedrock_s3_uri")
+    @classmethod
+    def _s3(cls, value: str) -> str:
+        if value and not re.fullmatch(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?", value):
+            raise ValueError(f'got {value!r}; use "s3://bucket/prefix"')
+        return value
+
+
 class TracingConfig(_Table):
     """LangSmith traces of a run (agent/tracing.py). The key comes from the environment variable
     `api_key_env` names, never from the file; with `langsmith = false` nothing is traced at all,
@@ -546,6 +572,7 @@ class RunConfig(_Table):
     tracing: TracingConfig = TracingConfig()
     online: OnlineConfig = OnlineConfig()
     multi_agent: MultiAgentConfig = MultiAgentConfig()
+    batch: BatchConfig = BatchConfig()
 
     _config_path: str = PrivateAttr("")
     _config_sha256: str = PrivateAttr("")
@@ -645,6 +672,7 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     problems += _multi_agent_rules(cfg)
     problems += _agent_rules(cfg, notes)
     problems += _sweep_rules(cfg)
+    problems += _batch_rules(cfg, notes)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
         problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
                                 f'"{cfg.eval.judge}"; e.g. eval = "gpt-4o-mini"'))
@@ -666,6 +694,32 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
         problems.append(Problem(("vault_title",), f'got "{cfg.vault_title}"; Mycelian accepts only letters, '
                                 f'digits and hyphens, at most 50 characters; e.g. vault_title = "{suggestion}"'))
     return cfg.model_copy(update={"dataset": data}), problems, notes
+
+
+def _batch_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
+    """`[batch]` needs a provider with a batch API, a model for the role, and Bedrock's S3 and role."""
+    b, provider = cfg.batch, cfg.provider.type
+    roles = [role for role in ("qa", "eval") if getattr(b, role)]
+    if not roles:
+        return []
+    if provider == "offline":
+        return [Problem(("batch", roles[0]), 'needs a provider with a batch API ([provider].type = "openai", '
+                        '"anthropic" or "bedrock"); the offline models answer at once for free')]
+    problems = []
+    if cfg.run.executor == "ray":
+        problems.append(Problem(("batch", roles[0]), '[run].executor = "ray": batching runs with the local executor '
+                                "(one process gathers the calls of every case); set executor = \"local\""))
+    for role in roles:
+        model = getattr(cfg.models, role)
+        if not model or model.startswith("offline-"):
+            notes.append(f"[batch].{role} = true: [models].{role} is {model or 'not set'}, so nothing of that role "
+                         "goes through a batch")
+    if provider == "bedrock":
+        problems += [Problem(("batch", key), f'required for Bedrock batch inference; e.g. {key} = "{example}"')
+                     for key, example in (("bedrock_role_arn", "arn:aws:iam::123456789012:role/BedrockBatch"),
+                                          ("bedrock_s3_uri", "s3://my-bucket/mycelian-batches"))
+                     if not getattr(b, key)]
+    return problems
 
 
 def _sweep_rules(cfg: RunConfig) -> list[Problem]:

@@ -24,6 +24,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage
 
 ROLES = ("agent", "qa", "eval")
+BATCH_SUFFIX = " (batch)"  # a model's calls through its provider's batch API ([batch]) are counted apart
 CACHE_WRITE_KEYS = ("cache_creation", "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
@@ -69,6 +70,18 @@ def usage_of(message: BaseMessage) -> Usage:
                  cache_write_tokens=sum(int(details.get(k) or 0) for k in CACHE_WRITE_KEYS))
 
 
+def batch_model_key(model_id: str) -> str:
+    return model_id + BATCH_SUFFIX
+
+
+def batch_price(price: Mapping[str, Any] | None, factor: float) -> dict[str, Any] | None:
+    """A model's price through the batch API: every token class at `factor` (0.5: OpenAI, Anthropic)."""
+    if price is None:
+        return None
+    return {k: (None if price.get(k) is None else float(price[k]) * factor)
+            for k in ("input", "output", "cached_input", "cache_write")}
+
+
 def is_offline_model(model_id: str) -> bool:
     return model_id.startswith("offline")
 
@@ -100,8 +113,10 @@ class TokenLedger:
     totals, so a resumed run reports everything the run has cost, not only the last attempt.
     """
 
-    def __init__(self, prices: Mapping[str, Any] | None = None, *, earlier: Mapping[str, Any] | None = None):
+    def __init__(self, prices: Mapping[str, Any] | None = None, *, earlier: Mapping[str, Any] | None = None,
+                 batch_factor: float = 0.5):
         self.prices = {k: _price_dict(v) for k, v in (prices or {}).items()}
+        self.batch_factor = batch_factor
         self._lock = threading.Lock()
         self._tallies: dict[tuple[str, str], Usage] = {}
         self._cases: dict[str, Usage] = {}
@@ -127,8 +142,14 @@ class TokenLedger:
         """The memory agent's usage and cost for one case so far (this process)."""
         with self._lock:
             usage = Usage(**asdict(self._cases.get(case_id, Usage())))
-        usd, _ = price_usage(usage, self.prices.get(model_id), model_id)
+        usd, _ = price_usage(usage, self.price_of(model_id), model_id)
         return {**usage.as_dict(), "model": model_id, "cost_usd": usd}
+
+    def price_of(self, model_id: str) -> dict[str, Any] | None:
+        """`[prices]` of a model; of `<model> (batch)`, the model's price times the batch factor."""
+        if model_id.endswith(BATCH_SUFFIX):
+            return batch_price(self.prices.get(model_id.removesuffix(BATCH_SUFFIX)), self.batch_factor)
+        return self.prices.get(model_id)
 
     def drain(self) -> list[tuple[str, str, dict[str, Any]]]:
         """Hand over the tallies counted since the last drain, as (role, model, usage) rows, and
@@ -155,7 +176,7 @@ class TokenLedger:
         role_usage: dict[str, Usage] = {}
         role_usd: dict[str, float] = {}
         for role, model, usage in items:
-            usd, price_notes = price_usage(usage, self.prices.get(model), model)
+            usd, price_notes = price_usage(usage, self.price_of(model), model)
             notes += [n for n in price_notes if n not in notes]
             if usd is None:
                 unpriced.add(model)

@@ -21,6 +21,7 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from benchmarker.agent.batch.slot import case_slot
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import RunAbortedError
 from benchmarker.graph.context import RunContext
@@ -71,6 +72,7 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
 
     async def one(case: Case) -> None:
         nonlocal failures_in_a_row
+        case_slot.set(semaphore)  # a case waiting on a batch ([batch]) lets another case run meanwhile
         try:
             final = await ctx.executor.run_case(case, ctx, setup)
         except RunAbortedError as err:  # systematic already (e.g. the judge failed N answers in a row)

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarker.agent.ledger import Usage, price_usage
+from benchmarker.agent.ledger import Usage, batch_price, price_usage
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
 from benchmarker.datasets.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.datasets.long_horizon.adversary import FACTS_SHOWN
@@ -246,11 +246,19 @@ def _models(config) -> dict[str, str]:
     return {"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval}
 
 
-def _usd(usage: Usage, config, model_id: str, notes: list[str] | None = None) -> float | None:
+def batched(config, role: str) -> bool:
+    """Whether `[batch]` sends this role's calls through the provider's batch API (at its batch price)."""
+    model = _models(config)[role]
+    return (role in ("qa", "eval") and bool(getattr(config.batch, role)) and config.provider.type != "offline"
+            and bool(model) and not model.startswith("offline-"))
+
+
+def _usd(usage: Usage, config, model_id: str, notes: list[str] | None = None, *, batch: bool = False) -> float | None:
     if not usage.calls and not usage.input_tokens and not usage.output_tokens:
         return 0.0
     price = config.prices.get(model_id)
-    usd, price_notes = price_usage(usage, None if price is None else price.model_dump(), model_id)
+    plain = None if price is None else price.model_dump()
+    usd, price_notes = price_usage(usage, batch_price(plain, config.batch.price_factor) if batch else plain, model_id)
     if notes is not None:
         notes += [n for n in price_notes if n not in notes]
     return usd
@@ -259,12 +267,14 @@ def _usd(usage: Usage, config, model_id: str, notes: list[str] | None = None) ->
 def cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, float | None]:
     """USD per role under the configured setting (None: the model has no price in [prices])."""
     models = _models(config)
-    return {role: _usd(est.usage(role), config, models[role], notes) for role in ("agent", "qa", "eval")}
+    return {role: _usd(est.usage(role), config, models[role], notes, batch=batched(config, role))
+            for role in ("agent", "qa", "eval")}
 
 
 def eval_parts_cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, float | None]:
     """USD of each purpose of the judge's model (they sum to cost()["eval"])."""
-    return {part: _usd(usage, config, config.models.eval, notes) for part, usage in est.eval_parts.items()}
+    return {part: _usd(usage, config, config.models.eval, notes, batch=batched(config, "eval"))
+            for part, usage in est.eval_parts.items()}
 
 
 def _total(values: list[float | None]) -> float | None:
@@ -274,7 +284,8 @@ def _total(values: list[float | None]) -> float | None:
 def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[dict[str, Any]]:
     """One row per compared setting (QA and judge are the same in every row)."""
     models = _models(config)
-    rest = [_usd(est.qa, config, models["qa"], notes), _usd(est.eval, config, models["eval"], notes)]
+    rest = [_usd(est.qa, config, models["qa"], notes, batch=batched(config, "qa")),
+            _usd(est.eval, config, models["eval"], notes, batch=batched(config, "eval"))]
     rows: list[dict[str, Any]] = []
     for v in est.variants:
         agent_usd = _usd(v.agent, config, models["agent"], notes)
@@ -405,7 +416,10 @@ def estimate_json(est: Estimate, config) -> dict[str, Any]:
 def _roles(est: Estimate, config, usd: dict[str, float | None], notes: list[str]) -> dict[str, Any]:
     """Each role's usage and cost; eval also by purpose, so the [multi_agent] calls stay visible."""
     models = _models(config)
-    roles = {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role]}
+    roles = {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role],
+                    "batch": batched(config, role),
+                    # what the role would cost without [batch] (the same as cost_usd when not batched)
+                    "sync_usd": _usd(est.usage(role), config, models[role]) if batched(config, role) else usd[role]}
              for role in ("agent", "qa", "eval")}
     part_usd = eval_parts_cost(est, config, notes)
     roles["eval"]["parts"] = {part: {**usage.as_dict(), "cost_usd": part_usd[part]}
@@ -455,11 +469,12 @@ def format_estimate(est: Estimate, config) -> str:
              f"messages {est.messages}, agent model calls ~{est.agent_calls:,} "
              f"(ingest unit {s['ingest_unit']}, prompt cache {'on' if s['prompt_cache'] else 'off'}, "
              f"{len(s['tools'])} tools)", "",
-             "| role | model | input tokens | cache read | cache write | output tokens | cost (USD) |",
-             "|---|---|---|---|---|---|---|"]
+             "| role | model | input tokens | cache read | cache write | output tokens | batch | cost (USD) |",
+             "|---|---|---|---|---|---|---|---|"]
     for role, r in data["roles"].items():
+        batch = f"x{config.batch.price_factor:g} (was {_money(r['sync_usd'])})" if r["batch"] else "-"
         lines.append(f"| {role} | {r['model'] or '-'} | {r['input_tokens']:,} | {r['cache_read_tokens']:,} | "
-                     f"{r['cache_write_tokens']:,} | {r['output_tokens']:,} | {_money(r['cost_usd'])} |")
+                     f"{r['cache_write_tokens']:,} | {r['output_tokens']:,} | {batch} | {_money(r['cost_usd'])} |")
     known = sum(r["cost_usd"] for r in data["roles"].values() if r["cost_usd"] is not None)
     lines += _multi_agent_lines(est, data)
     lines += ["", f"total (priced roles): ${known:,.2f}"]

@@ -25,6 +25,7 @@ class RunModels:
     prompt_cache: bool = False
     agent_tools: tuple[str, ...] = ()
     agent_tools_explicit: bool = False   # [agent] tools set in the file (else a mapped server's own list)
+    batch_hub: Any | None = None         # [batch]: the hub the batched roles' calls go through
 
     @property
     def offline(self) -> bool:
@@ -94,7 +95,7 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
     from benchmarker.agent.retry import RetryPolicy
 
     provider = config.provider.type
-    ledger = TokenLedger(prices=dict(config.prices), earlier=earlier_tokens)
+    ledger = TokenLedger(prices=dict(config.prices), earlier=earlier_tokens, batch_factor=config.batch.price_factor)
     retry_policy = RetryPolicy(max_attempts=config.retry.max_attempts,
                                initial_backoff_s=config.retry.initial_backoff_s,
                                max_backoff_s=config.retry.max_backoff_s)
@@ -117,6 +118,12 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
         raw_judge = make_chat_model(provider, config.models.eval, role="eval", **(common | {"temperature": 0.0}))
         judge_model = RetryingModel(raw_judge, policy=retry_policy, ledger=ledger, role="eval",
                                     model_id=config.models.eval, provider=provider)
+    hub = _batch_hub(config)
+    if hub is not None:
+        if config.batch.qa and qa_model is not None:
+            qa_model = _batched(hub, config, "qa", ledger) or qa_model
+        if config.batch.eval and judge_model is not None:
+            judge_model = _batched(hub, config, "eval", ledger) or judge_model
     if judge_kind == "official":
         from benchmarker.eval.official import load_official_prompt_builder
 
@@ -131,7 +138,32 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
                      retry_policy=retry_policy, max_tool_calls_per_turn=config.params.max_tool_calls_per_turn,
                      model_ids={"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval},
                      prompt_cache=config.agent.prompt_cache, agent_tools=tuple(config.agent.tools),
-                     agent_tools_explicit="tools" in config.agent.model_fields_set)
+                     agent_tools_explicit="tools" in config.agent.model_fields_set, batch_hub=hub)
+
+
+def _batch_hub(config) -> Any | None:
+    """The run's batch hub when `[batch]` sends a real model's calls through a batch API."""
+    b = config.batch
+    wanted = [role for role in ("qa", "eval") if getattr(b, role)]
+    models = [getattr(config.models, role) for role in wanted]
+    if config.provider.type == "offline" or not any(m and not m.startswith("offline-") for m in models):
+        return None
+    from benchmarker.agent.batch.apis import batch_api
+    from benchmarker.agent.batch.hub import BatchHub
+
+    return BatchHub(batch_api(config), config.run_dir, poll_s=b.poll_s, max_wait_s=b.max_wait_s,
+                    max_requests=b.max_requests, collect_s=b.collect_s)
+
+
+def _batched(hub: Any, config, role: str, ledger: Any) -> Any:
+    from benchmarker.agent.batch.model import BatchModel
+
+    model_id = getattr(config.models, role)
+    if model_id.startswith("offline-"):
+        return None
+    temperature = 0.0 if role == "eval" else config.models.temperature
+    return BatchModel(hub, role=role, model_id=model_id, temperature=temperature,
+                      max_tokens=config.models.max_tokens, ledger=ledger)
 
 
 def _provider_kwargs(config) -> dict[str, Any]:

@@ -107,6 +107,9 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
         status = "interrupted"
         raise
     finally:
+        if models.batch_hub is not None:  # stop polling; submitted batches go on and a rerun picks them up
+            await models.batch_hub.aclose()
+            manifest["batches_submitted"] = list(models.batch_hub.submitted_batches)
         scope.close()
         if tracing is not None:
             tracing.flush()
@@ -135,6 +138,8 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
                 with RunProgress(plan.total_questions, enabled=config.run.progress, title=title,
                                  interval_s=config.run.progress_interval_s,
                                  stats=lambda: ledger_totals(models.ledger)) as progress:
+                    if models.batch_hub is not None:  # batch ids and their progress show on the run's progress
+                        models.batch_hub.progress = progress
                     ctx = build_context(config, log=log, parts=parts, judge=models.judge_for(config), models=models,
                                         progress=progress, search=point, tracing=tracing)
                     graph = build_run_graph([(g.name, g.cases) for g in plan.groups],

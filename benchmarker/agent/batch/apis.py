@@ -1,0 +1,272 @@
+"""The three providers' batch wires: submit requests, read a batch's status, fetch its answers.
+
+OpenAI: upload a JSONL file (`POST /files`, purpose batch), `POST /batches` (chat completions, 24 h
+window), `GET /batches/{id}`, the output and error files (`GET /files/{id}/content`).
+Anthropic: `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, its `results_url` (JSONL).
+Bedrock: the input JSONL (`recordId`, `modelInput` = an InvokeModel body of the Anthropic messages
+form) put to S3, `CreateModelInvocationJob`, `GetModelInvocationJob`, the output
+`<output prefix>/<job id>/<input file>.out` read back from S3 (boto3; credentials from the AWS chain).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlparse
+
+import httpx
+
+from benchmarker.errors import UserError
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One chat call: `messages` are `{"role": system|user|assistant, "content": text}`."""
+
+    custom_id: str
+    model: str
+    messages: tuple[dict[str, str], ...]
+    max_tokens: int
+    temperature: float
+
+
+@dataclass(frozen=True)
+class BatchReply:
+    custom_id: str
+    text: str = ""
+    usage: dict[str, int] = field(default_factory=dict)   # input (whole prompt), output, cache_read, cache_write
+    error: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"custom_id": self.custom_id, "text": self.text, "usage": self.usage, "error": self.error}
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    ended: bool
+    done: int
+    total: int
+    state: str          # the provider's own word (in_progress, ended, Completed, ...)
+    failed: str = ""    # why the whole batch failed (expired, cancelled, a validation error)
+
+
+class BatchAPI(Protocol):
+    name: str
+    id_chars: int       # how long a custom id may be (Bedrock's recordId: 11)
+
+    async def submit(self, requests: list[BatchRequest]) -> str: ...
+    async def status(self, batch_id: str) -> BatchStatus: ...
+    async def results(self, batch_id: str) -> list[BatchReply]: ...
+
+
+def _key(env: str, default: str, provider: str) -> str:
+    key = os.environ.get(env or default, "")
+    if not key:
+        raise UserError(f"[batch] with provider {provider!r} needs an API key in ${env or default}")
+    return key
+
+
+def _split_system(messages: tuple[dict[str, str], ...]) -> tuple[str, list[dict[str, str]]]:
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    return system, [m for m in messages if m["role"] != "system"]
+
+
+def _jsonl(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+class OpenAIBatches:
+    name, id_chars = "openai", 64
+
+    def __init__(self, base_url: str, api_key: str, *, timeout_s: float = 120.0):
+        self._base = (base_url or "https://api.openai.com/v1").rstrip("/")
+        self._headers = {"Authorization": f"Bearer {api_key}"}
+        self._timeout = timeout_s
+
+    def _client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self._base, headers=self._headers, timeout=self._timeout)
+
+    async def submit(self, requests: list[BatchRequest]) -> str:
+        lines = [json.dumps({"custom_id": r.custom_id, "method": "POST", "url": "/v1/chat/completions",
+                             "body": {"model": r.model, "messages": list(r.messages), "max_tokens": r.max_tokens,
+                                      "temperature": r.temperature}}) for r in requests]
+        async with self._client() as client:
+            upload = await client.post("/files", data={"purpose": "batch"},
+                                       files={"file": ("batch.jsonl", "\n".join(lines).encode(), "application/jsonl")})
+            upload.raise_for_status()
+            created = await client.post("/batches", json={"input_file_id": upload.json()["id"],
+                                                          "endpoint": "/v1/chat/completions",
+                                                          "completion_window": "24h"})
+            created.raise_for_status()
+            return str(created.json()["id"])
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        async with self._client() as client:
+            reply = await client.get(f"/batches/{batch_id}")
+            reply.raise_for_status()
+        body = reply.json()
+        counts = body.get("request_counts") or {}
+        state = str(body.get("status"))
+        failed = state if state in ("failed", "expired", "cancelled") else ""
+        return BatchStatus(ended=state in ("completed", "failed", "expired", "cancelled"),
+                           done=int(counts.get("completed") or 0) + int(counts.get("failed") or 0),
+                           total=int(counts.get("total") or 0), state=state, failed=failed)
+
+    async def results(self, batch_id: str) -> list[BatchReply]:
+        async with self._client() as client:
+            reply = await client.get(f"/batches/{batch_id}")
+            reply.raise_for_status()
+            rows: list[dict[str, Any]] = []
+            for key in ("output_file_id", "error_file_id"):
+                if file_id := reply.json().get(key):
+                    content = await client.get(f"/files/{file_id}/content")
+                    content.raise_for_status()
+                    rows += _jsonl(content.text)
+        return [self._reply(row) for row in rows]
+
+    @staticmethod
+    def _reply(row: dict[str, Any]) -> BatchReply:
+        response = row.get("response") or {}
+        body = response.get("body") or {}
+        if row.get("error") or response.get("status_code") != 200:
+            return BatchReply(row["custom_id"], error=json.dumps(row.get("error") or body.get("error") or body))
+        usage = body.get("usage") or {}
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        text = (body["choices"][0]["message"].get("content") or "") if body.get("choices") else ""
+        return BatchReply(row["custom_id"], text=text, usage={"input": int(usage.get("prompt_tokens") or 0),
+                                                              "output": int(usage.get("completion_tokens") or 0),
+                                                              "cache_read": int(cached), "cache_write": 0})
+
+
+class AnthropicBatches:
+    name, id_chars = "anthropic", 64
+
+    def __init__(self, base_url: str, api_key: str, *, timeout_s: float = 120.0):
+        self._base = (base_url or "https://api.anthropic.com").rstrip("/")
+        self._headers = {"x-api-key": api_key, "anthropic-version": "2023-06-01"}
+        self._timeout = timeout_s
+
+    def _client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self._base, headers=self._headers, timeout=self._timeout)
+
+    @staticmethod
+    def params(r: BatchRequest) -> dict[str, Any]:
+        system, messages = _split_system(r.messages)
+        return {"model": r.model, "max_tokens": r.max_tokens, "temperature": r.temperature, "messages": messages,
+                **({"system": system} if system else {})}
+
+    async def submit(self, requests: list[BatchRequest]) -> str:
+        async with self._client() as client:
+            created = await client.post("/v1/messages/batches", json={
+                "requests": [{"custom_id": r.custom_id, "params": self.params(r)} for r in requests]})
+            created.raise_for_status()
+            return str(created.json()["id"])
+
+    async def _get(self, batch_id: str) -> dict[str, Any]:
+        async with self._client() as client:
+            reply = await client.get(f"/v1/messages/batches/{batch_id}")
+            reply.raise_for_status()
+            return dict(reply.json())
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        body = await self._get(batch_id)
+        counts = body.get("request_counts") or {}
+        total = sum(int(v or 0) for v in counts.values())
+        state = str(body.get("processing_status"))
+        return BatchStatus(ended=state == "ended", done=total - int(counts.get("processing") or 0), total=total,
+                           state=state)
+
+    async def results(self, batch_id: str) -> list[BatchReply]:
+        url = (await self._get(batch_id)).get("results_url")
+        if not url:
+            return []
+        async with self._client() as client:
+            reply = await client.get(url)
+            reply.raise_for_status()
+        return [anthropic_reply(row["custom_id"], row.get("result") or {}) for row in _jsonl(reply.text)]
+
+
+def anthropic_reply(custom_id: str, result: dict[str, Any]) -> BatchReply:
+    """A Messages result (`{"type": "succeeded", "message": ...}` or an error) as a reply."""
+    if result.get("type") != "succeeded":
+        return BatchReply(custom_id, error=json.dumps(result))
+    return _message_reply(custom_id, result.get("message") or {})
+
+
+def _message_reply(custom_id: str, message: dict[str, Any]) -> BatchReply:
+    text = "".join(b.get("text", "") for b in message.get("content") or [] if b.get("type") == "text")
+    usage = message.get("usage") or {}
+    read, write = int(usage.get("cache_read_input_tokens") or 0), int(usage.get("cache_creation_input_tokens") or 0)
+    return BatchReply(custom_id, text=text, usage={"input": int(usage.get("input_tokens") or 0) + read + write,
+                                                   "output": int(usage.get("output_tokens") or 0),
+                                                   "cache_read": read, "cache_write": write})
+
+
+class BedrockBatches:
+    """Bedrock batch inference for Anthropic models on Bedrock (the InvokeModel messages body)."""
+
+    name, id_chars = "bedrock", 11
+
+    def __init__(self, *, region: str, role_arn: str, s3_uri: str, endpoint_url: str = "", s3_endpoint_url: str = ""):
+        import boto3  # type: ignore[import-untyped]
+
+        self._bedrock = boto3.client("bedrock", region_name=region, endpoint_url=endpoint_url or None)
+        self._s3 = boto3.client("s3", region_name=region, endpoint_url=s3_endpoint_url or None)
+        self._role_arn = role_arn
+        parsed = urlparse(s3_uri)
+        self._bucket, self._prefix = parsed.netloc, parsed.path.strip("/")
+
+    def _uri(self, *parts: str) -> str:
+        return "s3://" + "/".join([self._bucket, *[p for p in (self._prefix, *parts) if p]])
+
+    def _key(self, *parts: str) -> str:
+        return "/".join(p for p in (self._prefix, *parts) if p)
+
+    async def submit(self, requests: list[BatchRequest]) -> str:
+        name = f"mlme-{requests[0].custom_id}-{len(requests)}"
+        lines = []
+        for r in requests:
+            params = AnthropicBatches.params(r)
+            del params["model"]
+            lines.append(json.dumps({"recordId": r.custom_id,
+                                     "modelInput": {"anthropic_version": "bedrock-2023-05-31", **params}}))
+        await asyncio.to_thread(self._s3.put_object, Bucket=self._bucket, Key=self._key(name, "input.jsonl"),
+                                Body="\n".join(lines).encode())
+        job = await asyncio.to_thread(
+            self._bedrock.create_model_invocation_job, jobName=name, roleArn=self._role_arn,
+            modelId=requests[0].model,
+            inputDataConfig={"s3InputDataConfig": {"s3Uri": self._uri(name, "input.jsonl")}},
+            outputDataConfig={"s3OutputDataConfig": {"s3Uri": self._uri(name, "output") + "/"}})
+        return str(job["jobArn"])
+
+    async def status(self, batch_id: str) -> BatchStatus:
+        job = await asyncio.to_thread(self._bedrock.get_model_invocation_job, jobIdentifier=batch_id)
+        state = str(job["status"])
+        ended = state in ("Completed", "PartiallyCompleted", "Failed", "Stopped", "Expired")
+        failed = f"{state}: {job.get('message', '')}".strip(": ") if state in ("Failed", "Stopped", "Expired") else ""
+        return BatchStatus(ended=ended, done=0, total=0, state=state, failed=failed)
+
+    async def results(self, batch_id: str) -> list[BatchReply]:
+        job = await asyncio.to_thread(self._bedrock.get_model_invocation_job, jobIdentifier=batch_id)
+        out = urlparse(job["outputDataConfig"]["s3OutputDataConfig"]["s3Uri"]).path.strip("/")
+        key = f"{out}/{batch_id.rsplit('/', 1)[-1]}/input.jsonl.out"
+        body = await asyncio.to_thread(self._s3.get_object, Bucket=self._bucket, Key=key)
+        rows = _jsonl(body["Body"].read().decode())
+        return [BatchReply(row["recordId"], error=json.dumps(row["error"])) if row.get("error")
+                else _message_reply(row["recordId"], row.get("modelOutput") or {}) for row in rows]
+
+
+def batch_api(config) -> BatchAPI:
+    """The batch wire of the run's provider."""
+    p, b = config.provider, config.batch
+    if p.type == "openai":
+        return OpenAIBatches(p.openai.base_url, _key(p.openai.api_key_env, "OPENAI_API_KEY", "openai"))
+    if p.type == "anthropic":
+        return AnthropicBatches(p.anthropic.base_url, _key(p.anthropic.api_key_env, "ANTHROPIC_API_KEY", "anthropic"))
+    if p.type == "bedrock":
+        return BedrockBatches(region=p.bedrock.region, role_arn=b.bedrock_role_arn, s3_uri=b.bedrock_s3_uri,
+                              endpoint_url=b.bedrock_endpoint_url, s3_endpoint_url=b.s3_endpoint_url)
+    raise UserError(f"[batch] needs a provider with a batch API (openai, anthropic, bedrock), not {p.type!r}")
