@@ -17,7 +17,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest
 from benchmarker.agent.batch.slot import case_slot
 from benchmarker.errors import UserError
+from benchmarker.log.jsonl import JsonlWriter
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +62,12 @@ class BatchJournal:
         return rows
 
     def _append(self, path: Path, row: dict[str, Any]) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        """One fsynced line through the run's masking writer (a batch id must survive a kill)."""
+        writer = JsonlWriter(path, durable=True)
+        try:
+            writer.write(row)
+        finally:
+            writer.close()
 
     def submitted(self) -> dict[str, dict[str, Any]]:
         """batch id -> its row (provider, role, model, custom_ids, submitted_at)."""
