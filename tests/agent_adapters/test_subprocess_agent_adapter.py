@@ -112,8 +112,8 @@ async def test_an_error_reply_and_a_missing_command_fail_clearly(tmp_path):
 
 async def test_a_learn_ack_with_malformed_tool_calls_fails_clearly(tmp_path):
     script = tmp_path / "agent.py"
-    script.write_text("import sys\nfor line in sys.stdin:\n    print('{\"ok\": true, \"tool_calls\": [{\"args\": 1}]}', "
-                      "flush=True)\n")
+    script.write_text("import json, sys\nfor line in sys.stdin:\n    print(json.dumps({'id': json.loads(line)['id'], "
+                      "'ok': True, 'tool_calls': [{'args': 1}]}), flush=True)\n")
     async with adapter(args=[str(script)]) as agent:
-        with pytest.raises(AdapterError, match=r"learn failed: the reply does not match Ack \(\$.tool_calls\[0\]"):
+        with pytest.raises(AdapterError, match=r"learn failed: protocol violation: the reply does not match Ack \(\$.tool_calls\[0\]"):
             await agent.learn(ITEMS[0])
