@@ -2,8 +2,9 @@
 
 It echoes each request's `id` in its reply (protocol version 2); `--no-id` behaves like a version 1
 agent that does not. `--mode` scripts misbehaviour on the answer op: `bad-json`, `die`, `hang`, `refuse`,
-`double` (writes its answer twice); `stubborn` ignores stdin closing and SIGTERM. With `--once FLAG_FILE` the misbehaviour happens once across processes
-(the first answer finding FLAG_FILE absent creates it and misbehaves; later answers behave).
+`double` (writes its answer twice); `stubborn` ignores stdin closing and SIGTERM. With `--once FLAG_FILE`
+the misbehaviour happens once across processes (the first answer finding FLAG_FILE absent creates it
+and misbehaves; later answers behave).
 EXAMPLE_AGENT_TRANSCRIPT names a file that receives every request and reply, one JSON object a
 line, for the schema checks and for counting calls.
 """

@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
-from benchmarker.agent.adapters import AgentAdapter, AgentResponse, HttpAgentAdapter, HttpAgentSettings, ToolCall
-from benchmarker.agent.adapters import SubprocessAgentAdapter, SubprocessAgentSettings, session_items
+from benchmarker.agent.adapters import (
+    AgentAdapter,
+    AgentResponse,
+    HttpAgentAdapter,
+    HttpAgentSettings,
+    SubprocessAgentAdapter,
+    SubprocessAgentSettings,
+    ToolCall,
+    session_items,
+)
 from benchmarker.agent.adapters.wire import SCHEMA_FILES, problems, schema
 from benchmarker.datasets.schema import Message, Session
 
@@ -50,7 +58,7 @@ def test_definitions_accept_and_reject(protocol, definition, instance, ok):
 
 
 def test_unknown_definition_is_named():
-    with pytest.raises(KeyError, match="http_agent.schema.json has no definition 'Nope'"):
+    with pytest.raises(KeyError, match=r"http_agent\.schema\.json has no definition 'Nope'"):
         problems("http", "Nope", {})
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarker.agent.adapters import AdapterError, AgentPool, SubprocessAgentAdapter, SubprocessAgentSettings
+from benchmarker.agent.adapters import AdapterError, AgentPool, SubprocessAgentAdapter
 from benchmarker.agent.adapters.contract import MAX_REPLY_BYTES, MAX_REPLY_TEXT
 from benchmarker.agent.adapters.wire import problems, schema
 from tests.agent_adapters.test_subprocess_agent_adapter import ITEMS, SCRIPT, adapter, is_gone

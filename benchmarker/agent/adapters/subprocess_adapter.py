@@ -3,10 +3,12 @@
 One request line out, one reply line back, one call at a time. Every request carries an `id` the
 reply must echo (protocol version 2), so a reply written twice or late is always caught, never read
 as the answer to the next question: without ids the harness, faster than the agent, would read each
-stray line as the next reply and never see the queue hold an extra one. Output nobody asked for is
-also caught before each request and right after each reply (and between cases, by the pool). Anything that breaks the one-to-one pairing (a protocol violation, a timeout, a
-dead process) retires the process: a stray or late line would otherwise be read as the answer to
-the next question. The pool starts a fresh one for the next case.
+stray line as the next reply and never see an extra one waiting. Output nobody asked for is also
+caught before each request and right after each reply (and between cases, by the pool).
+
+Anything that breaks the one-to-one pairing (a protocol violation, a timeout, a dead process)
+retires the process; the pool starts a fresh one for the next case. Closing stops the agent's
+whole process group and releases the pipes in the running event loop.
 """
 
 from __future__ import annotations
