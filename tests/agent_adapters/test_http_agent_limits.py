@@ -97,7 +97,7 @@ async def test_timeout_is_a_deadline_for_the_whole_request_not_the_gap_between_b
         with pytest.raises(AdapterError, match=r"timed out after 0.5s \(after 2 attempts\)"):
             await adapter.answer("What dog did I adopt?")  # before: answered after ~2 s per attempt
     elapsed = time.monotonic() - started
-    assert dribbler.requests == 2 and elapsed < 1.6, elapsed  # two attempts, each cut at its deadline
+    assert dribbler.requests == 2 and elapsed < 1.8, elapsed  # two attempts, each cut at its deadline
 
 
 async def test_a_slow_body_within_the_deadline_still_answers(dribbler):
