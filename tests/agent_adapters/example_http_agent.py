@@ -77,7 +77,7 @@ class ExampleHttpAgent:
         agent = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            def do_POST(self) -> None:  # http.server's naming
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with agent.lock:
                     agent.in_flight += 1

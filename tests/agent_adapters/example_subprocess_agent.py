@@ -1,8 +1,10 @@
 """An example subprocess agent for the adapter tests: JSON Lines on stdin/stdout (no `benchmarker` import).
 
-`--mode` scripts misbehaviour on the answer op: `bad-json`, `die`, `hang`, `refuse`; `stubborn` ignores
-stdin closing and SIGTERM. With `--once FLAG_FILE` the misbehaviour happens once across processes
-(the first answer finding FLAG_FILE absent creates it and misbehaves; later answers behave).
+It echoes each request's `id` in its reply (protocol version 2); `--no-id` behaves like a version 1
+agent that does not. `--mode` scripts misbehaviour on the answer op: `bad-json`, `die`, `hang`, `refuse`,
+`double` (writes its answer twice); `stubborn` ignores stdin closing and SIGTERM. With `--once FLAG_FILE`
+the misbehaviour happens once across processes (the first answer finding FLAG_FILE absent creates it
+and misbehaves; later answers behave).
 EXAMPLE_AGENT_TRANSCRIPT names a file that receives every request and reply, one JSON object a
 line, for the schema checks and for counting calls.
 """
@@ -21,7 +23,9 @@ from keyword_memory import KeywordMemory  # this script's folder is on sys.path 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", default="normal", choices=["normal", "bad-json", "die", "hang", "refuse", "stubborn"])
+    parser.add_argument("--mode", default="normal", choices=["normal", "bad-json", "die", "hang", "refuse", "double",
+                                                                  "stubborn"])
+    parser.add_argument("--no-id", action="store_true", help="do not echo request ids (a version 1 agent)")
     parser.add_argument("--once", default="", help="misbehave only while this flag file does not exist")
     options = parser.parse_args()
     mode = options.mode
@@ -32,6 +36,8 @@ def main() -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     def reply(obj: dict, request: dict) -> None:
+        if "id" in request and not options.no_id:
+            obj = {"id": request["id"], **obj}
         if transcript:
             with open(transcript, "a", encoding="utf-8") as f:
                 f.write(json.dumps({"request": request, "reply": obj, "pid": os.getpid()}) + "\n")
@@ -62,6 +68,10 @@ def main() -> int:
                 return 3
             elif mode == "hang":
                 time.sleep(3600)
+            elif mode == "double":
+                answer = memory.answer(request["question"], request["question_date"])
+                reply(answer, request)
+                reply(answer, request)
             elif mode == "refuse":
                 reply({"error": "no model configured"}, request)
             else:

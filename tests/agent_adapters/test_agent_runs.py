@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -27,7 +26,7 @@ LOCOMO = HERE.parent / "locomo" / "fixtures" / "locomo_mini.json"  # two convers
 
 
 def lines(path: Path) -> list[dict]:
-    return [json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l.strip()] if path.exists() else []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] if path.exists() else []
 
 
 def http_config(tmp: Path, url: str, data: str, extra: str = "") -> Path:
@@ -52,9 +51,9 @@ def agent_processes(marker: Path) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and str(marker) in (proc / "cmdline").read_bytes().decode(errors="replace"):
-                if "Z" not in (proc / "stat").read_text().split()[2]:
-                    found.append(int(proc.name))
+            if (proc.name.isdigit() and str(marker) in (proc / "cmdline").read_bytes().decode(errors="replace")
+                    and "Z" not in (proc / "stat").read_text().split()[2]):
+                found.append(int(proc.name))
         except OSError:
             continue
     return found
@@ -97,11 +96,12 @@ def test_http_agent_on_sample_data(tmp_path: Path) -> None:
     assert 0 < summary["qa"]["overall"]["accuracy"] < 1
     cases = segments(agent.requests)[1:]
     assert len(cases) == len(dataset)  # one reset per case, after the run's own check
-    for case, item in zip(cases, dataset):  # sessions in date order, every message once, then the question
+    for case, item in zip(cases, dataset, strict=True):  # sessions in date order, every message once, then the question
         learns = [r["body"] for r in case if r["path"] == "/learn"]
         assert len(learns) == sum(len(s) for s in item["haystack_sessions"])
-        assert [l["date"] for l in learns] == sorted(l["date"] for l in learns)
-        assert all(l["content"].startswith(f"[{l['date']}] session {l['session_id']} {l['role']}: ") for l in learns)
+        assert [learn["date"] for learn in learns] == sorted(learn["date"] for learn in learns)
+        assert all(learn["content"].startswith(f"[{learn['date']}] session {learn['session_id']} {learn['role']}: ")
+                   for learn in learns)
         assert [r["body"]["question"] for r in case if r["path"] == "/answer"] == [item["question"]]
     results = {r["question_id"]: r for r in lines(run_dir / "results.jsonl")}
     first = results[dataset[0]["question_id"]]
@@ -115,7 +115,7 @@ def test_http_agent_on_levels_and_l13_scores_its_reported_tool_calls(tmp_path: P
     with ExampleHttpAgent() as agent:
         assert main(["run", str(http_config(tmp_path, agent.url, LEVELS))]) == 0
     run_dir = tmp_path / "runs" / "agent"
-    levels = {l["level"]: l for l in lines(run_dir / "levels.jsonl")}
+    levels = {level["level"]: level for level in lines(run_dir / "levels.jsonl")}
     assert set(levels) == {"L1", "L13", "L16"}
     l13 = levels["L13"]["detail"]
     assert len(l13) == 5
@@ -219,7 +219,7 @@ def test_subprocess_agents_one_per_concurrent_case_on_every_suite(tmp_path: Path
         assert ops["answer"] == len(results) and ops["reset"] == len({r["case_id"] for r in results}) + 1
         assert len({t["pid"] for t in transcript}) <= 2  # [run].concurrency processes at most
         if name == "levels":
-            l13 = next(l for l in lines(run_dir / "levels.jsonl") if l["level"] == "L13")["detail"]
+            l13 = next(level for level in lines(run_dir / "levels.jsonl") if level["level"] == "L13")["detail"]
             assert all("add_entry" not in s["missing_tools"] for s in l13.values())
         assert agent_processes(tmp) == []  # every process closed at the end of the run
 
@@ -235,6 +235,36 @@ def test_a_subprocess_agent_that_dies_fails_one_case_and_is_replaced(tmp_path: P
     dataset = json.loads((run_dir / "data" / "sample_longmemeval.json").read_text())
     assert len(lines(run_dir / "results.jsonl")) == len(dataset) - 1
     assert len({t["pid"] for t in lines(tmp_path / "transcript.jsonl")}) == 2  # a fresh process took over
+    assert agent_processes(tmp_path) == []
+
+
+def test_a_subprocess_agent_that_breaks_the_protocol_fails_its_case_and_a_fresh_one_answers_the_next(
+        tmp_path: Path) -> None:
+    """The first answer written twice used to shift every later answer of the case onto the wrong question."""
+    flag = tmp_path / "doubled-once"
+    cfg = subprocess_config(tmp_path, f'[dataset]\nkind = "locomo"\nfile = "{LOCOMO}"\n',
+                            ["--mode", "double", "--once", str(flag)], concurrency=1)
+    assert main(["run", str(cfg)]) == 0
+    run_dir = tmp_path / "runs" / "agent"
+    errors = lines(run_dir / "errors.jsonl")
+    assert len(errors) == 1 and "protocol violation" in errors[0]["error"] and "retired" in errors[0]["error"]
+    answers = lines(run_dir / "answers.jsonl")
+    transcript = lines(tmp_path / "transcript.jsonl")
+    pids = list(dict.fromkeys(t["pid"] for t in transcript))
+    assert len(pids) == 2  # the violating process was replaced
+    broken_case = errors[0]["case_id"]
+    later = [a for a in answers if a["case_id"] != broken_case]
+    assert later and len({a["case_id"] for a in later}) == 1
+    replies = {t["request"]["question"]: t["reply"]["answer"] for t in transcript
+               if t["pid"] == pids[1] and t["request"]["op"] == "answer"}
+    assert all(a["hypothesis"] == replies[a["question"]] for a in later)  # each answer is its own question's
+    assert len(later) == len(replies)
+    first = {}
+    for t in transcript:  # what the first process replied first to each question it was asked
+        if t["pid"] == pids[0] and t["request"]["op"] == "answer":
+            first.setdefault(t["request"]["question"], t["reply"]["answer"])
+    kept = [a for a in answers if a["case_id"] == broken_case]  # answered before the violation showed
+    assert len(kept) <= 1 and all(a["hypothesis"] == first[a["question"]] for a in kept)
     assert agent_processes(tmp_path) == []
 
 

@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
-from benchmarker.agent.adapters import AgentAdapter, AgentResponse, HttpAgentAdapter, HttpAgentSettings, ToolCall
-from benchmarker.agent.adapters import SubprocessAgentAdapter, SubprocessAgentSettings, session_items
+from benchmarker.agent.adapters import (
+    AgentAdapter,
+    AgentResponse,
+    HttpAgentAdapter,
+    HttpAgentSettings,
+    SubprocessAgentAdapter,
+    SubprocessAgentSettings,
+    ToolCall,
+    session_items,
+)
 from benchmarker.agent.adapters.wire import SCHEMA_FILES, problems, schema
 from benchmarker.datasets.schema import Message, Session
 
@@ -27,23 +35,30 @@ def test_each_schema_is_valid_2020_12_and_every_definition_is_documented(protoco
     ("http", "AnswerResponse", {"answer": "Lisbon", "future_field": 1}, True),
     ("http", "AnswerResponse", {"answer": "Lisbon", "confidence": 1.5}, False),
     ("http", "AnswerResponse", {"answer": "Lisbon", "tool_calls": [{"arguments": {}}]}, False),
-    ("subprocess", "Request", {"op": "answer", "question": "q", "question_date": ""}, True),
-    ("subprocess", "Request", {"op": "forget"}, False),
-    ("subprocess", "Ack", {"ok": True}, True),
-    ("subprocess", "Ack", {"ok": True, "tool_calls": [{"name": "add_entry", "arguments": {"raw_entry": "x"}}]}, True),
-    ("subprocess", "Ack", {"ok": True, "tool_calls": [{"arguments": {}}]}, False),
+    ("subprocess", "Request", {"id": 1, "op": "answer", "question": "q", "question_date": ""}, True),
+    ("subprocess", "Request", {"op": "answer", "question": "q", "question_date": ""}, False),  # version 2: id
+    ("subprocess", "Request", {"id": 1, "op": "forget"}, False),
+    ("subprocess", "Ack", {"id": 3, "ok": True}, True),
+    ("subprocess", "Ack", {"id": "3", "ok": True}, False),
+    ("subprocess", "ErrorReply", {"id": 3, "error": "boom"}, True),
+    ("subprocess", "Ack", {"id": 1, "ok": True}, True),
+    ("subprocess", "Ack", {"ok": True}, False),  # version 2: every reply echoes its id
+    ("subprocess", "Ack", {"id": 1, "ok": True, "tool_calls": [{"name": "add_entry", "arguments": {"raw_entry": "x"}}]},
+     True),
+    ("subprocess", "Ack", {"id": 1, "ok": True, "tool_calls": [{"arguments": {}}]}, False),
     ("http", "LearnResponse", {"tool_calls": [{"name": "add_entry"}], "other": 1}, True),
     ("http", "LearnResponse", {"tool_calls": {"name": "add_entry"}}, False),
-    ("subprocess", "Ack", {"ok": True, "error": "half done"}, False),
-    ("subprocess", "AnswerReply", {"answer": "", "error": "boom"}, False),
-    ("subprocess", "ErrorReply", {"error": "boom"}, True),
+    ("subprocess", "Ack", {"id": 1, "ok": True, "error": "half done"}, False),
+    ("subprocess", "AnswerReply", {"id": 1, "answer": "", "error": "boom"}, False),
+    ("subprocess", "ErrorReply", {"id": 1, "error": "boom"}, True),
+    ("subprocess", "ErrorReply", {"error": "boom"}, False),
 ])
 def test_definitions_accept_and_reject(protocol, definition, instance, ok):
     assert (problems(protocol, definition, instance) == []) is ok
 
 
 def test_unknown_definition_is_named():
-    with pytest.raises(KeyError, match="http_agent.schema.json has no definition 'Nope'"):
+    with pytest.raises(KeyError, match=r"http_agent\.schema\.json has no definition 'Nope'"):
         problems("http", "Nope", {})
 
 

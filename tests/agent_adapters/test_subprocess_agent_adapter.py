@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from benchmarker.agent.adapters import AdapterError, AgentAdapter, LearnItem, SubprocessAgentAdapter, SubprocessAgentSettings
+from benchmarker.agent.adapters import (
+    AdapterError,
+    AgentAdapter,
+    LearnItem,
+    SubprocessAgentAdapter,
+    SubprocessAgentSettings,
+)
 from benchmarker.agent.adapters.wire import problems
 
 SCRIPT = Path(__file__).with_name("example_subprocess_agent.py")
@@ -60,7 +66,7 @@ async def test_learns_answers_forgets_and_every_line_matches_the_schema(tmp_path
 async def test_a_reply_that_is_not_json_fails_clearly():
     async with adapter("bad-json") as agent:
         await agent.learn(ITEMS[0])
-        with pytest.raises(AdapterError, match="not a JSON object: 'thinking... {not json'") as caught:
+        with pytest.raises(AdapterError, match=r"not a JSON object: 'thinking\.\.\. \{not json'") as caught:
             await agent.answer("anything?")
     message = str(caught.value)
     assert "example-subprocess" in message and "answer failed" in message and str(SCRIPT) in message
@@ -112,8 +118,9 @@ async def test_an_error_reply_and_a_missing_command_fail_clearly(tmp_path):
 
 async def test_a_learn_ack_with_malformed_tool_calls_fails_clearly(tmp_path):
     script = tmp_path / "agent.py"
-    script.write_text("import sys\nfor line in sys.stdin:\n    print('{\"ok\": true, \"tool_calls\": [{\"args\": 1}]}', "
-                      "flush=True)\n")
+    script.write_text("import json, sys\nfor line in sys.stdin:\n    print(json.dumps({'id': json.loads(line)['id'], "
+                      "'ok': True, 'tool_calls': [{'args': 1}]}), flush=True)\n")
     async with adapter(args=[str(script)]) as agent:
-        with pytest.raises(AdapterError, match=r"learn failed: the reply does not match Ack \(\$.tool_calls\[0\]"):
+        with pytest.raises(AdapterError,
+                           match=r"learn failed: protocol violation: the reply does not match Ack \(\$.tool_calls\[0\]"):
             await agent.learn(ITEMS[0])

@@ -22,6 +22,12 @@ REASONING_TRACE = "reasoning_trace"
 CONFIDENCE = "confidence"
 ALL_CAPABILITIES = frozenset({LEARN, ANSWER, RESET, TOOL_CALLS, REASONING_TRACE, CONFIDENCE})
 
+# The largest reply either transport accepts: one subprocess reply line, one HTTP response body. An
+# answer with a long reasoning trace fits; a runaway agent fails its call instead of filling memory
+# and the run directory. The published schemas and their README state the same number.
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+MAX_REPLY_TEXT = "16 MiB"
+
 
 @dataclass(frozen=True)
 class LearnItem:

@@ -1,5 +1,10 @@
 """An agent under test reached over HTTP: POST /learn, /answer, /reset (schemas/http_agent.schema.json).
 
+`timeout_s` is a deadline for each attempt as a whole, connect to last body byte (httpx alone bounds
+only the gap between reads, so a server dribbling bytes could hold a call forever); a call lasts at
+most `max_attempts` x `timeout_s` plus the backoff waits. The body is streamed and cut off at
+MAX_REPLY_BYTES, so an oversized reply fails before it is held in memory.
+
 Header values that are secrets are named by environment variable, never written in config, and
 they are masked out of every error message (a server may echo request headers in its body).
 """
@@ -7,6 +12,7 @@ they are masked out of every error message (a server may echo request headers in
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,11 +21,20 @@ from typing import Any
 import httpx
 from tenacity import AsyncRetrying, RetryError, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from benchmarker.agent.adapters.contract import ALL_CAPABILITIES, AdapterError, AgentResponse, LearnItem, ToolCall
+from benchmarker.agent.adapters.contract import (
+    ALL_CAPABILITIES,
+    MAX_REPLY_BYTES,
+    MAX_REPLY_TEXT,
+    AdapterError,
+    AgentResponse,
+    LearnItem,
+    ToolCall,
+)
 from benchmarker.agent.adapters.wire import first_problem
 from benchmarker.redact import MASK, is_secret_name, redact_text, redact_url
 
 BODY_EXCERPT_CHARS = 300
+ERROR_BODY_READ_BYTES = 64 * 1024  # of a non-2xx body, only enough for the excerpt is read
 
 
 @dataclass(frozen=True)
@@ -34,6 +49,21 @@ class HttpAgentSettings:
     max_attempts: int = 3
     initial_backoff_s: float = 0.5
     max_backoff_s: float = 10.0
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """A 2xx reply, its body read in full (within MAX_REPLY_BYTES)."""
+
+    status_code: int
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        return json.loads(self.content)
 
 
 class _Retryable(Exception):
@@ -117,11 +147,11 @@ class HttpAgentAdapter:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _post(self, operation: str, body: dict[str, Any]) -> httpx.Response:
+    async def _post(self, operation: str, body: dict[str, Any]) -> _Reply:
         async with self._lock:
             return await self._post_with_retries(operation, body)
 
-    async def _post_with_retries(self, operation: str, body: dict[str, Any]) -> httpx.Response:
+    async def _post_with_retries(self, operation: str, body: dict[str, Any]) -> _Reply:
         s = self.settings
         retrying = AsyncRetrying(
             stop=stop_after_attempt(max(1, s.max_attempts)),
@@ -137,16 +167,46 @@ class HttpAgentAdapter:
             raise self._error(operation, f"{detail} (after {s.max_attempts} attempts)") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    async def _attempt(self, operation: str, body: dict[str, Any]) -> httpx.Response:
+    async def _attempt(self, operation: str, body: dict[str, Any]) -> _Reply:
         try:
-            response = await self._client.post(operation, json=body)
-        except httpx.TimeoutException:
+            async with asyncio.timeout(self.settings.timeout_s):
+                async with self._client.stream("POST", operation, json=body) as response:
+                    if not response.is_success:
+                        excerpt = self._excerpt(await self._read_some(response))
+                        raise _Retryable(f"last status {response.status_code}, body {excerpt!r}")
+                    return _Reply(response.status_code, await self._read_capped(operation, response))
+        except (TimeoutError, httpx.TimeoutException):
             raise _Retryable(f"timed out after {self.settings.timeout_s:g}s") from None
         except httpx.TransportError as exc:
             raise _Retryable(f"connection error: {type(exc).__name__}: {exc}") from None
-        if not response.is_success:
-            raise _Retryable(f"last status {response.status_code}, body {self._excerpt(response.text)!r}")
-        return response
+
+    async def _read_capped(self, operation: str, response: httpx.Response) -> bytes:
+        """The whole body, or a failure (not retried: the same body would come back) once it passes the cap."""
+        declared = response.headers.get("content-length", "")
+        too_large = self._error(operation, f"the reply body is larger than {MAX_REPLY_TEXT} ({MAX_REPLY_BYTES} "
+                                           f"bytes), the limit for an agent's reply")
+        if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
+            raise too_large
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > MAX_REPLY_BYTES:
+                raise too_large
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    @staticmethod
+    async def _read_some(response: httpx.Response) -> str:
+        """The start of an error body, enough for its excerpt; the rest is never read."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= ERROR_BODY_READ_BYTES:
+                break
+        return b"".join(chunks)[:ERROR_BODY_READ_BYTES].decode("utf-8", errors="replace")
 
     def _excerpt(self, text: str) -> str:
         text = self._mask(text)

@@ -2,8 +2,8 @@
 
 An outside agent keeps one memory, so a case (reset, learn, answer) must own it from start to
 end. An HTTP agent is one service: the pool holds one. A subprocess agent can be started once per
-concurrent case, each process its own memory. A process that died or hung during a case is closed
-and replaced before the next case, so one crash costs one case, not the rest of the run.
+concurrent case, each process its own memory. A process that died, hung or broke the protocol (in a
+case or while idle) is closed and replaced before the next case, so one crash costs at most one case.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class AgentPool:
         if self._closed:
             raise RuntimeError("the agent pool is closed")
         async with self._slots:
-            adapter = self._idle.pop() if self._idle else await self._new()
+            adapter = await self._idle_or_new()
             try:
                 yield adapter
             finally:
@@ -69,6 +69,18 @@ class AgentPool:
                 else:  # dead or hung: the next lease starts a fresh one
                     self._all.remove(adapter)
                     await adapter.close()
+
+    async def _idle_or_new(self) -> AgentAdapter:
+        """An idle agent still fit for a case (one that wrote unasked output or died while idle is
+        replaced, so the next case does not pay for it), else a new one."""
+        while self._idle:
+            adapter = self._idle.pop()
+            if getattr(adapter, "usable", True):
+                return adapter
+            log.warning("agent %s replaced before its next case: %s", adapter.name, getattr(adapter, "problem", None))
+            self._all.remove(adapter)
+            await adapter.close()
+        return await self._new()
 
     async def close(self) -> None:
         """Close every agent (safe to call twice). A close that fails is logged, not raised: it runs
