@@ -2,9 +2,7 @@
 outside-agent adapters, and score / replay / judge-online on damaged run directories.
 
 Nothing may crash (a traceback or a hang), lose a record silently, or leak (a file outside the run
-directory, a child process after close, a credential in an error). The adapter group is fixed on the
-adapters branch: its test is a strict xfail until that branch is merged, then it XPASSes and the
-marker goes.
+directory, a child process after close, a credential in an error).
 """
 
 from __future__ import annotations
@@ -55,6 +53,5 @@ def test_damaged_run_directories_get_one_error_line_or_lose_nothing(report):
     assert_held(group(report, "rundirs"))
 
 
-@pytest.mark.xfail(strict=True, reason="fixed on the adapters branch")
 def test_outside_agents_that_misbehave_cannot_misattribute_hang_flood_or_leak(report):
     assert_held(group(report, "adapters"))
