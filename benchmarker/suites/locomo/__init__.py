@@ -43,7 +43,7 @@ class LoCoMo(Suite):
         if not cfg.dataset.file:
             problems.append(Problem(("dataset", "file"), f'required for kind "{self.name}": download it '
                                     f'(curl -L --create-dirs -o data/locomo10.json {LOCOMO_URL}) and set '
-                                    'file = "/path/to/data/locomo10.json" (relative to the config\'s folder)'))
+                                    'file to where you saved it (absolute, or relative to the config\'s folder)'))
         return problems
 
     def missing_file_hint(self, path: str) -> str:
