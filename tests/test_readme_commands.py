@@ -22,6 +22,7 @@ import pytest
 from benchmarker.cli import _parser, main
 from benchmarker.config import load_config
 from benchmarker.datasets.sample import write_sample
+from benchmarker.errors import ConfigError
 
 REPO = Path(__file__).parents[1]
 README = REPO / "README.md"
@@ -59,8 +60,9 @@ NO_ESTIMATE = {"online.toml": "judge-online has its own --estimate, which reads 
 # The placeholders of the README's command lines, as a user fills them in.
 PLACEHOLDERS = {"CONFIG": "configs/quickstart.toml", "run.toml": "configs/quickstart.toml",
                 "RUN_DIR": "runs/quickstart-<hex>", "RUN_A": "runs/quickstart-<hex>",
-                "RUN_B": "runs/replay_bm25-replay-<hex>", "FILE": "labels.jsonl", "DIR": "out",
+                "RUN_B": "runs/replay_bm25-<hex>", "FILE": "labels.jsonl", "DIR": "out",
                 "PATH": "sample.json", "NAME": "static", "KEY": "secret"}
+VERB_PLACEHOLDERS = {"replay": {"CONFIG": "configs/replay_bm25.toml"}}   # a replay target of the quickstart's run
 
 
 def readme_commands() -> list[str]:
@@ -87,7 +89,9 @@ def readme_commands() -> list[str]:
 def argv_of(command: str) -> list[str]:
     """The command's arguments with comments, optional-brackets and `...` removed, placeholders filled."""
     text = re.sub(r"\s+#.*$", "", command).replace("[", " ").replace("]", " ").replace("...", " ")
-    return [PLACEHOLDERS.get(token, token) for token in shlex.split(text)[1:]]
+    tokens = shlex.split(text)[1:]
+    fill = {**PLACEHOLDERS, **VERB_PLACEHOLDERS.get(_verb(tokens), {})}
+    return [fill.get(token, token) for token in tokens]
 
 
 @pytest.fixture(scope="module")
@@ -133,10 +137,16 @@ def test_every_shipped_config_loads(repo: Path, name: str, monkeypatch: pytest.M
         monkeypatch.delenv(var, raising=False)
     if name == "calibrate.toml" and not SHARED.is_dir():
         pytest.skip("calibrate.toml reads ../shared/data (not in a fresh clone)")
-    if name == "kuzu_memory.toml" and not KUZU.is_file():
-        pytest.skip("kuzu-memory is installed by `make servers`")
     config = load_config(repo / "configs" / name)
     assert config.run_id.startswith(name.removesuffix(".toml"))
+
+
+def test_a_config_without_its_longmemeval_clone_names_the_key(tmp_path: Path) -> None:
+    (tmp_path / "repo" / "configs").mkdir(parents=True)
+    config = tmp_path / "repo" / "configs" / "openai.toml"
+    shutil.copyfile(REPO / "configs" / "openai.toml", config)
+    with pytest.raises(ConfigError, match=r"dataset_repo_path .*point it at your LongMemEval clone"):
+        load_config(config)
 
 
 def test_every_readme_command_parses() -> None:
@@ -168,8 +178,10 @@ def test_offline_configs_estimate_and_run_and_readme_commands_run(repo: Path, mo
         assert main(["estimate", f"configs/{path.name}"]) == 0, path.name
     # run: every offline config, the quickstart first (the README's replay, report and compare use it)
     runnable = [n for n in RUNS if n != "kuzu_memory.toml" or KUZU.is_file()]
+    done: set[tuple[str, ...]] = set()   # a command the README repeats (run configs/quickstart.toml) runs once
     for name in runnable:
         assert main(["run", f"configs/{name}"]) == 0, name
+        done.add(("run", f"configs/{name}"))
         run_dir = _run_dir(repo, name.removesuffix(".toml") + "-*")
         assert run_dir is not None, name
         results = [line for f in run_dir.rglob("results.jsonl") for line in f.read_text(encoding="utf-8").splitlines()]
@@ -179,11 +191,12 @@ def test_offline_configs_estimate_and_run_and_readme_commands_run(repo: Path, mo
     ran = []
     for command in readme_commands():
         argv = _runnable(argv_of(command), repo)
-        if argv is None:
+        if argv is None or tuple(argv) in done:
             continue
         assert main(argv) == 0, command
+        done.add(tuple(argv))
         ran.append(_verb(argv))
-    assert "run" in ran and "replay" in ran, ran
+    assert {"run", "estimate", "report", "score", "replay", "compare", "sample"} <= set(ran), ran
     replay = _run_dir(repo, "replay_bm25-replay-*")
     assert replay is not None and json.loads((replay / "manifest.json").read_text())["replay"]
 
