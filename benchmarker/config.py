@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -302,7 +303,8 @@ def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]
         cfg, (repo, _origin(cfg.dataset_repo_path, base)),
         (top_file or absolute(cfg.dataset.file), _origin(cfg.dataset_file or cfg.dataset.file, base)))
     memory = cfg.memory.model_copy(update={"db_path": absolute(cfg.memory.db_path),
-                                           "mapping": absolute(cfg.memory.mapping)})
+                                           "mapping": absolute(cfg.memory.mapping),
+                                           "command": _command_path(cfg.memory.command, base)})
     problems = problems + _mapping_problems(memory, cfg.agent)
     run = cfg.run.model_copy(update={"output_dir": absolute(cfg.run.output_dir)})
     dataset = cfg.dataset.model_copy(update={"file": dataset_file})
@@ -318,6 +320,15 @@ def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]
     return cfg.model_copy(update={
         "dataset_repo_path": repo, "dataset_file": top_file, "dataset": dataset,
         "memory": memory, "run": run, "online": online, "multi_agent": multi_agent}), problems
+
+
+def _command_path(command: str, base: Path) -> str:
+    """A relative command with a folder in it (`../.venv-servers/kuzu/bin/kuzu-memory`) is a file next to
+    the config: made absolute, since the server starts in each case's own folder. A bare name (`npx`)
+    stays a PATH lookup."""
+    if not command or "/" not in command or Path(command).expanduser().is_absolute():
+        return str(Path(command).expanduser()) if command.startswith("~") else command
+    return os.path.normpath(base / command)  # not resolve(): a venv's bin/python is a symlink that must stay one
 
 
 def _origin(written: str, base: Path) -> str:
@@ -340,8 +351,7 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
     if file:
         if Path(file).is_file():
             return file, []
-        return "", [Problem(file_key, f"file not found: {file}{file_origin}; fix the path, or "
-                            "remove it to find the file under dataset_repo_path")]
+        return "", [Problem(file_key, f"file not found: {file}{file_origin}; {_missing_file_hint(cfg, file)}")]
     if not suite(cfg.dataset.kind).reads_dataset_file:
         return "", []
     if not repo:
@@ -354,6 +364,15 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
                         f"file in {repo}{repo_origin}; tried {', '.join(p.name for p in tried[:2])} "
                         f"in {repo}/data and {repo}. Download the files (huggingface.co/datasets/"
                         "xiaowu0162/longmemeval-cleaned) into data/, or set dataset_file")]
+
+
+def _missing_file_hint(cfg: RunConfig, file: str) -> str:
+    """A fix that leads to a config that loads: the suite's own for [dataset].file, else LongMemEval's."""
+    if not cfg.dataset_file:
+        return suite(cfg.dataset.kind).missing_file_hint(file)
+    if cfg.dataset_repo_path:
+        return "fix the path, or remove it to find the file under dataset_repo_path"
+    return 'fix the path, or remove it and set dataset_repo_path = "/path/to/LongMemEval" (your clone)'
 
 
 # --- key paths -------------------------------------------------------------------------------

@@ -69,6 +69,10 @@ class Suite(ABC):
                                     f'{kinds[-1]} (kind is "{data.kind}"); remove it'))
         return problems
 
+    def missing_file_hint(self, path: str) -> str:
+        """What to do when `[dataset].file` names no file (`path`, resolved): the way that leads to a run."""
+        return "fix the path"
+
     def _question_type_problems(self, cfg: RunConfig) -> list[Problem]:
         if not self.question_types:
             return []

@@ -42,19 +42,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="start new memories without Mycelian's placeholder context")
     parser.add_argument("--lenient-titles", dest="strict_titles", action="store_false",
                         help="accept any title up to 50 characters (Mycelian allows only letters, digits, hyphen)")
-    parser.add_argument("--max-raw-entry-bytes", type=int, default=_DEFAULTS.max_raw_entry_bytes)
-    parser.add_argument("--max-summary-bytes", type=int, default=_DEFAULTS.max_summary_bytes)
-    parser.add_argument("--max-context-bytes", type=int, default=_DEFAULTS.max_context_bytes)
-    parser.add_argument("--max-query-bytes", type=int, default=_DEFAULTS.max_query_bytes)
-    parser.add_argument("--max-tags-bytes", type=int, default=_DEFAULTS.max_tags_bytes)
-    parser.add_argument("--embed-batch-size", type=int, default=_DEFAULTS.embed_batch_size)
-    parser.add_argument("--await-timeout-s", type=float, default=_DEFAULTS.await_timeout_s)
-    parser.add_argument("--vector-cache-mb", type=int, default=_DEFAULTS.vector_cache_mb)
+    parser.add_argument("--max-raw-entry-bytes", type=int, default=_DEFAULTS.max_raw_entry_bytes,
+                        help="largest add_entry raw_entry in UTF-8 bytes; a larger one is refused "
+                             f"(default {_DEFAULTS.max_raw_entry_bytes}; Mycelian's REST API allows 9,000 characters)")
+    parser.add_argument("--max-summary-bytes", type=int, default=_DEFAULTS.max_summary_bytes,
+                        help=f"largest add_entry summary in bytes (default {_DEFAULTS.max_summary_bytes})")
+    parser.add_argument("--max-context-bytes", type=int, default=_DEFAULTS.max_context_bytes,
+                        help=f"largest put_context document in bytes (default {_DEFAULTS.max_context_bytes})")
+    parser.add_argument("--max-query-bytes", type=int, default=_DEFAULTS.max_query_bytes,
+                        help=f"largest search_memories query in bytes (default {_DEFAULTS.max_query_bytes})")
+    parser.add_argument("--max-tags-bytes", type=int, default=_DEFAULTS.max_tags_bytes,
+                        help=f"largest add_entry tags, as JSON bytes (default {_DEFAULTS.max_tags_bytes})")
+    parser.add_argument("--embed-batch-size", type=int, default=_DEFAULTS.embed_batch_size,
+                        help=f"entry texts embedded per batch (default {_DEFAULTS.embed_batch_size}); "
+                             "does not change results")
+    parser.add_argument("--await-timeout-s", type=float, default=_DEFAULTS.await_timeout_s,
+                        help="longest await_consistency wait for a memory's writes to become searchable, in "
+                             f"seconds (default {_DEFAULTS.await_timeout_s:.0f})")
+    parser.add_argument("--vector-cache-mb", type=int, default=_DEFAULTS.vector_cache_mb,
+                        help="RAM for per-memory vector matrices, least recently used dropped first "
+                             f"(default {_DEFAULTS.vector_cache_mb}); does not change results")
     parser.add_argument("--transport", choices=("streamable_http", "stdio"), default="streamable_http",
                         help="streamable_http (default: serve /mcp on --host:--port) or stdio (one MCP client on "
                              "stdin/stdout, started by that client; no HTTP routes, no key)")
     _add_http_arguments(parser)
-    parser.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"))
+    parser.add_argument("--log-level", default="warning", choices=("debug", "info", "warning", "error"),
+                        help="service log level, on stderr (default warning)")
     parser.add_argument("--exit-with-parent", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--parent-pid", type=int, default=None, help=argparse.SUPPRESS)  # the launcher's PID
 

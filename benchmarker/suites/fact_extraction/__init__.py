@@ -47,6 +47,9 @@ class FactExtraction(Suite):
                                     f"{where} cannot run it (use the default Mycelian preset)"))
         return problems
 
+    def missing_file_hint(self, path: str) -> str:
+        return "fix the path, or remove the key to use the built-in 40 labelled cases"
+
     def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
         path = Path(config.dataset.file) if config.dataset.file else None
         fact_cases = load_fact_cases(path)

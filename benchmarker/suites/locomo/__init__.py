@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from benchmarker.eval.score import Judge
 
 log = logging.getLogger(__name__)
+LOCOMO_URL = "https://raw.githubusercontent.com/snap-research/LoCoMo/main/data/locomo10.json"
 JUDGE_TEXT_TOKENS, JUDGE_OUTPUT = 100, 30   # estimate: question, answers and category; the JSON reply
 
 
@@ -40,10 +41,14 @@ class LoCoMo(Suite):
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
         problems = super().data_problems(cfg)
         if not cfg.dataset.file:
-            problems.append(Problem(("dataset", "file"), f'required for kind "{self.name}": download '
-                                       'data/locomo10.json from github.com/snap-research/LoCoMo and set '
-                                       'file = "/path/to/locomo10.json"'))
+            problems.append(Problem(("dataset", "file"), f'required for kind "{self.name}": download it '
+                                    f'(curl -L --create-dirs -o data/locomo10.json {LOCOMO_URL}) and set '
+                                    'file to where you saved it (absolute, or relative to the config\'s folder)'))
         return problems
+
+    def missing_file_hint(self, path: str) -> str:
+        """The file is the user's to bring (it is not in this repository): download it where the config looks."""
+        return f"download it there: curl -L --create-dirs -o {path} {LOCOMO_URL}"
 
     def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
         """One case per conversation (ingested once), holding its selected questions; `[run]`
