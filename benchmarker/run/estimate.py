@@ -55,12 +55,12 @@ from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
 from benchmarker.registry import suite, suite_of_record
 from benchmarker.run.estimate_model import (
     ADD_ENTRY_ARGS_TOKENS,
-    HARNESS_ADD_ENTRY_ARGS_TOKENS,
     CALL_TOKENS,
     CHARS_PER_TOKEN,
     CONTEXT_BASE_CHARS,
     CONTEXT_CHARS_PER_MESSAGE,
     CONTEXT_MAX_CHARS,
+    HARNESS_ADD_ENTRY_ARGS_TOKENS,
     LIST_ENTRY_OVERHEAD_CHARS,
     REPLY_TOKENS,
     AgentModel,
@@ -442,7 +442,8 @@ def _agent_assumptions(config, policy: CachePolicy) -> list[str]:
            "each call sends the tool schemas of [agent] tools (the embedded service's real definitions), the "
            "system prompt (composed once per case), the session's human messages so far and this turn's earlier "
            "calls and results; earlier turns' tool calls are not re-sent.",
-           f"agent output (raw_entry model): add_entry re-emits the message as raw_entry (<= {RAW_ENTRY_CHARS} chars) plus a summary "
+           f"agent output (raw_entry model): add_entry re-emits the message as raw_entry (<= {RAW_ENTRY_CHARS} chars) "
+           "plus a summary "
            f"(<= {SUMMARY_CHARS} chars) and ~{ADD_ENTRY_ARGS_TOKENS} tokens of ids and tags; put_context the context document "
            f"(min({CONTEXT_MAX_CHARS}, {CONTEXT_BASE_CHARS} + {CONTEXT_CHARS_PER_MESSAGE} x messages so far) chars); "
            f"other calls ~{CALL_TOKENS} tokens; the final reply ~{REPLY_TOKENS}. Results re-sent within a turn: "

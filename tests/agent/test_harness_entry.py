@@ -100,7 +100,7 @@ async def test_session_unit_records_a_session_in_one_writing_reply(embedded):
 
 
 async def test_message_unit_with_session_context_ends_turns_without_a_closing_call(embedded):
-    _, decisions, outcomes, context = await _entries(embedded, "message", "harness", "session")
+    _, _, outcomes, context = await _entries(embedded, "message", "harness", "session")
     calls = [[c["name"] for m in o.new_messages if isinstance(m, AIMessage) for c in m.tool_calls] for o in outcomes]
     assert calls == [["get_context", "list_entries", "add_entry"], ["add_entry"],
                      ["get_context", "add_entry", "put_context"]]
