@@ -32,9 +32,7 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
         agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
         run_meta["replay"] = replay.describe() | {"agent_calls": agent.get("calls", 0)}
     if ctx.subject.describe() is None and ctx.subject.replay is None and ctx.mode == "agent":
-        from benchmarker.run.estimate import run_floor
-
-        run_meta["floor"] = run_floor(ctx.config)  # summary.json: cost.floor_usd and floor_ratio
+        run_meta["floor"] = ctx.floor_of() if ctx.floor_of else None  # summary.json: cost.floor_usd, floor_ratio
         agent = ctx.config.agent  # which writing mode ran (the report says it)
         run_meta["memory_agent"] = {"ingest_unit": agent.ingest_unit, "raw_entry": agent.raw_entry,
                                     "context_update": agent.context_update,

@@ -84,3 +84,18 @@ def test_harness_add_entry_output_is_what_the_offline_agent_sends(tmp_path):
     # short messages get a summary longer than themselves ("On <date> the user said: ..."): on the five real
     # LongMemEval_S questions the estimate is 3.5% above what the offline agent sends
     assert 0.9 * sent <= estimated <= 1.6 * sent
+
+
+def test_summary_gives_cost_per_question_and_the_ratio_to_the_runs_floor(tmp_path):
+    from benchmarker.eval.summary import build_summary
+    from benchmarker.run.estimate import run_floor
+
+    haiku = "claude-3-5-haiku-latest"
+    cfg, _ = config(tmp_path, provider="anthropic", agent=haiku, qa=haiku, judge=haiku, prices=HAIKU, extra=LEAN)
+    floor = run_floor(cfg)
+    est = estimate_run(cfg, tmp_path)
+    assert floor["usd"] == estimate_json(est, cfg)["floor"]["usd"] > 0
+    results = [{"question_id": "q1", "label": True, "cost_usd": {"agent": 3 * floor["usd"], "qa": 0.0, "eval": 0.0}}]
+    cost = build_summary(results, run_meta={"floor": floor})["cost"]
+    assert cost["usd_per_question"] == 3 * floor["usd"] and cost["floor_ratio"] == 3.0
+    assert "floor_ratio" not in build_summary(results, run_meta={})["cost"]  # a run without a floor says nothing
