@@ -210,7 +210,7 @@ def _cost_section(summary: dict[str, Any]) -> list[str]:
                    f"{num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | "
                    f"{num(cost.get('usd', {}).get(key), '{:.4f}')} |")
     floor = (f" The memory agent's floor for these cases is {num(cost.get('floor_usd'), '${:.4f}')}: this run cost "
-             f"{num(cost.get('floor_ratio'), '{:.2f}')}x it." if "floor_usd" in cost else "")
+             f"{num(cost.get('floor_ratio'), '{:.2f}')}x it." if cost.get("floor_ratio") is not None else "")
     out += ["", f"Cost per question: {num(cost.get('usd_per_question'), '${:.4f}')}.{floor} Input tokens include the "
             "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
             "cache_write."]
