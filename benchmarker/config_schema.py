@@ -765,10 +765,10 @@ def _memory_rules(cfg: RunConfig) -> list[Problem]:
                                 "without it)"))
     if mapped:
         problems += _mapped_rules(cfg)
-        for key, default in (("raw_entry", "model"), ("context_update", "cadence")):
-            if getattr(cfg.agent, key) != default:
-                problems.append(Problem(("agent", key), f'is for Mycelian\'s add_entry and context document; '
-                                        f"{mapped_server(cfg)} writes its own way: use {key} = \"{default}\""))
+        for name, default in (("raw_entry", "model"), ("context_update", "cadence")):
+            if getattr(cfg.agent, name) != default:
+                problems.append(Problem(("agent", name), f'is for Mycelian\'s add_entry and context document; '
+                                        f"{mapped_server(cfg)} writes its own way: use {name} = \"{default}\""))
     elif mem.backend == "embedded" and mem.transport == "stdio" and (mem.command or mem.args or mem.env):
         problems.append(Problem(("memory", "command"), "the embedded service is started by the harness; "
                                 "command, args and env are for backend = \"mcp\" with transport = \"stdio\""))

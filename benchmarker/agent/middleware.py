@@ -258,7 +258,7 @@ def turn_done(context: Any, messages: list[Any]) -> bool:
     if not calls:
         return False
     unit = tuple(getattr(context, "unit_turns", ()) or ()) or ((context.turn_index, context.role),)
-    recorded = {entry_turn_context(context, tc, messages).turn_index for tc in calls if tc["name"] == "add_entry"}
+    recorded = {entry_turn_context(context, dict(tc), messages).turn_index for tc in calls if tc["name"] == "add_entry"}
     if len(unit) == 1:  # entry_turn_context keeps a one-message turn's own context
         recorded = {context.turn_index} if recorded else set()
     written = any(tc["name"] == "put_context" for tc in calls)
