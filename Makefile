@@ -93,7 +93,7 @@ bench-estimate: install
 	$(PYTHON) bench/bench_estimate.py
 
 bench-cache: install
-	$(PYTHON) bench/bench_cache_run.py --unit message --unit session
+	$(PYTHON) bench/bench_cache_run.py --unit message --unit session --lean
 
 # Attack the embedded memory service (issue 12) and the harness: tool mappings, outside agents, damaged
 # run directories (issue 26); writes runs/fuzz/fuzz.json. FUZZ_ARGS=--quick: CI size.

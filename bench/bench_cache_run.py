@@ -1,13 +1,15 @@
 """A real run through a local Anthropic-compatible server that reports prompt-cache usage like the API.
 
-    .venv/bin/python bench/bench_cache_run.py [--unit message] [--limit 5] [--data PATH]
+    .venv/bin/python bench/bench_cache_run.py [--unit message] [--limit 5] [--data PATH] [--lean [--every N]]
 
 The server (tests/fakes/anthropic_server.py) speaks the Messages API, simulates Anthropic's prompt
 cache (breakpoints, 20-block look-back, Claude 3.5 Haiku's 2,048-token minimum, 5-minute TTL) and
 answers with the offline memory agent / reader, so the harness's real langchain-anthropic client,
 caching middleware and ledger are exercised on the real data. Prints the ledger's cache-read share of
 agent input tokens and checks the ledger's cost against a hand calculation from the raw usage the
-server sent (Claude 3.5 Haiku prices).
+server sent (Claude 3.5 Haiku prices), and against what `estimate` says for the same config (they must
+agree within 10%). `--lean` runs configs/lean.toml's agent settings (session unit, raw_entry = "harness",
+context_update = "session", 3 tools) instead of the unit's defaults.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ qa = "{model}"
 [agent]
 ingest_unit = "{unit}"
 prompt_cache = {cache}
+{agent_extra}
 [memory]
 embedder = "none"
 alpha = 0.0
@@ -63,7 +66,21 @@ def hand_cost(usages: list[dict]) -> float:
             + out * PRICE["output"]) / 1e6
 
 
-def run(unit: str, limit: int, data: Path, cache: bool) -> dict:
+LEAN = ('raw_entry = "harness"\ncontext_update = "session"\ncontext_every_sessions = {every}\n'
+        'tools = ["get_context", "add_entry", "put_context"]')
+
+
+def estimated(config) -> dict:
+    """What `estimate` says for the same config (agent role and total)."""
+    from benchmarker.run.estimate import cost, estimate_run
+
+    with tempfile.TemporaryDirectory() as scratch:
+        est = estimate_run(config, Path(scratch))
+    usd = cost(est, config)
+    return {"calls": est.agent.calls, "agent_usd": usd["agent"], "total_usd": sum(v or 0.0 for v in usd.values())}
+
+
+def run(unit: str, limit: int, data: Path, cache: bool, lean_every: int = 0) -> dict:
     from benchmarker.config import load_config
     from benchmarker.run.runner import execute_run
     from tests.fakes.anthropic_server import AnthropicServer
@@ -73,20 +90,28 @@ def run(unit: str, limit: int, data: Path, cache: bool) -> dict:
     with tempfile.TemporaryDirectory() as tmp, \
             AnthropicServer(brain=offline_brain(), min_cacheable_tokens=2048) as server:
         path = Path(tmp) / f"cache-{unit}.toml"
+        extra = LEAN.format(every=lean_every) if lean_every else ""
         path.write_text(CONFIG.format(data=data, url=server.base_url, model=MODEL, unit=unit, limit=limit,
-                                      cache=str(cache).lower(), out=Path(tmp) / "runs", **PRICE), encoding="utf-8")
+                                      cache=str(cache).lower(), out=Path(tmp) / "runs", agent_extra=extra, **PRICE),
+                        encoding="utf-8")
+        config = load_config(path)
+        estimate = estimated(config)
         started = time.monotonic()
-        outcome = asyncio.run(execute_run(load_config(path)))
+        outcome = asyncio.run(execute_run(config))
         elapsed = time.monotonic() - started
         ledger = json.loads((outcome.run_dir / "manifest.json").read_text())["tokens"]
         usages = list(server.usages)
     agent, total = ledger["roles"]["agent"], ledger["total"]
-    return {"unit": unit, "prompt_cache": cache, "questions": outcome.summary["counts"]["questions"],
+    label = f"{unit} lean (every {lean_every})" if lean_every else unit
+    return {"unit": label, "prompt_cache": cache, "questions": outcome.summary["counts"]["questions"],
+            "estimate_agent_usd": estimate["agent_usd"], "estimate_calls": estimate["calls"],
+            "agent_usd": agent["cost_usd"], "agent_output": agent["output_tokens"],
             "seconds": round(elapsed, 1), "agent_calls": agent["calls"], "agent_input": agent["input_tokens"],
             "agent_cache_read_share": agent["cache_hit_share"], "agent_cache_write": agent["cache_write_tokens"],
             "ledger_usd": total["cost_usd"], "hand_usd": hand_cost(usages), "server_calls": len(usages),
             "usd_per_question": total["cost_usd"] / max(1, outcome.summary["counts"]["questions"]),
-            "session_recall_any@5": outcome.summary["retrieval"]["metrics"].get("session.recall_any@5")}
+            "session_recall_any@5": outcome.summary["retrieval"]["metrics"].get("session.recall_any@5"),
+            "accuracy": outcome.summary.get("qa", {}).get("overall", {}).get("accuracy")}
 
 
 def main() -> int:
@@ -95,21 +120,32 @@ def main() -> int:
     parser.add_argument("--unit", action="append", choices=("message", "exchange", "session"))
     parser.add_argument("--limit", type=int, default=5)
     parser.add_argument("--no-cache", action="store_true", help="also run with prompt_cache = false")
+    parser.add_argument("--lean", action="store_true", help="also run configs/lean.toml's agent settings")
+    parser.add_argument("--every", type=int, action="append", help="context_every_sessions for --lean (default 2)")
     args = parser.parse_args()
     if not args.data.is_file():
         print(f"skipped: {args.data} not found")
         return 0
     rows = [run(unit, args.limit, args.data, cache) for unit in (args.unit or ["message"])
             for cache in ((True, False) if args.no_cache else (True,))]
-    print("| unit | cache | questions | s | agent calls | agent input | cache-read share | ledger $ | hand $ | $/q |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    rows += [run("session", args.limit, args.data, True, every) for every in (args.every or [2])] if args.lean else []
+    print("| unit | cache | questions | s | agent calls (estimate) | agent input | cache-read share | agent output "
+          "| agent $ (estimate) | ledger $ | hand $ | $/q | accuracy |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        share = r["agent_cache_read_share"]
-        print(f"| {r['unit']} | {r['prompt_cache']} | {r['questions']} | {r['seconds']} | {r['agent_calls']:,} | "
-              f"{r['agent_input']:,} | {'n/a' if share is None else f'{share:.1%}'} | {r['ledger_usd']:.4f} | "
-              f"{r['hand_usd']:.4f} | {r['usd_per_question']:.4f} |")
+        share, acc = r["agent_cache_read_share"], r["accuracy"]
+        print(f"| {r['unit']} | {r['prompt_cache']} | {r['questions']} | {r['seconds']} | {r['agent_calls']:,} "
+              f"({r['estimate_calls']:,}) | {r['agent_input']:,} | {'n/a' if share is None else f'{share:.1%}'} | "
+              f"{r['agent_output']:,} | {r['agent_usd']:.4f} ({r['estimate_agent_usd']:.4f}) | {r['ledger_usd']:.4f} | "
+              f"{r['hand_usd']:.4f} | {r['usd_per_question']:.4f} | {'n/a' if acc is None else f'{acc:.2f}'} |")
         assert abs(r["ledger_usd"] - r["hand_usd"]) < 1e-9, "ledger and hand calculation disagree"
         assert r["server_calls"] == r["agent_calls"] + r["questions"], "every model call reached the ledger"
+    for r in rows:
+        if "lean" in r["unit"]:
+            gap = abs(r["agent_usd"] - r["estimate_agent_usd"]) / r["estimate_agent_usd"]
+            print(f"{r['unit']}: simulated-cache run ${r['agent_usd']:.4f} vs estimate ${r['estimate_agent_usd']:.4f} "
+                  f"for the agent ({gap:.1%} apart)")
+            assert gap <= 0.10, "the simulated-cache run and estimate disagree by more than 10%"
     return 0
 
 

@@ -93,6 +93,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("agent", "type"), ("agent", "http"), ("agent", "subprocess"),
     ("memory", "preset"), ("memory", "mapping"), ("memory", "transport"), ("memory", "command"),
     ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent",), ("memory", "call_timeout_s"),
+    ("agent", "raw_entry"), ("agent", "context_update"), ("agent", "context_every_sessions"),
 )
 
 

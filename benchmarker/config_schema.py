@@ -258,6 +258,11 @@ class AgentConfig(_Table):
     prompt_cache: bool = True
     tools: tuple[str, ...] = _seq(MEMORY_AGENT_TOOLS)
     ingest_unit: Literal["message", "exchange", "session"] = "message"
+    # "harness": add_entry names the message, the harness stores its exact text (the model never re-types it)
+    raw_entry: Literal["model", "harness"] = "model"
+    # "session": the context once per session (every context_every_sessions-th), in the writing reply
+    context_update: Literal["cadence", "session"] = "cadence"
+    context_every_sessions: int = Field(1, ge=1, le=10_000)
 
     @field_validator("tools")
     @classmethod
@@ -812,11 +817,19 @@ def _agent_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
 def _memory_rules(cfg: RunConfig) -> list[Problem]:
     mem, problems = cfg.memory, []
     mapped = mem.preset != "mycelian" or bool(mem.mapping)
+    if cfg.agent.context_every_sessions != 1 and cfg.agent.context_update != "session":
+        problems.append(Problem(("agent", "context_every_sessions"), 'counts sessions between context updates; '
+                                'it needs context_update = "session" (with "cadence" the context follows '
+                                "[params].context_cadence)"))
     if not mapped and "add_entry" not in cfg.agent.tools:
         problems.append(Problem(("agent", "tools"), 'must include "add_entry" (the agent cannot write memory '
                                 "without it)"))
     if mapped:
         problems += _mapped_rules(cfg)
+        for name, default in (("raw_entry", "model"), ("context_update", "cadence")):
+            if getattr(cfg.agent, name) != default:
+                problems.append(Problem(("agent", name), f'is for Mycelian\'s add_entry and context document; '
+                                        f"{mapped_server(cfg)} writes its own way: use {name} = \"{default}\""))
     elif mem.backend == "embedded" and mem.transport == "stdio" and (mem.command or mem.args or mem.env):
         problems.append(Problem(("memory", "command"), "the embedded service is started by the harness; "
                                 "command, args and env are for backend = \"mcp\" with transport = \"stdio\""))

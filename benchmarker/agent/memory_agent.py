@@ -31,6 +31,7 @@ from benchmarker.agent.middleware import (
     BedrockWhitespaceMiddleware,
     DecisionSink,
     HarnessToolMiddleware,
+    TurnDoneMiddleware,
     TurnToolCapMiddleware,
     system_prompt_middleware,
 )
@@ -55,11 +56,29 @@ class MemoryAgentContext:
     # (turn_index, role) of every message of this agent turn when it holds several (ingest unit
     # exchange / session); () for one message. Entries are tagged per message from it.
     unit_turns: tuple[tuple[int, str], ...] = ()
+    # (message number, role, raw entry text) of every message of this turn: what the harness stores
+    # for an add_entry that names the message ([agent] raw_entry = "harness").
+    unit_entries: tuple[tuple[int, str, str], ...] = ()
+    context_due: bool = False     # this turn must write the context ([agent] context_update = "session")
+    end_when_done: bool = False   # end the turn once every message is recorded (and the context written when due)
     # Where this turn's tool calls are recorded (the caller's run log); None: the agent's own sink.
     decision_sink: DecisionSink | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def for_turn(self, turn_index: int, role: str) -> MemoryAgentContext:
         return dataclasses.replace(self, turn_index=turn_index, role=role)
+
+    def for_unit(self, messages: Sequence[tuple[int, str, str]], *, context_due: bool = False,
+                 end_when_done: bool = False) -> MemoryAgentContext:
+        """The context of one agent turn holding `messages` ((turn_index, role, content), in order)."""
+        from benchmarker.agent.harness_entry import message_raw_entry
+
+        last_index, last_role, _ = messages[-1]
+        return dataclasses.replace(
+            self, turn_index=last_index, role=last_role,
+            unit_turns=tuple((i, role) for i, role, _ in messages) if len(messages) > 1 else (),
+            unit_entries=tuple((i + 1, role, message_raw_entry(role, content, self.session_date))
+                               for i, role, content in messages),
+            context_due=context_due, end_when_done=end_when_done)
 
 
 @dataclass(frozen=True)
@@ -77,12 +96,17 @@ class TurnOutcome:
 def build_memory_agent(model: Any, tools: Sequence[Any], *, max_tool_calls_per_turn: int,
                        retry_policy: RetryPolicy, ledger: TokenLedger | None = None,
                        decision_sink: DecisionSink | None = None, provider: str = "",
-                       model_id: str | None = None, prompt_cache: bool = False) -> Any:
+                       model_id: str | None = None, prompt_cache: bool = False, raw_entry: str = "model") -> Any:
     """The compiled agent (LangGraph) with our middleware, outermost first.
 
     `prompt_cache` adds the provider's prompt-caching middleware (see caching.py) right after the
-    system prompt is set, so the breakpoints land on the final request.
+    system prompt is set, so the breakpoints land on the final request. `raw_entry = "harness"` gives
+    the model the harness's add_entry (harness_entry.py): it names the message, the harness stores its text.
     """
+    if raw_entry == "harness":
+        from benchmarker.agent.harness_entry import with_harness_entries
+
+        tools = with_harness_entries(list(tools))
     middleware: list[Any] = [system_prompt_middleware()]
     if prompt_cache:
         from benchmarker.agent.caching import prompt_cache_middleware
@@ -93,7 +117,7 @@ def build_memory_agent(model: Any, tools: Sequence[Any], *, max_tool_calls_per_t
     if ledger is not None:
         middleware.append(ledger.middleware(role="agent", model_id=model_id or model_name_of(model)))
     middleware += [RetryMiddleware(retry_policy), TurnToolCapMiddleware(max_tool_calls_per_turn),
-                   HarnessToolMiddleware(decision_sink)]
+                   HarnessToolMiddleware(decision_sink), TurnDoneMiddleware()]
     return create_agent(model, list(tools), system_prompt=None, middleware=middleware,
                         context_schema=MemoryAgentContext, name="memory_agent")
 

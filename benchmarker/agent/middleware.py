@@ -14,9 +14,10 @@ from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, ToolCallLimitMiddleware, dynamic_prompt
 from langchain.agents.middleware.tool_call_limit import ToolCallLimitState
-from langchain.agents.middleware.types import OmitFromInput
-from langchain_core.messages import ToolMessage
+from langchain.agents.middleware.types import OmitFromInput, hook_config
+from langchain_core.messages import AIMessage, ToolMessage
 
+from benchmarker.agent.harness_entry import EntryFillError, fill_add_entry, server_tool_of
 from benchmarker.agent.retry import strip_trailing_whitespace
 from benchmarker.memory.client import tool_result_text
 
@@ -25,7 +26,9 @@ RESULT_PREVIEW_CHARS = 300
 EXECUTED_MARK = "harness_executed"  # response_metadata key on ToolMessages of tools that really ran
 
 # decision_sink(context, record) -> None, sync or async; record keys:
-#   tool, args (as sent, tags merged), result_preview, latency_ms, error (None on success), tool_call_id
+#   tool, args (as the server got them: tags merged, and with [agent] raw_entry = "harness" the message's text
+#   filled in), result_preview, latency_ms, error (None on success), tool_call_id; harness-filled
+#   add_entry calls also model_args (what the model sent)
 DecisionSink = Callable[[Any, dict[str, Any]], "Awaitable[None] | None"]
 
 
@@ -105,14 +108,16 @@ def merge_tags(model_tags: Any, harness_tags: dict[str, Any]) -> dict[str, str]:
 def entry_turn_context(context: Any, call: dict[str, Any], messages: list[Any]) -> Any:
     """The context of the message an add_entry records, when one agent turn holds several messages.
 
-    The model names the message by its number (`tags.message`, from the header); without a usable
+    The model names the message by its number (`message` or `tags.message`, from the header); without a usable
     number the k-th add_entry of the turn records the k-th message (the order the prompt asks for).
     """
     unit = tuple(getattr(context, "unit_turns", ()) or ())
     if len(unit) <= 1:
         return context
     by_number = {turn_index + 1: (turn_index, role) for turn_index, role in unit}
-    number = _parse_tags((call.get("args") or {}).get("tags")).get("message")
+    args = call.get("args") or {}
+    number = args.get("message")  # the harness add_entry names it outright
+    number = _parse_tags(args.get("tags")).get("message") if number is None else number
     try:
         if int(str(number)) in by_number:
             return context.for_turn(*by_number[int(str(number))])
@@ -133,19 +138,28 @@ class HarnessToolMiddleware(AgentMiddleware):
         super().__init__()
         self.decision_sink = decision_sink
 
-    def _prepare(self, request: Any) -> tuple[Any, Any]:
-        """The request with trace tags merged into add_entry, and the context of the recorded message."""
+    def _prepare(self, request: Any) -> tuple[Any, Any, dict[str, Any] | None]:
+        """The request with trace tags merged into add_entry (and, for the harness's add_entry, the
+        message's text filled in and the server's own tool), the context of the recorded message, and
+        what the model sent when the harness filled it. Raises EntryFillError when it cannot fill."""
         call = request.tool_call
         context = getattr(request.runtime, "context", None)
+        model_args = None
         if call["name"] == "add_entry" and context is not None:
             messages = (getattr(request, "state", None) or {}).get("messages") or []
+            server_tool = server_tool_of(request.tool)
+            if server_tool is not None:
+                model_args = dict(call.get("args") or {})
+                call = {**call, "args": fill_add_entry(model_args, context)}
+                request = request.override(tool=server_tool, tool_call=call)
             context = entry_turn_context(context, call, messages)
             args = dict(call.get("args") or {})
             args["tags"] = merge_tags(args.get("tags"), trace_tags(context))
             request = request.override(tool_call={**call, "args": args})
-        return request, context
+        return request, context, model_args
 
-    def _finish(self, request: Any, result: Any, started: float) -> tuple[Any, dict[str, Any]]:
+    def _finish(self, request: Any, result: Any, started: float,
+                model_args: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         call = request.tool_call
         if isinstance(result, ToolMessage):
             text = tool_result_text(result.content)
@@ -159,6 +173,8 @@ class HarnessToolMiddleware(AgentMiddleware):
         record = {"tool": call["name"], "args": call.get("args") or {}, "result_preview": text[:RESULT_PREVIEW_CHARS],
                   "latency_ms": round((time.perf_counter() - started) * 1000.0, 3), "error": error,
                   "tool_call_id": call.get("id")}
+        if model_args is not None:
+            record["model_args"] = model_args
         return result, record
 
     def _sink(self, context: Any) -> DecisionSink | None:
@@ -171,14 +187,26 @@ class HarnessToolMiddleware(AgentMiddleware):
         return ToolMessage(content=f"Error: {type(exc).__name__}: {exc}", tool_call_id=call["id"],
                            name=call["name"], status="error")
 
+    def _start(self, request: Any) -> tuple[Any, Any, dict[str, Any] | None, ToolMessage | None]:
+        """_prepare, with a fill error as the tool's error message (the server is not called)."""
+        try:
+            return (*self._prepare(request), None)
+        except EntryFillError as exc:
+            call = request.tool_call
+            context = getattr(request.runtime, "context", None)
+            error = ToolMessage(content=f"Error: {exc}", tool_call_id=call["id"], name=call["name"], status="error")
+            return request, context, dict(call.get("args") or {}), error
+
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        request, context = self._prepare(request)
+        request, context, model_args, refused = self._start(request)
         started = time.perf_counter()
         try:
-            result = handler(request)
+            result = refused or handler(request)
         except Exception as exc:  # the model gets the error as text and may correct itself
             result = self._error_message(request, exc)
-        result, record = self._finish(request, result, started)
+        result, record = self._finish(request, result, started, model_args)
+        if refused is not None:  # never reached the server: not an executed call
+            result.response_metadata.pop(EXECUTED_MARK, None)
         sink = self._sink(context)
         if sink is not None:
             outcome = sink(context, record)
@@ -188,19 +216,53 @@ class HarnessToolMiddleware(AgentMiddleware):
         return result
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        request, context = self._prepare(request)
+        request, context, model_args, refused = self._start(request)
         started = time.perf_counter()
         try:
-            result = await handler(request)
+            result = refused or await handler(request)
         except Exception as exc:
             result = self._error_message(request, exc)
-        result, record = self._finish(request, result, started)
+        result, record = self._finish(request, result, started, model_args)
+        if refused is not None:  # never reached the server: not an executed call
+            result.response_metadata.pop(EXECUTED_MARK, None)
         sink = self._sink(context)
         if sink is not None:
             outcome = sink(context, record)
             if inspect.isawaitable(outcome):
                 await outcome
         return result
+
+
+class TurnDoneMiddleware(AgentMiddleware):
+    """Ends the turn without another model call once every message of it is recorded and, when due,
+    the context is written (`MemoryAgentContext.end_when_done`, `[agent] context_update = "session"`)."""
+
+    @hook_config(can_jump_to=["end"])
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        context = getattr(runtime, "context", None)
+        if not getattr(context, "end_when_done", False):
+            return None
+        return {"jump_to": "end"} if turn_done(context, list(state.get("messages") or [])) else None
+
+    @hook_config(can_jump_to=["end"])
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        return self.before_model(state, runtime)
+
+
+def turn_done(context: Any, messages: list[Any]) -> bool:
+    """Every message of this turn has a successful add_entry and, when the context is due, put_context ran."""
+    last_human = max((i for i, m in enumerate(messages) if getattr(m, "type", "") == "human"), default=-1)
+    after = messages[last_human + 1:]
+    ok = {m.tool_call_id for m in after if isinstance(m, ToolMessage) and m.status != "error"}
+    calls = [tc for m in after if isinstance(m, AIMessage) for tc in m.tool_calls if tc.get("id") in ok]
+    if not calls:
+        return False
+    unit = tuple(getattr(context, "unit_turns", ()) or ()) or ((context.turn_index, context.role),)
+    recorded = {entry_turn_context(context, dict(tc), messages).turn_index for tc in calls if tc["name"] == "add_entry"}
+    if len(unit) == 1:  # entry_turn_context keeps a one-message turn's own context
+        recorded = {context.turn_index} if recorded else set()
+    written = any(tc["name"] == "put_context" for tc in calls)
+    return {i for i, _ in unit} <= recorded and (written or not getattr(context, "context_due", False))
 
 
 def as_text_blocks(messages: list[Any]) -> list[Any]:

@@ -9,6 +9,12 @@ the session's last message `await_consistency`, `get_context` (reused from the b
 message 1) and `put_context`; then "Recorded.". At most 5 calls a message. With several
 messages per turn (exchange, session) independent calls go in one reply: the bootstrap pair,
 then every `add_entry`, then the context update once.
+
+With `context_update = "session"` (the system prompt says so) the context is written only in a turn
+that ends with the context-due line, with no await_consistency and no second get_context (the
+bootstrap's is reused; a later turn reads it first): several messages per turn then take the bootstrap
+reply and ONE writing reply (every add_entry and the put_context), and the harness ends the turn.
+With `raw_entry = "harness"` add_entry names the message instead of re-typing it.
 """
 
 from __future__ import annotations
@@ -32,7 +38,13 @@ from benchmarker.agent.offline_summary import (
     raw_entry,
     summarize_message,
 )
-from benchmarker.agent.prompts import MemoryPromptFacts, TurnHeader, parse_memory_system_prompt, parse_unit
+from benchmarker.agent.prompts import (
+    MemoryPromptFacts,
+    TurnHeader,
+    parse_memory_system_prompt,
+    parse_unit,
+    split_context_due,
+)
 from benchmarker.memory.limits import BOOTSTRAP_ENTRIES, CONTEXT_CHARS, SUMMARY_CHARS
 
 __all__ = ["NOT_NAMES", "OfflineMemoryAgentModel", "names_in", "raw_entry", "summarize_message"]
@@ -137,19 +149,37 @@ def plan_for_unit(turns: list[TurnHeader], cadence: int) -> list[list[tuple[str,
     return steps
 
 
-def policy_steps(turns: list[TurnHeader], cadence: int,
-                 tool_names: tuple[str, ...] | list[str] = ()) -> list[list[tuple[str, int]]]:
+def policy_steps(turns: list[TurnHeader], cadence: int, tool_names: tuple[str, ...] | list[str] = (), *,
+                 context_update: str = "cadence", context_due: bool = False) -> list[list[tuple[str, int]]]:
     """The model steps for one agent turn, each a list of (tool, message index in the turn) calls.
 
-    One message: one call per step (`plan_for`); several: `plan_for_unit`. Steps whose tool the agent
-    was not given (`[agent] tools`) are left out; add_entry is always kept (the agent must write).
+    One message: one call per step (`plan_for`); several: `plan_for_unit`; `context_update = "session"`:
+    `plan_once` (the context only when `context_due`). Steps whose tool the agent was not given
+    (`[agent] tools`) are left out; add_entry is always kept (the agent must write).
     """
-    if len(turns) == 1:
+    if context_update == "session":
+        steps = plan_once(turns, context_due)
+    elif len(turns) == 1:
         steps = [[(name, 0)] for name in plan_for(turns[0], cadence)]
     else:
         steps = plan_for_unit(turns, cadence)
     return [kept for step in steps if (kept := [c for c in step if not tool_names or c[0] in tool_names
                                                  or c[0] == "add_entry"])]
+
+
+def plan_once(turns: list[TurnHeader], context_due: bool) -> list[list[tuple[str, int]]]:
+    """`context_update = "session"`: the bootstrap (or, when the context is due in a later turn, a
+    get_context), then the writes and the put_context in one reply (one message: one call per step)."""
+    last = len(turns) - 1
+    steps: list[list[tuple[str, int]]] = []
+    if turns[0].turn_number == 1:
+        steps.append([("get_context", 0), ("list_entries", 0)])
+    elif context_due:
+        steps.append([("get_context", last)])
+    steps.append([("add_entry", i) for i in range(len(turns))] + ([("put_context", last)] if context_due else []))
+    if len(turns) == 1:  # one message per turn: one tool call at a time
+        return [[call] for step in steps for call in step]
+    return steps
 
 
 def _context_due(turn: TurnHeader, cadence: int) -> bool:
@@ -173,13 +203,15 @@ def next_step(messages: list[BaseMessage], tool_names: tuple[str, ...] = ()) -> 
                          "(compose it with compose_memory_system_prompt)")
     last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
     turns = parse_unit(messages[last_human].text) if last_human >= 0 else []
+    due = split_context_due(messages[last_human].text)[1] if last_human >= 0 else False
     if not turns:
         return _reply("Nothing to record: the newest message has no turn header.")
     after = messages[last_human + 1:]
     if any(isinstance(m, ToolMessage) and m.status == "error" and "tool call limit" in m.text.lower()
            for m in after):
         return _reply("Stopped: tool-call limit.")
-    steps = policy_steps(turns, facts.context_cadence, tool_names)
+    steps = policy_steps(turns, facts.context_cadence, tool_names, context_update=facts.context_update,
+                         context_due=due)
     if len(turns) == 1:
         done = sum(len(m.tool_calls) for m in after if isinstance(m, AIMessage))
     else:
@@ -207,6 +239,9 @@ def _tool_args(name: str, facts: MemoryPromptFacts, turn: TurnHeader, transcript
         return {**ids, "limit": BOOTSTRAP_ENTRIES}
     if name == "await_consistency":
         return {"memory_id": facts.memory_id}
+    if name == "add_entry" and facts.raw_entry == "harness":  # name the message: the harness stores its text
+        return {"message": turn.turn_number,
+                "summary": summarize_message(turn.role, turn.content, turn.session_date)}
     if name == "add_entry":
         return {**ids, "raw_entry": raw_entry(turn.role, turn.content, turn.session_date),
                 "summary": summarize_message(turn.role, turn.content, turn.session_date),

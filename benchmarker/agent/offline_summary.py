@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
+from benchmarker.agent.harness_entry import message_raw_entry
 from benchmarker.agent.offline_reader import has_number, iso_date, split_sentences
-from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
+from benchmarker.memory.limits import SUMMARY_CHARS
 
 SUMMARY_MAX = SUMMARY_CHARS
 PREFERENCE_RE = re.compile(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike|adore)|i'm (a big )?fan|"
@@ -67,11 +68,9 @@ def names_in(sentence: str) -> list[str]:
 
 
 def raw_entry(role: str, content: str, session_date: str) -> str:
-    """The entry text: the dialogue's own date and the speaker, then the message verbatim.
-
-    Cut at RAW_ENTRY_CHARS, the longest entry Mycelian's REST API accepts.
-    """
-    return f"[{session_date}] {role}: {content}"[:RAW_ENTRY_CHARS]
+    """The entry text: the dialogue's own date and the speaker, then the message verbatim (the form the
+    prompt asks for, and what the harness stores with `[agent] raw_entry = "harness"`)."""
+    return message_raw_entry(role, content, session_date)
 
 
 # --- the context document ------------------------------------------------------------------

@@ -72,14 +72,40 @@ class MemoryPromptFacts:
 
     vault_id: str
     memory_id: str
-    context_cadence: int
+    context_cadence: int          # 0 with context_update "session" (no message cadence)
+    raw_entry: str = "model"      # "harness": add_entry names the message, the harness stores its text
+    context_update: str = "cadence"
 
 
 _FACT_PATTERNS = {
     "vault_id": re.compile(r"^- vault_id: (.+)$", re.M),
     "memory_id": re.compile(r"^- memory_id: (.+)$", re.M),
-    "context_cadence": re.compile(r"^- Context cadence: every (\d+) messages", re.M),
 }
+_CADENCE_RE = re.compile(r"^- Context cadence: every (\d+) messages", re.M)
+_SESSION_CONTEXT_RE = re.compile(r"^- Context update: once per session", re.M)
+_HARNESS_ENTRY_RE = re.compile(r"^- Entries: call add_entry once for every message, with message \(", re.M)
+RAW_ENTRY_MODES = ("model", "harness")
+CONTEXT_UPDATES = ("cadence", "session")
+CONTEXT_DUE = "context_due"
+
+
+def context_due_line() -> str:
+    """The line the harness ends a chat turn with when the context update is due (`context_due.txt`)."""
+    return load_prompt(CONTEXT_DUE).strip()
+
+
+def policy_texts(raw_entry: str, context_update: str, context_cadence: int,
+                 directory: Path | None = None) -> dict[str, str]:
+    """The prefix's entry and context bullets for `[agent] raw_entry` and `context_update`
+    (`entry_policy_<mode>.txt`, `context_policy_<mode>.txt`); a prompts copy without them reads the shipped ones."""
+    if raw_entry not in RAW_ENTRY_MODES or context_update not in CONTEXT_UPDATES:
+        raise ValueError(f"unknown raw_entry {raw_entry!r} or context_update {context_update!r}")
+    out = {}
+    for key, name in (("entry_policy", f"entry_policy_{raw_entry}"), ("context_policy", f"context_policy_{context_update}")):
+        folder = directory if directory is not None and (Path(directory) / f"{name}.txt").is_file() else None
+        out[key] = render_limits(load_prompt(name, folder), context_cadence=int(context_cadence)).replace(
+            "{context_due_line}", context_due_line()).replace("{{", "{").replace("}}", "}")
+    return out
 
 DEFAULT_PROMPT_SECTIONS = (
     ("Context summary rules", None),
@@ -90,15 +116,16 @@ DEFAULT_PROMPT_SECTIONS = (
 INGEST_UNITS = ("message", "exchange", "session")
 
 
-def unit_instructions(unit: str, directory: Path | None = None) -> str:
-    """How messages reach the agent for an `[agent] ingest_unit` (`prompts/ingest_unit_<unit>.txt`).
+def unit_instructions(unit: str, directory: Path | None = None, context_update: str = "cadence") -> str:
+    """How messages reach the agent for an `[agent] ingest_unit` (`prompts/ingest_unit_<unit>.txt`;
+    the session unit with `context_update = "session"`: `ingest_unit_session_once.txt`, one writing reply).
 
     A prompts copy without the unit files (self-improve candidates copy only the files they may
     change) reads the shipped text.
     """
     if unit not in INGEST_UNITS:
         raise ValueError(f"unknown ingest unit {unit!r}; expected one of {', '.join(INGEST_UNITS)}")
-    name = f"ingest_unit_{unit}"
+    name = f"ingest_unit_{unit}" + ("_once" if unit == "session" and context_update == "session" else "")
     if directory is not None and not (Path(directory) / f"{name}.txt").is_file():
         directory = None
     return render_limits(load_prompt(name, directory))
@@ -121,7 +148,9 @@ def restate_cadence(text: str, context_cadence: int) -> str:
 
 
 def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str, Any], *, vault_id: str,
-                                 memory_id: str, context_cadence: int, unit_text: str | None = None) -> str:
+                                 memory_id: str, context_cadence: int, unit_text: str | None = None,
+                                 raw_entry: str = "model", context_update: str = "cadence",
+                                 directory: Path | None = None) -> str:
     """prefix (ids, cadence, ingest unit) + Mycelian's rules and three templates; fails on empty texts.
 
     Mycelian's limits fill the prefix's placeholders, and Mycelian's own cadence sentences are
@@ -140,25 +169,33 @@ def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str
         texts.append(f"## {heading}\n{restate_cadence(text.strip(), context_cadence)}")
     unit_text = unit_instructions("message") if unit_text is None else unit_text
     prefix = prefix_template.format(vault_id=vault_id, memory_id=memory_id, context_cadence=context_cadence,
-                                    unit_instructions=unit_text.rstrip(), **PROMPT_LIMITS)
+                                    unit_instructions=unit_text.rstrip(), **PROMPT_LIMITS,
+                                    **policy_texts(raw_entry, context_update, context_cadence, directory))
     prompt = prefix.rstrip() + "\n\n" + "\n\n".join(texts)
-    expected = MemoryPromptFacts(vault_id, memory_id, int(context_cadence))
+    expected = MemoryPromptFacts(vault_id, memory_id, int(context_cadence) if context_update == "cadence" else 0,
+                                 raw_entry, context_update)
     if parse_memory_system_prompt(prompt) != expected:
-        raise ValueError(f"{MEMORY_AGENT_PREFIX}.txt no longer states the ids and cadence in the lines "
-                         "'- vault_id: ...', '- memory_id: ...', '- Context cadence: every N messages'; "
-                         "keep them (the offline agent reads them)")
+        raise ValueError(f"{MEMORY_AGENT_PREFIX}.txt no longer states the ids and policy in the lines "
+                         "'- vault_id: ...', '- memory_id: ...', '{entry_policy}' and '{context_policy}' "
+                         "('- Context cadence: every N messages'); keep them (the offline agent reads them)")
     return prompt
 
 
 def parse_memory_system_prompt(text: str) -> MemoryPromptFacts | None:
-    """Read ids and cadence back from a composed system prompt (first occurrences)."""
+    """Read ids, cadence and policy modes back from a composed system prompt (first occurrences)."""
     found: dict[str, str] = {}
     for key, pattern in _FACT_PATTERNS.items():
         match = pattern.search(text)
         if match is None:
             return None
         found[key] = match.group(1).strip()
-    return MemoryPromptFacts(found["vault_id"], found["memory_id"], int(found["context_cadence"]))
+    raw_entry = "harness" if _HARNESS_ENTRY_RE.search(text) else "model"
+    if _SESSION_CONTEXT_RE.search(text):
+        return MemoryPromptFacts(found["vault_id"], found["memory_id"], 0, raw_entry, "session")
+    cadence = _CADENCE_RE.search(text)
+    if cadence is None:
+        return None
+    return MemoryPromptFacts(found["vault_id"], found["memory_id"], int(cadence.group(1)), raw_entry)
 
 
 # --- one dataset message as an agent turn ---------------------------------------------------
@@ -200,9 +237,18 @@ _HEADER_LINE = re.compile(r"^\[session (?P<session_id>.+?) \| (?P<session_date>.
                           r"of (?P<turn_count>\d+)\] (?P<role>[^\n:\]]+):$", re.M)
 
 
-def render_unit(turns: list[tuple[str, str, int, int, str, str]], *, template: str | None = None) -> str:
-    """Several messages (an exchange, a session) as one chat turn: each with its own header."""
-    return UNIT_SEPARATOR.join(render_turn(*turn, template=template) for turn in turns)
+def render_unit(turns: list[tuple[str, str, int, int, str, str]], *, template: str | None = None,
+                context_due: bool = False) -> str:
+    """Several messages (an exchange, a session) as one chat turn: each with its own header; with
+    `context_due` the turn ends with the `context_due.txt` line (`[agent] context_update = "session"`)."""
+    text = UNIT_SEPARATOR.join(render_turn(*turn, template=template) for turn in turns)
+    return text + UNIT_SEPARATOR + context_due_line() if context_due else text
+
+
+def split_context_due(text: str) -> tuple[str, bool]:
+    """The chat turn without its closing context-due line, and whether it had one."""
+    line = UNIT_SEPARATOR + context_due_line()
+    return (text[:-len(line)], True) if text.endswith(line) else (text, False)
 
 
 def parse_unit(text: str) -> list[TurnHeader]:
@@ -277,6 +323,8 @@ class AgentPrompts:
     directory: Path | None
     context_cadence: int
     unit_text: str
+    raw_entry: str = "model"
+    context_update: str = "cadence"
 
     def load(self, name: str) -> str:
         return load_prompt(name, directory=self.directory)
@@ -284,4 +332,6 @@ class AgentPrompts:
     def mycelian(self, default_prompts: dict[str, Any], *, vault_id: str, memory_id: str) -> str:
         return compose_memory_system_prompt(load_prompt(MEMORY_AGENT_PREFIX + ".txt", directory=self.directory),
                                             default_prompts, vault_id=vault_id, memory_id=memory_id,
-                                            context_cadence=self.context_cadence, unit_text=self.unit_text)
+                                            context_cadence=self.context_cadence, unit_text=self.unit_text,
+                                            raw_entry=self.raw_entry, context_update=self.context_update,
+                                            directory=self.directory)

@@ -73,6 +73,8 @@ def _header(summary: dict[str, Any]) -> list[str]:
         for key in ("dataset", "provider", "models"):
             if run.get(key) not in (None, "", {}):
                 out.append(f"- {key}: `{run[key]}`")
+        if isinstance(agent := run.get("memory_agent"), dict):
+            out.append(f"- memory agent: {agent_writes(agent)}")
         if run.get("memory") or run.get("top_k") is not None:  # an outside agent has neither: it searched itself
             out.append(f"- memory searched: {index_description(run)}")
     if run.get("rescored"):
@@ -85,6 +87,16 @@ def _header(summary: dict[str, Any]) -> list[str]:
     told = ("offline run", "retrieval-only run")  # already said above
     out += [f"- note: {n}" for n in summary.get("notes", []) if not n.startswith(told)]
     return out + [""]
+
+
+def agent_writes(agent: dict[str, Any]) -> str:
+    """How the memory agent wrote: ingest unit, who typed raw_entry, how often the context was written."""
+    raw = ("harness (the model named each message; the harness stored its text)" if agent.get("raw_entry") == "harness"
+           else "model (the model re-typed each message)")
+    every = agent.get("context_every_sessions") or 1
+    context = ("on the message cadence" if agent.get("context_update") != "session"
+               else "once per session" if every == 1 else f"every {every} sessions")
+    return f"ingest unit {agent.get('ingest_unit')}, raw_entry {raw}, context written {context}"
 
 
 def _qa_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
@@ -197,7 +209,9 @@ def _cost_section(summary: dict[str, Any]) -> list[str]:
         out.append(f"| {role} | {t.get('input', 0):,} | {t.get('cache_read', 0):,} | {t.get('cache_write', 0):,} | "
                    f"{num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | "
                    f"{num(cost.get('usd', {}).get(key), '{:.4f}')} |")
-    out += ["", f"Cost per question: {num(cost.get('usd_per_question'), '${:.4f}')}. Input tokens include the "
+    floor = (f" The memory agent's floor for these cases is {num(cost.get('floor_usd'), '${:.4f}')}: this run cost "
+             f"{num(cost.get('floor_ratio'), '{:.2f}')}x it." if cost.get("floor_ratio") is not None else "")
+    out += ["", f"Cost per question: {num(cost.get('usd_per_question'), '${:.4f}')}.{floor} Input tokens include the "
             "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
             "cache_write."]
     out += [f"- {note}" for note in cost.get("price_notes", [])]

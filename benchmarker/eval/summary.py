@@ -27,6 +27,8 @@ Keys (schema_version 1; a null is "not available", never zero):
       cache_hit_share  {"agent","qa","eval","total"}  cache_read / input; null without input
       usd            {"agent","qa","eval","total"}  sums; null when nothing priced that role
       usd_per_question  usd.total / questions (null when nothing is priced)
+      floor_usd, floor_ratio  the memory agent's floor for the run's cases (the haystack read once, one
+                        summary per message, the context once per session: `estimate`) and usd.total / it
       source         {role: "results" | "ledger"}  where a role's tokens came from
       unpriced_models  models the ledger had no price for
       price_notes    prices the ledger had to assume (a missing cached_input / cache_write price)
@@ -119,7 +121,8 @@ def _share(tokens: dict[str, int]) -> float | None:
     return tokens["cache_read"] / tokens["input"] if tokens["input"] else None
 
 
-def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = None) -> dict[str, Any]:
+def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = None,
+               floor: dict[str, Any] | None = None) -> dict[str, Any]:
     """Token and dollar sums per role: from the results lines, else from the run's token ledger."""
     tokens = {role: dict.fromkeys(TOKEN_KEYS, 0) for role in ROLES}
     usd: dict[str, float | None] = {role: None for role in ROLES}
@@ -148,9 +151,19 @@ def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = No
             "cache_hit_share": {**{role: _share(t) for role, t in tokens.items()}, "total": _share(total)},
             "usd": {**usd, "total": usd_total},
             "usd_per_question": usd_total / len(results) if usd_total is not None and results else None,
+            **_floor(usd_total, floor),
             "source": source,
             "unpriced_models": list((ledger or {}).get("unpriced_models") or []),
             "price_notes": list((ledger or {}).get("price_notes") or [])}
+
+
+def _floor(usd_total: float | None, floor: dict[str, Any] | None) -> dict[str, Any]:
+    """floor_usd and floor_ratio when the run knows its floor (a memory-agent run)."""
+    if not floor:
+        return {}
+    floor_usd = _num(floor.get("usd"))
+    return {"floor_usd": floor_usd,
+            "floor_ratio": usd_total / floor_usd if usd_total is not None and floor_usd else None}
 
 
 def _latency(values: list[float]) -> dict[str, Any]:
@@ -224,7 +237,7 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
     run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens", "errors")}
     summary = {"schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
                "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),
-               "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens")),
+               "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens"), run_meta.get("floor")),
                "speed": speed_block(results, run_meta.get("decisions")),
                "counts": counts_block(results) | {"not_searchable": unsearchable}}
     for suite in ([] if retrieval_only else suites_of_results(measured)):

@@ -9,7 +9,6 @@ index (graph/direct_ingest.py). Replay: a finished run's recorded writes are re-
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from typing import Any
@@ -73,6 +72,12 @@ async def _seed_existing_memory(ctx: RunContext, case: Case, record: MemoryRecor
         await ctx.memory.client.call(tool, {"vault_id": record.vault_id, "memory_id": record.memory_id, **args})
 
 
+def context_due(session_number: int, session_count: int, every: int) -> bool:
+    """`[agent] context_update = "session"`: whether session `session_number` (1-based) of a case writes
+    the context: every `every`-th session, and the case's last one (so questions see a current context)."""
+    return session_number == session_count or session_number % max(1, every) == 0
+
+
 def ingest_units(roles: list[str], unit: str) -> list[list[int]]:
     """Message indices of a session grouped into agent turns: one message, one exchange (a user
     message and the replies after it; between two people, a message of the session's first speaker
@@ -93,27 +98,29 @@ def ingest_units(roles: list[str], unit: str) -> list[list[int]]:
 
 async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
                              default_prompts: dict[str, Any]) -> tuple[int, int]:
-    unit = ctx.config.agent.ingest_unit
+    agent_cfg = ctx.config.agent
+    unit, once = agent_cfg.ingest_unit, agent_cfg.context_update == "session"
     turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None
     # One system prompt per case: the same bytes on every call of every session (a cacheable prefix).
-    unit_text = unit_instructions(unit, ctx.prompts_dir)
-    system_prompt = ctx.memory.system_prompt(record, AgentPrompts(ctx.prompts_dir, ctx.cadence, unit_text),
-                                             default_prompts=default_prompts, unit_text=unit_text,
+    unit_text = unit_instructions(unit, ctx.prompts_dir, agent_cfg.context_update)
+    kit = AgentPrompts(ctx.prompts_dir, ctx.cadence, unit_text, agent_cfg.raw_entry, agent_cfg.context_update)
+    system_prompt = ctx.memory.system_prompt(record, kit, default_prompts=default_prompts, unit_text=unit_text,
                                              tool_names=list(agent_tools(ctx)))
     agent = ctx.agent_subject.agent_for(ctx.memory)
     count = failed = 0
-    for session in case.sessions:
+    for number, session in enumerate(case.sessions, start=1):
         transcript: list[HumanMessage] = []  # fresh agent state per session
         n = len(session.messages)
+        session_due = once and context_due(number, len(case.sessions), agent_cfg.context_every_sessions)
         for group in ingest_units([m.role for m in session.messages], unit):
             turns = [(session.session_id, session.date, i + 1, n, session.messages[i].role,
                       session.messages[i].content) for i in group]
-            transcript.append(HumanMessage(render_unit(turns, template=turn_template)))
             last = group[-1]
+            due = session_due and last == n - 1
+            transcript.append(HumanMessage(render_unit(turns, template=turn_template, context_due=due)))
             agent_ctx = turn_context(ctx, case, record, session, last, session.messages[last].role, system_prompt)
-            if len(group) > 1:
-                agent_ctx = dataclasses.replace(agent_ctx, unit_turns=tuple(
-                    (i, session.messages[i].role) for i in group))
+            agent_ctx = agent_ctx.for_unit([(i, session.messages[i].role, session.messages[i].content) for i in group],
+                                           context_due=due, end_when_done=once)
             if ctx.tracing is None:
                 outcome = await run_agent_turn(agent, list(transcript), agent_ctx,
                                                recursion_limit=ctx.config.params.recursion_limit * len(group))

@@ -31,7 +31,14 @@ def build_context(config: RunConfig, *, log: RunLog, parts: RunParts, judge: Jud
     """The run graph's context at one sweep point (a plain run is one point)."""
     return RunContext(config=config, log=log, memory=parts.memory, subject=parts.subject, judge=judge,
                       ledger=models.ledger, progress=progress, executor=parts.executor,
-                      point=RunPoint(search=search, phases=tuple(config.run.phases)), tracing=tracing)
+                      point=RunPoint(search=search, phases=tuple(config.run.phases)), tracing=tracing,
+                      floor_of=lambda: _floor(config))
+
+
+def _floor(config: RunConfig) -> dict[str, Any] | None:
+    from benchmarker.run.estimate import run_floor
+
+    return run_floor(config)
 
 
 def memory_agent(config: RunConfig, models: RunModels, *, builds_agent: bool,

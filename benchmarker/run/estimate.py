@@ -24,9 +24,14 @@ graders and the analyst's explanations, each kept apart in `roles.eval.parts`.
                            ..., cost_usd}}, the judge's model by purpose, summing to eval; [multi_agent] parts
                            only when configured)
     total_usd             sum over priced roles (null when a used model has no price)
-    comparison            [{label, prompt_cache, ingest_unit, tools, baseline, matches_config, agent_calls,
-                            agent_input_tokens, cache_read_tokens, cache_write_tokens, cache_hit_share,
-                            agent_output_tokens, agent_usd, total_usd, times_cheaper}]  (times_cheaper: baseline / row)
+    comparison            [{label, prompt_cache, ingest_unit, tools, raw_entry, context_update,
+                            context_every_sessions, baseline, matches_config, agent_calls, agent_input_tokens,
+                            cache_read_tokens, cache_write_tokens, cache_hit_share, agent_output_tokens, agent_usd,
+                            total_usd, times_cheaper, usd_per_question, floor_ratio}]
+                          (times_cheaper: baseline / row; floor_ratio: total_usd / floor.usd)
+    floor                 {input_tokens, output_tokens, usd, usd_per_question, summary_tokens, context_updates}
+                          (the memory agent's floor: the haystack read once, one summary per message, the
+                           context written once per session; null usd without a price)
     tool_schema_tokens    {all_tools, configured, saved_per_call, configured_tools}
     system_prompt_tokens  {message, exchange, session}
     assumptions           [text, ...]
@@ -55,6 +60,7 @@ from benchmarker.run.estimate_model import (
     CONTEXT_BASE_CHARS,
     CONTEXT_CHARS_PER_MESSAGE,
     CONTEXT_MAX_CHARS,
+    HARNESS_ADD_ENTRY_ARGS_TOKENS,
     LIST_ENTRY_OVERHEAD_CHARS,
     REPLY_TOKENS,
     AgentModel,
@@ -63,6 +69,7 @@ from benchmarker.run.estimate_model import (
     agent_model,
     cache_policy,
     simulate_case,
+    tokens,
 )
 
 SCHEMA_VERSION = 1
@@ -81,6 +88,8 @@ GRADER_TEXT_TOKENS, GRADER_OUTPUT = 300, 60      # question, gold and answer in 
 # upper bound); the reply is a short explanation and fix
 ANALYST_TEXT_TOKENS, ANALYST_OUTPUT = round((HITS_SHOWN + 3) * TEXT_CHARS / CHARS_PER_TOKEN), 120
 EVAL_PARTS = ("judge", "adversary_proposer", "adversary_judge", "graders", "analyst")  # the order they are shown in
+FLOOR_SUMMARY_TOKENS = 40   # the floor's summary of one message (issue 28: ~40 output tokens)
+LEAN_EVERY = (1, 2, 4)      # context_every_sessions compared with context_update = "session"
 
 
 @dataclass
@@ -105,6 +114,7 @@ class Estimate:
     adversary_questions: int = 0         # [multi_agent] adversary: extra questions asked, at most
     # The judge's model by purpose (EVAL_PARTS); [multi_agent] parts only when they make calls.
     eval_parts: dict[str, Usage] = field(default_factory=lambda: {"judge": Usage()})
+    floor: Usage = field(default_factory=Usage)   # the memory agent's floor (floor_case), plain input
 
     @property
     def eval(self) -> Usage:
@@ -140,12 +150,66 @@ def _settings(config, all_tools: tuple[str, ...]) -> list[Variant]:
         for cached in (False, True):
             setting = Setting(cached, unit, tools)
             variants.append(Variant(setting, setting.label(all_tools)))
+    seen = [v.setting for v in variants if not v.baseline]
+    for setting in [*_lean_settings(config), configured_setting(config)]:
+        if setting not in seen:
+            seen.append(setting)
+            variants.append(Variant(setting, setting.label(all_tools)))
     return variants
+
+
+def configured_setting(config) -> Setting:
+    agent = config.agent
+    return Setting(agent.prompt_cache, agent.ingest_unit, tuple(agent.tools), agent.raw_entry, agent.context_update,
+                   agent.context_every_sessions if agent.context_update == "session" else 1)
+
+
+def _lean_settings(config) -> list[Setting]:
+    """The issue-28 levers side by side (session unit, cache on): the harness writes raw_entry, then the
+    context once per session, every 2 and every 4 sessions."""
+    tools = tuple(config.agent.tools)
+    if config.memory.preset != "mycelian" or config.memory.mapping:  # a mapped server writes its own way
+        return []
+    return [Setting(True, "session", tools, "harness")] + [Setting(True, "session", tools, "harness", "session", n)
+                                                           for n in LEAN_EVERY]
+
+
+def floor_case(case, model: AgentModel) -> Usage:
+    """The memory agent's floor for one case: every message read once (its header and text, plain
+    input), one FLOOR_SUMMARY_TOKENS summary per message, and the context document written once per
+    session at the size estimate_model assumes (it grows with the entries up to its cap)."""
+    from benchmarker.agent.prompts import render_turn
+
+    usage, entries = Usage(), 0
+    for session in case.sessions:
+        n = len(session.messages)
+        read = sum(tokens(len(render_turn(session.session_id, session.date, i + 1, n, m.role, m.content,
+                                          template=model.turn_template))) for i, m in enumerate(session.messages))
+        entries += n
+        context = tokens(min(CONTEXT_MAX_CHARS, CONTEXT_BASE_CHARS + CONTEXT_CHARS_PER_MESSAGE * entries))
+        usage.add(Usage(1, read, n * FLOOR_SUMMARY_TOKENS + context))
+    return usage
+
+
+def run_floor(config) -> dict[str, Any] | None:
+    """The floor of a run's selected cases (summary.json's cost.floor_usd): None without memory-agent calls."""
+    import tempfile
+
+    if config.run.mode != "agent" or config.agent.type != "memory_agent" or "ingest" not in config.run.phases:
+        return None
+    model, usage = agent_model(config), Usage()
+    with tempfile.TemporaryDirectory() as scratch:
+        for group in plan_dataset(config, Path(scratch)).groups:
+            for case in group.cases():
+                usage.add(floor_case(case, model))
+    return {"usd": _usd(usage, config, config.models.agent), "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens, "context_updates": usage.calls,
+            "summary_tokens": FLOOR_SUMMARY_TOKENS}
 
 
 def estimate_run(config, scratch_dir: Path) -> Estimate:
     """Walk the selected cases once (streamed) and simulate what every setting would send."""
-    configured = Setting(config.agent.prompt_cache, config.agent.ingest_unit, tuple(config.agent.tools))
+    configured = configured_setting(config)
     outside = config.agent.type != "memory_agent"  # an outside agent's own model calls are its business
     agent_used = config.run.mode == "agent" and "ingest" in config.run.phases and not outside
     model = agent_model(config) if agent_used else None
@@ -160,6 +224,7 @@ def estimate_run(config, scratch_dir: Path) -> Estimate:
             est.sessions += len(case.sessions)
             est.messages += sum(len(s.messages) for s in case.sessions)
             if model is not None:
+                est.floor.add(floor_case(case, model))
                 for v in est.variants:
                     v.agent.add(simulate_case(case, v.setting, model, policies[v.setting.prompt_cache]))
             if config.run.mode == "agent" and "qa" in config.run.phases:
@@ -290,16 +355,38 @@ def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[di
     for v in est.variants:
         agent_usd = _usd(v.agent, config, models["agent"], notes)
         rows.append({"label": v.label, "prompt_cache": v.setting.prompt_cache, "ingest_unit": v.setting.unit,
-                     "tools": list(v.setting.tools), "baseline": v.baseline,
+                     "tools": list(v.setting.tools), "raw_entry": v.setting.raw_entry,
+                     "context_update": v.setting.context_update, "context_every_sessions": v.setting.every,
+                     "baseline": v.baseline,
                      "matches_config": v.setting == est.configured, "agent_calls": v.agent.calls,
                      "agent_input_tokens": v.agent.input_tokens, "cache_read_tokens": v.agent.cache_read_tokens,
                      "cache_write_tokens": v.agent.cache_write_tokens, "cache_hit_share": v.agent.cache_hit_share,
                      "agent_output_tokens": v.agent.output_tokens, "agent_usd": agent_usd,
                      "total_usd": _total([agent_usd, *rest])})
     base = rows[0]["total_usd"]
+    floor = floor_usd(est, config)
     for row in rows:
         row["times_cheaper"] = base / row["total_usd"] if base and row["total_usd"] else None
+        row["usd_per_question"] = row["total_usd"] / est.questions if row["total_usd"] is not None and est.questions \
+            else None
+        row["floor_ratio"] = row["total_usd"] / floor if floor and row["total_usd"] is not None else None
     return rows
+
+
+def floor_usd(est: Estimate, config) -> float | None:
+    """The floor in USD at the agent model's price (None: no agent calls, or no price)."""
+    if est.model is None or not est.floor.calls:
+        return None
+    return _usd(est.floor, config, config.models.agent)
+
+
+def floor_json(est: Estimate, config) -> dict[str, Any] | None:
+    if est.model is None:
+        return None
+    usd = floor_usd(est, config)
+    return {"input_tokens": est.floor.input_tokens, "output_tokens": est.floor.output_tokens, "usd": usd,
+            "usd_per_question": usd / est.questions if usd is not None and est.questions else None,
+            "summary_tokens": FLOOR_SUMMARY_TOKENS, "context_updates": est.floor.calls}
 
 
 def schema_tokens(est: Estimate) -> dict[str, Any]:
@@ -366,12 +453,18 @@ def _agent_assumptions(config, policy: CachePolicy) -> list[str]:
            "each call sends the tool schemas of [agent] tools (the embedded service's real definitions), the "
            "system prompt (composed once per case), the session's human messages so far and this turn's earlier "
            "calls and results; earlier turns' tool calls are not re-sent.",
-           f"agent output: add_entry re-emits the message as raw_entry (<= {RAW_ENTRY_CHARS} chars) plus a summary "
+           f"agent output (raw_entry model): add_entry re-emits the message as raw_entry (<= {RAW_ENTRY_CHARS} chars) "
+           "plus a summary "
            f"(<= {SUMMARY_CHARS} chars) and ~{ADD_ENTRY_ARGS_TOKENS} tokens of ids and tags; put_context the context document "
            f"(min({CONTEXT_MAX_CHARS}, {CONTEXT_BASE_CHARS} + {CONTEXT_CHARS_PER_MESSAGE} x messages so far) chars); "
            f"other calls ~{CALL_TOKENS} tokens; the final reply ~{REPLY_TOKENS}. Results re-sent within a turn: "
            f"list_entries the 10 newest entries (raw entry + summary + {LIST_ENTRY_OVERHEAD_CHARS} chars each), "
            "get_context the current document, the rest a one-word acknowledgement.",
+           f"raw_entry harness rows: add_entry names the message (~{HARNESS_ADD_ENTRY_ARGS_TOKENS} tokens of JSON "
+           "around the summary; the harness stores the text and fills the ids); context rows (every session / every N "
+           "sessions): bootstrap get_context + list_entries, then ONE reply with every add_entry and put_context on "
+           "the session's last turn when due (every N-th session and the case's last; a later turn reads "
+           "get_context first), and no closing call: the harness ends a turn once everything is recorded.",
            f"prompt cache (the cache-on rows{'' if config.agent.prompt_cache else '; this config has it off'}): "
            f"{policy.note}" + ("; cache-on rows therefore cost the same as cache-off ones." if policy.kind == "none"
                                else ".")]
@@ -405,6 +498,7 @@ def estimate_json(est: Estimate, config) -> dict[str, Any]:
         "roles": _roles(est, config, usd, notes),
         "total_usd": _total(list(usd.values())),
         "comparison": rows,
+        "floor": floor_json(est, config),
         "tool_schema_tokens": schema_tokens(est),
         "system_prompt_tokens": {u: est.model.system_tokens(u) for u in UNITS} if est.model else {},
         "assumptions": assumptions(est, config),
@@ -437,14 +531,27 @@ def _share(value: float | None) -> str:
 
 def format_comparison(rows: list[dict[str, Any]]) -> str:
     lines = ["| setting | agent calls | agent input tokens | cache-hit share | agent output tokens | agent USD "
-             "| USD total | x cheaper |", "|---|---|---|---|---|---|---|---|"]
+             "| USD total | USD / question | x cheaper | x floor |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         mark = " **<- this config**" if r["matches_config"] else ""
         times = "-" if r["times_cheaper"] is None else f"{r['times_cheaper']:.1f}x"
+        floor = "-" if r.get("floor_ratio") is None else f"{r['floor_ratio']:.2f}x"
         lines.append(f"| {r['label']}{mark} | {r['agent_calls']:,} | {r['agent_input_tokens']:,} | "
                      f"{_share(r['cache_hit_share'])} | {r['agent_output_tokens']:,} | {_money(r['agent_usd'])} | "
-                     f"{_money(r['total_usd'])} | {times} |")
+                     f"{_money(r['total_usd'])} | {_money(r.get('usd_per_question'))} | {times} | {floor} |")
     return "\n".join(lines)
+
+
+def format_floor(floor: dict[str, Any] | None) -> list[str]:
+    """The floor line under the comparison (x floor = a row's USD total / this)."""
+    if not floor:
+        return []
+    usd = "no price in [prices]" if floor["usd"] is None else f"${floor['usd']:,.2f} (${floor['usd_per_question']:,.2f} " \
+                                                                "per question)"
+    return ["", f"floor: {usd} = the haystack read once ({floor['input_tokens']:,} input tokens) + one "
+                f"~{floor['summary_tokens']}-token summary per message + the context written once per session "
+                f"({floor['context_updates']:,} updates; {floor['output_tokens']:,} output tokens in all), at the agent "
+                "model's prices; x floor = a row's USD total (QA and judge included) / the floor."]
 
 
 def _multi_agent_lines(est: Estimate, data: dict[str, Any]) -> list[str]:
@@ -481,7 +588,7 @@ def format_estimate(est: Estimate, config) -> str:
     if est.model is not None:
         t = data["tool_schema_tokens"]
         lines += ["", "Settings compared on the same data (QA and judge are the same in every row; x cheaper is "
-                      "against the baseline):", "", format_comparison(data["comparison"]), "",
+                      "against the baseline):", "", format_comparison(data["comparison"]), *format_floor(data["floor"]), "",
                   f"tool subset: {len(t['configured_tools'])} of {len(est.all_tools)} tools, {t['configured']:,} "
                   f"schema tokens per agent call instead of {t['all_tools']:,} (saves {t['saved_per_call']:,} "
                   f"tokens per call, {t['saved_per_call'] * est.agent_calls:,} over this run's agent calls)."]
@@ -492,4 +599,4 @@ def format_estimate(est: Estimate, config) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Estimate", "estimate_run", "format_estimate", "estimate_json", "cost", "eval_parts_cost", "comparison"]
+__all__ = ["Estimate", "estimate_run", "run_floor", "format_estimate", "estimate_json", "cost", "eval_parts_cost", "comparison"]

@@ -33,11 +33,12 @@ from benchmarker.agent.ledger import Usage
 from benchmarker.agent.offline_agent import policy_steps
 from benchmarker.agent.prompts import TurnHeader, render_unit
 from benchmarker.datasets.schema import Case
-from benchmarker.graph.ingest import ingest_units
+from benchmarker.graph.ingest import context_due, ingest_units
 from benchmarker.memory.limits import BOOTSTRAP_ENTRIES, CONTEXT_CHARS, RAW_ENTRY_CHARS, SUMMARY_CHARS
 
 CHARS_PER_TOKEN = 4.0
 ADD_ENTRY_ARGS_TOKENS = 60      # ids, tags and the JSON around raw_entry + summary
+HARNESS_ADD_ENTRY_ARGS_TOKENS = 12  # raw_entry = "harness": {"message": i, "summary": ...} around the summary
 CALL_TOKENS = 30                # any other tool call: name, ids, JSON (put_context: + the document)
 REPLY_TOKENS = 5                # the final "Recorded."
 ACK_TOKENS = 5                  # "enqueued" (add_entry, put_context), "consistent" (await_consistency)
@@ -84,8 +85,20 @@ def tool_schema_chars() -> dict[str, int]:
         for tool in listed}
 
 
-@lru_cache(maxsize=16)
-def system_prompt_chars(unit: str, cadence: int) -> int:
+@lru_cache(maxsize=1)
+def harness_add_entry_chars() -> int:
+    """Characters of the add_entry the model sees with `[agent] raw_entry = "harness"` (OpenAI function form)."""
+    from langchain_core.tools import StructuredTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from benchmarker.agent.harness_entry import harness_add_entry_tool
+
+    server = StructuredTool.from_function(lambda: "", name="add_entry", description="")
+    return len(json.dumps(convert_to_openai_tool(harness_add_entry_tool(server))))
+
+
+@lru_cache(maxsize=64)
+def system_prompt_chars(unit: str, cadence: int, raw_entry: str = "model", context_update: str = "cadence") -> int:
     """Characters of the memory agent's system prompt for an ingest unit (ids as 36-character UUIDs)."""
     from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, unit_instructions
     from benchmarker.memory.service.prompts import default_prompts
@@ -93,7 +106,8 @@ def system_prompt_chars(unit: str, cadence: int) -> int:
     uuid = "00000000-0000-0000-0000-000000000000"
     return len(compose_memory_system_prompt(load_prompt("memory_agent_prefix"), default_prompts("chat"),
                                             vault_id=uuid, memory_id=uuid, context_cadence=cadence,
-                                            unit_text=unit_instructions(unit)))
+                                            unit_text=unit_instructions(unit, None, context_update),
+                                            raw_entry=raw_entry, context_update=context_update))
 
 
 @dataclass(frozen=True)
@@ -103,10 +117,18 @@ class Setting:
     prompt_cache: bool
     unit: str
     tools: tuple[str, ...]
+    raw_entry: str = "model"          # [agent] raw_entry
+    context_update: str = "cadence"   # [agent] context_update
+    every: int = 1                    # [agent] context_every_sessions (context_update "session")
 
     def label(self, all_tools: Sequence[str]) -> str:
         tools = ALL_TOOLS_LABEL if set(self.tools) >= set(all_tools) else f"{len(self.tools)} tools"
-        return f"{self.unit}, cache {'on' if self.prompt_cache else 'off'}, {tools}"
+        label = f"{self.unit}, cache {'on' if self.prompt_cache else 'off'}, {tools}"
+        if self.raw_entry != "model":
+            label += f", raw_entry {self.raw_entry}"
+        if self.context_update == "session":
+            label += ", context every session" if self.every == 1 else f", context every {self.every} sessions"
+        return label
 
 
 @dataclass(frozen=True)
@@ -114,27 +136,31 @@ class AgentModel:
     """What is fixed for a run: sizes of the tool schemas and system prompts, cadence, turn header."""
 
     schema_chars: Mapping[str, int]         # per tool
-    system_chars: Mapping[str, int]         # per ingest unit
+    system_chars: Mapping[str, int]         # per ingest unit (the default raw_entry and context_update)
     cadence: int
     turn_template: str
     initial_context_chars: int = 0           # what get_context returns before the first put_context
+    context_due_line: str = ""               # the line that closes a turn whose context update is due
 
-    def tools_tokens(self, tools: Sequence[str]) -> int:
-        return tokens(sum(self.schema_chars.get(name, 0) for name in tools))
+    def tools_tokens(self, tools: Sequence[str], raw_entry: str = "model") -> int:
+        chars = {**self.schema_chars, **({"add_entry": harness_add_entry_chars()} if raw_entry == "harness" else {})}
+        return tokens(sum(chars.get(name, 0) for name in tools))
 
-    def system_tokens(self, unit: str) -> int:
-        return tokens(self.system_chars[unit])
+    def system_tokens(self, unit: str, raw_entry: str = "model", context_update: str = "cadence") -> int:
+        if raw_entry == "model" and context_update == "cadence":
+            return tokens(self.system_chars[unit])
+        return tokens(system_prompt_chars(unit, self.cadence, raw_entry, context_update))
 
 
 def agent_model(config) -> AgentModel:
-    from benchmarker.agent.prompts import load_prompt
+    from benchmarker.agent.prompts import context_due_line, load_prompt
     from benchmarker.memory.service.settings import PLACEHOLDER_CONTEXT
 
     cadence = config.params.context_cadence
     return AgentModel(tool_schema_chars(), {u: system_prompt_chars(u, cadence) for u in ("message", "exchange",
                                                                                           "session")},
                       cadence, load_prompt("agent_turn"),
-                      len(PLACEHOLDER_CONTEXT) if config.memory.placeholder_context else 0)
+                      len(PLACEHOLDER_CONTEXT) if config.memory.placeholder_context else 0, context_due_line())
 
 
 # --- prompt caching per provider ---------------------------------------------------------------
@@ -205,7 +231,8 @@ class PromptCache:
 class _Memory:
     """What the memory holds as far as call sizes go: entries written, the newest ones, the context."""
 
-    def __init__(self, context_chars: int):
+    def __init__(self, context_chars: int, raw_entry: str = "model"):
+        self.raw_entry = raw_entry
         self.entries = 0
         self.newest: deque[int] = deque(maxlen=LIST_LIMIT)  # chars of each entry as list_entries shows it
         self.context_chars = context_chars
@@ -217,6 +244,8 @@ class _Memory:
             summary = min(SUMMARY_CHARS, len(turn.content))
             self.entries += 1
             self.newest.append(raw + summary + LIST_ENTRY_OVERHEAD_CHARS)
+            if self.raw_entry == "harness":  # the model names the message; the harness stores its text
+                return tokens(summary) + HARNESS_ADD_ENTRY_ARGS_TOKENS, ACK_TOKENS
             return tokens(raw + summary) + ADD_ENTRY_ARGS_TOKENS, ACK_TOKENS
         if name == "put_context":
             self.context_chars = min(CONTEXT_MAX_CHARS,
@@ -235,9 +264,11 @@ def simulate_case(case: Case, setting: Setting, model: AgentModel, policy: Cache
     included); `trace`, when given, receives each call's Usage in order."""
     usage = Usage()
     cache = PromptCache(policy)
-    memory = _Memory(model.initial_context_chars)
-    tools_end = model.tools_tokens(setting.tools)
-    head = [(("tools",), tools_end), (("system",), tools_end + model.system_tokens(setting.unit))]
+    memory = _Memory(model.initial_context_chars, setting.raw_entry)
+    tools_end = model.tools_tokens(setting.tools, setting.raw_entry)
+    head = [(("tools",), tools_end),
+            (("system",), tools_end + model.system_tokens(setting.unit, setting.raw_entry, setting.context_update))]
+    once = setting.context_update == "session"
 
     def charge(prompt: list[tuple[Hashable, int]], output: int) -> None:
         read, write = cache.charge(prompt)
@@ -250,19 +281,32 @@ def simulate_case(case: Case, setting: Setting, model: AgentModel, policy: Cache
         n = len(session.messages)
         headers = [TurnHeader(session.session_id, session.date, i + 1, n, m.role, m.content)
                    for i, m in enumerate(session.messages)]
+        session_due = once and context_due(s + 1, len(case.sessions), setting.every)
         transcript: list[tuple[Hashable, int]] = list(head)  # human messages only: earlier turns' tool calls are not re-sent
         for k, group in enumerate(ingest_units([m.role for m in session.messages], setting.unit)):
             turns = [headers[i] for i in group]
+            due = session_due and group[-1] == n - 1
             text = render_unit([(t.session_id, t.session_date, t.turn_number, t.turn_count, t.role, t.content)
                                 for t in turns], template=model.turn_template)
+            if due:  # as render_unit(context_due=True) closes the turn
+                text += "\n\n" + model.context_due_line
             transcript.append((("h", s, k), transcript[-1][1] + tokens(len(text))))
             prompt: list[tuple[Hashable, int]] = list(transcript)
-            for j, step in enumerate(policy_steps(turns, model.cadence, setting.tools)):
+            steps = policy_steps(turns, model.cadence, setting.tools, context_update=setting.context_update,
+                                 context_due=due)
+            for j, step in enumerate(steps):
                 calls = [memory.call(name, turns[i]) for name, i in step]
                 output = sum(out for out, _ in calls)
                 charge(prompt, output)
                 prompt.append((("ai", s, k, j), prompt[-1][1] + output))
                 for c, (_, result) in enumerate(calls):
                     prompt.append((("tool", s, k, j, c), prompt[-1][1] + result))
-            charge(prompt, REPLY_TOKENS)
+            if not (once and ends_early(steps, due)):  # the harness ends a finished turn (TurnDoneMiddleware)
+                charge(prompt, REPLY_TOKENS)
     return usage
+
+
+def ends_early(steps: list[list[tuple[str, int]]], due: bool) -> bool:
+    """Whether the harness ends the turn after these steps: every message recorded, and the context written when due."""
+    names = {name for step in steps for name, _ in step}
+    return "add_entry" in names and (not due or "put_context" in names)

@@ -26,6 +26,8 @@ class RunModels:
     agent_tools: tuple[str, ...] = ()
     agent_tools_explicit: bool = False   # [agent] tools set in the file (else a mapped server's own list)
     batch_hub: Any | None = None         # [batch]: the hub the batched roles' calls go through
+    raw_entry: str = "model"             # [agent] raw_entry: who writes an entry's text
+    context_update: str = "cadence"      # [agent] context_update
 
     @property
     def offline(self) -> bool:
@@ -47,7 +49,7 @@ class RunModels:
         return build_memory_agent(model, chosen, max_tool_calls_per_turn=self.max_tool_calls_per_turn,
                                   retry_policy=self.retry_policy, ledger=self.ledger,
                                   provider=self.provider, model_id=self.model_ids["agent"],
-                                  prompt_cache=self.prompt_cache)
+                                  prompt_cache=self.prompt_cache, raw_entry=self.raw_entry)
 
     def judge_for(self, config) -> Any:
         """The eval phase's judge (benchmarker.eval.score.Judge): kind, model, retries and thresholds."""
@@ -66,7 +68,8 @@ class RunModels:
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, **self.model_ids, "judge": self.judge_kind,
                 "offline": self.offline, "prompt_cache": self.prompt_cache_note(),
-                "agent_tools": list(self.agent_tools),
+                "agent_tools": list(self.agent_tools), "raw_entry": self.raw_entry,
+                "context_update": self.context_update,
                 "note": "offline: deterministic policy, extractive reader and grader; a floor, not a model score"
                 if self.offline else ""}
 
@@ -138,7 +141,8 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
                      retry_policy=retry_policy, max_tool_calls_per_turn=config.params.max_tool_calls_per_turn,
                      model_ids={"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval},
                      prompt_cache=config.agent.prompt_cache, agent_tools=tuple(config.agent.tools),
-                     agent_tools_explicit="tools" in config.agent.model_fields_set, batch_hub=hub)
+                     agent_tools_explicit="tools" in config.agent.model_fields_set, batch_hub=hub,
+                     raw_entry=config.agent.raw_entry, context_update=config.agent.context_update)
 
 
 def _batch_hub(config) -> Any | None:

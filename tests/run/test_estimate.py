@@ -143,7 +143,8 @@ def test_estimate_run_on_a_one_question_file(tmp_path: Path) -> None:
     # message 1: get_context, list_entries, add_entry + reply; message 2 (last): add_entry, await_consistency,
     # get_context, put_context + reply
     assert est.agent_calls == 9
-    rows = {(r["ingest_unit"], r["prompt_cache"], r["baseline"]): r for r in comparison(est, cfg)}
+    rows = {(r["ingest_unit"], r["prompt_cache"], r["baseline"]): r for r in comparison(est, cfg)
+            if (r["raw_entry"], r["context_update"]) == ("model", "cadence")}  # the issue-28 rows: test_estimate_floor
     assert rows[("exchange", True, False)]["agent_calls"] == rows[("session", True, False)]["agent_calls"] == 6
     # every prompt is at least tools + system prompt + the first message
     first = est.model.tools_tokens(TOOLS) + est.model.system_tokens("message") + tokens(len(
@@ -192,7 +193,7 @@ def test_estimate_json_has_the_documented_keys(tmp_path: Path, capsys: pytest.Ca
     assert main(["estimate", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["schema_version"] == 1
-    assert set(data) == {"schema_version", "dataset", "setting", "roles", "total_usd", "comparison",
+    assert set(data) == {"schema_version", "dataset", "setting", "roles", "total_usd", "comparison", "floor",
                          "tool_schema_tokens", "system_prompt_tokens", "assumptions", "price_notes",
                          "unpriced_models"}
     assert data["dataset"] == {"questions": 1, "cases": 1, "sessions": 1, "messages": 2}
@@ -200,7 +201,7 @@ def test_estimate_json_has_the_documented_keys(tmp_path: Path, capsys: pytest.Ca
     assert set(data["roles"]) == {"agent", "qa", "eval"}
     assert {"calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cache_hit_share",
             "cost_usd", "model"} <= set(data["roles"]["agent"])
-    assert len(data["comparison"]) == 7
+    assert len(data["comparison"]) == 7 + 4  # + the issue-28 rows (raw_entry harness, context per session)
     assert {"label", "prompt_cache", "ingest_unit", "tools", "baseline", "matches_config", "agent_calls",
             "agent_input_tokens", "cache_hit_share", "agent_output_tokens", "agent_usd", "total_usd",
             "times_cheaper"} <= set(data["comparison"][0])
