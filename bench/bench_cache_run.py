@@ -121,14 +121,14 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=5)
     parser.add_argument("--no-cache", action="store_true", help="also run with prompt_cache = false")
     parser.add_argument("--lean", action="store_true", help="also run configs/lean.toml's agent settings")
-    parser.add_argument("--every", type=int, action="append", help="context_every_sessions for --lean (default 2)")
+    parser.add_argument("--every", type=int, action="append", help="context_every_sessions for --lean (default: 2 and 4)")
     args = parser.parse_args()
     if not args.data.is_file():
         print(f"skipped: {args.data} not found")
         return 0
     rows = [run(unit, args.limit, args.data, cache) for unit in (args.unit or ["message"])
             for cache in ((True, False) if args.no_cache else (True,))]
-    rows += [run("session", args.limit, args.data, True, every) for every in (args.every or [2])] if args.lean else []
+    rows += [run("session", args.limit, args.data, True, every) for every in (args.every or [2, 4])] if args.lean else []
     print("| unit | cache | questions | s | agent calls (estimate) | agent input | cache-read share | agent output "
           "| agent $ (estimate) | ledger $ | hand $ | $/q | accuracy |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -46,6 +46,7 @@ NOT_RUN = {
     "openai.toml": "needs OPENAI_API_KEY and the real LongMemEval files",
     "openai_replay_bm25.toml": "needs OPENAI_API_KEY and a finished openai.toml run",
     "anthropic.toml": "needs ANTHROPIC_API_KEY and the real LongMemEval files",
+    "lean.toml": "needs ANTHROPIC_API_KEY and the real LongMemEval files (tests/config/test_lean_config.py loads it)",
     "bedrock.toml": "needs AWS credentials and the real LongMemEval files",
     "mycelian_stack.toml": "needs a Mycelian stack in docker compose on localhost:11545/11546",
     "retrieval.toml": "needs the real LongMemEval files (a run over the generated stand-in proves nothing more)",

@@ -20,7 +20,7 @@ def test_lean_config_loads_with_the_cheapest_agent_settings(tmp_path):
     (tmp_path / "configs" / "lean.toml").write_text(text.replace("../../LongMemEval", "../LongMemEval"), encoding="utf-8")
     agent = load_config(tmp_path / "configs" / "lean.toml").agent
     assert (agent.ingest_unit, agent.raw_entry, agent.context_update, agent.context_every_sessions) == (
-        "session", "harness", "session", 2)
+        "session", "harness", "session", 4)
 
 
 @pytest.mark.parametrize("extra, key", [
