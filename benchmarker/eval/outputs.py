@@ -17,7 +17,9 @@ from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write
 from benchmarker.registry import suites_of_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
-RUN_KEYS_KEPT = ("point", "top_k", "alpha")
+# What `report` keeps from the run's own summary.json: the search settings, and what only the run could
+# compute (the memory agent's cost floor for its cases, its writing mode).
+RUN_KEYS_KEPT = ("point", "top_k", "alpha", "floor", "memory_agent")
 # The memory fields a summary names (MemoryDriver.describe); the manifest also says where the server ran
 # (transport, url, port), which is not a result, so `report` leaves it out as `run` does.
 SUMMARY_MEMORY_KEYS = ("backend", "embedder", "alpha", "server", "mapping", "scope", "lacks")
