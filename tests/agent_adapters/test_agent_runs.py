@@ -102,7 +102,7 @@ def test_http_agent_on_sample_data(tmp_path: Path) -> None:
         assert main(["run", str(http_config(tmp_path, agent.url, SAMPLE))]) == 0
     run_dir = tmp_path / "runs" / "agent"
     dataset = json.loads((run_dir / "data" / "sample_longmemeval.json").read_text())
-    summary = check_outputs(run_dir, len(dataset), "http")
+    check_outputs(run_dir, len(dataset), "http")
     got = offline_floor(run_dir)
     assert got == HTTP_SAMPLE_FLOOR, pinned(got)
     cases = segments(agent.requests)[1:]

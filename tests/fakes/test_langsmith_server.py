@@ -229,7 +229,7 @@ async def _query(client: langsmith.Client, **query: Any) -> list[Any]:
 
 async def test_runs_query_v2_window_selects_and_pages() -> None:
     """`client.runs.query_v2` (async, what the `list_runs` deprecation points to): POST /api/v2/runs/query."""
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     with FakeLangSmith(page_size=2) as server:
         wanted = {server.add_run(project_name="p2", name="memory_extraction", tags=["memory_extraction"],
                                  start_time=now - dt.timedelta(hours=i + 1), inputs={"i": i}, outputs={"o": i},
