@@ -8,9 +8,9 @@ wrote, the missed and the hallucinated ones, and the code computes precision / r
 
 Two sources (`[online] source`):
 - `langsmith`: root runs of `[online] project` (else `[tracing] project`) carrying `[online] tag`,
-  started inside `since` .. `until`. A run's inputs hold `conversation` (list of {role, content}
-  or text) and `existing_memory` (list or text); its outputs `extracted_output` (list or text):
-  the shape a harness run traced with `[tracing] langsmith = true` has (agent/tracing.py).
+  started inside `since` .. `until` (LangSmith's v2 run query, `client.runs.query_v2`). A run's
+  inputs hold `conversation` (list of {role, content} or text) and `existing_memory` (list or
+  text); its outputs `extracted_output` (list or text): the shape a harness run traced with `[tracing] langsmith = true` has (agent/tracing.py).
 - `run_dir`: the harness's own logs, no LangSmith: every ingestion turn of a finished run (the
   dataset's messages, the agent's earlier writes in the case, the turn's writes, from
   `decisions.jsonl`), so the same judge audits what our memory agent wrote during LongMemEval.
@@ -97,27 +97,29 @@ def _as_list(value: Any) -> list[str]:
 
 
 def item_from_trace(run: Any) -> ExtractionItem | None:
-    """A LangSmith run as an item; None when it lacks the conversation (not an extraction run's shape)."""
+    """A LangSmith run (a v2 query item) as an item; None when it lacks the conversation (not an
+    extraction run's shape)."""
     inputs, outputs = run.inputs or {}, run.outputs or {}
     if "conversation" not in inputs:
         return None
-    metadata = ((run.extra or {}).get("metadata") or {}) if hasattr(run, "extra") else {}
+    metadata = getattr(run, "metadata", None) or (getattr(run, "extra", None) or {}).get("metadata") or {}
     labels = {k: metadata.get(k) for k in ("run_id", "case_id", "session_id", "turn_index") if metadata.get(k) is not None}
     started = run.start_time.astimezone(UTC).isoformat() if run.start_time else ""
+    project_id = getattr(run, "project_id", None) or getattr(run, "session_id", None)
     return ExtractionItem(id=str(run.id), started_at=started, conversation=_as_messages(inputs["conversation"]),
                           existing_memory=_as_list(inputs.get("existing_memory")),
                           extracted=_as_list(outputs.get("extracted_output", outputs.get("output"))), labels=labels,
-                          project_id=str(run.session_id) if getattr(run, "session_id", None) else None)
+                          project_id=str(project_id) if project_id else None)
 
 
-def _source(config) -> tuple[Any | None, Iterator[ExtractionItem]]:
+async def _source(config) -> tuple[Any | None, Iterator[ExtractionItem]]:
     """The LangSmith client (None for source "run_dir") and the items the configured source yields."""
     if config.online.source != "langsmith":
         return None, items_from_run_dir(config)
     from benchmarker.agent.tracing import langsmith_client
 
     client, _ = langsmith_client(config.tracing)
-    return client, items_from_langsmith(config, client)
+    return client, iter(await items_from_langsmith(config, client))
 
 
 def _pending(config, items: Iterator[ExtractionItem], done: set[str]) -> list[ExtractionItem]:
@@ -136,25 +138,29 @@ def _fact_case(item: ExtractionItem):
                     expected_output=(), expected_facts=())
 
 
-def items_from_langsmith(config, client) -> Iterator[ExtractionItem]:
+# The run fields judge-online reads (the v2 query returns only `id` unless asked for more).
+RUN_SELECTS = ["ID", "START_TIME", "INPUTS", "OUTPUTS", "EXTRA", "METADATA", "PROJECT_ID"]
+
+
+async def items_from_langsmith(config, client) -> list[ExtractionItem]:
+    """Root runs of the project carrying the tag, started inside since .. until, read with
+    `client.runs.query_v2` (what `list_runs`, deprecated, points to; async). The v2 query takes
+    the project's id and an explicit window: it would default to the last day, so an open `since`
+    starts at the project's start, as the langsmith client's own readers do."""
     online = config.online
     project = online.project or config.tracing.project
     since = parse_when(online.since, "since", config.config_path)
     until = parse_when(online.until, "until", config.config_path)
     try:
-        runs = client.list_runs(project_name=project, filter=f'has(tags, "{online.tag}")', start_time=since,
-                                is_root=True)
-        for run in runs:
-            if until is not None and run.start_time and run.start_time.replace(tzinfo=run.start_time.tzinfo or UTC) > until:
-                continue
-            item = item_from_trace(run)
-            if item is not None:
-                yield item
-    except UserError:
-        raise
+        found = client.read_project(project_name=project)
+        query = client.runs.query_v2(project_ids=[str(found.id)], filter=f'has(tags, "{online.tag}")', is_root=True,
+                                     min_start_time=since or found.start_time, max_start_time=until or datetime.now(UTC),
+                                     selects=RUN_SELECTS)
+        runs = [run async for run in query]
     except Exception as err:  # the client's own errors name the HTTP status and the endpoint
         raise UserError(f"cannot read runs of LangSmith project {project!r} ({err}); check [tracing].endpoint / "
                         f"LANGSMITH_ENDPOINT and the key in ${config.tracing.api_key_env}") from err
+    return [item for run in runs if (item := item_from_trace(run)) is not None]
 
 
 def items_from_run_dir(config) -> Iterator[ExtractionItem]:
@@ -265,7 +271,7 @@ async def run_judge_online(config) -> Path:
     previous = read_json_object(run_dir / "manifest.json") or None
     ledger = TokenLedger(prices=dict(config.prices), earlier=(previous or {}).get("tokens"))
     model = _judge_model(config, ledger)
-    client, items = _source(config)
+    client, items = await _source(config)
     manifest = build_manifest(
         config=config.to_manifest(), config_path=str(config.config_path), config_sha256=config.config_sha256,
         run_id=config.run_id, dataset={"kind": "online", "source": online.source,
@@ -320,7 +326,7 @@ def estimate_judge_online(config) -> dict[str, Any]:
     from benchmarker.run.estimate_model import tokens
 
     done = {line["id"] for line in read_jsonl(config.run_dir / ONLINE_FILE)}
-    pending = _pending(config, _source(config)[1], done)
+    pending = _pending(config, asyncio.run(_source(config))[1], done)
     prompt_tokens = sum(tokens(len(render_fact_judge_prompt(_fact_case(i), format_extracted_output(i.extracted))))
                         for i in pending)
     model = config.models.eval if config.provider.type != "offline" else "offline (deterministic enumeration)"

@@ -1,5 +1,5 @@
-"""A run killed with SIGKILL mid-ingestion, then re-run, ends with every question answered once and
-no duplicate entries in any memory."""
+"""A run killed with SIGKILL mid-ingestion, then re-run, ends with every question answered once,
+no duplicate entries in any memory, and the cases the killed run finished not ingested again."""
 
 from __future__ import annotations
 
@@ -45,6 +45,24 @@ def _start(cfg: Path, cwd: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
+def _per_case(memories: list[dict], cases: set[str]) -> dict[str, list[tuple[int, str]]]:
+    """(attempt, status) of every memories.jsonl record of each case, in file order."""
+    out: dict[str, list[tuple[int, str]]] = {case: [] for case in cases}
+    for m in memories:
+        if m["case_id"] in cases:
+            out[m["case_id"]].append((m["attempt"], m["status"]))
+    return out
+
+
+def _adds(run_dir: Path, cases: set[str]) -> dict[str, int]:
+    """The memory agent's add_entry calls per case (decisions.jsonl)."""
+    out = dict.fromkeys(cases, 0)
+    for d in _lines(run_dir / "decisions.jsonl"):
+        if d["case_id"] in cases and d["tool"] == "add_entry" and d["caller"] == "agent" and not d.get("error"):
+            out[d["case_id"]] += 1
+    return out
+
+
 async def test_sigkill_mid_ingestion_then_resume(tmp_path: Path) -> None:
     out = tmp_path / "runs"
     cfg = tmp_path / "run.toml"
@@ -69,6 +87,10 @@ async def test_sigkill_mid_ingestion_then_resume(tmp_path: Path) -> None:
         pytest.fail("run never reached mid-ingestion")
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
+    # What the killed run finished: these cases must not be ingested again (the README's promise).
+    finished = {m["case_id"] for m in _lines(run_dir / "memories.jsonl") if m["status"] == "ingested"}
+    memories_before = _per_case(_lines(run_dir / "memories.jsonl"), finished)
+    adds_before = _adds(run_dir, finished)
 
     second = run_cli("run", str(cfg), cwd=tmp_path, timeout=600)
     assert second.returncode == 0, second.stderr[-4000:]
@@ -79,6 +101,13 @@ async def test_sigkill_mid_ingestion_then_resume(tmp_path: Path) -> None:
     assert sorted(r["question_id"] for r in results) == sorted(ids)  # every question once
     answers = _lines(run_dir / "answers.jsonl")
     assert len(answers) == len(ids)
+
+    # Finished questions are not redone: no second memory, no add_entry of the second run for them.
+    assert finished and _per_case(_lines(run_dir / "memories.jsonl"), finished) == memories_before
+    assert all(statuses == [(1, "created"), (1, "ingested")] for statuses in memories_before.values())
+    assert _adds(run_dir, finished) == adds_before
+    messages_of = {q["question_id"]: sum(len(s) for s in q["haystack_sessions"]) for q in dataset}
+    assert adds_before == {case: messages_of[case] for case in finished}  # each message written once, in run 1
 
     final = {}
     for m in _lines(run_dir / "memories.jsonl"):

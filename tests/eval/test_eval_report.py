@@ -37,9 +37,12 @@ def test_report_for_a_small_run_and_a_sweep(tmp_path):
 
 def test_report_edge_cases(tmp_path):
     empty = build_summary([], run_meta={"run_id": "empty"})
-    write_report(tmp_path / "empty", empty, [])
+    paths = write_report(tmp_path / "empty", empty, [])
     assert "No judged answers" in (tmp_path / "empty" / "report.md").read_text()
-    assert not list((tmp_path / "empty" / "plots").glob("*.png")) if (tmp_path / "empty" / "plots").exists() else True
+    # nothing to plot: no plot, no plots/ folder, no image link (was a check that passed whenever plots/ was missing)
+    assert set(paths) == {"markdown", "html"}
+    assert sorted(p.name for p in (tmp_path / "empty").iterdir()) == ["report.html", "report.md"]
+    assert "plots/" not in (tmp_path / "empty" / "report.md").read_text()
 
     unjudged = [result(f"q{i}", "multi-session", None, judge="llm") for i in range(3)]
     s = build_summary(unjudged, run_meta={})

@@ -22,6 +22,36 @@ def test_wilson_known_values(k, n, lo, hi):
     assert got[0] == pytest.approx(lo, abs=1e-4) and got[1] == pytest.approx(hi, abs=1e-4)
 
 
+@pytest.mark.parametrize("k,n,lo,hi", [
+    # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Stat Med 17:857,
+    # Table I, method 3 (Wilson score interval without continuity correction): published values.
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+    # by hand, z^2 = 3.8415: 0/1 -> upper z^2 / (1 + z^2) = 0.7935; 1/1 mirrors it
+    (0, 1, 0.0, 0.7935),
+    (1, 1, 0.2065, 1.0),
+    # 1/2 -> centre 0.5, half = z * sqrt(0.125 + z^2 / 16) / (1 + z^2 / 2) = 0.4055
+    (1, 2, 0.0945, 0.9055),
+])
+def test_wilson_published_and_hand_values(k, n, lo, hi):
+    assert wilson(k, n) == pytest.approx((lo, hi), abs=1e-4)
+
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_wilson_matches_scipy_for_every_k_up_to_n(n):
+    """An independent implementation as the oracle (scipy's binomtest), k = 0..n; and the interval is
+    symmetric: k/n mirrors (n-k)/n."""
+    from scipy.stats import binomtest
+
+    for k in range(n + 1):
+        ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+        assert wilson(k, n) == pytest.approx((ci.low, ci.high), abs=1e-9), (k, n)
+        lo, hi = wilson(k, n)
+        assert (1 - hi, 1 - lo) == pytest.approx(wilson(n - k, n), abs=1e-12)
+
+
 def test_wilson_empty_is_uninformative():
     assert wilson(0, 0) == (0.0, 1.0)
 
@@ -62,13 +92,13 @@ def test_qa_metrics_by_hand():
     assert qa["overall"]["unjudged"] == 1 and qa["unjudged"] == 1 and qa["judged"] == 5
     assert qa["by_type"]["single-session-user"]["accuracy"] == pytest.approx(2 / 3)
     assert qa["by_type"]["multi-session"] == {"n": 1, "correct": 1, "accuracy": 1.0,
-                                              "ci95": list(wilson(1, 1)), "unjudged": 1}
+                                              "ci95": pytest.approx([0.2065, 1.0], abs=1e-4), "unjudged": 1}
     # task-averaged = mean(2/3, 1, 0) = 0.5556 (types with judged questions only)
     assert qa["task_averaged"]["accuracy"] == pytest.approx((2 / 3 + 1 + 0) / 3)
     assert qa["task_averaged"]["n_types"] == 3
     assert qa["abstention"]["n"] == 1 and qa["abstention"]["accuracy"] == 1.0
     lo, hi = qa["overall"]["ci95"]
-    assert (lo, hi) == pytest.approx(wilson(3, 5))
+    assert (lo, hi) == pytest.approx((0.2307, 0.8824), abs=1e-4)  # Wilson 3/5 (scipy binomtest agrees)
 
 
 def test_qa_metrics_all_unjudged_and_empty():

@@ -15,8 +15,12 @@ Ingestion (recorded, merged per run into `.runs`):
 Reading (served from traced runs and runs preloaded with `add_run`):
 - `GET /sessions?name=` / `GET /sessions` / `GET /sessions/{id}` / `POST /sessions` (projects;
   a run traced into an unknown `session_name` creates it, as LangSmith does).
-- `POST /runs/query` (`Client.list_runs`) with cursor pagination (`page_size` runs a page) and the
-  filters listed on `FakeLangSmith`; `GET /runs/{id}` (`Client.read_run`).
+- `POST /runs/query` (`Client.list_runs`, deprecated) with cursor pagination (`page_size` runs a page)
+  and the filters listed on `FakeLangSmith`; `GET /runs/{id}` (`Client.read_run`).
+- `POST /api/v2/runs/query` (`client.runs.query_v2`, what the deprecation of `list_runs` points to):
+  `{"items": [...], "next_cursor": ...}` with only the `selects` fields of each run (`id` always),
+  the v2 names (`project_id`, `parent_run_ids`, upper-case `run_type` / `status`) and a start-time
+  window that defaults to the last day, as LangSmith's does.
 - `POST /feedback`, `GET /feedback` (`run`, `key`, `limit`, `offset`), `GET /feedback/{id}`.
 
 Every request is kept in `.requests` and its `x-api-key` in `.api_keys_seen`; a request to any
@@ -59,6 +63,23 @@ SERVED_KEYS = ("id", "name", "run_type", "start_time", "end_time", "inputs", "ou
                "events", "serialized", "tags", "parent_run_id", "trace_id", "dotted_order", "session_id",
                "status", "reference_example_id", "first_token_time", "prompt_tokens", "completion_tokens",
                "total_tokens", "feedback_stats", "app_path")
+
+
+# v2 `selects` the fake serves -> how each is read off a stored run (other fields are a 400).
+V2_FIELDS: dict[str, Callable[[Run], Any]] = {
+    "ID": lambda r: r["id"], "NAME": lambda r: r.get("name"), "START_TIME": lambda r: r.get("start_time"),
+    "END_TIME": lambda r: r.get("end_time"), "INPUTS": lambda r: r.get("inputs"), "OUTPUTS": lambda r: r.get("outputs"),
+    "EXTRA": lambda r: r.get("extra"), "METADATA": lambda r: (r.get("extra") or {}).get("metadata"),
+    "ERROR": lambda r: r.get("error"), "TAGS": lambda r: r.get("tags"), "PROJECT_ID": lambda r: r.get("session_id"),
+    "TRACE_ID": lambda r: r.get("trace_id"), "DOTTED_ORDER": lambda r: r.get("dotted_order"),
+    "PARENT_RUN_IDS": lambda r: _ancestors(r), "IS_ROOT": lambda r: r.get("parent_run_id") is None,
+    "RUN_TYPE": lambda r: (r.get("run_type") or "chain").upper(), "STATUS": lambda r: (r.get("status") or "pending").upper(),
+    "REFERENCE_EXAMPLE_ID": lambda r: r.get("reference_example_id"),
+}
+# v2 query keys -> the v1 body keys `_select` reads (the rest of a v2 body is a 400 when set).
+V2_TO_V1 = {"project_ids": "session", "is_root": "is_root", "trace_id": "trace", "ids": "id", "has_error": "error",
+            "filter": "filter", "trace_filter": "trace_filter", "tree_filter": "tree_filter"}
+V2_PAGING = {"cursor", "page_size", "selects", "min_start_time", "max_start_time", "run_type"}
 
 
 class FilterError(ValueError):
@@ -248,7 +269,8 @@ class FakeLangSmith(FakeServer):
     multipart: advertise `use_multipart_endpoint` (False: the client sends `/runs/batch`).
     compression: advertise `zstd_compression_enabled` (the client then zstd-compresses multipart).
     version: the server version in /info (>= 0.8.10 lets the client queue feedback that has a
-        trace_id into the multipart stream; feedback without one is always `POST /feedback`).
+        trace_id into the multipart stream; feedback without one is always `POST /feedback`; below
+        0.16.0 the client logs that `client.runs` needs a newer server).
 
     Recorded: `.requests` [(method, path, headers, raw body)], `.api_keys_seen`, `.unhandled`
     [(method, path)], `.errors` (bodies or parts the fake could not read), `.ops` [(op, run_id, payload)],
@@ -266,7 +288,7 @@ class FakeLangSmith(FakeServer):
     """
 
     def __init__(self, *, page_size: int = 100, multipart: bool = True, compression: bool = True,
-                 version: str = "0.11.0"):
+                 version: str = "0.16.0"):
         self.page_size = page_size
         self.info: dict[str, Any] = {
             "version": version,
@@ -294,6 +316,7 @@ class FakeLangSmith(FakeServer):
             Route("/runs/multipart", self._multipart, methods=["POST"]),
             Route("/runs/batch", self._batch, methods=["POST"]),
             Route("/runs/query", self._query, methods=["POST"]),
+            Route("/api/v2/runs/query", self._query_v2, methods=["POST"]),
             Route("/runs", self._post_run, methods=["POST"]),
             Route("/runs/{run_id}", self._run, methods=["GET", "PATCH"]),
             Route("/sessions", self._sessions, methods=["GET", "POST"]),
@@ -563,6 +586,39 @@ class FakeLangSmith(FakeServer):
                              "cursors": {"next": _encode_cursor(offset + size) if more else None,
                                          "prev": _encode_cursor(max(offset - size, 0)) if offset else None}})
 
+    async def _query_v2(self, request: Request) -> Response:
+        body = await self._json(request)
+        try:
+            matching = self._select(self._v1_body(body))
+            selects = ["ID", *(s for s in body.get("selects") or [] if s != "ID")]
+            unknown = [s for s in selects if s not in V2_FIELDS]
+            if unknown:
+                raise FilterError(f"selects {unknown} are not served")
+        except FilterError as exc:
+            return JSONResponse({"detail": f"FakeLangSmith: {exc}"}, status_code=400)
+        offset = _decode_cursor(body.get("cursor"))
+        size = min(int(body.get("page_size") or 100), self.page_size)
+        page = matching[offset:offset + size]
+        more = offset + size < len(matching)
+        items = [{select.lower(): V2_FIELDS[select](run) for select in selects} for run in page]
+        return JSONResponse({"items": items, "next_cursor": _encode_cursor(offset + size) if more else None})
+
+    def _v1_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A v2 query as the v1 body `_select` reads: projects required, the window explicit (default
+        the last day up to now, as LangSmith's), upper-case run types."""
+        extra = sorted(k for k, v in body.items() if k not in V2_TO_V1 and k not in V2_PAGING and v is not None)
+        if extra:
+            raise FilterError(f"{extra} are not supported")
+        if not body.get("project_ids"):
+            raise FilterError("project_ids is required")
+        v1 = {V2_TO_V1[k]: v for k, v in body.items() if k in V2_TO_V1 and v is not None}
+        now = _now()
+        v1["start_time"] = body.get("min_start_time") or (now - dt.timedelta(days=1)).isoformat()
+        v1["end_time"] = body.get("max_start_time") or now.isoformat()
+        if body.get("run_type"):
+            v1["run_type"] = str(body["run_type"]).lower()
+        return v1
+
     async def _feedback(self, request: Request) -> Response:
         if request.method == "POST":
             return JSONResponse(self._record_feedback(await self._json(request)))
@@ -647,8 +703,12 @@ class FakeLangSmith(FakeServer):
         return {key: {"n": len(v), "avg": sum(v) / len(v) if v else None} for key, v in scores.items()}
 
     def _served_project(self, project: dict[str, Any]) -> dict[str, Any]:
-        count = sum(1 for r in self.runs.values() if r.get("session_id") == project["id"])
-        return {**project, "run_count": count}
+        """The project with its run count; its start_time is never after its earliest run (a run
+        preloaded in the past moves it back), so a window from the project's start holds every run."""
+        runs = [r for r in self.runs.values() if r.get("session_id") == project["id"]]
+        starts = [t for r in runs if (t := parse_time(r.get("start_time"))) is not None]
+        start = min([parse_time(project["start_time"]) or _now(), *starts])
+        return {**project, "start_time": start.isoformat(), "run_count": len(runs)}
 
 
 def _ancestors(run: Run) -> list[str]:

@@ -8,6 +8,7 @@ cleared around each test) and with a guard that records any connection or DNS lo
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import socket
 import time
@@ -18,6 +19,7 @@ from typing import Any
 import langsmith
 import pytest
 from langsmith import traceable, tracing_context
+from langsmith._exceptions import BadRequestError  # what the v2 (OpenAPI) client raises on a 400
 from langsmith.run_helpers import trace
 from langsmith.utils import LangSmithError, LangSmithNotFoundError
 
@@ -218,6 +220,51 @@ def test_list_runs_filter_window_and_pages() -> None:
             list(client.list_runs(project_name="p2", filter='search(name, "x")'))
         with pytest.raises(LangSmithError, match="has\\(\\) supports only tags"):
             list(client.list_runs(project_name="p2", filter='has(name, "x")'))
+        assert server.unhandled == [] and server.errors == []
+
+
+async def _query(client: langsmith.Client, **query: Any) -> list[Any]:
+    return [run async for run in client.runs.query_v2(**query)]
+
+
+async def test_runs_query_v2_window_selects_and_pages() -> None:
+    """`client.runs.query_v2` (async, what the `list_runs` deprecation points to): POST /api/v2/runs/query."""
+    now = dt.datetime.now(dt.UTC)
+    with FakeLangSmith(page_size=2) as server:
+        wanted = {server.add_run(project_name="p2", name="memory_extraction", tags=["memory_extraction"],
+                                 start_time=now - dt.timedelta(hours=i + 1), inputs={"i": i}, outputs={"o": i},
+                                 metadata={"case_id": f"c{i}"})["id"] for i in range(5)}
+        old = server.add_run(project_name="p2", tags=["memory_extraction"], start_time=now - dt.timedelta(days=3))
+        server.add_run(project_name="p2", tags=["other"], start_time=now - dt.timedelta(hours=1))
+        server.add_run(project_name="elsewhere", tags=["memory_extraction"], start_time=now - dt.timedelta(hours=1))
+        child = server.add_run(project_name="p2", tags=["memory_extraction"], parent_run_id=next(iter(wanted)),
+                               start_time=now - dt.timedelta(minutes=5), name="inner")
+        client = client_for(server)
+        project = client.read_project(project_name="p2")
+        assert project.start_time <= now - dt.timedelta(days=3)  # never after its earliest run
+        selects = ["ID", "START_TIME", "INPUTS", "OUTPUTS", "METADATA", "PROJECT_ID"]
+
+        got = await _query(client, project_ids=[str(project.id)], filter='has(tags, "memory_extraction")',
+                           is_root=True, selects=selects)  # the window defaults to the last day
+        assert {r.id for r in got} == wanted and len(got) == 5
+        assert [r.start_time for r in got] == sorted((r.start_time for r in got), reverse=True)
+        assert {r.metadata["case_id"] for r in got} == {f"c{i}" for i in range(5)}
+        assert {r.project_id for r in got} == {str(project.id)} and got[0].inputs and got[0].outputs
+        assert got[0].tags is None and got[0].name is None  # only what was selected
+        pages = [json.loads(b) for _, p, _, b in server.requests if p == "/api/v2/runs/query"]
+        assert len(pages) == 3 and "cursor" not in pages[0] and pages[1]["cursor"]  # 2 + 2 + 1 with page_size=2
+
+        everything = await _query(client, project_ids=[str(project.id)], filter='has(tags, "memory_extraction")',
+                                  min_start_time=project.start_time, max_start_time=now, selects=["ID", "PARENT_RUN_IDS"])
+        assert {r.id for r in everything} == wanted | {old["id"], child["id"]}
+        assert next(r for r in everything if r.id == child["id"]).parent_run_ids == [child["parent_run_id"]]
+
+        with pytest.raises(BadRequestError, match="project_ids"):
+            await _query(client, filter='has(tags, "memory_extraction")')
+        with pytest.raises(BadRequestError, match="ai_search"):
+            await _query(client, project_ids=[str(project.id)], ai_search="cats")
+        with pytest.raises(BadRequestError, match="not served"):
+            await _query(client, project_ids=[str(project.id)], selects=["ID", "SHARE_URL"])
         assert server.unhandled == [] and server.errors == []
 
 

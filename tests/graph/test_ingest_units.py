@@ -81,11 +81,25 @@ def test_every_unit_writes_one_entry_per_message_with_its_own_turn_tags(runs):
             assert raw.startswith("[")  # "[<session date>] <role>: ..." as the prompt asks
 
 
+# The retrieval figures of CONFIG (keyword-only search over the same entries, whatever the unit),
+# derived once on main c5d6748 by running this test with UNIT_METRICS = {} and copying what it printed.
+# Before, the test checked only `is not None`: a unit that lost its turn tags would have passed.
+UNIT_METRICS: dict = {'turn.recall_any@10': 1.0, 'turn.recall_all@10': 0.6667, 'session.recall_any@10': 1.0,
+                      'session.recall_any@1': 1.0, 'turn.ndcg_any@10': 0.8333}
+PINNED_METRICS = ("turn.recall_any@10", "turn.recall_all@10", "session.recall_any@10", "session.recall_any@1",
+                  "turn.ndcg_any@10")
+
+
 def test_turn_level_retrieval_metrics_work_for_every_unit(runs):
+    got = {}
     for unit, (outcome, _, _) in runs.items():
         metrics = outcome.summary["retrieval"]["metrics"]
-        assert metrics["turn.recall_any@10"] is not None and metrics["session.recall_any@10"] is not None, unit
-        assert outcome.summary["counts"]["questions"] == runs["message"][0].summary["counts"]["questions"] > 0
+        got[unit] = {m: None if metrics[m] is None else round(metrics[m], 4) for m in PINNED_METRICS}
+        questions = outcome.summary["counts"]["questions"]
+        assert questions == runs["message"][0].summary["counts"]["questions"] == 6  # 3 types + 3 abstention
+    # the same entries with the same tags: every unit retrieves the same turns, so the same figures
+    assert got["exchange"] == got["message"] and got["session"] == got["message"], got
+    assert got["message"] == UNIT_METRICS, got
 
 
 def test_bigger_units_need_fewer_agent_calls_and_no_failed_turns(runs):

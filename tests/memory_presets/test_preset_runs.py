@@ -16,6 +16,7 @@ import pytest
 
 from benchmarker.cli import main
 from tests.e2e.cli import read_lines
+from tests.floor import offline_floor, pinned
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -34,6 +35,15 @@ progress = false
 """
 
 pytestmark = pytest.mark.slow
+
+
+# The offline floor of SMALL on each server (offline agent and reader, deterministic grader), derived once
+# on main c5d6748 by running each test with its dict empty and copying what the failure printed.
+FLOOR_METRICS = ("session.recall_any@5", "turn.recall_any@10")
+SMALL_FLOOR = {'accuracy': 0.25,
+               'labels': {'27cd8130': True, '5304317f_abs': False, '7c69dee1': False, 'f89897b9': False},
+               'retrieval': {'session.recall_any@5': 1.0, 'turn.recall_any@10': 1.0}}
+FLOOR: dict = {"mycelian": SMALL_FLOOR, "mcp-server-memory": SMALL_FLOOR}  # the same answers on both servers
 
 
 def write_config(tmp_path: Path, name: str, memory: str, run: str = "") -> Path:
@@ -58,6 +68,8 @@ def test_mycelian_over_stdio_answers_like_over_http(tmp_path):
     answers = [{r["question_id"]: (r["hypothesis"], r["label"]) for r in read_lines(d / "results.jsonl")}
                for d in (http, stdio)]
     assert answers[0] == answers[1] and len(answers[0]) == N
+    got = offline_floor(stdio, FLOOR_METRICS)
+    assert got == FLOOR["mycelian"], pinned(got)
     manifest = json.loads((stdio / "manifest.json").read_text())
     assert manifest["memory"]["transport"] == "stdio" and manifest["memory"]["command"] == sys.executable
     assert "--transport" in manifest["memory"]["args"]
@@ -80,7 +92,8 @@ def test_mcp_server_memory_by_npx_agent_run_resumes_without_rewriting(tmp_path):
     assert sum(r["hits_traced"] for r in answered) > 0
     summary = summary_of(run_dir)
     assert summary["retrieval"]["available"] is True
-    assert 0 < summary["retrieval"]["metrics"]["session.recall_any@5"] <= 1
+    got = offline_floor(run_dir, FLOOR_METRICS)
+    assert got == FLOOR["mcp-server-memory"], pinned(got)
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["memory"]["preset"] == "mcp-server-memory" and manifest["memory"]["command"] == "npx"
     # the same command again: nothing re-ingested, nothing re-asked, same numbers

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import langsmith
 import pytest
+from langsmith._internal._beta_decorator import LangSmithDeprecationWarning  # what langsmith's deprecations raise
 
 from benchmarker.agent.tracing import RunTracing, scrub
 from benchmarker.cli import main
@@ -171,7 +173,10 @@ def test_judge_online_reads_the_traced_runs_by_tag_and_window_and_posts_feedback
     config.write_text(f'[online]\nsource = "langsmith"\nsince = "7d"\npost_feedback = true\n'
                       f'[tracing]\nproject = "bench-traces"\nendpoint = "{ls.url}"\n[provider]\ntype = "offline"\n'
                       '[run]\nconcurrency = 4\nprogress = false\noutput_dir = "judged"\n', encoding="utf-8")
-    assert main(["judge-online", str(config)]) == 0
+    with warnings.catch_warnings():  # no deprecated langsmith call (list_runs goes after 2027-01-31)
+        warnings.simplefilter("error", LangSmithDeprecationWarning)
+        assert main(["judge-online", str(config)]) == 0
+    assert [p for _, p, _, _ in ls.requests if p.endswith("/runs/query")] == ["/api/v2/runs/query"]
     (out,) = (folder / "judged").glob("online-*")
     lines = read_lines(out / "online.jsonl")
     traced_ids = {r["id"] for r in extraction_runs(ls)} - {old["id"]}

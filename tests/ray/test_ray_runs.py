@@ -155,14 +155,30 @@ def test_a_retrieval_sweep_matches_across_executors_and_a_cut_off_run_resumes_un
     assert all(m["held_by"] is None for m in memories if m["attempt"] == 2) == (then == "local")
 
 
-def _kill_a_worker_when(stderr, pattern: str, seen: list[str], killed: list[int]) -> None:
+def _this_runs_workers(folder: Path) -> list[dict]:
+    """The workers this run started ({"name": "w<i>-...", "pid"}), from the manifest the driver writes once
+    they are up (never a worker of an earlier run that pgrep would also find)."""
+    (manifest,) = (folder / "runs").glob("*/manifest.json")
+    return json.loads(manifest.read_text())["executor"]["started"]
+
+
+def _kill_a_worker_holding_a_case(stderr, pattern: str, folder: Path, seen: list[str], killed: list[int]) -> None:
+    """At `pattern`, freeze both workers (SIGSTOP), give the driver time to hand each its next case, then
+    SIGKILL worker 0 and thaw the other. Frozen, a worker cannot finish the case it holds, and with 12 cases
+    left and `concurrency = 2` over two workers the driver keeps one case on each: so the killed worker
+    holds a case (the case it was running, or the one just sent to it), which the driver must run again."""
     for line in stderr:
         seen.append(line)
         if not killed and re.search(pattern, line):
-            found = subprocess.run(["pgrep", "-f", "ray::CaseWorker"], capture_output=True, text=True).stdout.split()
-            if found:
-                os.kill(int(found[0]), signal.SIGKILL)
-                killed.append(int(found[0]))
+            workers = _this_runs_workers(folder)
+            pids = [w["pid"] for w in sorted(workers, key=lambda w: w["name"])]
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+            time.sleep(2.0)
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+            for pid in pids[1:]:
+                os.kill(pid, signal.SIGCONT)
 
 
 def test_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothing(ray_cluster, local_quickstart, tmp_path):
@@ -175,7 +191,8 @@ def test_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothing(ray_cluste
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seen: list[str] = []
     killed: list[int] = []
-    watcher = threading.Thread(target=_kill_a_worker_when, args=(driver.stderr, r"^\[3/15\]", seen, killed))
+    watcher = threading.Thread(target=_kill_a_worker_holding_a_case,
+                               args=(driver.stderr, r"^\[3/15\]", tmp_path, seen, killed))
     watcher.start()
     try:
         code = driver.wait(600)
@@ -197,7 +214,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothing(ray_cluste
     assert all(statuses == ["created", "ingested"] for statuses in per_case.values()) and len(per_case) == 15
     executor = json.loads((ray_run / "manifest.json").read_text())["executor"]
     assert executor["cases_lost_with_a_worker"] >= 1
-    assert "was lost during case" in "".join(seen)
+    assert "Ray worker 0 was lost during case" in "".join(seen)  # the killed worker held a case
 
 
 def test_the_back_off_is_one_actor_every_worker_waits_on(ray_cluster):
