@@ -10,7 +10,8 @@ Two sources (`[online] source`):
 - `langsmith`: root runs of `[online] project` (else `[tracing] project`) carrying `[online] tag`,
   started inside `since` .. `until` (LangSmith's v2 run query, `client.runs.query_v2`). A run's
   inputs hold `conversation` (list of {role, content} or text) and `existing_memory` (list or
-  text); its outputs `extracted_output` (list or text): the shape a harness run traced with `[tracing] langsmith = true` has (agent/tracing.py).
+  text); its outputs `extracted_output` (list or text): the shape a harness run traced with
+  `[tracing] langsmith = true` has (agent/tracing.py).
 - `run_dir`: the harness's own logs, no LangSmith: every ingestion turn of a finished run (the
   dataset's messages, the agent's earlier writes in the case, the turn's writes, from
   `decisions.jsonl`), so the same judge audits what our memory agent wrote during LongMemEval.
