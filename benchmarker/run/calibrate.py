@@ -33,6 +33,7 @@ from benchmarker.errors import UserError
 from benchmarker.eval.calibration.labels import LabelledAnswer, file_names, read_gold, read_labels
 from benchmarker.eval.calibration.store import CALIBRATION_DIR, judge_label
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
+from benchmarker.run.concurrent import run_all_or_stop
 
 VERDICTS_FILE = "verdicts.jsonl"
 TOKENS_FILE = "tokens.json"
@@ -195,14 +196,7 @@ async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
                                                                   else "disagrees")
                 progress.question_done(f"{answer.gold.question_id}: {state}")
 
-            tasks = [asyncio.create_task(one(a)) for a in pending]
-            try:
-                await asyncio.gather(*tasks)
-            except BaseException:  # e.g. the judge failed too often in a row: stop the others too
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                raise
+            await run_all_or_stop(one(a) for a in pending)  # the judge failing too often stops every answer
     finally:
         writer.close()
         if llm:

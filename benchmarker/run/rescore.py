@@ -20,6 +20,7 @@ from benchmarker.log.jsonl import read_json_object
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
 from benchmarker.registry import suite_of_record
+from benchmarker.run.concurrent import run_all_or_stop
 
 
 def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
@@ -90,15 +91,9 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
                                  failed_turns=memory.failed_turns if memory else None)
         log.append(result)
 
-    tasks = [asyncio.create_task(one(a)) for qid, a in answers.items() if qid not in log.done.judged]
     try:
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:  # e.g. the judge failed too often in a row: stop the others too
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+        # e.g. the judge failed too often in a row: the other answers stop too
+        await run_all_or_stop(one(a) for qid, a in answers.items() if qid not in log.done.judged)
         for case in cases.values():
             level = suite_of_record(case.kind).score_case(case, log, default_cadence=config.params.context_cadence,
                                                           thresholds=judge.thresholds)
