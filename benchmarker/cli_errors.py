@@ -17,10 +17,10 @@ import sys
 from collections.abc import Callable
 
 from benchmarker import disk_full
-from benchmarker.errors import RunAbortedError, UserError
+from benchmarker.errors import ProviderError, RunAbortedError, UserError
 from benchmarker.redact import redact_text
 
-EXPECTED = (UserError, RunAbortedError, KeyboardInterrupt)
+EXPECTED = (UserError, ProviderError, RunAbortedError, KeyboardInterrupt)
 RESUME_HINT = "see errors.jsonl in the run directory; fix the cause and run the same command again to resume."
 DISK_FULL_HINT = f"the disk looks full: {disk_full.HINT}."
 INTERRUPTED = "\ninterrupted: everything finished so far is saved; run the same command again to resume."

@@ -456,7 +456,7 @@ class TracingConfig(_Table):
     langsmith: bool = False
     project: str = Field("mycelian-longmemeval", min_length=1)
     tags: tuple[str, ...] = _seq()
-    sample_rate: float = Field(1.0, ge=0.0, le=1.0)   # share of cases traced (whole cases, seeded by case id)
+    sample_rate: float = Field(1.0, ge=0.0, le=1.0)   # share of cases traced (whole cases, seeded by run id and case id)
     endpoint: UrlStr = ""                              # "" = LANGSMITH_ENDPOINT, else LangSmith's cloud
     api_key_env: str = Field("LANGSMITH_API_KEY", min_length=1)
     memory_before_max: int = Field(50, ge=0, le=10_000)  # entries of "the memory before" on an ingestion trace

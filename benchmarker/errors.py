@@ -32,6 +32,13 @@ class IndexNotSearchableError(RuntimeError):
     retrieval misses, so the case fails (errors.jsonl) and re-running the command retries it."""
 
 
+class ProviderError(RuntimeError):
+    """A model provider's service failed us (a batch failed, or outlived `[batch] max_wait_s`): not bad
+    input, so exit 1; what finished is saved and the same command resumes."""
+
+    exit_code = 1
+
+
 class RunAbortedError(RuntimeError):
     """Too many cases failed in a row: something systematic (keys, server, model) is wrong."""
 

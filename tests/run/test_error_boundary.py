@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarker.agent.batch.hub import BatchFailed
 from benchmarker.cli import main
 from benchmarker.cli_errors import expected_cause, leaves, run_verb
 from benchmarker.errors import ConfigError, RunAbortedError, UserError
@@ -64,6 +65,8 @@ def test_a_bug_in_a_group_keeps_the_whole_group_and_its_traceback(capsys: pytest
     (ExceptionGroup("g", [RunAbortedError("5 cases failed in a row")]), 1, "error: 5 cases failed in a row"),
     (BaseExceptionGroup("g", [KeyboardInterrupt()]), 130, ""),
     (UserError("http://h refused Authorization: Bearer sk-abcdefghijklmnopqrstuvwx"), 2, "error: http://h"),
+    # a provider's batch failing is not bad input: exit 1, one line (it was a UserError, exit 2)
+    (ExceptionGroup("g", [BatchFailed("batch b1 failed: expired")]), 1, "error: batch b1 failed: expired"),
 ])
 def test_expected_errors_print_one_error_line_and_their_exit_code(exc: BaseException, code: int, first_line: str,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:

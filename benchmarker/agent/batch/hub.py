@@ -24,13 +24,13 @@ from typing import Any
 
 from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest
 from benchmarker.agent.batch.slot import case_slot
-from benchmarker.errors import UserError
+from benchmarker.errors import ProviderError
 from benchmarker.log.jsonl import JsonlWriter
 
 log = logging.getLogger(__name__)
 
 
-class BatchFailed(UserError):
+class BatchFailed(ProviderError):
     """A batched call came back with an error, or its batch failed or took longer than `max_wait_s`."""
 
 
