@@ -51,6 +51,29 @@ def plot_accuracy_by_type(qa: dict[str, Any], path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def plot_agreement_by_type(summary: dict[str, Any], path: Path) -> Path | None:
+    """A judge's agreement with the labels per question type (and over all), kappa beside each bar."""
+    rows = [(name, b) for name, b in (summary.get("by_type") or {}).items() if b.get("n")]
+    rows.append(("all", summary))
+    if not summary.get("n"):
+        return None
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.2))
+    values = [100 * (b.get("agreement") or 0.0) for _, b in rows]
+    ax.barh(range(len(rows)), values, color=[COLORS["bar"] if name != "all" else "#55A868" for name, _ in rows])
+    for y, (value, (_, b)) in enumerate(zip(values, rows, strict=True)):
+        kappa = b.get("kappa")
+        ax.text(min(value, 100) + 1, y, f"{value:.1f}%  kappa {'n/a' if kappa is None else f'{kappa:.2f}'}",
+                va="center", fontsize=8, color="#222222")
+    ax.set_yticks(range(len(rows)), [f"{name} (n={b['n']})" for name, b in rows], fontsize=8)
+    ax.set_xlim(0, 125)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_xlabel("agreement with the labels (%)")
+    ax.invert_yaxis()
+    ax.grid(axis="x", color=COLORS["grid"])
+    ax.set_axisbelow(True)
+    return _save(fig, path)
+
+
 def measured_ks(retrieval: dict[str, Any]) -> list[int]:
     """The k values a run measured: those with a value at some level (k <= top_k; larger k are null)."""
     metrics = retrieval.get("metrics", {})

@@ -101,6 +101,10 @@ def test_calibrate_cli_deterministic_summary_files_and_json(tmp_path, capsys):
     report = (folder / "report.md").read_text()
     assert "## By question type" in report and "## By labels file" in report and "Rex" in report
     assert "<table>" in (folder / "report.html").read_text()
+    # agreement per type as a figure, inlined so report.html stands alone
+    assert (folder / "plots" / "agreement_by_type.png").stat().st_size > 0
+    assert "![agreement by question type](plots/agreement_by_type.png)" in report
+    assert 'src="data:image/png;base64,' in (folder / "report.html").read_text()
     assert json.loads((folder / "calibration.json").read_text())["kappa"] == summary["kappa"]
 
 

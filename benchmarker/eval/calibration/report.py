@@ -3,6 +3,7 @@ disagreement and unjudged answer) and report.md / report.html (rendered by eval/
 
 from __future__ import annotations
 
+import base64
 import html
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from benchmarker.eval.calibration.store import SUMMARY_FILE
 from benchmarker.eval.fmt import pct
 from benchmarker.eval.markdown_html import render
+from benchmarker.eval.plots import plot_agreement_by_type
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 
 DISAGREEMENTS_FILE = "calibration.jsonl"
@@ -26,15 +28,23 @@ def write_calibration(out_dir: Path, summary: dict[str, Any], disagreements: lis
         writer.write(line)
     writer.close()
     tmp.replace(out_dir / DISAGREEMENTS_FILE)
-    markdown = render_markdown(summary, disagreements)
+    plot = plot_agreement_by_type(summary, out_dir / "plots" / "agreement_by_type.png")
+    markdown = render_markdown(summary, disagreements, plot=f"plots/{plot.name}" if plot else None)
     write_text_atomic(out_dir / "report.md", markdown)
     from benchmarker.eval.report import CSS
 
     title = html.escape(f"Judge calibration: {summary['judge']['label']}")
     write_text_atomic(out_dir / "report.html", f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                                                f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n"
-                                               f"{render(markdown)}\n</body></html>\n")
+                                               f"{render(markdown, image_src=lambda rel: _data_uri(out_dir, rel))}"
+                                               "\n</body></html>\n")
     return {name: out_dir / name for name in (SUMMARY_FILE, DISAGREEMENTS_FILE, "report.md", "report.html")}
+
+
+def _data_uri(out_dir: Path, rel: str) -> str | None:
+    """A figure inlined, so report.html is one self-contained file."""
+    path = out_dir / rel
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii") if path.is_file() else None
 
 
 def _num(value: float | None) -> str:
@@ -57,7 +67,7 @@ HEAD = ["| | n | agreement | kappa | kappa 95% CI | both correct | label correct
         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
-def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]]) -> str:
+def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]], plot: str | None = None) -> str:
     judge = summary["judge"]
     models = ", ".join(f"{m or 'unknown'} ({n})" for m, n in summary["labels_models"].items())
     out = [f"# Judge calibration: {judge['label']}", "",
@@ -76,6 +86,7 @@ def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]]
     out += ["## All", "", *HEAD, _row("**all**", summary), "", "## By question type", "",
             "`_abs` questions count in their type and again in the abstention row.", "", *HEAD]
     out += [_row(t, b) for t, b in summary["by_type"].items()]
+    out += ["", f"![agreement by question type]({plot})"] if plot else []
     out += ["", "## By labels file", "", *HEAD]
     out += [_row(f, b) for f, b in summary["by_file"].items()]
     wrong = [d for d in disagreements if not d.get("unjudged")]
