@@ -139,15 +139,23 @@ def _grade_abstention(hypothesis: str) -> GradeResult:
     return GradeResult(False, 0.0, "answered an unanswerable question instead of abstaining")
 
 
+def _positive_parts(rubric: str) -> list[tuple[str, str]]:
+    """Each positive rubric sentence (one with no "not" / "avoid") up to its first contrast, as
+    (lowercased, as written): what the user would want, not what they would not."""
+    parts = []
+    for sentence in re.split(r"(?<=[.;!?])\s+", str(rubric)):
+        lower = sentence.lower()
+        if _NEGATIVE_SENTENCE.search(lower):
+            continue
+        cut = _CUT_CONTRAST.search(lower)
+        parts.append((lower[:cut.start()], sentence[:cut.start()]) if cut else (lower, sentence))
+    return parts
+
+
 def rubric_keywords(rubric: str, question: str = "") -> list[str]:
     """Content words of the rubric's positive sentences (generic rubric wording and the question's words removed)."""
     asked = set(token_texts(question))
-    positive = []
-    for sentence in re.split(r"(?<=[.;!?])\s+", str(rubric)):
-        if _NEGATIVE_SENTENCE.search(sentence.lower()):
-            continue
-        positive.append(_CUT_CONTRAST.split(sentence.lower())[0])
-    source = " ".join(positive) or str(rubric)
+    source = " ".join(lower for lower, _ in _positive_parts(rubric)) or str(rubric)
     words = [t for t in token_texts(source) if t not in STOPWORDS and t not in _GENERIC_RUBRIC and t not in asked]
     return list(dict.fromkeys(words))
 
@@ -159,12 +167,9 @@ def rubric_named(rubric: str, question: str = "") -> list[list[str]]:
     "getting around Tokyo?") is no sign of tailoring and is left out."""
     asked = set(token_texts(question))
     details: list[list[str]] = []
-    for sentence in re.split(r"(?<=[.;!?])\s+", str(rubric)):
-        if _NEGATIVE_SENTENCE.search(sentence.lower()):
-            continue
-        cut = _CUT_CONTRAST.search(sentence.lower())
+    for _, written in _positive_parts(rubric):
         run: list[str] = []
-        for word in [*(sentence[:cut.start()] if cut else sentence).split()[1:], ""]:
+        for word in [*written.split()[1:], ""]:
             if any(c.isupper() for c in word) or word[:1].isdigit():  # "Denver", "iPhone", "13"
                 run += [t for t in token_texts(word) if t not in STOPWORDS and t not in _GENERIC_RUBRIC]
                 continue

@@ -144,14 +144,17 @@ def rank(scores: Sequence[PointScore], metric: str, tie_break: Sequence[str]) ->
         else:
             decided_by = "top_k"
     deciding = decided_by if decided_by not in (None, "top_k") else canonical(metric)
-    comparison = _versus(best, ordered[1], deciding) if len(ordered) > 1 else None
+    comparison = _versus(best, ordered[1], deciding, ranked_by=canonical(metric)) if len(ordered) > 1 else None
     return {"best": best, "decided_by": decided_by, "tied": tied, "vs_runner_up": comparison}
 
 
-def _versus(best: PointScore, runner: PointScore, metric: str) -> dict[str, Any] | None:
+def _versus(best: PointScore, runner: PointScore, metric: str, *, ranked_by: str) -> dict[str, Any] | None:
     """The paired test of the winner against the runner-up, on `metric` (the one that separated them),
-    over the questions both have a value for."""
-    mine, theirs = question_values(best.results, metric), question_values(runner.results, metric)
+    over the questions both have a value for; the ranking metric's values were read by score_points."""
+    if metric == ranked_by:
+        mine, theirs = best.per_question, runner.per_question
+    else:
+        mine, theirs = question_values(best.results, metric), question_values(runner.results, metric)
     common = sorted(set(mine) & set(theirs))
     if not common:
         return None

@@ -217,7 +217,7 @@ def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[st
     from collections import Counter
 
     from benchmarker.eval.calibration.agreement import summarise
-    from benchmarker.eval.calibration.report import write_calibration
+    from benchmarker.eval.calibration.report import FILES, write_calibration
     from benchmarker.run.manifest import utc_now
 
     rows, disagreements = [], []
@@ -243,10 +243,8 @@ def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[st
                "dataset_file": str(config.dataset_path), "labels": labels,
                "labels_models": dict(Counter(a.model for a in answers))} | summarise(rows)
     summary |= {"disagreements": sum(1 for d in disagreements if not d["unjudged"]), "tokens": tokens,
-                "files": {}}
-    files = write_calibration(folder, summary, disagreements)
-    summary["files"] = {name: str(p) for name, p in files.items()}
-    write_json_atomic(folder / "calibration.json", summary)
+                "files": {name: str(folder / name) for name in FILES}}
+    write_calibration(folder, summary, disagreements)  # calibration.json once, with the paths it lists
     return summary
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest
 from benchmarker.agent.batch.slot import case_slot
 from benchmarker.errors import ProviderError
-from benchmarker.log.jsonl import JsonlWriter
+from benchmarker.log.jsonl import JsonlWriter, read_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -52,14 +52,7 @@ class BatchJournal:
         self.results_path = Path(run_dir) / "batch_results.jsonl"
 
     def _read(self, path: Path) -> list[dict[str, Any]]:
-        rows = []
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:  # a torn last line from a kill mid-write
-                    continue
-        return rows
+        return list(read_jsonl(path))  # a torn last line from a kill mid-write is skipped there
 
     def _append(self, path: Path, row: dict[str, Any]) -> None:
         """One fsynced line through the run's masking writer (a batch id must survive a kill)."""

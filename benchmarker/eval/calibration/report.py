@@ -15,6 +15,7 @@ from benchmarker.eval.plots import plot_agreement_by_type
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 
 DISAGREEMENTS_FILE = "calibration.jsonl"
+FILES = (SUMMARY_FILE, DISAGREEMENTS_FILE, "report.md", "report.html")  # what write_calibration writes
 SHOWN = 40  # disagreements listed in the report (all of them are in calibration.jsonl)
 
 
@@ -38,7 +39,7 @@ def write_calibration(out_dir: Path, summary: dict[str, Any], disagreements: lis
                                                f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n"
                                                f"{render(markdown, image_src=lambda rel: _data_uri(out_dir, rel))}"
                                                "\n</body></html>\n")
-    return {name: out_dir / name for name in (SUMMARY_FILE, DISAGREEMENTS_FILE, "report.md", "report.html")}
+    return {name: out_dir / name for name in FILES}
 
 
 def _data_uri(out_dir: Path, rel: str) -> str | None:
