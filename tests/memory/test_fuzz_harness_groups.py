@@ -7,13 +7,11 @@ directory, a child process after close, a credential in an error).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench import fuzz_service
+from tests.memory.test_fuzz_service import fuzz_report, group
 
 pytestmark = pytest.mark.slow  # ~60 s on an idle 2-core machine: real runs, real agents, real servers
 
@@ -22,13 +20,7 @@ GROUPS = ("mappings", "adapters", "rundirs")
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("fuzz") / "fuzz.json"
-    assert fuzz_service.main(["--quick", "--groups", ",".join(GROUPS), "--out", str(out)]) == 0
-    return json.loads(Path(out).read_text(encoding="utf-8"))
-
-
-def group(report: dict[str, Any], name: str) -> dict[str, Any]:
-    return next(g for g in report["groups"] if g["group"] == name)
+    return fuzz_report(tmp_path_factory, GROUPS)
 
 
 def assert_held(g: dict[str, Any]) -> None:

@@ -24,11 +24,16 @@ SERVICE_GROUPS = ("tools", "http", "writers")
 GROUPS = (*SERVICE_GROUPS, "kill9", "datasets")  # the harness groups (issue 26): test_fuzz_harness_groups.py
 
 
+def fuzz_report(tmp_path_factory: pytest.TempPathFactory, groups: tuple[str, ...]) -> dict[str, Any]:
+    """One quick fuzz of `groups` (each test module runs its own groups, so xdist can split them)."""
+    out = tmp_path_factory.mktemp("fuzz") / "fuzz.json"
+    assert fuzz_service.main(["--quick", "--groups", ",".join(groups), "--out", str(out)]) == 0
+    return json.loads(Path(out).read_text(encoding="utf-8"))
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("fuzz") / "fuzz.json"
-    assert fuzz_service.main(["--quick", "--groups", ",".join(GROUPS), "--out", str(out)]) == 0
-    return json.loads(Path(out).read_text(encoding="utf-8"))
+    return fuzz_report(tmp_path_factory, GROUPS)
 
 
 def group(report: dict[str, Any], name: str) -> dict[str, Any]:
