@@ -33,6 +33,7 @@ from benchmarker.errors import UserError
 from benchmarker.eval.calibration.labels import LabelledAnswer, file_names, read_gold, read_labels
 from benchmarker.eval.calibration.store import CALIBRATION_DIR, judge_label
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
+from benchmarker.registry import suite
 from benchmarker.run.concurrent import run_all_or_stop
 
 VERDICTS_FILE = "verdicts.jsonl"
@@ -52,7 +53,7 @@ class JudgeChoice:
 
 def load_answers(config, label_files: list[Path]) -> list[LabelledAnswer]:
     """The labelled answers joined with CONFIG's gold (`[dataset] file`)."""
-    if config.dataset.kind != "longmemeval" or config.dataset_path is None:
+    if not suite(config.dataset.kind).official_judge or config.dataset_path is None:  # LongMemEval-format gold
         raise UserError(f"{config.config_path}: calibrate needs a LongMemEval-format gold file: set [dataset] file "
                         "(e.g. ../shared/data/judge/longmemeval_questions.json), or dataset_repo_path")
     return read_labels(list(label_files), read_gold(Path(config.dataset_path)))

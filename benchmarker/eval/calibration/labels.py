@@ -25,6 +25,7 @@ from typing import Any
 import ijson
 
 from benchmarker.errors import UserError
+from benchmarker.registry import LONGMEMEVAL
 
 GOLD_FIELDS = ("question_id", "question_type", "question", "answer")
 
@@ -62,7 +63,7 @@ class LabelledAnswer:
     def record(self) -> dict[str, Any]:
         """The answer line the judge (benchmarker.eval.score.score) grades."""
         g = self.gold
-        return {"kind": "longmemeval", "case_id": g.question_id, "question_id": g.question_id,
+        return {"kind": LONGMEMEVAL, "case_id": g.question_id, "question_id": g.question_id,
                 "question_type": g.question_type, "question": g.question, "answer": g.answer,
                 "hypothesis": self.hypothesis, "is_abstention": self.abstention}
 
