@@ -31,7 +31,7 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
     if (replay := ctx.subject.replay) is not None:  # where the writes came from, and proof no agent model ran
         agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
         run_meta["replay"] = replay.describe() | {"agent_calls": agent.get("calls", 0)}
-    if ctx.subject.describe() is None and ctx.subject.replay is None and ctx.mode == "agent":
+    if ctx.subject.own_writes and ctx.mode == "agent":  # our memory agent wrote this run's memory
         run_meta["floor"] = ctx.floor_of() if ctx.floor_of else None  # summary.json: cost.floor_usd, floor_ratio
         agent = ctx.config.agent  # which writing mode ran (the report says it)
         run_meta["memory_agent"] = {"ingest_unit": agent.ingest_unit, "raw_entry": agent.raw_entry,

@@ -40,6 +40,11 @@ class MemoryAgentSubject:
     def has_agent(self) -> bool:
         return self.build_agent is not None
 
+    @property
+    def own_writes(self) -> bool:
+        """The memory holds what our memory agent wrote (not a replay of another run's writes)."""
+        return self.replay is None
+
     def agent_for(self, memory: MemoryDriver) -> Runnable[Any, Any]:
         """The agent over this driver's tools: built once for the run's server, and anew for a case whose
         own server process has its own session (each case asks once, when its ingestion starts)."""

@@ -30,6 +30,7 @@ class OutsideAgentSubject:
 
     offline = False
     has_agent = False
+    own_writes = False   # the agent keeps its own memory: none of our agent's writing settings apply
     replay = None
 
     async def check(self, phases: tuple[str, ...]) -> None:
