@@ -11,7 +11,9 @@ a retrieval-only run does nothing else) are also compared on recall / ndcg at ev
 measured, paired per question (retrieval_compare.py). Each run's search settings (mode, embedder,
 alpha, top_k) come from its summary.json, else from its results lines. When every run is a LoCoMo
 run, LoCoMo's overall judge accuracy, F1 and BLEU-1 (categories 1-4) and its category 5
-(abstention) accuracy are shown side by side too (its suite's compare rows), not paired.
+(abstention) accuracy are shown side by side too (its suite's compare rows), not paired. Where the results
+lines carry an attribution, the stage counts are shown side by side and each pair lists how questions moved
+between stages (attribution_compare.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarker.eval.attribution_compare import stage_counts, stage_lines, stage_moves
 from benchmarker.eval.fmt import pct
 from benchmarker.eval.qa_metrics import qa_metrics
 from benchmarker.eval.records import load_results
@@ -69,6 +72,7 @@ def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dic
         "bootstrap": paired_bootstrap(base_vals, other_vals, iterations=BOOTSTRAP_ITERATIONS,
                                       seed=BOOTSTRAP_SEED),
         "retrieval": compare_retrieval(base, other, iterations=BOOTSTRAP_ITERATIONS, seed=BOOTSTRAP_SEED),
+        "stages": stage_moves(base, other),
     }
 
 
@@ -81,6 +85,7 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
         runs.append({"name": _run_name(run_dir), "run_dir": str(run_dir), "results": results,
                      "settings": _settings(run_dir, results), "qa": qa_metrics(results),
                      "retrieval": retrieval_metrics(results), "suites": [s.name for s in suites_of_results(results)],
+                     "stages": stage_counts(results),
                      **{key: block for suite in suites_of_results(results)
                         for key, block in suite.compare_blocks(results).items()}})
     types = sorted({t for run in runs for t in run["qa"]["by_type"]})
@@ -114,11 +119,12 @@ def format_compare(comparison: dict[str, Any]) -> str:
     if judged:
         for name in dict.fromkeys(name for r in runs for name in r.get("suites") or ()):
             lines += suite(name).compare_lines(runs)
+    lines += stage_lines(runs) if judged else []
     lines += side_by_side(runs)
     for pair in comparison["pairs"]:
         lines += ["", f"## {pair['run']} vs {pair['baseline']}"]
         if judged:
-            lines += _qa_pair_lines(pair)
+            lines += _qa_pair_lines(pair) + stage_lines(runs, pair)
         lines += pair_lines(pair)
     return "\n".join(lines) + "\n"
 

@@ -19,7 +19,7 @@ from benchmarker.registry import suites_of_results
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
 # What `report` keeps from the run's own summary.json: the search settings, and what only the run could
 # compute (the memory agent's cost floor for its cases, its writing mode).
-RUN_KEYS_KEPT = ("point", "top_k", "alpha", "floor", "memory_agent")
+RUN_KEYS_KEPT = ("point", "top_k", "alpha", "floor", "memory_agent", "write_tool")
 # The memory fields a summary names (MemoryDriver.describe); the manifest also says where the server ran
 # (transport, url, port), which is not a result, so `report` leaves it out as `run` does.
 SUMMARY_MEMORY_KEYS = ("backend", "embedder", "alpha", "server", "mapping", "scope", "lacks")
@@ -54,6 +54,7 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
 
         block = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
         summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))
+    summary.update(attribution_and_oracle(results, decisions, answers_dir, run_meta.get("write_tool")))
     from benchmarker.eval.calibration.store import find_calibration
 
     calibration = find_calibration(run_dir, results, run_meta.get("thresholds"))
@@ -64,6 +65,25 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
         suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
     write_report(answers_dir, summary, results, extra_sections=extra_sections(summary))
     return summary, answers_dir / "report.html"
+
+
+def attribution_and_oracle(results: list[dict[str, Any]], decisions: list[dict[str, Any]], answers_dir: Path,
+                           write_tool: str | None) -> dict[str, Any]:
+    """summary.json's `attribution` (recomputed from results and decisions, never read from the lines) and,
+    after `oracle`, its accuracy with the gold evidence only."""
+    from benchmarker.eval.attribution import WRITE_TOOLS, attribute_results, attribution_block
+
+    tools = WRITE_TOOLS | ({write_tool} if write_tool else set())
+    stages = {q: a.stage for q, a in attribute_results(results, decisions, frozenset(tools)).items()}
+    out: dict[str, Any] = {}
+    block = attribution_block(results, stages)
+    if block:
+        out["attribution"] = block
+    oracle = read_json_object(answers_dir / "oracle" / "summary.json").get("qa")
+    if oracle:
+        out["oracle"] = {"questions": (oracle.get("overall") or {}).get("n", 0), "overall": oracle.get("overall"),
+                         "by_type": oracle.get("by_type") or {}}
+    return out
 
 
 def rebuild_outputs(run_dir: Path) -> Path:

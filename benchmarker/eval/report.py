@@ -3,9 +3,10 @@
 The markdown is the source; the HTML is rendered from it with the plots inlined as base64
 data URIs and the CSS inline, so the file can be mailed or attached to a PR as is. Other
 suites (levels, fact extraction, self-improve) append their own (title, markdown) sections.
-Order: what the run was, QA accuracy (then LoCoMo's table on a LoCoMo run), retrieval, sweep,
-worst questions, cost and speed. A retrieval-only run (no agent, reader or judge) gets no QA
-section, its worst questions by retrieval, and speed without cost (retrieval_report.py).
+Order: what the run was, QA accuracy (then LoCoMo's table on a LoCoMo run), retrieval, sweep, where
+answers were lost (attribution, oracle), worst questions, cost and speed. A retrieval-only run (no agent,
+reader or judge) gets no QA section, its worst questions by retrieval, and speed without cost
+(retrieval_report.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from benchmarker.eval.attribution_report import attribution_section
 from benchmarker.eval.calibration.store import calibration_line
 from benchmarker.eval.fmt import num, pct
 from benchmarker.eval.markdown_html import render
@@ -265,6 +267,7 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
         lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))
+    lines += attribution_section(summary, plots)
     lines += worst_by_retrieval(results) if retrieval_only else _worst_section(results)
     lines += _cost_section(summary)
     for title, body in extra_sections:

@@ -39,8 +39,28 @@ def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
     return turns
 
 
+# The longest gold evidence turn a line keeps (LongMemEval assistant turns run to ~10k characters): the oracle
+# reader answers from this text, attribution matches writes against it and `view` shows it.
+EVIDENCE_CHARS = 20_000
+
+
+def evidence_text(case: Case, turns: list[list[Any]]) -> list[dict[str, Any]]:
+    """The gold evidence turns' own text, so a run directory alone explains a miss (eval/attribution.py)."""
+    sessions = {s.session_id: s for s in case.sessions}
+    out = []
+    for session_id, index in turns:
+        session = sessions.get(session_id)
+        if session is None or not isinstance(index, int) or not 0 <= index < len(session.messages):
+            continue
+        message = session.messages[index]
+        out.append({"session_id": session_id, "turn_index": index, "session_date": session.date, "role": message.role,
+                    "content": message.content[:EVIDENCE_CHARS]})
+    return out
+
+
 def base_record(case: Case, question: Question) -> dict[str, Any]:
     suite = suite_of_record(case.kind)
+    turns = evidence_turns(case, question) if suite.retrieval_evidence(case, question) else []
     return {
         "case_id": case.case_id,
         "question_id": question.question_id,
@@ -55,7 +75,8 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
         "answer": question.answer,
         "question_date": question.question_date,
         "answer_session_ids": list(question.answer_session_ids),
-        "evidence_turns": evidence_turns(case, question) if suite.retrieval_evidence(case, question) else [],
+        "evidence_turns": turns,
+        "evidence": evidence_text(case, turns),
         **({"round": question.evidence["round"]} if question.evidence.get("round") else {}),  # adversarial rounds
         **suite.answer_fields(case, question),
     }
@@ -130,6 +151,7 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
         "top_k": ctx.search.top_k,
         "alpha": ctx.search.alpha,
         "context_chars": len(context),
+        "reader_context": context,  # what the reader saw, whole (attribution and `view` read it)
         "index_searchable": searcher.searchable,
         "memory_id": memory.memory_id,
         "memory_server": ctx.memory.server_name,

@@ -1,5 +1,6 @@
-"""Node: score every answer of the case that has no result yet (benchmarker.eval.score), then
-the whole case where its suite scores one (a level's own score).
+"""Node: score every answer of the case that has no result yet (benchmarker.eval.score), attribute
+each verdict to the stage that lost it (eval/attribution.py), then the whole case where its suite
+scores one (a level's own score).
 
 The answers come from state (qa / read_back put every answer of the case there, resumed ones
 included); results go to the run log one durable line at a time.
@@ -11,6 +12,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from benchmarker.eval.attribution import attribute, case_writes
 from benchmarker.eval.score import score
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
@@ -26,9 +28,18 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
     results = []
     if pending:
         ctx.progress.set_phase("eval")
+    writes = None
     for answer in pending:
         with ctx.traced(case_id=case.case_id, role="eval", phase="eval", question_id=answer.question_id):
             result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
+        if writes is None:  # the case's stored entries, read once for all its questions
+            calls = ctx.log.memory_calls(case.case_id, memory.memory_id if memory else None)
+            tools = frozenset({ctx.memory.write_tool})
+            writes = case_writes((c.to_line() for c in calls), tools).get(case.case_id, [])
+        found = attribute(result.to_line(), writes)
+        if found is not None:
+            for key, value in found.fields().items():
+                setattr(result, key, value)
         ctx.log.append(result)
         results.append(result)
     # also writes a level line a killed run never wrote (from the level's own questions, never a round's)

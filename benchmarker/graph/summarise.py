@@ -17,7 +17,8 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
     run_meta: dict[str, Any] = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.kind,
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
                 "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind,
-                "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": ctx.memory.describe()}
+                "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": ctx.memory.describe(),
+                "write_tool": ctx.memory.write_tool}
     if ctx.config.multi_agent.analyst:
         run_meta["analyst"] = True
     if ctx.config.multi_agent.graders:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.log.records import AnswerRecord, DecisionRecord, LogRecord, MemoryRecord, ResultRecord
-from benchmarker.log.store import ResumeState, error_record, into_memory, note_done
+from benchmarker.log.store import OTHER_WRITERS, ResumeState, error_record, into_memory, note_done
 from benchmarker.registry import suite_of_record
 
 
@@ -41,15 +41,16 @@ class CaseSlice:
         ids = [q.question_id for q in case.questions] or [case.case_id]
         memory = base.memories.get(case.case_id)
         return cls(case_id=case.case_id, memory=memory, max_attempt=base.max_attempt.get(case.case_id, 0),
-                   agent_calls=logs[0].agent_tool_calls(case.case_id) if memory is not None and _reads_trace(case) else [],
+                   agent_calls=logs[0].memory_calls(case.case_id) if memory is not None and _reads_trace(case) else [],
                    answered=[{q: log.done.answered[q] for q in ids if q in log.done.answered} for log in logs],
                    judged=[{q: log.done.judged[q] for q in ids if q in log.done.judged} for log in logs],
                    levels=[case.case_id in log.done.levels for log in logs])
 
 
 def _reads_trace(case) -> bool:
-    """Only some suites (a level's own score, a fact-extraction read-back) look at the agent's logged calls."""
-    return suite_of_record(case.kind).reads_agent_trace
+    """A level's own score and a fact-extraction read-back look at the agent's logged calls; attribution reads
+    the writes of every suite whose questions carry evidence."""
+    return suite_of_record(case.kind).reads_agent_trace or any(q.evidence or q.answer_session_ids for q in case.questions)
 
 
 @dataclass
@@ -86,7 +87,8 @@ class CollectingLog:
     def append(self, record: LogRecord) -> None:
         self.collected.records.append((self.point, record))
         note_done(self.done, record)
-        if isinstance(record, DecisionRecord) and record.caller == "agent":
+        if isinstance(record, DecisionRecord) and (record.caller == "agent" or (
+                record.caller in OTHER_WRITERS and not record.tool.startswith("_"))):
             self.collected.agent_calls.append(record)
 
     def log_error(self, case_id: str, err: BaseException) -> None:
@@ -99,4 +101,8 @@ class CollectingLog:
         """Nothing to release: the collection goes with the case's outcome."""
 
     def agent_tool_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
+        return [c for c in self.memory_calls(case_id, memory_id) if c.caller == "agent"]
+
+    def memory_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
+        """The agent's calls and the harness's / a replay's writes (collected here, or shipped in the slice)."""
         return into_memory([c for c in self.collected.agent_calls if c.case_id == case_id], memory_id)

@@ -35,6 +35,8 @@ __all__ = ["RunLog", "ResumeState", "MemoryRecord", "SCHEMA_VERSION"]
 _DURABLE = {MemoryRecord.FILE: True, AnswerRecord.FILE: True, ResultRecord.FILE: True,
             LevelRecord.FILE: True, ErrorRecord.FILE: True, DecisionRecord.FILE: False}
 ANSWERS_DIR_FILES = {AnswerRecord.FILE, ResultRecord.FILE, LevelRecord.FILE}
+# Callers besides the agent whose calls write a memory: the harness's own writes and a replay's.
+OTHER_WRITERS = ("harness", "replay")
 
 
 @dataclass
@@ -61,6 +63,8 @@ class RunLog:
         self._writers: dict[Path, JsonlWriter] = {}
         self._traces: dict[str, list[DecisionRecord]] = {}   # this process's agent tool calls per case
         self._traces_on_disk: dict[str, list[DecisionRecord]] | None = None
+        self._other_calls: dict[str, list[DecisionRecord]] = {}  # this process's harness / replay calls per case
+        self._other_on_disk: dict[str, list[DecisionRecord]] = {}
 
     # paths -----------------------------------------------------------------------------------
     def path_of(self, file: str) -> Path:
@@ -107,6 +111,8 @@ class RunLog:
             self._writer(self.hypotheses_path, True).write(hyp)
         elif isinstance(record, DecisionRecord) and record.caller == "agent":
             self._traces.setdefault(record.case_id, []).append(record)
+        elif isinstance(record, DecisionRecord) and record.caller in OTHER_WRITERS and not record.tool.startswith("_"):
+            self._other_calls.setdefault(record.case_id, []).append(record)
 
     def log_error(self, case_id: str, err: BaseException) -> None:
         """A failed case, with its traceback."""
@@ -134,6 +140,7 @@ class RunLog:
         """Forget a finished case's agent tool calls: held for the case's own scoring only, they
         would otherwise grow with every message of the run (a read falls back to the file)."""
         self._traces.pop(case_id, None)
+        self._other_calls.pop(case_id, None)
 
     def agent_tool_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
         """The memory agent's tool calls for a case, in order: this process's, else the file's
@@ -141,12 +148,25 @@ class RunLog:
         calls into that memory: a cut-off attempt's calls went to an abandoned one."""
         if case_id in self._traces:
             return into_memory(self._traces[case_id], memory_id)
+        return into_memory(self._on_disk()[0].get(case_id, []), memory_id)
+
+    def memory_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
+        """Every call that may have written the case's memory: the agent's, then the harness's and a replay's
+        (attribution reads the writes among them)."""
+        others = self._other_calls[case_id] if case_id in self._other_calls or case_id in self._traces \
+            else self._on_disk()[1].get(case_id, [])
+        return self.agent_tool_calls(case_id, memory_id) + into_memory(others, memory_id)
+
+    def _on_disk(self) -> tuple[dict[str, list[DecisionRecord]], dict[str, list[DecisionRecord]]]:
+        """decisions.jsonl's agent calls and harness / replay calls per case, read once (a resumed run)."""
         if self._traces_on_disk is None:
             self._traces_on_disk = {}
             for record in read_records(self.decisions_path, DecisionRecord):
                 if record.caller == "agent":
                     self._traces_on_disk.setdefault(record.case_id, []).append(record)
-        return into_memory(self._traces_on_disk.get(case_id, []), memory_id)
+                elif record.caller in OTHER_WRITERS and not record.tool.startswith("_"):
+                    self._other_on_disk.setdefault(record.case_id, []).append(record)
+        return self._traces_on_disk, self._other_on_disk
 
     def _load(self) -> ResumeState:
         state = ResumeState()

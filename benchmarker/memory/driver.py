@@ -78,6 +78,9 @@ class MemoryDriver(Protocol):
     @property
     def holder(self) -> str | None: ...               # Ray: the worker whose own service holds the memories
 
+    @property
+    def write_tool(self) -> str: ...                  # the tool whose calls store an entry (attribution reads them)
+
     async def setup(self, *, wants_prompts: bool, agent_tools: tuple[str, ...] | None) -> SetupResult: ...
 
     def for_case(self, case: Case, log: RunLog, place: MemoryPlace) -> contextlib.AbstractAsyncContextManager[
@@ -110,6 +113,7 @@ class AgentOwnMemory:
 
     server_name = None
     holder = None
+    write_tool = "add_entry"  # never called: a Ray driver's workers use their own driver's
 
     @property
     def client(self) -> MemoryClient:

@@ -142,6 +142,10 @@ class MappedDriver:
         return CappedClient(self.client, self.max_result_mb << 20)
 
     @property
+    def write_tool(self) -> str:
+        return self.mapping.write.tool if self.mapping.write else ""
+
+    @property
     def server_name(self) -> str:
         return self.mapping.name
 

@@ -39,6 +39,7 @@ class MycelianDriver:
     config: RunConfig
     holder: str | None = None      # Ray: "ray:<worker>" when the memories live in that worker's own service
     server_name = None
+    write_tool = "add_entry"
 
     async def setup(self, *, wants_prompts: bool, agent_tools: tuple[str, ...] | None) -> SetupResult:
         """The vault and Mycelian's default prompts, after checking the server speaks the contract."""

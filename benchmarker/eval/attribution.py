@@ -1,0 +1,265 @@
+"""Attribution: which stage lost each missed answer (written? retrieved? used?).
+
+A pure function of two run files: a results line (its verdict, its gold evidence turns with their
+text, the hits and the context the reader saw) and the memory writes of its case in decisions.jsonl.
+One stage a judged question:
+
+    correct        judged correct (an abstention question: correctly declined)
+    false_answer   an abstention question answered instead of declined
+    not_written    wrong, and no evidence turn was ever stored in the memory
+    not_retrieved  wrong, some evidence turn was stored, but not every one reached the reader
+    not_used       wrong although every evidence turn was in what the reader saw
+    no_evidence    the question has no evidence labels (never guessed)
+    unattributed   an outside agent that reported no retrieval: its memory cannot be inspected
+
+How a write is matched to a dataset turn (`WRITE_MATCH`): an entry whose tags name the turn
+(`session_id` + `turn_index`: the harness tags every entry of our memory agent); else an entry of that
+turn's session (by its tags, else by the session being ingested when it was written) whose text
+contains the turn's text (whitespace and case folded; a long turn by its first 200 characters), or
+holds at least half of the turn's distinct content words. The text rules serve `[agent] raw_entry =
+"model"`, where the model writes raw_entry itself and, with several messages a turn, the tags are the
+harness's guess; and mapped servers, whose writes carry no tags.
+How a turn reached the reader (`SEEN_MATCH`): a hit traced to that turn, or the reader's context
+document containing the turn's text or the summary of an entry written for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+STAGES = ("correct", "false_answer", "not_written", "not_retrieved", "not_used", "no_evidence", "unattributed")
+MEMORY_STAGES = ("not_written", "not_retrieved")  # lost before the reader: the memory system's part
+WRITE_TOOLS = frozenset({"add_entry"})
+WRITE_MATCH = ("an entry whose tags name the turn (session_id + turn_index); else an entry written while the turn's "
+               "session was ingested whose text contains the turn's text (case and whitespace folded; a long turn by "
+               "its first 200 characters) or at least half of the turn's distinct content words")
+SEEN_MATCH = ("a retrieved hit traced to the turn, or the reader's context containing the turn's text or the summary "
+              "of an entry written for it")
+PREFIX_CHARS = 200
+MIN_TEXT_CHARS = 20       # shorter texts ("Thanks!") match too much to count as evidence of anything
+WORD_SHARE = 0.5
+_WORD = re.compile(r"[^\W_]{3,}")
+_STOP = frozenset("the and for that this with you your are was were have has had not but can will would could "
+                  "should what when where which who how about into from they them their there then than also just "
+                  "like some any all our out its it's i'm i've don't".split())
+
+
+def fold(text: Any) -> str:
+    """Case- and whitespace-folded text, the form every containment test compares."""
+    return " ".join(str(text or "").casefold().split())
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w not in _STOP}
+
+
+@dataclass
+class Write:
+    """One stored entry (an add_entry that did not fail), as decisions.jsonl logged it."""
+
+    session_id: str | None
+    turn: int | None
+    raw_entry: str
+    summary: str
+    tagged: tuple[str, int] | None  # the (session, turn) its tags name
+
+    @classmethod
+    def of(cls, decision: dict[str, Any]) -> Write:
+        args = decision.get("args") or {}
+        tags: dict[str, Any] = args["tags"] if isinstance(args.get("tags"), dict) else {}
+        tagged = None
+        if tags.get("session_id") is not None and str(tags.get("turn_index", "")).lstrip("-").isdigit():
+            tagged = (str(tags["session_id"]), int(tags["turn_index"]))
+        raw = args.get("raw_entry") or args.get("rawEntry")
+        if raw is None:  # a mapped server's write: every text argument is the entry
+            raw = " ".join(str(v) for k, v in args.items() if isinstance(v, str) and k not in ("vault_id", "memory_id"))
+        return cls(session_id=decision.get("session_id"), turn=decision.get("turn"), raw_entry=str(raw or ""),
+                   summary=str(args.get("summary") or ""), tagged=tagged)
+
+    def covers(self, session_id: str, turn_index: int, text: str) -> str | None:
+        """How this entry records the turn ("tags", "text", "words"), or None."""
+        if self.tagged == (session_id, turn_index):
+            return "tags"
+        # Tags are the harness's guess when one agent turn holds several messages: the text can still say which.
+        session = self.tagged[0] if self.tagged else self.session_id
+        if session is not None and str(session) != session_id:
+            return None
+        body = fold(self.raw_entry + " " + self.summary)
+        turn_text = fold(text)
+        if len(turn_text) >= MIN_TEXT_CHARS and turn_text[:PREFIX_CHARS] in body:
+            return "text"
+        words = content_words(text)
+        if len(words) >= 3 and len(words & content_words(body)) >= WORD_SHARE * len(words):
+            return "words"
+        return None
+
+
+def case_writes(decisions: Iterable[dict[str, Any]], write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, list[Write]]:
+    """The stored entries of every case: successful writes of any caller (agent, harness, replay, retrieval)."""
+    out: dict[str, list[Write]] = {}
+    for line in decisions:
+        if line.get("tool") in write_tools and not line.get("error"):
+            out.setdefault(str(line.get("case_id")), []).append(Write.of(line))
+    return out
+
+
+@dataclass
+class EvidenceTurn:
+    """One gold evidence turn, what was written for it and whether the reader saw it."""
+
+    session_id: str
+    turn_index: int
+    role: str = ""
+    content: str = ""
+    entries: list[dict[str, str]] = field(default_factory=list)  # {raw_entry, summary, matched_by}
+    seen_via: str | None = None  # "hit N" | "context" | None
+
+    @property
+    def written(self) -> bool:
+        return bool(self.entries)
+
+    @property
+    def seen(self) -> bool:
+        return self.seen_via is not None
+
+
+@dataclass
+class Attribution:
+    stage: str
+    evidence: list[EvidenceTurn]
+    reason: str
+
+    @property
+    def evidence_seen(self) -> str | None:
+        return f"{sum(t.seen for t in self.evidence)} of {len(self.evidence)}" if self.evidence else None
+
+    @property
+    def evidence_written(self) -> str | None:
+        return f"{sum(t.written for t in self.evidence)} of {len(self.evidence)}" if self.evidence else None
+
+    def fields(self) -> dict[str, Any]:
+        """The keys a results line carries."""
+        return {"attribution": self.stage, "evidence_seen": self.evidence_seen, "evidence_written": self.evidence_written}
+
+
+def evidence_of(result: dict[str, Any]) -> list[EvidenceTurn]:
+    """The question's gold evidence turns, with their text when the line carries it (`evidence`)."""
+    texts = {(str(e.get("session_id")), int(e.get("turn_index", -1))): e for e in result.get("evidence") or []
+             if isinstance(e, dict)}
+    turns = []
+    for pair in result.get("evidence_turns") or []:
+        if not isinstance(pair, list | tuple) or len(pair) != 2 or not str(pair[1]).lstrip("-").isdigit():
+            continue
+        key = (str(pair[0]), int(pair[1]))
+        known = texts.get(key, {})
+        turns.append(EvidenceTurn(key[0], key[1], str(known.get("role") or ""), str(known.get("content") or "")))
+    return turns
+
+
+def _outside_agent(result: dict[str, Any]) -> bool:
+    return bool(result.get("agent")) and "retrieved" not in result
+
+
+def attribute(result: dict[str, Any], writes: list[Write]) -> Attribution | None:
+    """The stage that lost this question (None: not judged, so nothing to attribute)."""
+    label = result.get("label")
+    if label is None:
+        return None
+    abstention = bool(result.get("is_abstention")) or str(result.get("question_id", "")).endswith("_abs")
+    evidence = evidence_of(result)
+    if not _outside_agent(result):
+        _mark(evidence, result, writes)
+    if label:
+        return Attribution("correct", evidence, "judged correct" + (" (declined)" if abstention else ""))
+    if abstention:
+        return Attribution("false_answer", evidence, "an unanswerable question was answered instead of declined")
+    if _outside_agent(result):
+        return Attribution("unattributed", evidence, "an outside agent keeps its own memory and reported no retrieval")
+    if not evidence:
+        return Attribution("no_evidence", evidence, "the question has no evidence labels")
+    if not any(t.written for t in evidence):
+        return Attribution("not_written", evidence, f"none of the {len(evidence)} evidence turns was stored")
+    if not all(t.seen for t in evidence):
+        seen = sum(t.seen for t in evidence)
+        return Attribution("not_retrieved", evidence, f"{seen} of {len(evidence)} evidence turns reached the reader")
+    return Attribution("not_used", evidence, "every evidence turn was in what the reader saw")
+
+
+def _mark(evidence: list[EvidenceTurn], result: dict[str, Any], writes: list[Write]) -> None:
+    """Fill in what was written for each evidence turn and how (if at all) it reached the reader."""
+    ranks: dict[tuple[str, int], int] = {}
+    for position, hit in enumerate(result.get("retrieved") or [], start=1):
+        if isinstance(hit, dict) and hit.get("session_id") is not None and str(hit.get("turn_index", "")).lstrip("-").isdigit():
+            ranks.setdefault((str(hit["session_id"]), int(hit["turn_index"])), int(hit.get("rank") or position))
+    context = fold(result.get("reader_context"))
+    for turn in evidence:
+        for write in writes:
+            how = write.covers(turn.session_id, turn.turn_index, turn.content)
+            if how:
+                turn.entries.append({"raw_entry": write.raw_entry, "summary": write.summary, "matched_by": how})
+        key = (turn.session_id, turn.turn_index)
+        if key in ranks:
+            turn.seen_via = f"hit {ranks[key]}"
+        elif context and _in_context(turn, context):
+            turn.seen_via = "context"
+
+
+def _in_context(turn: EvidenceTurn, context: str) -> bool:
+    candidates = [fold(turn.content)[:PREFIX_CHARS]] + [fold(e["summary"]) for e in turn.entries]
+    return any(len(c) >= MIN_TEXT_CHARS and c in context for c in candidates)
+
+
+def attribute_results(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
+                      write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, Attribution]:
+    """Every judged results line's attribution by question id, recomputed from the run's files alone.
+
+    Only writes into a session some evidence turn names are kept, so memory stays bounded by the evidence,
+    not by the haystack."""
+    wanted: dict[str, set[str]] = {}
+    for r in results:
+        wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in r.get("evidence_turns") or []
+                                                                if isinstance(t, list | tuple) and t)
+    relevant = (d for d in decisions if d.get("tool") in write_tools
+                and _session_of(d) in wanted.get(str(d.get("case_id")), ()))
+    writes = case_writes(relevant, write_tools)
+    out = {}
+    for r in results:
+        found = attribute(r, writes.get(str(r.get("case_id")), []))
+        if found is not None:
+            out[str(r["question_id"])] = found
+    return out
+
+
+def _session_of(decision: dict[str, Any]) -> str:
+    tags = (decision.get("args") or {}).get("tags")
+    if isinstance(tags, dict) and tags.get("session_id") is not None:
+        return str(tags["session_id"])
+    return str(decision.get("session_id"))
+
+
+def attribution_block(results: list[dict[str, Any]], stages: dict[str, str]) -> dict[str, Any] | None:
+    """summary.json's `attribution`: counts and shares by stage, overall and by question type (None when no
+    question was judged)."""
+    rows = [(str(r.get("question_type") or "unknown"), stages[str(r["question_id"])]) for r in results
+            if str(r.get("question_id")) in stages]
+    if not rows:
+        return None
+
+    def cell(found: list[str]) -> dict[str, Any]:
+        counts = {s: found.count(s) for s in STAGES}
+        return {"n": len(found), "counts": counts, "shares": {s: round(c / len(found), 4) for s, c in counts.items()}}
+
+    by_type = {t: cell([s for tt, s in rows if tt == t]) for t in sorted({t for t, _ in rows})}
+    overall = cell([s for _, s in rows])
+    memory = sum(overall["counts"][s] for s in MEMORY_STAGES)
+    notes = []
+    if overall["counts"]["no_evidence"]:
+        notes.append(f"{overall['counts']['no_evidence']} wrong answers have no evidence labels: not attributed")
+    if overall["counts"]["unattributed"]:
+        notes.append(f"{overall['counts']['unattributed']} wrong answers came from an outside agent that keeps its own "
+                     "memory and reported no retrieval: what it wrote or found cannot be inspected")
+    return {"stages": list(STAGES), **overall, "lost_by_memory": memory, "by_type": by_type, "write_match": WRITE_MATCH,
+            "seen_match": SEEN_MATCH, "notes": notes}

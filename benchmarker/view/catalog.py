@@ -1,0 +1,136 @@
+"""The run directories, sweep points and judge calibrations under the served folders.
+
+A page names a run by its id (its folder's path under the served DIR, made URL- and file-name-safe); the
+id is looked up here and never joined to a path, and every file is opened through `Folder.file`, which
+refuses anything that resolves (a symlink, say) outside the served DIR. The walk follows no symlink and
+goes MAX_DEPTH folders deep: DIR/run, DIR/run/points/<label>, DIR/run/scores/<judge>.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_DEPTH = 3
+RUN_FILES = ("manifest.json", "results.jsonl")
+CALIBRATION_FILE = "calibration.json"
+# Folders of a run that hold no run of their own (oracle/ holds the oracle reader's answers to this run's questions).
+NOT_RUNS = frozenset({"oracle", "memory-servers", "official", "plots", "data", "self_improve", "__pycache__"})
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
+
+
+def safe_name(name: str) -> str:
+    """`name` if it is URL- and file-name-safe, else its safe characters plus a short hash (still unique)."""
+    if name and not _UNSAFE.search(name) and name.strip(".") and len(name) <= 120:
+        return name
+    digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{_UNSAFE.sub('_', name)[:80]}-{digest}"
+
+
+@dataclass(frozen=True)
+class Folder:
+    """One found folder: its id, where it is, and the served root it must stay inside."""
+
+    id: str
+    path: Path
+    root: Path
+    parent: str | None = None  # the run a sweep point or a re-judging (scores/<judge>) belongs to
+
+    def file(self, *parts: str) -> Path | None:
+        """A regular file of this folder, or None when absent or resolving outside the served root."""
+        try:
+            real = self.path.joinpath(*parts).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return None
+        return real if real.is_relative_to(self.root) and real.is_file() else None
+
+    def names(self, sub: str, suffix: str) -> list[str]:
+        """The names of the files of subfolder `sub` ending in `suffix` that `file` would open."""
+        try:
+            entries = sorted(os.listdir(self.path / sub))
+        except OSError:
+            return []
+        return [n for n in entries if n.endswith(suffix) and self.file(sub, n) is not None]
+
+    @property
+    def label(self) -> str:
+        """What the folder is inside its run ("points/<label>", "scores/<judge>"), or its id."""
+        return self.id[len(self.parent) + 1:] if self.parent else self.id
+
+
+class Catalog:
+    """The folders found under the served DIRs, walked again when older than `max_age` seconds."""
+
+    def __init__(self, roots: list[Path], max_age: float = 2.0):
+        self.roots = [Path(r).resolve() for r in roots]
+        self.max_age = max_age
+        self.runs: dict[str, Folder] = {}
+        self.calibrations: dict[str, Folder] = {}
+        self._walked = float("-inf")
+        self._lock = threading.Lock()
+
+    def refresh(self, force: bool = False) -> None:
+        with self._lock:
+            if not force and time.monotonic() - self._walked < self.max_age:
+                return
+            runs: dict[str, Folder] = {}
+            calibrations: dict[str, Folder] = {}
+            for root in self.roots:
+                by_path: dict[Path, str] = {}
+                for path, kind in _walk(root):
+                    rel = path.relative_to(root).parts or (root.name,)
+                    ident = _unique("/".join(safe_name(p) for p in rel), runs if kind == "run" else calibrations)
+                    if kind == "run":
+                        parent = next((by_path[a] for a in path.parents if a in by_path), None)
+                        by_path[path] = ident
+                        runs[ident] = Folder(ident, path, root, parent)
+                    else:
+                        calibrations[ident] = Folder(ident, path, root)
+            self.runs, self.calibrations, self._walked = runs, calibrations, time.monotonic()
+
+    def run(self, run_id: str) -> Folder | None:
+        self.refresh()
+        return self.runs.get(run_id)
+
+    def calibration(self, ident: str) -> Folder | None:
+        self.refresh()
+        return self.calibrations.get(ident)
+
+    def children(self, run: Folder, kind: str) -> list[Folder]:
+        """The run's sweep points ("points") or re-judgings ("scores")."""
+        return [f for f in self.runs.values() if f.parent == run.id and f.path.parent.name == kind]
+
+
+def _unique(ident: str, taken: dict[str, Folder]) -> str:
+    n, found = 2, ident
+    while found in taken:
+        found, n = f"{ident}-{n}", n + 1
+    return found
+
+
+def _walk(root: Path) -> list[tuple[Path, str]]:
+    """(folder, "run" | "calibration") under root, breadth first, without following symlinks."""
+    found: list[tuple[Path, str]] = []
+    level = [root]
+    for depth in range(MAX_DEPTH + 1):
+        deeper: list[Path] = []
+        for folder in level:
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError:
+                continue
+            files = {e.name for e in entries if e.is_file()}  # Folder.file still refuses one leading outside
+            if any(name in files for name in RUN_FILES):
+                found.append((folder, "run"))
+            elif CALIBRATION_FILE in files:
+                found.append((folder, "calibration"))
+            if depth < MAX_DEPTH:
+                deeper += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)
+                           and e.name not in NOT_RUNS and not e.name.startswith(".")]
+        level = deeper
+    return found

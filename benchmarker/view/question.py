@@ -1,0 +1,111 @@
+"""A question page's content: the results line, every verdict on it, the attribution with what the agent
+wrote for each evidence turn, the hits with evidence marks, the reader's context and the case's calls."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarker.eval.attribution import EvidenceTurn, attribute
+from benchmarker.view.catalog import Catalog, Folder
+from benchmarker.view.decisions import CaseCalls, Decisions
+from benchmarker.view.lines import Indexes, parse, read_lines
+from benchmarker.view.listing import verdict
+
+
+def show(value: Any) -> str:
+    """A dataset or model value as text (answers may be numbers or objects)."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+
+
+@dataclass
+class Verdict:
+    source: str
+    verdict: str
+    reason: str = ""
+    detail: str = ""
+
+
+@dataclass
+class Hit:
+    hit: dict[str, Any]
+    evidence: bool
+
+
+@dataclass
+class QuestionView:
+    line: dict[str, Any]
+    verdicts: list[Verdict]
+    stage: str
+    reason: str
+    evidence: list[EvidenceTurn]
+    hits: list[Hit]
+    calls: CaseCalls
+    oracle: dict[str, Any] | None
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+def question_view(catalog: Catalog, run: Folder, qid: str, indexes: Indexes, decisions: Decisions) -> QuestionView | None:
+    results = run.file("results.jsonl")
+    line = indexes.results(results).line(qid) if results else None
+    if line is None:
+        return None
+    case_id = str(line.get("case_id") or qid)
+    calls = decisions.of_case(run.file("decisions.jsonl") or _parent_file(catalog, run, "decisions.jsonl"), case_id)
+    # Marks do not depend on the verdict: an unjudged line is marked as if it were wrong, its stage left empty.
+    found = attribute(line if line.get("label") is not None else {**line, "label": False}, calls.writes)
+    computed = found.stage if found and line.get("label") is not None else ""
+    stage = str(line.get("attribution") or computed)
+    evidence_keys = {(str(p[0]), str(p[1])) for p in line.get("evidence_turns") or [] if isinstance(p, list) and len(p) == 2}
+    hits = [Hit(h, (str(h.get("session_id")), str(h.get("turn_index"))) in evidence_keys)
+            for h in sorted((h for h in line.get("retrieved") or [] if isinstance(h, dict)), key=lambda h: h.get("rank") or 0)]
+    oracle_file = run.file("oracle", "results.jsonl")
+    return QuestionView(line=line, verdicts=_verdicts(catalog, run, line, indexes), stage=stage,
+                        reason=found.reason if found and found.stage == stage else "",
+                        evidence=found.evidence if found else [], hits=hits, calls=calls,
+                        oracle=indexes.results(oracle_file).line(qid) if oracle_file else None,
+                        errors=_errors(run, case_id))
+
+
+def _parent_file(catalog: Catalog, run: Folder, name: str) -> Path | None:
+    """A sweep point shares its run's ingestion, so its decisions are the run's."""
+    parent = catalog.runs.get(run.parent) if run.parent else None
+    return parent.file(name) if parent else None
+
+
+def _grade(source: str, line: dict[str, Any]) -> Verdict:
+    grade = line.get("grade") if isinstance(line.get("grade"), dict) else {}
+    judge = " ".join(str(x) for x in (grade.get("judge"), grade.get("model")) if x)
+    detail = "; ".join(f"{k} {grade[k]}" for k in ("reply", "score") if grade.get(k) is not None)
+    return Verdict(f"{source}: {judge}" if judge else source, verdict(line.get("label")), show(grade.get("reason")), detail)
+
+
+def _verdicts(catalog: Catalog, run: Folder, line: dict[str, Any], indexes: Indexes) -> list[Verdict]:
+    """The run's judge, each re-judging (scores/<judge>) and each grader perspective (graders.jsonl)."""
+    qid = str(line["question_id"])
+    out = [_grade("judge", line)]
+    for scores in catalog.children(run, "scores"):
+        path = scores.file("results.jsonl")
+        other = indexes.results(path).line(qid) if path else None
+        if other is not None:
+            out.append(_grade(scores.label, other))
+    graders = run.file("graders.jsonl")
+    if graders:
+        for g in read_lines(graders, indexes.keyed(graders, "question_id").offsets(qid)):
+            if g is not None:
+                label = g.get("label")
+                out.append(Verdict(f"grader: {g.get('perspective')}", verdict(label if isinstance(label, bool) else None),
+                                   show(g.get("reason")), f"score {g.get('score')}; {g.get('status')}"))
+    return out
+
+
+def _errors(run: Folder, case_id: str) -> list[dict[str, Any]]:
+    path = run.file("errors.jsonl")
+    if path is None:
+        return []
+    with open(path, "rb") as f:  # one line per failed case attempt: small
+        return [e for raw in f if case_id.encode() in raw and (e := parse(raw)) is not None and str(e.get("case_id")) == case_id]

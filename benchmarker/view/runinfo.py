@@ -1,0 +1,109 @@
+"""What the runs table and a run page say about a run: its manifest and summary, read once per change."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarker.view.catalog import Catalog, Folder
+
+RECALL_KEYS = ("turn.recall_any@10", "session.recall_any@5")
+
+
+class JsonFiles:
+    """JSON objects read from disk, kept until the file's size or mtime changes; {} for a missing or bad file."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def read(self, path: Path | None) -> dict[str, Any]:
+        if path is None:
+            return {}
+        try:
+            st = os.stat(path)
+        except OSError:
+            return {}
+        stamp = (st.st_size, st.st_mtime_ns)
+        with self._lock:
+            cached = self._cache.get(path)
+        if cached and cached[0] == stamp:
+            return cached[1]
+        try:
+            value = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            value = {}
+        value = value if isinstance(value, dict) else {}
+        with self._lock:
+            self._cache[path] = (stamp, value)
+        return value
+
+
+def get(data: Any, *keys: str) -> Any:
+    """data[k1][k2]... or None where any level is missing or not a dict."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One row of the runs table (and the head of a run page)."""
+
+    ref: Folder
+    manifest: dict[str, Any]
+    summary: dict[str, Any]
+
+    @property
+    def suite(self) -> str:
+        return str(get(self.manifest, "dataset", "kind") or "")
+
+    @property
+    def started(self) -> str:
+        return str(self.manifest.get("started_at") or "")
+
+    @property
+    def in_progress(self) -> bool:
+        """A run whose manifest has no end time yet (a run without a manifest counts as finished)."""
+        return bool(self.manifest) and not self.manifest.get("ended_at")
+
+    @property
+    def questions(self) -> Any:
+        return get(self.summary, "counts", "questions") or get(self.manifest, "dataset", "questions")
+
+    @property
+    def overall(self) -> dict[str, Any] | None:
+        cell = get(self.summary, "qa", "overall")
+        return cell if isinstance(cell, dict) else None
+
+    @property
+    def recall(self) -> tuple[str, float] | None:
+        metrics = get(self.summary, "retrieval", "metrics") or {}
+        for key in RECALL_KEYS:
+            if isinstance(metrics.get(key), int | float):
+                return key, float(metrics[key])
+        return None
+
+    @property
+    def cost(self) -> float | None:
+        usd = get(self.summary, "cost", "usd", "total")
+        return float(usd) if isinstance(usd, int | float) else None
+
+    @property
+    def models(self) -> dict[str, Any]:
+        models = self.manifest.get("models")
+        return models if isinstance(models, dict) else {}
+
+
+def run_info(catalog: Catalog, ref: Folder, files: JsonFiles) -> RunInfo:
+    """A sweep point or re-judging has no manifest of its own: its run's stands for it."""
+    manifest = files.read(ref.file("manifest.json"))
+    if not manifest and ref.parent and (parent := catalog.runs.get(ref.parent)):
+        manifest = files.read(parent.file("manifest.json"))
+    return RunInfo(ref, manifest, files.read(ref.file("summary.json")))
