@@ -11,6 +11,8 @@
                           on /mcp, or stdio with --transport stdio)
     estimate CONFIG       tokens and cost of a run before paying for it
     calibrate CONFIG --labels FILE ...   how far CONFIG's judge agrees with published labels
+    oracle RUN_DIR [CONFIG]  the run's questions again with only their gold evidence as context
+    view [DIR ...]        browse run directories in a local web page (--bundle OUT: a static copy)
     sample PATH           write the generated LongMemEval-format sample dataset
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import sys
 from pathlib import Path
@@ -73,6 +76,16 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--estimate", action="store_true", help="only price the judge calls: tokens and USD")
     calibrate.add_argument("--out", type=Path, default=None,
                            help="write ROOT/<judge>/ here (default: <[run] output_dir>/calibration)")
+    oracle = verbs.add_parser("oracle", help="re-ask a finished run's questions with only their gold evidence as the "
+                              "reader's context: how much of the score memory loses")
+    oracle.add_argument("run_dir", type=Path)
+    oracle.add_argument("config", type=Path, nargs="?", default=None,
+                        help="another reader or judge ([provider], [models].qa / eval, [eval]); default: the run's own")
+    oracle.add_argument("--estimate", action="store_true", help="only price the reader and judge calls: tokens and USD")
+    view = verbs.add_parser("view", help="browse run directories in a local web page (questions, evidence, compare)")
+    from benchmarker.view import add_arguments as add_view_arguments
+
+    add_view_arguments(view)
     compare = verbs.add_parser("compare", help="compare runs: per type, flips, McNemar / paired bootstrap")
     compare.add_argument("run_dirs", type=Path, nargs="+")
     compare.add_argument("--out", type=Path, default=None, help="also write the comparison (markdown) here")
@@ -89,6 +102,31 @@ def _parser() -> argparse.ArgumentParser:
     sample.add_argument("--questions-per-type", type=_int_in(1, 50), default=2, help="1..50 (default 2)")
     sample.add_argument("--sessions-per-question", type=_int_in(3, 200), default=8, help="3..200 (default 8)")
     return parser
+
+
+def _oracle(run_dir: Path, config_path: Path | None, *, estimate: bool) -> int:
+    from benchmarker.eval.fmt import pct
+    from benchmarker.eval.outputs import rebuild_outputs
+    from benchmarker.run.oracle import estimate_oracle, run_config, run_oracle
+    from benchmarker.run.run_lock import hold_run_lock, run_root
+
+    config = run_config(run_dir, config_path)
+    if estimate:
+        data = estimate_oracle(run_dir, config)
+        usd = "no price in [prices]" if data["usd"] is None else f"${data['usd']:,.4f}"
+        print(f"oracle: {data['pending']} of {data['questions']} questions to answer and judge: reader "
+              f"{data['models']['qa']} ~{data['qa']['input_tokens']:,} tokens in, ~{data['qa']['output_tokens']:,} out; "
+              f"judge {data['models']['eval'] or 'deterministic'} ~{data['eval']['input_tokens']:,} in; {usd}")
+        return 0
+    with hold_run_lock(run_root(run_dir), "oracle"):
+        summary, out = asyncio.run(run_oracle(run_dir, config))
+        report = rebuild_outputs(run_dir)  # the run's report now shows memory vs gold evidence
+    mine = json.loads((run_dir / "summary.json").read_text(encoding="utf-8")).get("qa", {}).get("overall") or {}
+    gold = summary.get("qa", {}).get("overall") or {}
+    usd = (summary.get("cost") or {}).get("usd", {}).get("total")
+    print(f"oracle: {out}\nreport: {report}\naccuracy with memory {pct(mine.get('accuracy'))}, with the gold evidence "
+          f"{pct(gold.get('accuracy'))} (n={gold.get('n', 0)}); cost {'n/a' if usd is None else f'${usd:,.4f}'}")
+    return 0
 
 
 def _version() -> str:
@@ -176,6 +214,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         from benchmarker.run.calibrate import run_calibrate_verb
 
         return run_calibrate_verb(args)
+    if args.verb == "oracle":
+        return _oracle(args.run_dir, args.config, estimate=args.estimate)
+    if args.verb == "view":
+        from benchmarker.view import run_view
+
+        return run_view(args)
     if args.verb == "compare":
         from benchmarker.eval.compare import compare_runs, format_compare
 

@@ -154,7 +154,7 @@ def test_every_readme_command_parses() -> None:
     commands = readme_commands()
     verbs = {_verb(argv_of(c)) for c in commands}
     assert {"run", "estimate", "report", "score", "replay", "compare", "calibrate", "judge-online", "sample",
-            "serve-memory"} <= verbs
+            "serve-memory", "oracle", "view"} <= verbs
     parser = _parser()
     for command in commands:
         try:
@@ -197,7 +197,7 @@ def test_offline_configs_estimate_and_run_and_readme_commands_run(repo: Path, mo
         assert main(argv) == 0, command
         done.add(tuple(argv))
         ran.append(_verb(argv))
-    assert {"run", "estimate", "report", "score", "replay", "compare", "sample"} <= set(ran), ran
+    assert {"run", "estimate", "report", "score", "replay", "compare", "sample", "oracle"} <= set(ran), ran
     replay = _run_dir(repo, "replay_bm25-replay-*")
     assert replay is not None and json.loads((replay / "manifest.json").read_text())["replay"]
 
@@ -216,8 +216,8 @@ def _runnable(argv: list[str], repo: Path) -> list[str] | None:
     """`argv` with run directories filled in, or None when it cannot run offline here (and why not is
     in NOT_RUN: a config that needs keys, a server or data this machine does not have)."""
     verb, out = _verb(argv), []
-    if verb in ("serve-memory", "--version"):
-        return None   # serves until stopped (tests/memory start it for real); prints the version (parsed above)
+    if verb in ("serve-memory", "view", "--version"):
+        return None   # serve until stopped (tests/memory and tests/view start them for real); prints the version
     for token in argv:
         if "<hex>" in token:
             found = _run_dir(repo, Path(token.replace("<hex>", "*")).name)

@@ -166,7 +166,7 @@ def _outside_agent(result: dict[str, Any]) -> bool:
 def attribute(result: dict[str, Any], writes: list[Write]) -> Attribution | None:
     """The stage that lost this question (None: not judged, so nothing to attribute)."""
     label = result.get("label")
-    if label is None:
+    if label is None or result.get("mode") == "oracle":  # an oracle answer read the gold evidence, not memory
         return None
     abstention = bool(result.get("is_abstention")) or str(result.get("question_id", "")).endswith("_abs")
     evidence = evidence_of(result)
@@ -214,23 +214,27 @@ def _in_context(turn: EvidenceTurn, context: str) -> bool:
 
 def attribute_results(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
                       write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, Attribution]:
-    """Every judged results line's attribution by question id, recomputed from the run's files alone.
-
-    Only writes into a session some evidence turn names are kept, so memory stays bounded by the evidence,
-    not by the haystack."""
-    wanted: dict[str, set[str]] = {}
-    for r in results:
-        wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in r.get("evidence_turns") or []
-                                                                if isinstance(t, list | tuple) and t)
-    relevant = (d for d in decisions if d.get("tool") in write_tools
-                and _session_of(d) in wanted.get(str(d.get("case_id")), ()))
-    writes = case_writes(relevant, write_tools)
+    """Every judged results line's attribution by question id, recomputed from the run's files alone."""
+    writes = evidence_writes(results, decisions, write_tools)
     out = {}
     for r in results:
         found = attribute(r, writes.get(str(r.get("case_id")), []))
         if found is not None:
             out[str(r["question_id"])] = found
     return out
+
+
+def evidence_writes(lines: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
+                    write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, list[Write]]:
+    """The stored entries of each case of `lines` (answers or results), keeping only writes into a session
+    some evidence turn names: memory stays bounded by the evidence, not by the haystack."""
+    wanted: dict[str, set[str]] = {}
+    for r in lines:
+        wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in r.get("evidence_turns") or []
+                                                                if isinstance(t, list | tuple) and t)
+    relevant = (d for d in decisions if d.get("tool") in write_tools
+                and _session_of(d) in wanted.get(str(d.get("case_id")), ()))
+    return case_writes(relevant, write_tools)
 
 
 def _session_of(decision: dict[str, Any]) -> str:

@@ -58,6 +58,15 @@ Keys (schema_version 1; a null is "not available", never zero):
                      "unjudged"} as in qa; stat = {"n", "mean", "ci95": [lo, hi]} (95% percentile
                      bootstrap of the mean, 10,000 resamples, seed 0; null when n == 0); f1 is
                      LoCoMo's token F1, bleu1 mem0's BLEU-1, read from each line's `locomo` key
+    attribution      (eval/outputs.py, eval/attribution.py) only when some question was judged: which stage lost
+                     each answer, recomputed from results.jsonl and decisions.jsonl
+      stages         correct, false_answer, not_written, not_retrieved, not_used, no_evidence, unattributed
+      n, counts, shares  judged questions, by stage (shares of n)
+      lost_by_memory not_written + not_retrieved: lost before the reader
+      by_type        {question_type: {"n", "counts", "shares"}}
+      write_match, seen_match, notes   how a write and a seen turn are matched, in words; caveats
+    oracle           only after `oracle RUN_DIR`: {"questions", "overall": cell, "by_type": {type: cell}}, accuracy
+                     with the gold evidence only (oracle/summary.json's qa block)
     counts
       questions, judged, unjudged, abstention
       not_graded     answers nothing was asked to judge (retrieval-only runs); not in unjudged

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import read_json_object
+from benchmarker.eval.attribution import WRITE_TOOLS, attribute, evidence_writes
+from benchmarker.log.jsonl import read_json_object, read_jsonl
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
 from benchmarker.registry import suite_of_record
@@ -84,11 +85,17 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     log = RunLog(run_dir, answers_dir=out_dir)
     semaphore = asyncio.Semaphore(config.run.concurrency)
 
+    writes = evidence_writes([a.to_line() for a in answers.values()], read_jsonl(run_dir / "decisions.jsonl"),
+                             WRITE_TOOLS | {original_run(run_dir).get("write_tool") or "add_entry"})
+
     async def one(answer: AnswerRecord) -> None:
         memory = log.done.memories.get(answer.case_id)
         async with semaphore:
             result = await score(answer, with_rounds.get(answer.case_id), judge,
                                  failed_turns=memory.failed_turns if memory else None)
+        found = attribute(result.to_line(), writes.get(answer.case_id, []))  # the new verdict, the run's own writes
+        for key, value in (found.fields() if found else {}).items():
+            setattr(result, key, value)
         log.append(result)
 
     try:
@@ -102,8 +109,8 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     finally:
         log.close()
     kinds = sorted({a.kind for a in answers.values()})
-    original = read_json_object(run_dir / "summary.json").get("run") or {}
-    meta = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers), "judge": models.judge_kind,
+    original = original_run(run_dir)
+    meta: dict[str, Any] = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers), "judge": models.judge_kind,
             "point": f"scores/{label}", "tokens": models.ledger.snapshot(),
             "dataset_kind": suite_of_record(kinds[0]).name if len(kinds) == 1 else config.dataset.kind,
             "thresholds": thresholds,
@@ -114,6 +121,11 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
                          "thresholds": "the defaults" if thresholds == type(config.eval.thresholds)().model_dump(mode="json")
                          else "non-default (summary.json run.thresholds lists them)"}}
     return write_outputs(out_dir, run_dir, meta)[0], out_dir
+
+
+def original_run(run_dir: Path) -> dict[str, Any]:
+    """The `run` block of the run's own summary.json (its search settings, memory and write tool)."""
+    return read_json_object(run_dir / "summary.json").get("run") or {}
 
 
 def _run_mode(answers: dict[str, AnswerRecord]) -> str:

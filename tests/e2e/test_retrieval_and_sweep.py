@@ -9,7 +9,10 @@ import pytest
 
 from benchmarker.datasets.longmemeval import parse_date
 from tests.e2e.cli import read_lines as lines, run_cli as cli
+from tests.attribution_check import check_attribution
 from tests.shared_data import REAL_5Q
+
+ATTRIBUTION_5Q: dict[str, int] = {"correct": 1, "false_answer": 1, "not_retrieved": 1, "not_used": 2}  # offline floor
 
 pytestmark = pytest.mark.slow
 
@@ -121,6 +124,8 @@ progress = false
         dates = [d["args"]["tags"]["session_date"] for d in adds if d["question_id"] == q["question_id"]]
         parsed = [parse_date(x) for x in dates]
         assert parsed == sorted(parsed)
+    # Every miss attributed to one stage, as the files define it; the offline floor's counts pinned.
+    assert check_attribution(run_dir) == ATTRIBUTION_5Q, check_attribution(run_dir)
 
 
 def test_qa_waits_for_a_lagging_index(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarker.cli import main
+from tests.attribution_check import check_attribution
 from tests.e2e.cli import read_lines
 from tests.floor import offline_floor, pinned
 
@@ -47,6 +48,9 @@ LOCOMO_FLOOR: dict = {
             'retrieval': {'session.recall_any@5': 1.0, 'turn.recall_all@10': 1.0, 'turn.recall_any@10': 1.0}}}
 
 
+ATTRIBUTION_LOCOMO: dict[str, int] = {"correct": 6, "not_used": 6, "false_answer": 3}  # the offline floor
+
+
 def test_locomo_agent_and_retrieval_runs(tmp_path, capsys):
     assert main(["run", str(config(tmp_path, "agent"))]) == 0
     assert main(["run", str(config(tmp_path, "ret", 'mode = "retrieval"'))]) == 0
@@ -80,8 +84,18 @@ def test_locomo_agent_and_retrieval_runs(tmp_path, capsys):
     assert summary["locomo"]["evidence"]["dropped"] == 1
     assert any("conv-26-q007 `D9:99` (names no turn)" in note for note in summary["notes"])
     assert "evidence ids dropped" in capsys.readouterr().out  # the end-of-run table says so
+    assert check_attribution(agent) == ATTRIBUTION_LOCOMO, check_attribution(agent)
+    assert main(["oracle", str(agent), "--estimate"]) == 0  # priced first: the offline reader costs nothing
+    assert "oracle: 15 of 15 questions to answer and judge" in capsys.readouterr().out
+    assert main(["oracle", str(agent)]) == 0  # the gold evidence alone, then the run's report shows both
+    oracle = read_lines(agent / "oracle" / "results.jsonl")
+    assert len(oracle) == 15 and all(r["mode"] == "oracle" and "attribution" not in r for r in oracle)
+    assert "with gold evidence" in capsys.readouterr().out.replace("the gold evidence", "gold evidence")
     assert main(["report", str(agent)]) == 0
     assert "1 evidence id(s) dropped" in (agent / "report.md").read_text()
+    report = (agent / "report.md").read_text()
+    assert "## Where answers were lost" in report and "### With memory vs with the gold evidence" in report
+    assert json.loads((agent / "summary.json").read_text())["oracle"]["questions"] == 15
     assert main(["compare", str(agent), str(run_dir(tmp_path, "ret"))]) == 0
     assert main(["estimate", str(config(tmp_path, "agent"))]) == 0
     assert "agent calls" in capsys.readouterr().out
