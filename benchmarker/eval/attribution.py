@@ -150,7 +150,8 @@ def evidence_of(result: dict[str, Any]) -> list[EvidenceTurn]:
     texts = {(str(e.get("session_id")), int(e.get("turn_index", -1))): e for e in result.get("evidence") or []
              if isinstance(e, dict)}
     turns = []
-    for pair in result.get("evidence_turns") or []:
+    # evidence_messages: a suite that names its evidence without scoring it as retrieval (long-horizon)
+    for pair in result.get("evidence_turns") or result.get("evidence_messages") or []:
         if not isinstance(pair, list | tuple) or len(pair) != 2 or not str(pair[1]).lstrip("-").isdigit():
             continue
         key = (str(pair[0]), int(pair[1]))
@@ -230,8 +231,8 @@ def evidence_writes(lines: list[dict[str, Any]], decisions: Iterable[dict[str, A
     some evidence turn names: memory stays bounded by the evidence, not by the haystack."""
     wanted: dict[str, set[str]] = {}
     for r in lines:
-        wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in r.get("evidence_turns") or []
-                                                                if isinstance(t, list | tuple) and t)
+        pairs = r.get("evidence_turns") or r.get("evidence_messages") or []
+        wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in pairs if isinstance(t, list | tuple) and t)
     relevant = (d for d in decisions if d.get("tool") in write_tools
                 and _session_of(d) in wanted.get(str(d.get("case_id")), ()))
     return case_writes(relevant, write_tools)

@@ -61,6 +61,9 @@ def evidence_text(case: Case, turns: list[list[Any]]) -> list[dict[str, Any]]:
 def base_record(case: Case, question: Question) -> dict[str, Any]:
     suite = suite_of_record(case.kind)
     turns = evidence_turns(case, question) if suite.retrieval_evidence(case, question) else []
+    fields = suite.answer_fields(case, question)
+    # A suite whose evidence is not scored as retrieval (long-horizon) still names it: attribution reads it.
+    explained = turns or fields.get("evidence_messages") or []
     return {
         "case_id": case.case_id,
         "question_id": question.question_id,
@@ -76,9 +79,9 @@ def base_record(case: Case, question: Question) -> dict[str, Any]:
         "question_date": question.question_date,
         "answer_session_ids": list(question.answer_session_ids),
         "evidence_turns": turns,
-        "evidence": evidence_text(case, turns),
+        "evidence": evidence_text(case, explained),
         **({"round": question.evidence["round"]} if question.evidence.get("round") else {}),  # adversarial rounds
-        **suite.answer_fields(case, question),
+        **fields,
     }
 
 

@@ -54,6 +54,11 @@ def test_long_horizon_multi_seed_statistics(tmp_path: Path) -> None:
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["multi_seed"]["by_category"]
     assert "long_horizon" in summary and "Multi-seed statistics" in (run_dir / "report.md").read_text()
+    # Its evidence is not scored as retrieval, but it names the turns: every miss is attributed from them.
+    judged = [r for r in results if r["label"] is not None]
+    assert judged and all(r["attribution"] and (r["evidence"] or r["is_abstention"]) for r in judged)
+    assert not any(r["attribution"] == "no_evidence" for r in judged), [r["attribution"] for r in judged]
+    assert summary["attribution"]["n"] == len(judged)
 
 
 def test_fact_extraction_runs_and_reports_targets(tmp_path: Path) -> None:
