@@ -19,7 +19,7 @@ CALIBRATE_CONFIG ?= configs/calibrate.toml
 JUDGE_DATA ?= ../shared/data/judge
 JUDGES ?=
 
-.PHONY: install servers run calibrate lint test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing fuzz clean-runs
+.PHONY: install servers run calibrate lint test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view fuzz clean-runs
 
 install: $(STAMP)
 
@@ -58,7 +58,7 @@ test: install servers lint
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view
 
 # Local vs Ray (2 workers) on a retrieval sweep with minilm; writes runs/bench/ray.json (issue 15).
 bench-ray: install
@@ -67,6 +67,11 @@ bench-ray: install
 # Tracing overhead per agent turn and judge-online over a traced project; runs/bench/tracing.json (issue 16).
 bench-tracing: install
 	$(PYTHON) bench/bench_tracing.py
+
+# The run browser on a 500-question LongMemEval_S-like and a 1,986-question LoCoMo-like run: question list
+# (target < 1 s) and question pages, timed over HTTP; writes runs/bench/view.json.
+bench-view: install
+	$(PYTHON) bench/bench_view.py
 
 bench-locomo: install
 	$(PYTHON) bench/bench_locomo.py

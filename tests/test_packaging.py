@@ -71,7 +71,8 @@ def test_wheel_holds_every_prompt_and_every_package(wheel):
     missing = [p.name for p in PROMPTS if f"benchmarker/prompts/{p.name}" not in names]
     assert PROMPTS and not missing, f"prompts missing from the wheel: {missing}"
     sources = {p.relative_to(REPO).as_posix() for p in (REPO / "benchmarker").rglob("*")
-               if p.is_file() and p.suffix in (".py", ".json", ".md", ".txt", ".toml") and "__pycache__" not in p.parts}
+               if p.is_file() and p.suffix in (".py", ".json", ".md", ".txt", ".toml", ".html", ".css", ".js")
+               and "__pycache__" not in p.parts}
     assert sorted(sources - names) == [], "add the package to [tool.setuptools] packages in pyproject.toml"
 
 

@@ -33,9 +33,9 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
         with ctx.traced(case_id=case.case_id, role="eval", phase="eval", question_id=answer.question_id):
             result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
         if writes is None:  # the case's stored entries, read once for all its questions
-            calls = ctx.log.memory_calls(case.case_id, memory.memory_id if memory else None)
             tools = frozenset({ctx.memory.write_tool})
-            writes = case_writes((c.to_line() for c in calls), tools).get(case.case_id, [])
+            calls = ctx.log.memory_writes(case.case_id, memory.memory_id if memory else None, tools)
+            writes = case_writes(calls, tools).get(case.case_id, [])
         found = attribute(result.to_line(), writes)
         if found is not None:
             for key, value in found.fields().items():

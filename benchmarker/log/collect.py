@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.log.records import AnswerRecord, DecisionRecord, LogRecord, MemoryRecord, ResultRecord
-from benchmarker.log.store import OTHER_WRITERS, ResumeState, error_record, into_memory, note_done
+from benchmarker.log.store import OTHER_WRITERS, ResumeState, error_record, into_memory, note_done, written_lines
 from benchmarker.registry import suite_of_record
 
 
@@ -33,6 +33,7 @@ class CaseSlice:
     answered: list[dict[str, AnswerRecord]]            # per sweep point, by question id
     judged: list[dict[str, ResultRecord]]
     levels: list[bool]                                 # per point: the level's own score is written
+    writes: list[dict[str, Any]] = field(default_factory=list)  # a resumed case's memory writes (attribution)
 
     @classmethod
     def from_logs(cls, case, logs: Sequence[Any]) -> CaseSlice:
@@ -41,16 +42,16 @@ class CaseSlice:
         ids = [q.question_id for q in case.questions] or [case.case_id]
         memory = base.memories.get(case.case_id)
         return cls(case_id=case.case_id, memory=memory, max_attempt=base.max_attempt.get(case.case_id, 0),
-                   agent_calls=logs[0].memory_calls(case.case_id) if memory is not None and _reads_trace(case) else [],
+                   agent_calls=logs[0].agent_tool_calls(case.case_id) if memory is not None and _reads_trace(case) else [],
                    answered=[{q: log.done.answered[q] for q in ids if q in log.done.answered} for log in logs],
                    judged=[{q: log.done.judged[q] for q in ids if q in log.done.judged} for log in logs],
-                   levels=[case.case_id in log.done.levels for log in logs])
+                   levels=[case.case_id in log.done.levels for log in logs],
+                   writes=logs[0].memory_writes(case.case_id, memory.memory_id) if memory is not None else [])
 
 
 def _reads_trace(case) -> bool:
-    """A level's own score and a fact-extraction read-back look at the agent's logged calls; attribution reads
-    the writes of every suite whose questions carry evidence."""
-    return suite_of_record(case.kind).reads_agent_trace or any(q.evidence or q.answer_session_ids for q in case.questions)
+    """Only some suites (a level's own score, a fact-extraction read-back) look at the agent's logged calls."""
+    return suite_of_record(case.kind).reads_agent_trace
 
 
 @dataclass
@@ -61,6 +62,7 @@ class CollectedCase:
     memories: dict[str, MemoryRecord] = field(default_factory=dict)    # shared by every point
     max_attempt: dict[str, int] = field(default_factory=dict)
     agent_calls: list[DecisionRecord] = field(default_factory=list)
+    other_calls: list[DecisionRecord] = field(default_factory=list)    # the harness's and a replay's
 
 
 class CollectingLog:
@@ -68,6 +70,7 @@ class CollectingLog:
 
     def __init__(self, collected: CollectedCase, slice_: CaseSlice, point: int, *, run_dir: Path):
         self.collected = collected
+        self.earlier_writes = slice_.writes
         self.point = point
         self.run_dir = self.answers_dir = Path(run_dir)  # the worker's own folder (case scopes, logs)
         self.done = ResumeState(memories=collected.memories, answered=dict(slice_.answered[point]),
@@ -87,9 +90,10 @@ class CollectingLog:
     def append(self, record: LogRecord) -> None:
         self.collected.records.append((self.point, record))
         note_done(self.done, record)
-        if isinstance(record, DecisionRecord) and (record.caller == "agent" or (
-                record.caller in OTHER_WRITERS and not record.tool.startswith("_"))):
+        if isinstance(record, DecisionRecord) and record.caller == "agent":
             self.collected.agent_calls.append(record)
+        elif isinstance(record, DecisionRecord) and record.caller in OTHER_WRITERS and not record.tool.startswith("_"):
+            self.collected.other_calls.append(record)
 
     def log_error(self, case_id: str, err: BaseException) -> None:
         self.append(error_record(case_id, err))
@@ -101,8 +105,10 @@ class CollectingLog:
         """Nothing to release: the collection goes with the case's outcome."""
 
     def agent_tool_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
-        return [c for c in self.memory_calls(case_id, memory_id) if c.caller == "agent"]
-
-    def memory_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
-        """The agent's calls and the harness's / a replay's writes (collected here, or shipped in the slice)."""
         return into_memory([c for c in self.collected.agent_calls if c.case_id == case_id], memory_id)
+
+    def memory_writes(self, case_id: str, memory_id: str | None = None,
+                      tools: frozenset[str] | None = None) -> list[dict[str, Any]]:
+        """As RunLog.memory_writes: this worker's calls, else the ones the driver read for a resumed case."""
+        calls = [c for c in self.collected.agent_calls + self.collected.other_calls if c.case_id == case_id]
+        return written_lines(calls, self.earlier_writes, memory_id, tools)

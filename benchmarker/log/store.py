@@ -8,8 +8,9 @@ file its type names and updates the index of finished work that resume reads.
 
 from __future__ import annotations
 
+import json
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -64,7 +65,7 @@ class RunLog:
         self._traces: dict[str, list[DecisionRecord]] = {}   # this process's agent tool calls per case
         self._traces_on_disk: dict[str, list[DecisionRecord]] | None = None
         self._other_calls: dict[str, list[DecisionRecord]] = {}  # this process's harness / replay calls per case
-        self._other_on_disk: dict[str, list[DecisionRecord]] = {}
+        self._offsets: dict[str, list[int]] | None = None   # case -> decisions.jsonl offsets of its write calls
 
     # paths -----------------------------------------------------------------------------------
     def path_of(self, file: str) -> Path:
@@ -111,8 +112,8 @@ class RunLog:
             self._writer(self.hypotheses_path, True).write(hyp)
         elif isinstance(record, DecisionRecord) and record.caller == "agent":
             self._traces.setdefault(record.case_id, []).append(record)
-        elif isinstance(record, DecisionRecord) and record.caller in OTHER_WRITERS and not record.tool.startswith("_"):
-            self._other_calls.setdefault(record.case_id, []).append(record)
+        elif isinstance(record, DecisionRecord) and record.caller in OTHER_WRITERS and may_write(record.to_line()):
+            self._other_calls.setdefault(record.case_id, []).append(record)  # the harness's searches are no write
 
     def log_error(self, case_id: str, err: BaseException) -> None:
         """A failed case, with its traceback."""
@@ -148,25 +149,43 @@ class RunLog:
         calls into that memory: a cut-off attempt's calls went to an abandoned one."""
         if case_id in self._traces:
             return into_memory(self._traces[case_id], memory_id)
-        return into_memory(self._on_disk()[0].get(case_id, []), memory_id)
-
-    def memory_calls(self, case_id: str, memory_id: str | None = None) -> list[DecisionRecord]:
-        """Every call that may have written the case's memory: the agent's, then the harness's and a replay's
-        (attribution reads the writes among them)."""
-        others = self._other_calls[case_id] if case_id in self._other_calls or case_id in self._traces \
-            else self._on_disk()[1].get(case_id, [])
-        return self.agent_tool_calls(case_id, memory_id) + into_memory(others, memory_id)
-
-    def _on_disk(self) -> tuple[dict[str, list[DecisionRecord]], dict[str, list[DecisionRecord]]]:
-        """decisions.jsonl's agent calls and harness / replay calls per case, read once (a resumed run)."""
         if self._traces_on_disk is None:
             self._traces_on_disk = {}
             for record in read_records(self.decisions_path, DecisionRecord):
                 if record.caller == "agent":
                     self._traces_on_disk.setdefault(record.case_id, []).append(record)
-                elif record.caller in OTHER_WRITERS and not record.tool.startswith("_"):
-                    self._other_on_disk.setdefault(record.case_id, []).append(record)
-        return self._traces_on_disk, self._other_on_disk
+        return into_memory(self._traces_on_disk.get(case_id, []), memory_id)
+
+    def memory_writes(self, case_id: str, memory_id: str | None = None,
+                      tools: frozenset[str] | None = None) -> list[dict[str, Any]]:
+        """The case's calls that may have stored an entry (not failed; of `tools` when given), as decisions.jsonl
+        lines: this process's, else, for a case ingested by an earlier process, read from the file through an
+        index of byte offsets built in one pass (memory bounded: never every line of the run at once)."""
+        calls = self._traces.get(case_id, []) + self._other_calls.get(case_id, [])
+        earlier = [] if calls else list(self._lines_at(self._write_offsets().get(case_id, [])))
+        return written_lines(calls, earlier, memory_id, tools)
+
+    def _write_offsets(self) -> dict[str, list[int]]:
+        if self._offsets is None:
+            self._offsets = {}
+            if self.decisions_path.exists():
+                with self.decisions_path.open("rb") as handle:
+                    position = 0
+                    for raw in handle:
+                        if b'"tool"' in raw:
+                            line = _json_object(raw)
+                            if line is not None and may_write(line):
+                                self._offsets.setdefault(str(line.get("case_id")), []).append(position)
+                        position += len(raw)
+        return self._offsets
+
+    def _lines_at(self, offsets: list[int]) -> Iterator[dict[str, Any]]:
+        with self.decisions_path.open("rb") as handle:
+            for offset in offsets:
+                handle.seek(offset)
+                line = _json_object(handle.readline())
+                if line is not None:
+                    yield line
 
     def _load(self) -> ResumeState:
         state = ResumeState()
@@ -211,6 +230,36 @@ def error_record(case_id: str, err: BaseException) -> ErrorRecord:
     trace = getattr(err, "remote_traceback", None) or "".join(traceback.format_exception(err))
     return ErrorRecord(case_id=case_id, error=redact_text(f"{type(err).__name__}: {err}"),
                        traceback=redact_text(trace[-4000:]))
+
+
+# Tools that only read a memory: never a write, whatever server they belong to.
+READ_TOOLS = frozenset({"search_memories", "get_context", "list_entries", "get_entry", "get_memory", "list_memories",
+                        "list_vaults", "await_consistency", "get_default_prompts", "create_vault",
+                        "create_memory_in_vault"})
+
+
+def may_write(line: dict[str, Any]) -> bool:
+    """A logged call that may have stored an entry: a tool call (not a harness event), not a read, not failed."""
+    tool = str(line.get("tool") or "_")
+    return not tool.startswith("_") and tool not in READ_TOOLS and not line.get("error")
+
+
+def written_lines(calls: list[DecisionRecord], earlier: list[dict[str, Any]], memory_id: str | None,
+                  tools: frozenset[str] | None) -> list[dict[str, Any]]:
+    """`calls` (this process's records) and `earlier` (lines from the file) that may have written into
+    `memory_id`, as lines; with `tools`, only calls of those tools."""
+    lines = [c.to_line() for c in calls] + earlier
+    return [line for line in lines if may_write(line) and (tools is None or line.get("tool") in tools)
+            and (memory_id is None or (line.get("args") or {}).get("memory_id") in (None, memory_id))]
+
+
+def _json_object(raw: bytes) -> dict[str, Any] | None:
+    """A decisions line as an object; None for a torn or damaged one (a trace: the case that wrote it redoes it)."""
+    try:
+        line = json.loads(raw)
+    except ValueError:
+        return None
+    return line if isinstance(line, dict) else None
 
 
 def into_memory(calls: list[DecisionRecord], memory_id: str | None) -> list[DecisionRecord]:

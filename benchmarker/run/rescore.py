@@ -110,7 +110,8 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
         log.close()
     kinds = sorted({a.kind for a in answers.values()})
     original = original_run(run_dir)
-    meta: dict[str, Any] = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers), "judge": models.judge_kind,
+    meta: dict[str, Any] = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers),
+            "judge": models.judge_kind,
             "point": f"scores/{label}", "tokens": models.ledger.snapshot(),
             "dataset_kind": suite_of_record(kinds[0]).name if len(kinds) == 1 else config.dataset.kind,
             "thresholds": thresholds,

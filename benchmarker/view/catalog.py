@@ -19,7 +19,7 @@ from pathlib import Path
 MAX_DEPTH = 3
 RUN_FILES = ("manifest.json", "results.jsonl")
 CALIBRATION_FILE = "calibration.json"
-# Folders of a run that hold no run of their own (oracle/ holds the oracle reader's answers to this run's questions).
+# Folders inside a run that hold no run of their own (oracle/ holds the oracle reader's answers to this run's questions).
 NOT_RUNS = frozenset({"oracle", "memory-servers", "official", "plots", "data", "self_improve", "__pycache__"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
 
@@ -125,12 +125,13 @@ def _walk(root: Path) -> list[tuple[Path, str]]:
             except OSError:
                 continue
             files = {e.name for e in entries if e.is_file()}  # Folder.file still refuses one leading outside
-            if any(name in files for name in RUN_FILES):
+            is_run = any(name in files for name in RUN_FILES)
+            if is_run:
                 found.append((folder, "run"))
             elif CALIBRATION_FILE in files:
                 found.append((folder, "calibration"))
             if depth < MAX_DEPTH:
                 deeper += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)
-                           and e.name not in NOT_RUNS and not e.name.startswith(".")]
+                           and not (is_run and e.name in NOT_RUNS) and not e.name.startswith(".")]
         level = deeper
     return found

@@ -14,7 +14,7 @@ from benchmarker.eval.attribution import WRITE_TOOLS, Write, case_writes
 from benchmarker.view.lines import Indexes, parse, read_raw
 
 TIMELINE = 500
-CACHED_CASES = 8
+CACHED_CASES = 16  # a LoCoMo run has 10 conversations
 _WRITE_MARKS = tuple(f'"{tool}"'.encode() for tool in WRITE_TOOLS)
 
 

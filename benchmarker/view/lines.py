@@ -33,21 +33,22 @@ class _Tail:
         self._stamp: tuple[int, int, int, int] | None = None  # dev, inode, size, mtime
         self._end = 0
 
-    def read(self) -> tuple[bool, list[tuple[int, bytes]]]:
-        """(whether the file was replaced, so earlier lines are void; the new (offset, line) pairs)."""
+    def read(self) -> tuple[bool, Iterator[tuple[int, bytes]]]:
+        """(whether the file was replaced, so earlier lines are void; the new (offset, line) pairs, read
+        as they are consumed: the caller holds its lock until it has taken them all)."""
         try:
             st = os.stat(self.path)
         except OSError:
             replaced, self._stamp, self._end = self._stamp is not None, None, 0
-            return replaced, []
+            return replaced, iter(())
         stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         if stamp == self._stamp:
-            return False, []
+            return False, iter(())
         replaced = self._stamp is None or stamp[:2] != self._stamp[:2] or st.st_size < self._end
         if replaced:
             self._end = 0
         self._stamp = stamp
-        return replaced, list(self._scan())
+        return replaced, self._scan()
 
     def _scan(self) -> Iterator[tuple[int, bytes]]:
         with open(self.path, "rb") as f:
@@ -107,12 +108,13 @@ class ResultsIndex:
     def rows(self) -> dict[str, Row]:
         with self._lock:
             replaced, new = self._tail.read()
-            if replaced or new:
-                rows = {} if replaced else dict(self._rows)
-                for offset, raw in new:
-                    if (row := _row(offset, raw)) is not None:
-                        rows[row.qid] = row
-                self._rows = rows
+            rows = {} if replaced else self._rows
+            for offset, raw in new:
+                if (row := _row(offset, raw)) is not None:
+                    if rows is self._rows:
+                        rows = dict(rows)  # pages holding the old dict keep a consistent one
+                    rows[row.qid] = row
+            self._rows = rows
             return self._rows
 
     def line(self, qid: str) -> dict[str, Any] | None:
@@ -132,6 +134,7 @@ class KeyIndex:
         self._head = re.compile(rb'\{(?:"schema_version": \d+, )?"' + re.escape(field.encode()) + rb'": "((?:[^"\\]|\\.)*)"')
         self._tail = _Tail(path)
         self._offsets: dict[str, list[int]] = {}
+        self._names: dict[bytes, str] = {}  # a key as written -> decoded (a few thousand cases, 250k lines)
         self._lock = threading.Lock()
 
     def offsets(self, key: str) -> list[int]:
@@ -148,7 +151,11 @@ class KeyIndex:
     def _key(self, raw: bytes) -> str | None:
         match = self._head.match(raw)
         if match:
-            return str(json.loads(b'"' + match.group(1) + b'"'))
+            written = match.group(1)
+            name = self._names.get(written)
+            if name is None:
+                name = self._names[written] = str(json.loads(b'"' + written + b'"'))
+            return name
         line = parse(raw)
         return None if line is None or line.get(self.field) is None else str(line[self.field])
 

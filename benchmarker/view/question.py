@@ -60,7 +60,8 @@ def question_view(catalog: Catalog, run: Folder, qid: str, indexes: Indexes, dec
     found = attribute(line if line.get("label") is not None else {**line, "label": False}, calls.writes)
     computed = found.stage if found and line.get("label") is not None else ""
     stage = str(line.get("attribution") or computed)
-    evidence_keys = {(str(p[0]), str(p[1])) for p in line.get("evidence_turns") or [] if isinstance(p, list) and len(p) == 2}
+    pairs = line.get("evidence_turns") or line.get("evidence_messages") or []  # as attribution reads them
+    evidence_keys = {(str(p[0]), str(p[1])) for p in pairs if isinstance(p, list) and len(p) == 2}
     hits = [Hit(h, (str(h.get("session_id")), str(h.get("turn_index"))) in evidence_keys)
             for h in sorted((h for h in line.get("retrieved") or [] if isinstance(h, dict)), key=lambda h: h.get("rank") or 0)]
     oracle_file = run.file("oracle", "results.jsonl")
@@ -78,7 +79,7 @@ def _parent_file(catalog: Catalog, run: Folder, name: str) -> Path | None:
 
 
 def _grade(source: str, line: dict[str, Any]) -> Verdict:
-    grade = line.get("grade") if isinstance(line.get("grade"), dict) else {}
+    grade = line["grade"] if isinstance(line.get("grade"), dict) else {}
     judge = " ".join(str(x) for x in (grade.get("judge"), grade.get("model")) if x)
     detail = "; ".join(f"{k} {grade[k]}" for k in ("reply", "score") if grade.get(k) is not None)
     return Verdict(f"{source}: {judge}" if judge else source, verdict(line.get("label")), show(grade.get("reason")), detail)

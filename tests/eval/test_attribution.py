@@ -115,3 +115,25 @@ def test_summary_block_report_and_compare_moves(tmp_path) -> None:
     moves = stage_moves(base, other)
     assert moves["n_common"] == 3 and moves["moves"] == {"not_retrieved -> correct": ["b"],
                                                          "not_used -> not_written": ["c"]}
+
+
+def test_a_resumed_run_reads_a_cases_writes_back_from_the_file(tmp_path) -> None:
+    """Scoring after a restart: the case's writes come from decisions.jsonl by offset, this process's otherwise."""
+    from benchmarker.log.records import DecisionRecord
+    from benchmarker.log.store import RunLog
+
+    first = RunLog(tmp_path)
+    rows = [("c1", "agent", "add_entry", "m1", None), ("c1", "agent", "add_entry", "m0", None),  # an abandoned memory
+            ("c1", "agent", "add_entry", "m1", "boom"), ("c1", "harness", "search_memories", "m1", None),
+            ("c2", "agent", "add_entry", "m2", None), ("c1", "replay", "add_entry", "m1", None),
+            ("c1", "harness", "_ingest_done", None, None)]
+    for case, caller, tool, memory, error in rows:
+        first.append(DecisionRecord(case_id=case, caller=caller, tool=tool, error=error,
+                                    args={"memory_id": memory, "raw_entry": f"{caller} {memory}"} if memory else {}))
+    here = first.memory_writes("c1", "m1", frozenset({"add_entry"}))
+    first.close()
+    with (tmp_path / "decisions.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write('{"case_id": "c1", "tool": "add_en')  # a torn last line is skipped
+    later = RunLog(tmp_path).memory_writes("c1", "m1", frozenset({"add_entry"}))
+    assert [w["args"]["raw_entry"] for w in later] == ["agent m1", "replay m1"]
+    assert sorted(w["args"]["raw_entry"] for w in here) == ["agent m1", "replay m1"]

@@ -1,0 +1,58 @@
+"""`view --bundle OUT`: the same pages as a static site (relative links; opens from file:// and any static
+host). The question list is filtered, sorted and paged by static/view.js over all its rendered rows."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from benchmarker.errors import UserError
+from benchmarker.log.jsonl import write_text_atomic
+from benchmarker.view.assets import static_files
+from benchmarker.view.catalog import Catalog
+from benchmarker.view.links import BundleLinks, bundle_path
+from benchmarker.view.listing import ListQuery
+from benchmarker.view.pages import Site
+
+
+class _Out:
+    def __init__(self, root: Path):
+        self.root = root
+        self.pages = 0
+
+    def page(self, rel: str, html: str) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, html)  # masked again on the way out, like every file the harness writes
+        self.pages += 1
+
+
+def write_bundle(catalog: Catalog, out: Path) -> int:
+    """Write every page under `out` (absent or empty); returns the number of pages."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UserError(f"view --bundle: {out} is not an empty folder; give a new or empty one")
+    catalog.refresh(force=True)
+    site, dest = Site(catalog), _Out(out)
+    dest.page("index.html", site.index_page(BundleLinks("index.html")))
+    (out / "static").mkdir(parents=True, exist_ok=True)
+    for name, data in static_files().items():
+        write_text_atomic(out / "static" / name, data.decode("utf-8"))
+    for ref in catalog.runs.values():
+        here = bundle_path("run", ref.id)
+        dest.page(here, site.run_page(ref, ListQuery(), BundleLinks(here)))
+        for name in ref.names("plots", ".png"):
+            source, target = ref.file("plots", name), out / bundle_path("plot", ref.id, name)
+            if source is not None:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+        for row in sorted(site.rows(ref).values(), key=lambda r: r.case_id):  # a case's calls are read once
+            here = bundle_path("question", ref.id, row.qid)
+            if (html := site.question_page(ref, row.qid, BundleLinks(here))) is not None:
+                dest.page(here, html)
+    for a, b in site.pairs():
+        here = bundle_path("compare", a, b)
+        dest.page(here, site.compare_page(catalog.runs[a], catalog.runs[b], BundleLinks(here)))
+    for ref in catalog.calibrations.values():
+        here = bundle_path("calibration", ref.id)
+        dest.page(here, site.calibration_page(ref, BundleLinks(here)))
+    return dest.pages

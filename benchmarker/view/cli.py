@@ -1,0 +1,94 @@
+"""`mycelian-longmemeval view [DIR ...]`: flags -> a catalog of the run directories -> a local server or a
+static bundle.
+
+Binding anything but a loopback address needs a token (generated unless --token gives one): the pages
+show dataset and model text and every file of a run, so anyone who can reach the port could read them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import secrets
+import socket
+import sys
+from pathlib import Path
+
+from benchmarker.errors import UserError
+from benchmarker.view.catalog import Catalog
+
+DEFAULT_DIR = Path("runs")
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7575
+MIN_TOKEN = 16
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dirs", type=Path, nargs="*", metavar="DIR",
+                        help=f"folders holding run directories, searched 3 levels deep (default: {DEFAULT_DIR})")
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help="bind address (default 127.0.0.1: this machine only; any other needs a token)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0: any free one)")
+    parser.add_argument("--token", default=None,
+                        help=f"require this token (at least {MIN_TOKEN} characters) on every request; generated when "
+                             "--host is not a loopback address")
+    parser.add_argument("--bundle", type=Path, default=None, metavar="OUT",
+                        help="write the pages as a static site into OUT (new or empty) instead of serving them")
+
+
+def run_view(args: argparse.Namespace) -> int:
+    dirs = list(args.dirs) or [DEFAULT_DIR]
+    for folder in dirs:
+        if not folder.is_dir():
+            raise UserError(f"view: {folder} is not a folder; give folders that hold run directories (default {DEFAULT_DIR})")
+    catalog = Catalog(dirs)
+    if args.bundle is not None:
+        from benchmarker.view.bundle import write_bundle
+
+        pages = write_bundle(catalog, args.bundle)
+        print(f"view: wrote {pages} pages to {args.bundle}; open {args.bundle / 'index.html'}")
+        return 0
+    sock, loopback = _bind(args.host, args.port)
+    token = _token(args.token, loopback, sock)
+    from benchmarker.view.server import create_app
+
+    port = sock.getsockname()[1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{host}:{port}/"
+    if token:
+        # The one secret meant to be shown: printed past the masking stream (it would mask ?token=).
+        print(f"view: {url}?token={token}", file=sys.__stdout__ or sys.stdout, flush=True)
+    else:
+        print(f"view: {url} (Ctrl-C stops it)", flush=True)
+    import uvicorn
+
+    config = uvicorn.Config(create_app(catalog, token), log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
+def _token(given: str | None, loopback: bool, sock: socket.socket) -> str | None:
+    if given is None:
+        return None if loopback else secrets.token_urlsafe(24)
+    if len(given) < MIN_TOKEN:
+        sock.close()
+        reason = "a non-loopback --host needs a token" if not loopback else "a token must be hard to guess"
+        raise UserError(f"view: --token is shorter than {MIN_TOKEN} characters; {reason} (leave --token out to get one)")
+    return given
+
+
+def _bind(host: str, port: int) -> tuple[socket.socket, bool]:
+    """A socket bound to host:port (so a port in use is one clear error) and whether host is loopback."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as err:
+        raise UserError(f"view: --host {host}: cannot resolve it ({err})") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.bind(address)
+    except OSError as err:
+        sock.close()
+        raise UserError(f"view: cannot listen on {host}:{port}: {err.strerror or err} "
+                        "(is the port in use? try --port 0)") from None
+    sock.listen(128)  # connections wait in the backlog until uvicorn serves: the printed URL works at once
+    return sock, ipaddress.ip_address(address[0]).is_loopback
