@@ -26,7 +26,9 @@ ALL_LEVELS = tuple(f"L{i}" for i in range(1, 17))
 PHASES = ("ingest", "qa", "eval")
 OFFLINE_AGENT, OFFLINE_READER = "offline-memory-agent", "offline-reader"
 TITLE_PLACEHOLDERS = ("question_id", "case_id", "run_id")
-# Mycelian's rule for vault and memory titles (the embedded service enforces the same one).
+# Mycelian's rule for vault and memory titles. The embedded service states the same one itself
+# (benchmarker/memory/service/validation.py: it imports nothing of the harness, and this earlier stage may
+# not import the service); tests/test_import_graph.py keeps the two equal.
 MYCELIAN_TITLE = re.compile(r"^[A-Za-z0-9-]{1,50}$")
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -611,15 +613,9 @@ class RunConfig(_Table):
     def run_dir(self) -> Path:
         return Path(self.run.output_dir) / self.run_id
 
-    @property
-    def judge_kind(self) -> str:
-        """What `[eval].judge = "auto"` means here: llm when an eval model is set and allowed."""
-        if self.eval.judge != "auto":
-            return self.eval.judge
-        return "llm" if self.models.eval and self.params.use_llm_judge else "deterministic"
-
-    def to_manifest(self) -> dict[str, Any]:
-        """JSON-safe record of the config as run, with the resolved dataset path and run id."""
+    def to_manifest(self, judge: str) -> dict[str, Any]:
+        """JSON-safe record of the config as run, with the resolved dataset path, run id and the judge
+        `[eval].judge` chose (benchmarker.eval.judges.choose_judge)."""
         return {
             "config": self.model_dump(mode="json"),
             "config_path": self._config_path,
@@ -629,7 +625,7 @@ class RunConfig(_Table):
             "dataset_path": self.dataset.file or None,
             "provider": self.provider.type,
             "models": {"agent": self.models.agent, "qa": self.models.qa, "eval": self.models.eval},
-            "judge": self.judge_kind,
+            "judge": judge,
             "memory_backend": self.memory.backend,
             "notes": list(self._notes),
         }

@@ -5,8 +5,8 @@ from __future__ import annotations
 from bench.import_graph import cycles, file_graph, folder_graph, strongly_connected
 
 # Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
-STAGES = ("errors", "redact", "registry", "tool_mapping", "metric_names", "datasets", "config_schema", "config", "log", "memory", "agent",
-          "subjects", "eval", "suites", "graph", "run", "view", "cli")
+STAGES = ("errors", "redact", "registry", "tool_mapping", "metric_names", "datasets", "config_schema", "config", "log",
+          "memory", "agent", "subjects", "eval", "suites", "graph", "run", "view", "commands", "cli")
 
 
 def test_no_folder_level_import_loop():
@@ -31,3 +31,103 @@ def test_no_file_level_import_cycle():
 def test_the_file_checker_sees_a_cycle_through_a_third_module():
     edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert strongly_connected(edges) == [["a", "b", "c"]]
+
+
+def _service_imports_outside(source: str, package: str) -> list[str]:
+    """The `benchmarker` modules outside benchmarker.memory.service that a module of `package` names: in an
+    import at any depth (absolute or relative), or as a module-path string (importlib.import_module,
+    `python -m`, resources.files, "module:attr")."""
+    import ast
+    import re
+
+    inside = "benchmarker.memory.service"
+    module_path = re.compile(r"benchmarker(?:\.[A-Za-z_]\w*)*(?::[\w.]+)?")
+
+    def outside(name: str) -> bool:
+        return (name == "benchmarker" or name.startswith("benchmarker.")) and not (
+            name == inside or name.startswith(inside + "."))
+
+    named: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            named += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                prefix = ".".join(parts[:len(parts) - (node.level - 1)])
+                base = f"{prefix}.{base}" if base else prefix
+            named += [base] if node.module else [f"{base}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and module_path.fullmatch(node.value):
+            named.append(node.value.split(":")[0])
+    return sorted({name for name in named if outside(name)})
+
+
+def test_the_embedded_service_imports_nothing_else_of_benchmarker():
+    """benchmarker/memory/service is a package of its own: the harness imports it and hands it settings,
+    never the reverse."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = sorted((root / "benchmarker" / "memory" / "service").rglob("*.py"))
+    assert len(files) > 10
+    found = {}
+    for path in files:
+        relative = path.relative_to(root)
+        names = _service_imports_outside(path.read_text(encoding="utf-8"), ".".join(relative.parent.parts))
+        if names:
+            found[str(relative)] = names
+    assert found == {}
+
+
+def test_the_service_import_checker_sees_every_form():
+    package = "benchmarker.memory.service"
+    code = ("import benchmarker.redact\nfrom benchmarker import __version__\nfrom benchmarker.memory.service import x\n"
+            "from . import store\nfrom .. import limits\nfrom ..lifeline import watch\n"
+            "def f():\n    from benchmarker.config_schema import MYCELIAN_TITLE\n"
+            "    importlib.import_module('benchmarker.memory.launch')\n"
+            "    run([sys.executable, '-m', 'benchmarker.memory.service', '-m', 'benchmarker.cli'])\n"
+            "    files('benchmarker.memory.service')\n")
+    assert _service_imports_outside(code, package) == [
+        "benchmarker", "benchmarker.cli", "benchmarker.config_schema", "benchmarker.memory.launch",
+        "benchmarker.memory.lifeline", "benchmarker.memory.limits", "benchmarker.redact"]
+
+
+def test_what_the_service_states_again_matches_the_harness(monkeypatch):
+    """The service cannot import config_schema or redact (both earlier stages than memory, which they may not
+    import either), so it carries Mycelian's title rule and the terminal masking itself: the same rule, the
+    same code (docstrings aside), the same output."""
+    import ast
+    import inspect
+    import os
+
+    from benchmarker import config_schema, redact
+    from benchmarker.memory.service import masking, validation
+
+    assert validation.MYCELIAN_TITLE.pattern == config_schema.MYCELIAN_TITLE.pattern
+
+    def code(obj: object) -> str:
+        tree = ast.parse(inspect.getsource(obj))
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                    and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+        return ast.dump(tree)
+
+    for name in ("MASK", "MIN_SECRET_LEN", "NOT_SECRET_VARS"):
+        assert getattr(masking, name) == getattr(redact, name), name
+    for name in ("SECRET_NAME", "_USERINFO", "_PARAM", "_BEARER"):
+        assert getattr(masking, name).pattern == getattr(redact, name).pattern, name
+    for name in ("is_secret_name", "_EnvSecrets", "_mask_param", "_mask", "redact_text", "RedactingFilter",
+                 "RedactingStream", "redacting_excepthook", "redacted_terminal"):
+        assert code(getattr(masking, name)) == code(getattr(redact, name)), name
+
+    monkeypatch.setenv("EMBEDDER_API_KEY", "sk-embed-0123456789/+=")
+    monkeypatch.setenv("SHORT_TOKEN", "abc")
+    texts = ["key sk-embed-0123456789/+= and sk-embed-0123456789%2F%2B%3D", "SHORT_TOKEN=abc",
+             "GET https://user:pa/ss@embed.example/v1?model=m&api_key=xyz&x=1", "Authorization: Bearer abcdefghijk",
+             "http://host/users/@me", f"cwd {os.getcwd()}"]
+    for text in texts:
+        assert masking.redact_text(text) == redact.redact_text(text), text
+    assert "sk-embed" not in masking.redact_text(texts[0]) and "pa/ss" not in masking.redact_text(texts[2])

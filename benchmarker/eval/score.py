@@ -20,63 +20,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.errors import RunAbortedError
+from benchmarker.eval.judges import Judge
 from benchmarker.log.records import AnswerRecord, ResultRecord
 from benchmarker.registry import suite_of_record
 
 if TYPE_CHECKING:
     from benchmarker.datasets.schema import Case
-
-JUDGE_KINDS = ("deterministic", "llm", "official")
-
-
-class JudgeFailures:
-    """Stop scoring when the judge model fails `limit` answers in a row, as a run stops after
-    `[run].max_failures_in_a_row` failed cases: a dead endpoint or a revoked key would otherwise
-    leave every answer "unjudged" and exit 0, blaming the judge's replies."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.in_a_row = 0
-
-    def record(self, result: ResultRecord) -> None:
-        error = (result.grade or {}).get("judge_error")
-        if not error:
-            self.in_a_row = 0
-            return
-        self.in_a_row += 1
-        if self.in_a_row >= self.limit:
-            raise RunAbortedError(f"the judge model failed on {self.in_a_row} answers in a row (each after its "
-                                  f"[retry] attempts); last error: {error}")
-
-
-@dataclass(frozen=True)
-class Judge:
-    """Who grades and by which numbers: the judge kind, its model, and the thresholds."""
-
-    kind: str = "deterministic"              # deterministic | llm | official
-    model: Any | None = None                 # a chat model (required unless deterministic)
-    official_prompt: Any | None = None       # LongMemEval's prompt builder for "official"
-    retries: int = 3                         # re-asks after an unusable reply
-    votes: int = 1                           # rubric LLM dimensions: votes combined by median
-    thresholds: ThresholdsConfig = field(default_factory=ThresholdsConfig)
-    failures: JudgeFailures | None = field(default=None, compare=False)  # shared by every answer it scores
-
-    def __post_init__(self) -> None:
-        if self.kind not in JUDGE_KINDS:
-            raise ValueError(f"unknown judge kind {self.kind!r}: expected deterministic, llm or official")
-        if self.kind != "deterministic" and self.model is None:  # never fall back silently
-            raise ValueError(f"judge kind {self.kind!r} needs a chat model")
-
-    @property
-    def llm(self) -> Any | None:
-        """The model for LLM-graded parts, None when grading deterministically."""
-        return None if self.kind == "deterministic" else self.model
-
 
 async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, judge: Judge, *,
                 failed_turns: int | None = None) -> ResultRecord:

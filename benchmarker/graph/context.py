@@ -13,7 +13,7 @@ self-improve candidate or a case's own server gets its own context (`dataclasses
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,7 +22,7 @@ from benchmarker.agent.ledger import TokenLedger
 from benchmarker.agent.tracing import RunTracing
 from benchmarker.config import RunConfig
 from benchmarker.datasets.schema import Case
-from benchmarker.eval.score import Judge
+from benchmarker.eval.judges import Judge
 from benchmarker.graph.progress import RunProgress
 from benchmarker.graph.state import Setup
 from benchmarker.log.store import RunLog
@@ -70,9 +70,6 @@ class RunContext:
     executor: CaseExecutor
     point: RunPoint
     tracing: RunTracing | None = None     # LangSmith scopes when [tracing] langsmith = true
-    # The memory agent's cost floor for the run's cases (run.estimate.run_floor), worked out when the
-    # summary is written; None where the run has no floor.
-    floor_of: Callable[[], dict[str, Any] | None] | None = None
 
     @property
     def run_id(self) -> str:

@@ -14,7 +14,7 @@ from benchmarker.graph.state import RunState
 async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     ctx.progress.set_phase("report")
-    run_meta: dict[str, Any] = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.kind,
+    run_meta: dict[str, Any] = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.name,
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
                 "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind,
                 "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": ctx.memory.describe(),
@@ -33,7 +33,8 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
         agent = run_meta["tokens"].get("roles", {}).get("agent") or {}
         run_meta["replay"] = replay.describe() | {"agent_calls": agent.get("calls", 0)}
     if ctx.subject.own_writes and ctx.mode == "agent":  # our memory agent wrote this run's memory
-        run_meta["floor"] = ctx.floor_of() if ctx.floor_of else None  # summary.json: cost.floor_usd, floor_ratio
+        # summary.json: cost.floor_usd, floor_ratio
+        run_meta["floor"] = ctx.subject.cost_floor() if ctx.subject.cost_floor else None
         agent = ctx.config.agent  # which writing mode ran (the report says it)
         run_meta["memory_agent"] = {"ingest_unit": agent.ingest_unit, "raw_entry": agent.raw_entry,
                                     "context_update": agent.context_update,

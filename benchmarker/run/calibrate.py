@@ -32,6 +32,7 @@ from typing import Any
 from benchmarker.errors import UserError
 from benchmarker.eval.calibration.labels import LabelledAnswer, file_names, read_gold, read_labels
 from benchmarker.eval.calibration.store import CALIBRATION_DIR, judge_label
+from benchmarker.eval.judges import judge_class
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
 from benchmarker.registry import suite
 from benchmarker.run.concurrent import run_all_or_stop
@@ -61,7 +62,7 @@ def load_answers(config, label_files: list[Path]) -> list[LabelledAnswer]:
 
 def choose_judges(config, kinds: list[str]) -> list[JudgeChoice]:
     """CONFIG's own judge, or each of `kinds` (deterministic | llm | official) in its place."""
-    from benchmarker.run.models import choose_judge
+    from benchmarker.eval.judges import choose_judge
 
     out: list[JudgeChoice] = []
     wanted: list[str | None] = list(dict.fromkeys(kinds)) or [None]
@@ -84,10 +85,12 @@ def _done(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _official_builder(choice: JudgeChoice) -> Any:
-    from benchmarker.eval.official import load_official_prompt_builder
+    """LongMemEval's prompt builder for the official judge (None for any other); a missing one is an error
+    here, where `run` would fall back to our prompts: a calibration must measure the judge it names."""
+    from benchmarker.eval.judges import official_prompt_for
 
-    builder, reason = load_official_prompt_builder(choice.config.dataset_repo_path)
-    if builder is None:
+    builder, reason = official_prompt_for(choice.kind, choice.config.dataset_repo_path)
+    if builder is None and reason:
         raise UserError(f"{choice.config.config_path}: judge = \"official\" needs LongMemEval's evaluator: {reason} "
                         "(set dataset_repo_path to your LongMemEval clone)")
     return builder
@@ -105,12 +108,12 @@ def estimate(config, label_files: list[Path], kinds: list[str], root: Path | Non
     rows = []
     for choice in choose_judges(config, kinds):
         unique = {a.key: a for a in answers}
-        if choice.kind == "deterministic":
+        if not judge_class(choice.kind).needs_model:
             rows.append({"judge": choice.label, "kind": choice.kind, "model": None, "answers": len(answers),
                          "to_judge": len(unique), "already_judged": 0, "calls": 0, "input_tokens": 0,
                          "output_tokens": 0, "usd": 0.0, "note": "deterministic grader: no model call"})
             continue
-        builder = _official_builder(choice) if choice.kind == "official" else None
+        builder = _official_builder(choice)
         done = _done(out_dir(config, choice, root) / VERDICTS_FILE)
         pending = [a for k, a in unique.items() if k not in done]
         usage = Usage(calls=len(pending), output_tokens=JUDGE_OUTPUT * len(pending),
@@ -156,13 +159,14 @@ async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
                      folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """key -> verdict line for every answer (resumed ones too), and the ledger's snapshot."""
     from benchmarker.agent.ledger import TokenLedger
-    from benchmarker.eval.score import Judge, score
+    from benchmarker.eval.judges import DeterministicGrader
+    from benchmarker.eval.score import score
     from benchmarker.graph.progress import RunProgress
     from benchmarker.run.models import build_models
     from benchmarker.run.runner import ledger_totals
 
     config = choice.config
-    llm = choice.kind != "deterministic"
+    llm = judge_class(choice.kind).needs_model
     path, tokens_path = folder / VERDICTS_FILE, folder / TOKENS_FILE
     if not llm:  # free, and the grader changes with the code: grade everything again
         path.unlink(missing_ok=True)
@@ -170,11 +174,11 @@ async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
     if llm:
         as_eval = config.model_copy(update={"run": config.run.model_copy(update={"phases": ("eval",)})})
         models = build_models(as_eval, earlier_tokens=earlier, with_agent=False)
-        if choice.kind == "official" and models.judge_kind != "official":
+        if models.judge_kind != choice.kind:  # the official judge without LongMemEval's evaluator
             raise UserError(f"{config.config_path}: judge = \"official\": {models.judge_note}")
         judge, ledger = models.judge_for(config), models.ledger
     else:  # no model at all: the grader needs no key, whatever the provider
-        judge, ledger = Judge(thresholds=config.eval.thresholds), TokenLedger()
+        judge, ledger = DeterministicGrader(thresholds=config.eval.thresholds), TokenLedger()
     verdicts = _done(path)
     unique = {a.key: a for a in answers}
     pending = [a for k, a in unique.items() if k not in verdicts]
@@ -238,7 +242,7 @@ def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[st
               for name, path in zip(file_names(label_files), label_files, strict=True)]
     summary = {"schema_version": SCHEMA_VERSION, "created_at": utc_now(),
                "judge": {"label": choice.label, "kind": choice.kind,
-                         "model": config.models.eval if choice.kind != "deterministic" else None,
+                         "model": config.models.eval if judge_class(choice.kind).needs_model else None,
                          "note": choice.note, "thresholds": config.eval.thresholds.model_dump(mode="json"),
                          "votes": config.eval.votes},
                "dataset_file": str(config.dataset_path), "labels": labels,

@@ -8,13 +8,14 @@ from typing import Any
 
 from benchmarker.agent.tracing import RunTracing
 from benchmarker.config import RunConfig
-from benchmarker.eval.score import Judge
+from benchmarker.eval.judges import Judge
 from benchmarker.graph.context import CaseExecutor, RunContext, RunPoint, SearchSettings
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import MemoryDriver
 from benchmarker.run.models import RunModels
 from benchmarker.subjects import MemoryAgentSubject, ReplayWrites, Subject
+from benchmarker.subjects.memory_agent import CostFloor
 
 
 @dataclass(frozen=True)
@@ -31,11 +32,10 @@ def build_context(config: RunConfig, *, log: RunLog, parts: RunParts, judge: Jud
     """The run graph's context at one sweep point (a plain run is one point)."""
     return RunContext(config=config, log=log, memory=parts.memory, subject=parts.subject, judge=judge,
                       ledger=models.ledger, progress=progress, executor=parts.executor,
-                      point=RunPoint(search=search, phases=tuple(config.run.phases)), tracing=tracing,
-                      floor_of=lambda: _floor(config))
+                      point=RunPoint(search=search, phases=tuple(config.run.phases)), tracing=tracing)
 
 
-def _floor(config: RunConfig) -> dict[str, Any] | None:
+def _floor(config: RunConfig) -> CostFloor | None:
     from benchmarker.run.estimate import run_floor
 
     return run_floor(config)
@@ -47,7 +47,8 @@ def memory_agent(config: RunConfig, models: RunModels, *, builds_agent: bool,
     (agent mode, ingest in the phases, no replay)."""
     wants_agent = builds_agent and replay is None and config.run.mode == "agent" and "ingest" in config.run.phases
     return MemoryAgentSubject(build_agent=models.build_agent if wants_agent else None,
-                              reader=models.qa, offline=models.offline, replay=replay)
+                              reader=models.qa, offline=models.offline, replay=replay,
+                              cost_floor=lambda: _floor(config))
 
 
 def describe_outside_models(config: RunConfig, models: RunModels) -> dict[str, Any]:

@@ -38,7 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.eval.judges import LLMJudge
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
+
+JUDGE = LLMJudge.name  # the fact-enumeration judge always asks its model
 
 ONLINE_FILE = "online.jsonl"
 TARGETS = {"precision": 0.95, "recall": 0.85, "f1": 0.90}   # the strategy document's targets
@@ -274,7 +277,7 @@ async def run_judge_online(config) -> Path:
     model = _judge_model(config, ledger)
     client, items = await _source(config)
     manifest = build_manifest(
-        config=config.to_manifest(), config_path=str(config.config_path), config_sha256=config.config_sha256,
+        config=config.to_manifest(JUDGE), config_path=str(config.config_path), config_sha256=config.config_sha256,
         run_id=config.run_id, dataset={"kind": "online", "source": online.source,
                                        "project": online.project or config.tracing.project if client else None,
                                        "run_dir": online.run_dir or None, "tag": online.tag, "since": online.since,

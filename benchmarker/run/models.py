@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarker.errors import ConfigError
+from benchmarker.eval.judges import LLMJudge, choose_judge, judge_class, official_prompt_for
 from benchmarker.memory.driver import MemoryDriver
 
 
@@ -52,13 +52,12 @@ class RunModels:
                                   prompt_cache=self.prompt_cache, raw_entry=self.raw_entry)
 
     def judge_for(self, config) -> Any:
-        """The eval phase's judge (benchmarker.eval.score.Judge): kind, model, retries and thresholds."""
-        from benchmarker.eval.score import Judge, JudgeFailures
+        """The eval phase's judge (benchmarker.eval.judges): its model, retries and thresholds."""
+        from benchmarker.eval.judges import JudgeFailures, make_judge
 
-        return Judge(kind=self.judge_kind, model=self.judge if self.judge_kind != "deterministic" else None,
-                     official_prompt=self.official_prompt, retries=config.eval.judge_retries,
-                     votes=config.eval.votes, thresholds=config.eval.thresholds,
-                     failures=JudgeFailures(config.run.max_failures_in_a_row))
+        return make_judge(self.judge_kind, model=self.judge, official_prompt=self.official_prompt,
+                          retries=config.eval.judge_retries, votes=config.eval.votes,
+                          thresholds=config.eval.thresholds, failures=JudgeFailures(config.run.max_failures_in_a_row))
 
     def prompt_cache_note(self) -> str:
         from benchmarker.agent.caching import prompt_cache_middleware
@@ -72,22 +71,6 @@ class RunModels:
                 "context_update": self.context_update,
                 "note": "offline: deterministic policy, extractive reader and grader; a floor, not a model score"
                 if self.offline else ""}
-
-
-def choose_judge(config) -> tuple[str, str]:
-    """auto: an LLM judge when one is configured and wanted, else the deterministic grader."""
-    wanted = config.eval.judge
-    has_model = bool(config.models.eval) and config.provider.type != "offline"
-    if wanted == "deterministic" or config.run.mode == "retrieval":
-        return "deterministic", "deterministic grader (normalised match, number-aware)"
-    if wanted == "auto":
-        if has_model and config.params.use_llm_judge:
-            return "llm", f"LLM judge {config.models.eval}"
-        return "deterministic", "deterministic grader: no LLM judge configured"
-    if not has_model:
-        raise ConfigError(f"{config.config_path}: [eval].judge = {wanted!r} needs [models].eval "
-                          "and a non-offline [provider].type")
-    return wanted, f"{wanted} judge {config.models.eval}"
 
 
 def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_agent: bool = True) -> RunModels:
@@ -114,8 +97,7 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
                                  policy=retry_policy, ledger=ledger, role="qa", model_id=config.models.qa,
                                  provider=provider)
     judge_kind, note = choose_judge(config)
-    official = None
-    if judge_kind in ("llm", "official"):
+    if judge_class(judge_kind).needs_model:
         from benchmarker.agent.retry import RetryingModel
 
         raw_judge = make_chat_model(provider, config.models.eval, role="eval", **(common | {"temperature": 0.0}))
@@ -127,15 +109,12 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
             qa_model = _batched(hub, config, "qa", ledger) or qa_model
         if config.batch.eval and judge_model is not None:
             judge_model = _batched(hub, config, "eval", ledger) or judge_model
-    if judge_kind == "official":
-        from benchmarker.eval.official import load_official_prompt_builder
-
-        official, reason = load_official_prompt_builder(config.dataset_repo_path)
-        if official is None:
-            note = f"official evaluator not found ({reason}); using our own judge prompts"
-            judge_kind = "llm"
-        else:
-            note = f"official LongMemEval evaluator prompts from {config.dataset_repo_path}"
+    official, reason = official_prompt_for(judge_kind, config.dataset_repo_path)
+    if official is not None:
+        note = f"official LongMemEval evaluator prompts from {config.dataset_repo_path}"
+    elif reason:  # the official judge without LongMemEval's evaluator: our own prompts, said so
+        note = f"official evaluator not found ({reason}); using our own judge prompts"
+        judge_kind = LLMJudge.name
     return RunModels(provider=provider, agent_model=agent_model, qa=qa_model, judge=judge_model,
                      judge_kind=judge_kind, judge_note=note, official_prompt=official, ledger=ledger,
                      retry_policy=retry_policy, max_tool_calls_per_turn=config.params.max_tool_calls_per_turn,

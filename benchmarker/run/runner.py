@@ -220,7 +220,7 @@ def _check_writable(run_dir: Path, config) -> None:
 
 def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previous) -> dict[str, Any]:
     manifest = build_manifest(
-        config=config.to_manifest(), config_path=str(config.config_path), config_sha256=config.config_sha256,
+        config=config.to_manifest(models.judge_kind), config_path=str(config.config_path), config_sha256=config.config_sha256,
         run_id=run_id,
         dataset={"kind": config.dataset.kind, "path": plan.path, "sha256": plan.sha256,
                  "description": plan.description, "questions": plan.total_questions,

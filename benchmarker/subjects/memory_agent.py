@@ -16,6 +16,8 @@ from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.driver import MemoryDriver
 
 AgentFactory = Callable[[MemoryDriver], Runnable[Any, Any]]
+# summary.json's cost.floor: usd, input_tokens, output_tokens, context_updates, summary_tokens
+CostFloor = dict[str, float | int | None]
 
 
 class ReplayWrites(Protocol):
@@ -34,6 +36,9 @@ class MemoryAgentSubject:
     reader: BaseChatModel | Runnable[Any, Any] | None
     offline: bool
     replay: ReplayWrites | None = None
+    # The memory agent's cost floor for the run's cases (run.estimate.run_floor), worked out when the
+    # summary is written; None where the run has no floor.
+    cost_floor: Callable[[], CostFloor | None] | None = None
     _built: tuple[MemoryClient, Runnable[Any, Any]] | None = field(default=None, repr=False)
 
     @property

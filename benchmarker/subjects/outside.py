@@ -32,6 +32,7 @@ class OutsideAgentSubject:
     has_agent = False
     own_writes = False   # the agent keeps its own memory: none of our agent's writing settings apply
     replay = None
+    cost_floor = None    # its model calls are its business: no floor of ours
 
     async def check(self, phases: tuple[str, ...]) -> None:
         """Start the agent and check it answers a reset; an eval-only run never starts it."""

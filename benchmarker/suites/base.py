@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarker.config_schema import Problem
-from benchmarker.eval.grader import grade_deterministic
 from benchmarker.registry import dataset_kinds_where
 
 if TYPE_CHECKING:
     from benchmarker.config_schema import RunConfig, ThresholdsConfig
     from benchmarker.datasets.schema import Case, Question
     from benchmarker.datasets.source import DatasetPlan
-    from benchmarker.eval.score import Judge
+    from benchmarker.eval.judges import Judge
     from benchmarker.log.records import LevelRecord
     from benchmarker.log.store import RunLog
 
@@ -101,16 +100,7 @@ class Suite(ABC):
     async def score(self, record: Record, case: Case | None, judge: Judge) -> Record:
         """The grading fields of one answer line (label, autoeval_label, grade, ...): by default the
         LongMemEval judge (our prompts, LongMemEval's, or the deterministic grader)."""
-        if judge.kind == "deterministic":
-            return grade_deterministic(str(record.get("question_type", "")), str(record.get("question_id", "")),
-                                       record.get("answer", ""), record.get("hypothesis"),
-                                       thresholds=judge.thresholds, question=str(record.get("question") or "")).fields()
-        from benchmarker.eval.judge import judge_answer  # langchain: loaded when a model judges
-
-        builder = judge.official_prompt if judge.kind == "official" else None
-        assert judge.model is not None, "an LLM judge has its model"
-        grading = (await judge_answer(judge.model, record, retries=judge.retries, prompt_builder=builder)).fields()
-        return with_eval_tokens(record, grading)
+        return await judge.grade(record)
 
     def score_case(self, case: Case, log: RunLog, *, default_cadence: int,
                    thresholds: ThresholdsConfig | None = None) -> LevelRecord | None:
@@ -182,14 +172,6 @@ class Suite(ABC):
     def adversary_rubric(self) -> Callable[[str, bool], Record] | None:
         """The rubric of an adversary's new question (None: the checker's default)."""
         return None
-
-
-def with_eval_tokens(record: Record, grading: Record) -> Record:
-    """The judge call's tokens added to the answer's under role "eval"."""
-    tokens = (grading.get("grade") or {}).get("tokens") or {}
-    if tokens:
-        grading["tokens"] = dict(record.get("tokens") or {}) | {"eval": tokens}
-    return grading
 
 
 def need_case(case: Case | None, record: Record) -> Case:

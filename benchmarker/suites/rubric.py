@@ -14,7 +14,7 @@ from benchmarker.eval.sections import mean_score_table, scored_rows
 from benchmarker.suites.base import Record, Suite, need_case
 
 if TYPE_CHECKING:
-    from benchmarker.eval.score import Judge
+    from benchmarker.eval.judges import Judge
 
 
 class RubricSuite(Suite):

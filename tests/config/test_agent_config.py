@@ -8,6 +8,7 @@ import pytest
 
 from benchmarker.config import canonical_hash, load_config
 from benchmarker.errors import ConfigError
+from benchmarker.eval.judges import choose_judge
 
 ROOT = Path(__file__).resolve().parents[2]
 HTTP = '[agent]\ntype = "http"\n[agent.http]\nbase_url = "http://127.0.0.1:8080/agent"\n'
@@ -62,7 +63,7 @@ def test_subprocess_keys_and_one_process_per_concurrent_case(tmp_path: Path) -> 
 
 def test_an_outside_agent_needs_no_agent_or_reader_model(tmp_path: Path) -> None:
     cfg = load(tmp_path, HTTP + '[provider]\ntype = "openai"\n[models]\neval = "gpt-4o-mini"\n')
-    assert cfg.judge_kind == "llm"
+    assert choose_judge(cfg)[0] == "llm"
 
 
 @pytest.mark.parametrize("text, expected", [

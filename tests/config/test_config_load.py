@@ -10,6 +10,7 @@ import pytest
 from benchmarker.config import canonical_hash, load_config
 from benchmarker.config_schema import RunConfig
 from benchmarker.errors import ConfigError
+from benchmarker.eval.judges import choose_judge
 
 FULL = """
 dataset_repo_path = "lme"
@@ -120,11 +121,11 @@ def test_full_config_loads_and_round_trips(tmp_path: Path, repo: Path) -> None:
     assert cfg.memory.db_path == str(tmp_path / "mem" / "memory.sqlite")
     assert cfg.provider.openai.api_key_env == "MY_KEY"
     assert cfg.prices["gpt-4o-mini"].output == 0.60
-    assert cfg.sweep.top_k == (5, 10) and cfg.judge_kind == "llm"
+    assert cfg.sweep.top_k == (5, 10) and choose_judge(cfg)[0] == "llm"
     assert cfg.run_dir == tmp_path / "out" / "full-1"
     again = RunConfig.model_validate(cfg.model_dump())
     assert again.model_dump() == cfg.model_dump()
-    manifest = json.loads(json.dumps(cfg.to_manifest()))
+    manifest = json.loads(json.dumps(cfg.to_manifest("llm")))
     assert manifest["dataset_path"] == str(repo / "data" / "longmemeval_s_cleaned.json")
     assert manifest["config_sha256"] == cfg.config_sha256 and len(cfg.config_sha256) == 64
     assert manifest["config_path"] == str(tmp_path / "run.toml")
@@ -136,7 +137,7 @@ def test_empty_config_is_the_offline_quickstart(tmp_path: Path) -> None:
     assert cfg.dataset.kind == "sample" and cfg.dataset_path is None
     assert (cfg.provider.type, cfg.models.agent, cfg.models.qa, cfg.models.eval) == (
         "offline", "offline-memory-agent", "offline-reader", "")
-    assert cfg.judge_kind == "deterministic"
+    assert choose_judge(cfg)[0] == "deterministic"
     assert cfg.run_id.startswith("run-") and len(cfg.run_id) == len("run-") + 8
 
 

@@ -6,7 +6,8 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from benchmarker.eval.judge import choose_prompt, judge_answer, parse_yes_no
-from benchmarker.eval.score import Judge, score
+from benchmarker.eval.judges import DeterministicGrader, LLMJudge
+from benchmarker.eval.score import score
 from fake_judge_server import FakeJudgeServer
 
 
@@ -112,11 +113,11 @@ async def test_official_builder_replaces_prompts_for_longmemeval_types():
 
 
 async def test_score_routes_deterministic_and_llm():
-    det = await score(record("temporal-reasoning", "t1", "7 days", "6 days"), None, Judge("deterministic"))
+    det = await score(record("temporal-reasoning", "t1", "7 days", "6 days"), None, DeterministicGrader())
     assert det.label is True and det.grade["judge"] == "deterministic"
     assert det.autoeval_label == {"model": "deterministic", "label": True}
     with FakeJudgeServer(["no"]) as server:
-        llm = await score(record("multi-session", "m1"), None, Judge("llm", model=chat(server)))
+        llm = await score(record("multi-session", "m1"), None, LLMJudge(model=chat(server)))
     assert llm.label is False and llm.grade["model"] == "judge-model"
     with pytest.raises(ValueError):
-        Judge("llm")  # a judge kind that needs a model never falls back silently
+        LLMJudge()  # a judge kind that needs a model never falls back silently

@@ -8,7 +8,8 @@ from langchain_openai import ChatOpenAI
 
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.eval.judge import choose_prompt, judge_answer, parse_label
-from benchmarker.eval.score import Judge, score
+from benchmarker.eval.judges import DeterministicGrader, LLMJudge
+from benchmarker.eval.score import score
 from benchmarker.suites.locomo.data import NOT_MENTIONED
 from tests.eval.fake_judge_server import FakeJudgeServer
 
@@ -82,7 +83,7 @@ async def test_score_locomo_with_the_llm_judge():
     q1, q2 = CASE.questions[0], CASE.questions[1]
     with FakeJudgeServer(['{"label": "CORRECT", "reason": "3 = three"}',
                           '{"label": "WRONG", "reason": "asserted the trap"}']) as server:
-        judge = Judge("llm", model=chat(server))
+        judge = LLMJudge(model=chat(server))
         right = await score(answer(q1, "She has three kids."), CASE, judge)
         trapped = await score(answer(q2, "She realized self-care is important."), CASE, judge)
     assert right.label is True and right.grade["template"] == "judge_locomo"
@@ -100,7 +101,7 @@ async def test_score_locomo_with_the_llm_judge():
 async def test_incorrect_is_never_counted_correct():
     q1 = CASE.questions[0]
     with FakeJudgeServer(["INCORRECT", '{"label": "INCORRECT"}', "not correct"]) as server:
-        verdict = await score(answer(q1, "She has two kids."), CASE, Judge("llm", model=chat(server), retries=2))
+        verdict = await score(answer(q1, "She has two kids."), CASE, LLMJudge(model=chat(server), retries=2))
     assert verdict.label is None and verdict.grade["unjudged"] and verdict.grade["attempts"] == 3
     assert "unjudged after 3 attempts" in verdict.grade["reason"]
     with FakeJudgeServer(["INCORRECT", '{"label": "WRONG"}']) as server:
@@ -110,7 +111,7 @@ async def test_incorrect_is_never_counted_correct():
 
 async def test_score_locomo_deterministic():
     q1, q2, q3, q4 = CASE.questions
-    judge = Judge()
+    judge = DeterministicGrader()
     assert (await score(answer(q1, "She has three kids."), CASE, judge)).label is True  # number words -> digits
     assert (await score(answer(q1, "She has 13 kids."), CASE, judge)).label is False  # "3" is not in "13"
     assert (await score(answer(q2, "That was never mentioned in the conversation."), CASE, judge)).label is True

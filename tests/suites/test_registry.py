@@ -12,7 +12,8 @@ import pytest
 from benchmarker import registry
 from benchmarker.datasets.schema import Case, Question, Session
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, plan_dataset
-from benchmarker.eval.score import Judge, score
+from benchmarker.eval.judges import DeterministicGrader
+from benchmarker.eval.score import score
 from benchmarker.eval.sections import extra_sections, suite_summaries
 from benchmarker.eval.summary import build_summary
 from benchmarker.suites.base import Suite
@@ -76,7 +77,7 @@ async def test_a_suite_registered_at_run_time_is_planned_scored_and_summarised(t
     (case,) = plan_dataset(config, tmp_path).groups[0].cases()
     answer = {"case_id": case.case_id, "question_id": "q1", "kind": case.kind, "question": "what?",
               "answer": "toy", "hypothesis": "a toy"}
-    result = (await score(answer, case, Judge())).to_line()
+    result = (await score(answer, case, DeterministicGrader())).to_line()
     assert result["label"] is True and result["grade"]["judge"] == "toy"
     summary = build_summary([result], run_meta={}) | suite_summaries([result])
     assert summary["toy"] == {"right": 1} and summary["counts"]["by_kind"] == {"toy_case": 1}

@@ -6,14 +6,14 @@ import argparse
 import sys
 
 from benchmarker.memory.service.cli import add_arguments, run
-from benchmarker.redact import redacted_terminal
+from benchmarker.memory.service.masking import redacted_terminal
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarker.memory.service",
                                      description="Serve the embedded Mycelian-compatible memory service.")
     add_arguments(parser)
-    with redacted_terminal():  # its log is a run file: masked like every other
+    with redacted_terminal():  # its log is a run file: masked like every other (the service's own masking)
         return run(parser.parse_args(argv))
 
 

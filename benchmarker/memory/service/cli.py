@@ -153,7 +153,7 @@ def _watch_launcher(parent_pid: int | None) -> bool:
     """Before anything slow (the database lock, the model): stop as soon as the launcher is gone, and
     do not start at all when it already is. False = gone. Without --parent-pid the parent at start
     is the launcher, and PID 1 there means it died before we looked."""
-    from benchmarker.memory.lifeline import launcher_gone, stop_self, watch
+    from benchmarker.memory.service.lifeline import launcher_gone, stop_self, watch
 
     parent = parent_pid if parent_pid is not None else os.getppid()
     if launcher_gone(parent) or (parent_pid is None and parent == 1):

@@ -8,7 +8,7 @@
 A subprocess (not a thread) keeps the embedder's CPU work and the server's event loop out of the
 harness's process. The child exits by itself when this process dies, even by SIGKILL during
 start-up: it is told this PID (--exit-with-parent --parent-pid) and checks it from its first
-instant (benchmarker/memory/lifeline.py), so it never holds the database lock as an orphan. Every
+instant (lifeline.py), so it never holds the database lock as an orphan. Every
 launch has its own random API key (handed over in MEMORY_API_KEY, never in argv where `ps`
 shows it), so the harness authenticates the way a client of Mycelian's stack does.
 """

@@ -1,7 +1,7 @@
 """get_default_prompts: the memory agent's rules and templates, read from default_prompts/<type>/*.md.
 
 The files name Mycelian's limits as placeholders (`{summary_chars}`, `{context_cadence}`, ...);
-they are filled in from benchmarker.memory.limits, so the texts state the numbers the code uses.
+they are filled in from the service's limits.py, so the texts state the numbers the code uses.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from benchmarker.memory.limits import MYCELIAN_CONTEXT_CADENCE, render_limits
 from benchmarker.memory.service.errors import ServiceError
+from benchmarker.memory.service.limits import MYCELIAN_CONTEXT_CADENCE, render_limits
 
 PROMPTS_VERSION = "v1"
 TEMPLATE_NAMES = ("context_prompt", "entry_capture_prompt", "summary_prompt")

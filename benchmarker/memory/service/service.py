@@ -11,11 +11,11 @@ import logging
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
 
-from benchmarker import __version__
 from benchmarker.memory.service import validation as check
 from benchmarker.memory.service.embedders import Embedder, create_embedder
 from benchmarker.memory.service.errors import NotFoundError, ServiceError
@@ -31,6 +31,10 @@ from benchmarker.memory.service.vectors import VectorCache
 log = logging.getLogger(__name__)
 QUERY_CACHE_SIZE = 512
 ENQUEUED, CONSISTENT = "enqueued", "consistent"
+try:  # the installed distribution's version, read from its metadata (not from the harness's package)
+    SERVICE_VERSION = version("mycelian-longmemeval")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    SERVICE_VERSION = "0.0.0+source"
 
 
 def limit_blas_threads() -> None:
@@ -240,7 +244,7 @@ class MemoryService:
     def health(self) -> dict[str, Any]:
         return {"status": "healthy", "message": "Service is healthy",
                 "timestamp": format_ts(datetime.now(UTC)),
-                "service": "mycelian-longmemeval embedded memory", "version": __version__,
+                "service": "mycelian-longmemeval embedded memory", "version": SERVICE_VERSION,
                 "startedAt": self.started_at,
                 "embedder": self.settings.embedder, "embeddingModel": self.indexer.model_id,
                 "alpha": self.settings.alpha, "indexLagMs": self.settings.index_lag_ms,

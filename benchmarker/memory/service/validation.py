@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
-from benchmarker.config_schema import MYCELIAN_TITLE
 from benchmarker.memory.service.errors import ServiceError
 from benchmarker.memory.service.settings import (
     DESCRIPTION_MAX_CHARS,
@@ -28,6 +28,11 @@ from benchmarker.memory.service.settings import (
     TOP_K_MIN,
 )
 from benchmarker.memory.service.timefmt import normalize_cursor
+
+# Mycelian's rule for vault and memory titles. Config validation applies the same rule to vault_title
+# (benchmarker.config_schema.MYCELIAN_TITLE states it again: the service imports nothing of the harness,
+# and config_schema, an earlier stage, may not import the service); tests/test_import_graph.py keeps them equal.
+MYCELIAN_TITLE = re.compile(r"^[A-Za-z0-9-]{1,50}$")
 
 
 def utf8_size(argument: str, value: str) -> int:

@@ -21,7 +21,7 @@ from benchmarker.eval.judge_policy import JUDGE_CALL_FAILED
 from benchmarker.suites.base import Record, Suite, need_case
 
 if TYPE_CHECKING:
-    from benchmarker.eval.score import Judge
+    from benchmarker.eval.judges import Judge
 
 
 class FactExtraction(Suite):

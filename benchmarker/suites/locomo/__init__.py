@@ -13,16 +13,15 @@ from benchmarker.datasets.longmemeval import dataset_sha256
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
-from benchmarker.eval.grader import grade_deterministic
-from benchmarker.eval.judge import LOCOMO_TEMPLATES, judge_answer
-from benchmarker.suites.base import Record, Suite, with_eval_tokens
+from benchmarker.eval.judge import LOCOMO_TEMPLATES
+from benchmarker.suites.base import Record, Suite
 from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, select_locomo
 from benchmarker.suites.locomo.evidence import counts_text, evidence_block, evidence_note
 from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, category_of, locomo_summary, scored_gold
 from benchmarker.suites.locomo.report import compare_rows, locomo_section
 
 if TYPE_CHECKING:
-    from benchmarker.eval.score import Judge
+    from benchmarker.eval.judges import Judge
 
 log = logging.getLogger(__name__)
 LOCOMO_URL = "https://raw.githubusercontent.com/snap-research/LoCoMo/main/data/locomo10.json"
@@ -86,15 +85,8 @@ class LoCoMo(Suite):
         metrics = answer_scores(record.get("hypothesis"), record.get("answer", ""), category)
         if trap:
             metrics["adversarial_answer"] = str(trap)
-        if judge.kind == "deterministic":
-            gold = scored_gold(record.get("answer", ""), category)
-            grading = grade_deterministic(str(record.get("question_type", "")), qid, gold, record.get("hypothesis"),
-                                          thresholds=judge.thresholds).fields()
-        else:
-            assert judge.model is not None, "an LLM judge has its model"
-            verdict = await judge_answer(judge.model, record | {"question_id": qid, "adversarial_answer": trap or ""},
-                                         retries=judge.retries)
-            grading = with_eval_tokens(record, verdict.fields())
+        line = record | {"question_id": qid, "adversarial_answer": trap or ""}
+        grading = await judge.grade(line, gold=scored_gold(record.get("answer", ""), category))
         return grading | {"locomo": metrics}
 
     def judge_template(self, question_type: str, abstention: bool) -> str | None:

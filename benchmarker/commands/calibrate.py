@@ -1,0 +1,33 @@
+"""`calibrate CONFIG --labels FILE ...`: how far CONFIG's judge agrees with published labels."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchmarker.commands.base import Command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", type=Path, help="a TOML whose [dataset] file holds the gold answers and whose "
+                                                  "[provider], [models].eval and [eval] set the judge")
+    parser.add_argument("--labels", type=Path, action="append", required=True,
+                        help="labelled answers (LongMemEval eval-results JSONL, or {question_id, hypothesis, "
+                             "label} lines); repeat for more files")
+    parser.add_argument("--judge", action="append", default=[], choices=("deterministic", "llm", "official"),
+                        help="calibrate this judge instead of the config's (repeat: several judges, same labels)")
+    parser.add_argument("--json", action="store_true", help="print each judge's summary as one JSON object a line")
+    parser.add_argument("--estimate", action="store_true", help="only price the judge calls: tokens and USD")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write ROOT/<judge>/ here (default: <[run] output_dir>/calibration)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarker.run.calibrate import run_calibrate_verb
+
+    return run_calibrate_verb(args)
+
+
+COMMAND = Command(name="calibrate", help="measure CONFIG's judge against labelled answers: agreement, "
+                                         "Cohen's kappa, confusion, per type and per file",
+                  add_arguments=add_arguments, run=run)

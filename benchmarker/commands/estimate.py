@@ -1,0 +1,32 @@
+"""`estimate CONFIG`: tokens and cost of a run before paying for it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchmarker.commands.base import Command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", type=Path)
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (schema_version 1) instead of the tables")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import tempfile
+
+    from benchmarker.config import load_config
+    from benchmarker.run.estimate import estimate_json, estimate_run, format_estimate
+
+    config = load_config(args.config)
+    with tempfile.TemporaryDirectory() as scratch:  # generated data is written here, not into runs/
+        est = estimate_run(config, Path(scratch))
+    print(json.dumps(estimate_json(est, config), indent=2) if args.json else format_estimate(est, config))
+    return 0
+
+
+COMMAND = Command(name="estimate", help="estimate tokens and cost of the run a TOML config describes",
+                  add_arguments=add_arguments, run=run)

@@ -1,0 +1,48 @@
+"""`oracle RUN_DIR [CONFIG]`: the run's questions again with only their gold evidence as context."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+
+from benchmarker.commands.base import Command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("config", type=Path, nargs="?", default=None,
+                        help="another reader or judge ([provider], [models].qa / eval, [eval]); default: the run's own")
+    parser.add_argument("--estimate", action="store_true", help="only price the reader and judge calls: tokens and USD")
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarker.eval.fmt import pct
+    from benchmarker.eval.outputs import rebuild_outputs
+    from benchmarker.run.oracle import estimate_oracle, run_config, run_oracle
+    from benchmarker.run.run_lock import hold_run_lock, run_root
+
+    run_dir: Path = args.run_dir
+    config = run_config(run_dir, args.config)
+    if args.estimate:
+        data = estimate_oracle(run_dir, config)
+        usd = "no price in [prices]" if data["usd"] is None else f"${data['usd']:,.4f}"
+        print(f"oracle: {data['pending']} of {data['questions']} questions to answer and judge: reader "
+              f"{data['models']['qa']} ~{data['qa']['input_tokens']:,} tokens in, ~{data['qa']['output_tokens']:,} out; "
+              f"judge {data['models']['eval'] or 'deterministic'} ~{data['eval']['input_tokens']:,} in; {usd}")
+        return 0
+    with hold_run_lock(run_root(run_dir), "oracle"):
+        summary, out = asyncio.run(run_oracle(run_dir, config))
+        report = rebuild_outputs(run_dir)  # the run's report now shows memory vs gold evidence
+    mine = json.loads((run_dir / "summary.json").read_text(encoding="utf-8")).get("qa", {}).get("overall") or {}
+    gold = summary.get("qa", {}).get("overall") or {}
+    usd = (summary.get("cost") or {}).get("usd", {}).get("total")
+    print(f"oracle: {out}\nreport: {report}\naccuracy with memory {pct(mine.get('accuracy'))}, with the gold evidence "
+          f"{pct(gold.get('accuracy'))} (n={gold.get('n', 0)}); cost {'n/a' if usd is None else f'${usd:,.4f}'}")
+    return 0
+
+
+COMMAND = Command(name="oracle", help="re-ask a finished run's questions with only their gold evidence as the "
+                                      "reader's context: how much of the score memory loses",
+                  add_arguments=add_arguments, run=run)

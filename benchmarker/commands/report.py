@@ -1,0 +1,26 @@
+"""`report RUN_DIR`: re-compute summary.json and the report from a run directory's files."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from benchmarker.commands.base import Command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", type=Path)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarker.eval.outputs import rebuild_outputs
+    from benchmarker.run.run_lock import hold_run_lock
+
+    with hold_run_lock(args.run_dir, "report"):  # a run (or another report) rewrites the same files
+        path = rebuild_outputs(args.run_dir)
+    print(f"report: {path}")
+    return 0
+
+
+COMMAND = Command(name="report", help="rebuild summary.json and report.{md,html} from a run directory",
+                  add_arguments=add_arguments, run=run)

@@ -1,0 +1,26 @@
+"""`serve-memory`: the embedded Mycelian-compatible memory service (MCP over streamable HTTP on /mcp,
+or stdio with --transport stdio); its flags are memory/service/cli.py's, shared with
+`python -m benchmarker.memory.service`."""
+
+from __future__ import annotations
+
+import argparse
+
+from benchmarker.commands.base import Command
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from benchmarker.memory.service.cli import add_arguments as add_serve_arguments
+
+    add_serve_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarker.memory.service.cli import run as serve
+
+    return serve(args)
+
+
+COMMAND = Command(name="serve-memory", help="serve the embedded memory service over MCP (streamable HTTP, "
+                                            "or stdio with --transport stdio)",
+                  add_arguments=add_arguments, run=run)

@@ -1,0 +1,174 @@
+"""The service's own terminal masking: what `python -m benchmarker.memory.service` prints or logs is masked.
+
+The service imports nothing of the harness, so it carries this copy of the harness's terminal masking
+(benchmarker/redact.py's text rules, `RedactingFilter`, `RedactingStream` and `redacted_terminal`), rule for
+rule: the values of the process's credential-looking environment variables (raw or percent-encoded, at
+least `MIN_SECRET_LEN` characters, not absolute paths), URL userinfo, secret-looking query values and
+bearer / basic tokens. benchmarker.redact cannot import this module (it is an earlier stage than memory,
+and memory imports it), so tests/test_import_graph.py checks that both mask the same texts the same way.
+The harness's `serve-memory` verb runs under benchmarker.redact's `redacted_terminal`; `__main__` under this one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from typing import IO, Any
+from urllib.parse import quote
+
+MASK = "***"
+MIN_SECRET_LEN = 8
+# Credential-looking names whose values are not secrets (the shell's working directories).
+NOT_SECRET_VARS = frozenset({"PWD", "OLDPWD"})
+
+# Names whose values are credentials: as dict keys (config, headers) and as URL query parameters.
+SECRET_NAME = re.compile(
+    r"(^|[_\-.])(api[_\-]?key|apikey|key|secret|secret[_\-]?key|secret[_\-]?access[_\-]?key|access[_\-]?key[_\-]?id"
+    r"|session[_\-]?token|token|access[_\-]?token|refresh[_\-]?token|id[_\-]?token|password|passwd|pwd|pass"
+    r"|auth|authorization|credential|credentials|signature|sig|x-amz-signature|x-amz-credential"
+    r"|x-amz-security-token)$", re.IGNORECASE)
+# `scheme://` then userinfo up to `@`: the user part stops at `/ ? # @`, a password (after `:`) may hold
+# anything but whitespace, quotes, `? # @`, so `pa/ss` and `pa(ss)` are masked whole and
+# `http://host/users/@me` (no `:` before the `/`) is left alone.
+_USERINFO = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://)[^\s/?#@\"<>`\\]*(?::[^\s?#@\"<>`\\]*)?@")
+# A query parameter (after `?`, `&` or `;`) and its value, up to the next parameter or the end of the URL.
+_PARAM = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\-]+)=([^&#\s\"<>`\\]*)")
+_BEARER = re.compile(r"\b(Bearer|Basic)\s+[^\s\"'<>`()\[\]{},;]{8,}", re.IGNORECASE)
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(SECRET_NAME.search(name))
+
+
+class _EnvSecrets:
+    """The credential values of this process's environment as one regex, rebuilt when they change."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state: tuple[frozenset[Any], dict[Any, Any], re.Pattern[str] | None] | None = None
+
+    @staticmethod
+    def _raw() -> dict[Any, Any]:
+        data = getattr(os.environ, "_data", None)  # POSIX: bytes -> bytes, compared without decoding
+        return data if isinstance(data, dict) else dict(os.environ)
+
+    def pattern(self) -> re.Pattern[str] | None:
+        raw = self._raw()
+        state = self._state
+        if state is not None:
+            names, values, pattern = state
+            if raw.keys() == names and all(raw.get(k) == v for k, v in values.items()):
+                return pattern
+        with self._lock:
+            return self._rebuild(raw)
+
+    def _rebuild(self, raw: dict[Any, Any]) -> re.Pattern[str] | None:
+        values: dict[Any, Any] = {}
+        secrets: set[str] = set()
+        for key, value in raw.items():
+            name = os.fsdecode(key)
+            if name in NOT_SECRET_VARS or not is_secret_name(name):
+                continue
+            values[key] = value
+            text = os.fsdecode(value)
+            if len(text) >= MIN_SECRET_LEN and not os.path.isabs(text):
+                secrets |= {text, quote(text, safe="")}
+        # Longest first, so a value containing another is masked whole.
+        ordered = sorted(secrets, key=len, reverse=True)
+        pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._state = (frozenset(raw.keys()), values, pattern)
+        return pattern
+
+
+_ENV = _EnvSecrets()
+
+
+def _mask_param(match: re.Match[str]) -> str:
+    name, value = match.group(1), match.group(2)
+    return f"{name}={MASK}" if value and is_secret_name(name) else match.group(0)
+
+
+def _mask(text: str, env: re.Pattern[str] | None) -> str:
+    if env is not None and len(text) >= MIN_SECRET_LEN:
+        text = env.sub(MASK, text)
+    if "://" in text:
+        text = _USERINFO.sub(lambda m: f"{m.group(1)}{MASK}@", text)
+    if "=" in text:
+        text = _PARAM.sub(_mask_param, text)
+    if "earer" in text or "asic" in text:
+        text = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
+    return text
+
+
+def redact_text(text: str) -> str:
+    """`text` with the process's credentials, URL userinfo, secret query values and bearer tokens masked."""
+    return _mask(text, _ENV.pattern())
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts each record's final message and traceback (install it on handlers)."""
+
+    _formatter = logging.Formatter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            return True
+        cleaned = redact_text(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self._formatter.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact_text(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact_text(record.stack_info)
+        return True
+
+
+class RedactingStream:
+    """A text stream (stdout / stderr) that redacts every write; everything else is the wrapped stream's."""
+
+    def __init__(self, stream: IO[str]):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact_text(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def redacting_excepthook(kind: type[BaseException], exc: BaseException, tb: Any) -> None:
+    """`sys.excepthook` for a traceback that escapes the CLI: printed redacted."""
+    import traceback
+
+    print(redact_text("".join(traceback.format_exception(kind, exc, tb))), end="", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def redacted_terminal() -> Iterator[None]:
+    """Everything the process shows masked: stdout and stderr (prints, progress, rich
+    output, the error boundary) wrapped while the verb runs, every logging handler filtered (traceback
+    included), and a traceback escaping the CLI printed masked."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(sys.stdout), RedactingStream(sys.stderr)
+    sys.excepthook = redacting_excepthook
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
