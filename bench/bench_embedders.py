@@ -5,7 +5,7 @@
 Retrieval: a retrieval-mode run (`[run] mode = "retrieval"`) per embedder over the file's
 questions, with a sweep over alpha (1.0 = dense only, 0.6 = the default hybrid; BM25 only for
 `none`), so the numbers are the ones such a run reports in its summary.json, with the same
-definitions (benchmarker/eval/retrieval_metrics.py): every message is an entry, a session ranks
+definitions (benchmarker/scoring/retrieval_metrics.py): every message is an entry, a session ranks
 where its best entry ranks among the top_k hits, recall_any@k = 1 when any evidence session
 (answer_session_ids) is among the top k sessions, recall_all@k = 1 when all are; means over the
 non-abstention questions. Speed: texts/s embedding the first question's entry texts in batches of

@@ -16,7 +16,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from benchmarker.eval.grader import grade_deterministic
+from benchmarker.scoring.grader import grade_deterministic
 
 REPO = Path(__file__).resolve().parents[1]
 JUDGE = REPO.parent / "shared" / "data" / "judge"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarker.eval.grader import PREFERENCE, grade_deterministic
+from benchmarker.scoring.grader import PREFERENCE, grade_deterministic
 from benchmarker.memory.service.embedders import MiniLMEmbedder
 
 JUDGE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "judge"

@@ -491,7 +491,7 @@ class OnlineConfig(_Table):
 
 class MultiAgentConfig(_Table):
     """Extra agents over a run's results (issue 17). `analyst`: say, for each wrong answer, where the
-    memory lost it (eval/analyst.py), deterministically from the run's logs."""
+    memory lost it (scoring/analyst.py), deterministically from the run's logs."""
 
     analyst: bool = False
     # A model-written explanation (the judge's model) of each wrong answer's diagnosis, for at most
@@ -507,7 +507,7 @@ class MultiAgentConfig(_Table):
     # ([models].eval; long-horizon fact records, or the evidence turns of LongMemEval / LoCoMo / level
     # cases). The harness verifies every proposal against the dialogue before asking it.
     proposer: Literal["generator", "model"] = "generator"
-    # Graders with perspectives (eval/graders.py): extra LLM scores beside the main score (needs [models].eval).
+    # Graders with perspectives (scoring/graders.py): extra LLM scores beside the main score (needs [models].eval).
     graders: tuple[Literal["quality", "simplicity", "regression"], ...] = _seq()
     baseline_run: str = ""     # `regression`: the run (or sweep point) directory whose answers are the baseline
 
@@ -615,7 +615,7 @@ class RunConfig(_Table):
 
     def to_manifest(self, judge: str) -> dict[str, Any]:
         """JSON-safe record of the config as run, with the resolved dataset path, run id and the judge
-        `[eval].judge` chose (benchmarker.eval.judges.choose_judge)."""
+        `[eval].judge` chose (benchmarker.scoring.judges.choose_judge)."""
         return {
             "config": self.model_dump(mode="json"),
             "config_path": self._config_path,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 __all__ = ["ACCURACY", "AUTO", "BINARY", "K_VALUES", "LEVELS", "METRICS", "QA_METRICS", "RETRIEVAL", "canonical",
            "largest_common_k", "metric_k", "metric_problem"]
 
-K_VALUES = (1, 3, 5, 10, 30, 50)  # the cutoffs retrieval is reported at (eval/retrieval_metrics.py)
+K_VALUES = (1, 3, 5, 10, 30, 50)  # the cutoffs retrieval is reported at (scoring/retrieval_metrics.py)
 LEVELS = ("session", "turn")
 METRICS = ("recall_any", "recall_all", "ndcg_any")
 AUTO = "auto"

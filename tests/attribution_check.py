@@ -1,6 +1,6 @@
 """An attribution written by a run, checked against the files by a second, independent reading.
 
-This does not import benchmarker.eval.attribution: it re-derives each stage from its definition
+This does not import benchmarker.scoring.attribution: it re-derives each stage from its definition
 (issue 33) over decisions.jsonl and results.jsonl, by the rules an offline run can exercise: an
 entry names its turn by its tags or holds the turn's text; a turn reached the reader when a hit is
 that turn or the reader's context holds its text or a summary written for it.

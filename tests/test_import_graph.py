@@ -6,7 +6,7 @@ from bench.import_graph import cycles, file_graph, folder_graph, strongly_connec
 
 # Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
 STAGES = ("errors", "redact", "registry", "tool_mapping", "metric_names", "datasets", "config_schema", "config", "log",
-          "memory", "agent", "subjects", "eval", "suites", "graph", "run", "view", "commands", "cli")
+          "memory", "agent", "subjects", "scoring", "reporting", "suites", "graph", "run", "view", "commands", "cli")
 
 
 def test_no_folder_level_import_loop():

@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarker.eval.compare import compare_runs, format_compare
+    from benchmarker.reporting.compare import compare_runs, format_compare
 
     for run_dir in args.run_dirs:
         if not (run_dir / "results.jsonl").exists():

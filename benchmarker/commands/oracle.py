@@ -18,8 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarker.eval.fmt import pct
-    from benchmarker.eval.outputs import rebuild_outputs
+    from benchmarker.reporting.fmt import pct
+    from benchmarker.reporting.outputs import rebuild_outputs
     from benchmarker.run.oracle import estimate_oracle, run_config, run_oracle
     from benchmarker.run.run_lock import hold_run_lock, run_root
 

@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarker.eval.outputs import rebuild_outputs
+    from benchmarker.reporting.outputs import rebuild_outputs
     from benchmarker.run.run_lock import hold_run_lock
 
     with hold_run_lock(args.run_dir, "report"):  # a run (or another report) rewrites the same files

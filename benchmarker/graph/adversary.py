@@ -26,11 +26,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from benchmarker.datasets.schema import Case, Question
-from benchmarker.eval.rounds import why_nothing
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 from benchmarker.log.jsonl import JsonlWriter, read_jsonl
 from benchmarker.registry import suite_of_record
+from benchmarker.reporting.rounds import why_nothing
 
 LOG_FILE = "adversary.jsonl"
 
@@ -124,7 +124,7 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
     """The judge's model proposes; the harness verifies each proposal. Its tokens go to the ledger as
     role "eval" (the judge's model)."""
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.eval.judge_policy import ask_prompt_until_parsed
+    from benchmarker.scoring.judge_policy import ask_prompt_until_parsed
 
     n = ctx.config.multi_agent.adversary_questions
     failures = [(q.question, q.answer) for q in previous
@@ -163,7 +163,7 @@ def _parse(text: str) -> list[dict]:
 
 def parse_proposals(text: str) -> list[dict]:
     """The questions of a proposer's reply (fenced or bare JSON); [] when there are none."""
-    from benchmarker.eval.json_reply import json_objects
+    from benchmarker.scoring.json_reply import json_objects
 
     for obj in json_objects(text):
         items = obj.get("questions")

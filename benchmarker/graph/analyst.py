@@ -1,7 +1,7 @@
 """Node `analyst`: a model-written explanation of each wrong answer's diagnosis ([multi_agent]
 analyst_explain), after the cases and the adversary's rounds, before the graders.
 
-The diagnosis itself is deterministic (eval/analyst.py, computed again at summary time from the
+The diagnosis itself is deterministic (scoring/analyst.py, computed again at summary time from the
 logs); this node only asks the judge's model to explain it, shown the question, both answers, the
 evidence messages and what the search returned, for at most `explain_max` wrong answers. Lines go
 to `analyst.jsonl` as they come (resumable; a failed call is left for the next run), tokens to the
@@ -20,7 +20,7 @@ from benchmarker.graph.state import RunState
 
 async def analyst(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.eval.analyst import explain_run
+    from benchmarker.scoring.analyst import explain_run
 
     ctx = runtime.context
     model = getattr(ctx.judge, "model", None)

@@ -22,11 +22,11 @@ from benchmarker.agent.ledger import TokenLedger
 from benchmarker.agent.tracing import RunTracing
 from benchmarker.config import RunConfig
 from benchmarker.datasets.schema import Case
-from benchmarker.eval.judges import Judge
 from benchmarker.graph.progress import RunProgress
 from benchmarker.graph.state import Setup
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import MemoryDriver, MemoryPlace
+from benchmarker.scoring.judges import Judge
 from benchmarker.subjects import MemoryAgentSubject, Subject
 
 

@@ -1,4 +1,4 @@
-"""Node `graders`: extra scores from named perspectives on the judged answers (eval/graders.py).
+"""Node `graders`: extra scores from named perspectives on the judged answers (scoring/graders.py).
 
 Runs after the cases (and the adversary's rounds) with the judge's model; offline there is no
 grader model and nothing is graded (the summary says so)."""
@@ -15,7 +15,7 @@ from benchmarker.graph.state import RunState
 
 
 async def graders(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    from benchmarker.eval.graders import grade_run
+    from benchmarker.scoring.graders import grade_run
 
     ctx = runtime.context
     settings = ctx.config.multi_agent

@@ -63,7 +63,7 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
 
 async def _seed_existing_memory(ctx: RunContext, case: Case, record: MemoryRecord) -> None:
     """Fact-extraction cases start from a memory that already holds the case's existing facts."""
-    from benchmarker.datasets.fact_extraction import fact_case_of, seed_memory_plan
+    from benchmarker.suites.fact_extraction.data import fact_case_of, seed_memory_plan
 
     for tool, args in seed_memory_plan(fact_case_of(case)):
         if tool == "await_consistency":

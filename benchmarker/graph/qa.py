@@ -45,7 +45,7 @@ EVIDENCE_CHARS = 20_000
 
 
 def evidence_text(case: Case, turns: list[list[Any]]) -> list[dict[str, Any]]:
-    """The gold evidence turns' own text, so a run directory alone explains a miss (eval/attribution.py)."""
+    """The gold evidence turns' own text, so a run directory alone explains a miss (scoring/attribution.py)."""
     sessions = {s.session_id: s for s in case.sessions}
     out = []
     for session_id, index in turns:

@@ -1,5 +1,5 @@
-"""Node: score every answer of the case that has no result yet (benchmarker.eval.score), attribute
-each verdict to the stage that lost it (eval/attribution.py), then the whole case where its suite
+"""Node: score every answer of the case that has no result yet (benchmarker.scoring.score), attribute
+each verdict to the stage that lost it (scoring/attribution.py), then the whole case where its suite
 scores one (a level's own score).
 
 The answers come from state (qa / read_back put every answer of the case there, resumed ones
@@ -12,11 +12,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchmarker.eval.attribution import attribute, case_writes
-from benchmarker.eval.score import score
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 from benchmarker.registry import suite_of_record
+from benchmarker.scoring.attribution import attribute, case_writes
+from benchmarker.scoring.score import score
 
 
 async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:

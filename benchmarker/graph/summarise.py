@@ -1,4 +1,4 @@
-"""Node `summarise`: the run's summary, report and plots (benchmarker.eval.outputs), from its files."""
+"""Node `summarise`: the run's summary, report and plots (benchmarker.reporting.outputs), from its files."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchmarker.eval.outputs import write_outputs
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
+from benchmarker.reporting.outputs import write_outputs
 
 
 async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ harness, or carrying suite-specific fields (a rubric, a fact score), loads witho
     memories.jsonl   MemoryRecord      one per memory status change (created, ingested)
     decisions.jsonl  DecisionRecord    every tool call: the agent's, the harness's, a replay's
     answers.jsonl    AnswerRecord      one per answered question (the QA phase)
-    results.jsonl    ResultRecord      the answer plus its grading (eval/records.py documents it)
+    results.jsonl    ResultRecord      the answer plus its grading (scoring/records.py documents it)
     levels.jsonl     LevelRecord       a level's own score (L13 tool trace, L15 balance, ...)
     errors.jsonl     ErrorRecord       a case that failed, with its traceback
     self_improve.jsonl  SelfImproveRecord  one per self-improve iteration (DECIDE's verdict)
@@ -119,7 +119,7 @@ class AnswerRecord(LogRecord):
 
 
 class ResultRecord(AnswerRecord):
-    """An answer plus the grading keys `eval/records.py` documents (label None = unjudged)."""
+    """An answer plus the grading keys `scoring/records.py` documents (label None = unjudged)."""
 
     FILE: ClassVar[str] = "results.jsonl"
 

@@ -5,7 +5,7 @@ The judge is the one a run of CONFIG would use (`[eval] judge`, `[models].eval`,
 `[eval] votes`, `judge_retries` and `[eval.thresholds]`; the deterministic grader with `[provider]
 type = "offline"`), or each `--judge` given (deterministic | llm | official), so our `llm` prompts
 and LongMemEval's official ones are calibrated on the same labels in one command. It grades every
-labelled answer through `benchmarker.eval.score.score`, the same entry point a run's eval phase
+labelled answer through `benchmarker.scoring.score.score`, the same entry point a run's eval phase
 uses, and writes `ROOT/<judge label>/` (ROOT: `--out`, else `<[run] output_dir>/calibration`):
 
     calibration.json    the summary (n, agreement, kappa + bootstrap interval, confusion, precision,
@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.eval.calibration.labels import LabelledAnswer, file_names, read_gold, read_labels
-from benchmarker.eval.calibration.store import CALIBRATION_DIR, judge_label
-from benchmarker.eval.judges import judge_class
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
 from benchmarker.registry import suite
 from benchmarker.run.concurrent import run_all_or_stop
+from benchmarker.scoring.calibration.labels import LabelledAnswer, file_names, read_gold, read_labels
+from benchmarker.scoring.calibration.store import CALIBRATION_DIR, judge_label
+from benchmarker.scoring.judges import judge_class
 
 VERDICTS_FILE = "verdicts.jsonl"
 TOKENS_FILE = "tokens.json"
@@ -62,7 +62,7 @@ def load_answers(config, label_files: list[Path]) -> list[LabelledAnswer]:
 
 def choose_judges(config, kinds: list[str]) -> list[JudgeChoice]:
     """CONFIG's own judge, or each of `kinds` (deterministic | llm | official) in its place."""
-    from benchmarker.eval.judges import choose_judge
+    from benchmarker.scoring.judges import choose_judge
 
     out: list[JudgeChoice] = []
     wanted: list[str | None] = list(dict.fromkeys(kinds)) or [None]
@@ -87,7 +87,7 @@ def _done(path: Path) -> dict[str, dict[str, Any]]:
 def _official_builder(choice: JudgeChoice) -> Any:
     """LongMemEval's prompt builder for the official judge (None for any other); a missing one is an error
     here, where `run` would fall back to our prompts: a calibration must measure the judge it names."""
-    from benchmarker.eval.judges import official_prompt_for
+    from benchmarker.run.models import official_prompt_for
 
     builder, reason = official_prompt_for(choice.kind, choice.config.dataset_repo_path)
     if builder is None and reason:
@@ -100,9 +100,9 @@ def estimate(config, label_files: list[Path], kinds: list[str], root: Path | Non
     """Tokens and USD of each judge's calls still to make, without building or calling a model: each
     answer's rendered judge prompt (characters / 4) in, a yes/no out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage
-    from benchmarker.eval.judge import build_prompt
     from benchmarker.run.estimate import JUDGE_OUTPUT
     from benchmarker.run.estimate_model import tokens
+    from benchmarker.scoring.judge import build_prompt
 
     answers = load_answers(config, label_files)
     rows = []
@@ -159,11 +159,11 @@ async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
                      folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     """key -> verdict line for every answer (resumed ones too), and the ledger's snapshot."""
     from benchmarker.agent.ledger import TokenLedger
-    from benchmarker.eval.judges import DeterministicGrader
-    from benchmarker.eval.score import score
     from benchmarker.graph.progress import RunProgress
     from benchmarker.run.models import build_models
     from benchmarker.run.runner import ledger_totals
+    from benchmarker.scoring.judges import DeterministicGrader
+    from benchmarker.scoring.score import score
 
     config = choice.config
     llm = judge_class(choice.kind).needs_model
@@ -221,9 +221,9 @@ def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[st
            tokens: dict[str, Any], folder: Path, label_files: list[Path]) -> dict[str, Any]:
     from collections import Counter
 
-    from benchmarker.eval.calibration.agreement import summarise
-    from benchmarker.eval.calibration.report import FILES, write_calibration
+    from benchmarker.reporting.calibration import FILES, write_calibration
     from benchmarker.run.manifest import utc_now
+    from benchmarker.scoring.calibration.agreement import summarise
 
     rows, disagreements = [], []
     for a in answers:

@@ -8,12 +8,12 @@ from typing import Any
 
 from benchmarker.agent.tracing import RunTracing
 from benchmarker.config import RunConfig
-from benchmarker.eval.judges import Judge
 from benchmarker.graph.context import CaseExecutor, RunContext, RunPoint, SearchSettings
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import MemoryDriver
 from benchmarker.run.models import RunModels
+from benchmarker.scoring.judges import Judge
 from benchmarker.subjects import MemoryAgentSubject, ReplayWrites, Subject
 from benchmarker.subjects.memory_agent import CostFloor
 

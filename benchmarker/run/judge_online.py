@@ -4,7 +4,7 @@ The offline suite scores labelled cases; production has no labels. The strategy 
 second phase judges production runs instead: for each memory-extraction run (tag
 `memory_extraction`), a model lists the facts the user stated, the new facts the extractor
 wrote, the missed and the hallucinated ones, and the code computes precision / recall / F1
-(eval/fact_judge.py, the same judge and prompt as the fact-extraction suite with an LLM judge).
+(suites/fact_extraction/fact_judge.py, the same judge and prompt as the fact-extraction suite with an LLM judge).
 
 Two sources (`[online] source`):
 - `langsmith`: root runs of `[online] project` (else `[tracing] project`) carrying `[online] tag`,
@@ -21,7 +21,7 @@ Writes a run directory (`online.jsonl` one line per judged run, `summary.json`, 
 again); `[run] concurrency` judge calls at once; the ledger counts the judge's tokens and cost.
 With `post_feedback`, scores go back to LangSmith as feedback on each run (deterministic feedback
 ids: a resumed run updates, never duplicates). With `[provider] type = "offline"` the four lists
-come from eval/fact_enumeration.py (a deterministic floor).
+come from suites/fact_extraction/fact_enumeration.py (a deterministic floor).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.eval.judges import LLMJudge
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
+from benchmarker.scoring.judges import LLMJudge
 
 JUDGE = LLMJudge.name  # the fact-enumeration judge always asks its model
 
@@ -134,8 +134,8 @@ def _pending(config, items: Iterator[ExtractionItem], done: set[str]) -> list[Ex
 
 def _fact_case(item: ExtractionItem):
     """An extraction run as the fact judge's input (prompts/fact_judge.txt): no labels online."""
-    from benchmarker.datasets.fact_extraction import FactCase
     from benchmarker.datasets.schema import Message
+    from benchmarker.suites.fact_extraction.data import FactCase
 
     return FactCase(id=item.id, scenario="online", existing_memory=tuple(item.existing_memory),
                     conversation=tuple(Message(role=m["role"], content=m["content"]) for m in item.conversation),
@@ -228,8 +228,8 @@ def items_from_run_dir(config) -> Iterator[ExtractionItem]:
 
 async def judge_item(item: ExtractionItem, model: Any | None, *, retries: int, thresholds) -> dict[str, Any]:
     """One line of online.jsonl: the judge's lists, the counts and P / R / F1 (None when unjudged)."""
-    from benchmarker.eval.fact_enumeration import enumerate_facts
-    from benchmarker.eval.fact_judge import FactJudgeResult, format_extracted_output, judge_facts
+    from benchmarker.suites.fact_extraction.fact_enumeration import enumerate_facts
+    from benchmarker.suites.fact_extraction.fact_judge import FactJudgeResult, format_extracted_output, judge_facts
 
     if model is None:
         lists = enumerate_facts(item.conversation, item.existing_memory, item.extracted, thresholds=thresholds)
@@ -326,8 +326,8 @@ def estimate_judge_online(config) -> dict[str, Any]:
     """Tokens and USD of judging what is not judged yet, before paying: each item's rendered judge
     prompt (characters / 4) in, JUDGE_REPLY_TOKENS out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage
-    from benchmarker.eval.fact_judge import format_extracted_output, render_fact_judge_prompt
     from benchmarker.run.estimate_model import tokens
+    from benchmarker.suites.fact_extraction.fact_judge import format_extracted_output, render_fact_judge_prompt
 
     done = {line["id"] for line in read_jsonl(config.run_dir / ONLINE_FILE)}
     pending = _pending(config, asyncio.run(_source(config))[1], done)
@@ -362,8 +362,8 @@ def _fmt(value: float | None) -> str:
 
 def summarize_online(lines: list[dict[str, Any]]) -> dict[str, Any]:
     """Micro P / R / F1 (summed counts), macro means with bootstrap 95% intervals, and per-day points."""
-    from benchmarker.eval.facts import prf
-    from benchmarker.eval.stats import bootstrap_mean_ci
+    from benchmarker.scoring.stats import bootstrap_mean_ci
+    from benchmarker.suites.fact_extraction.facts import prf
 
     judged = [line for line in lines if line.get("status") == "judged"]
     tp, fp, fn = (sum(line[k] for line in judged) for k in ("tp", "fp", "fn"))
@@ -393,7 +393,7 @@ def summarize_online(lines: list[dict[str, Any]]) -> dict[str, Any]:
 
 def write_online_outputs(run_dir: Path, tokens: dict[str, Any]) -> dict[str, Any]:
     """summary.json, report.md / report.html and the P / R / F1-over-time plot, from online.jsonl."""
-    from benchmarker.eval.markdown_html import render
+    from benchmarker.reporting.markdown_html import render
 
     lines = list(read_jsonl(run_dir / ONLINE_FILE))
     summary = summarize_online(lines) | {"schema_version": 1, "cost": tokens.get("total", {})}

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from benchmarker.eval.judges import LLMJudge, choose_judge, judge_class, official_prompt_for
 from benchmarker.memory.driver import MemoryDriver
+from benchmarker.scoring.judges import LLMJudge, OfficialJudge, choose_judge, judge_class
 
 
 @dataclass
@@ -52,8 +53,8 @@ class RunModels:
                                   prompt_cache=self.prompt_cache, raw_entry=self.raw_entry)
 
     def judge_for(self, config) -> Any:
-        """The eval phase's judge (benchmarker.eval.judges): its model, retries and thresholds."""
-        from benchmarker.eval.judges import JudgeFailures, make_judge
+        """The eval phase's judge (benchmarker.scoring.judges): its model, retries and thresholds."""
+        from benchmarker.scoring.judges import JudgeFailures, make_judge
 
         return make_judge(self.judge_kind, model=self.judge, official_prompt=self.official_prompt,
                           retries=config.eval.judge_retries, votes=config.eval.votes,
@@ -158,3 +159,14 @@ def _provider_kwargs(config) -> dict[str, Any]:
     if p.type == "bedrock":
         return {"region": p.bedrock.region}
     return {}
+
+
+def official_prompt_for(name: str, repo: Path | str) -> tuple[Any | None, str]:
+    """(LongMemEval's prompt builder, "") for the official judge, (None, why not) when the clone lacks
+    it; (None, "") for any other judge, which needs none."""
+    if not issubclass(judge_class(name), OfficialJudge):
+        return None, ""
+    from benchmarker.suites.longmemeval.official import load_official_prompt_builder
+
+    builder, reason = load_official_prompt_builder(repo)
+    return builder, "" if builder is not None else reason

@@ -80,10 +80,10 @@ def oracle_context(answer: AnswerRecord, max_chars: int) -> str:
 
 async def run_oracle(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     """Answer and judge every pending question; write the oracle folder's outputs. Returns its summary."""
-    from benchmarker.eval.outputs import write_outputs
-    from benchmarker.eval.score import score
+    from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
     from benchmarker.run.rescore import _cases_for
+    from benchmarker.scoring.score import score
 
     answers = gold_answers(run_dir)
     cases = _cases_for(config, run_dir, answers)

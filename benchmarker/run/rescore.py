@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.eval.attribution import WRITE_TOOLS, attribute, evidence_writes
 from benchmarker.log.jsonl import read_json_object, read_jsonl
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
 from benchmarker.registry import suite_of_record
 from benchmarker.run.concurrent import run_all_or_stop
+from benchmarker.scoring.attribution import WRITE_TOOLS, attribute, evidence_writes
 
 
 def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
     """Where a re-scoring goes: the judge (and a hash of the thresholds when they are not the defaults);
     `calibrate` names its folders the same way, so a run's report finds its judge's calibration."""
-    from benchmarker.eval.calibration.store import judge_label
+    from benchmarker.scoring.calibration.store import judge_label
 
     return judge_label(judge_kind, model, thresholds)
 
@@ -65,10 +65,10 @@ def _with_adversarial_questions(cases: dict[str, Any], run_dir: Path) -> dict[st
 
 async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     """The re-judged summary and the folder it went to (`scores/<judge label>/`)."""
-    from benchmarker.eval.outputs import write_outputs
-    from benchmarker.eval.score import score
+    from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
     from benchmarker.run.run_files import require_whole
+    from benchmarker.scoring.score import score
 
     for name in ("answers.jsonl", "memories.jsonl"):  # a record cut off mid-write would be dropped silently
         require_whole(run_dir / name, "score")

@@ -155,7 +155,7 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
     finally:
         logs.close()
     if len(points) > 1:
-        from benchmarker.eval.outputs import write_sweep_files
+        from benchmarker.reporting.outputs import write_sweep_files
 
         summary = write_sweep_files(run_dir, results, config.sweep.model_dump(mode="json"))
     return RunOutcome(run_dir, summary, results, skipped)

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from benchmarker.config_schema import RunConfig, ThresholdsConfig
     from benchmarker.datasets.schema import Case, Question
     from benchmarker.datasets.source import DatasetPlan
-    from benchmarker.eval.judges import Judge
     from benchmarker.log.records import LevelRecord
     from benchmarker.log.store import RunLog
+    from benchmarker.scoring.judges import Judge
 
 Record = dict[str, Any]
 ADVERSARY_KINDS = "long_horizon, longmemeval, sample and levels"   # the kinds with no adversary_refusal
@@ -108,7 +108,7 @@ class Suite(ABC):
         return None
 
     def judge_template(self, question_type: str, abstention: bool) -> str | None:
-        """The judge prompt's name for a question; None: the usual routing by type (eval/judge.py)."""
+        """The judge prompt's name for a question; None: the usual routing by type (scoring/judge.py)."""
         return None
 
     def write_official_outputs(self, answers_dir: Path, results: list[Record]) -> None:

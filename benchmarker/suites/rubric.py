@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.schema import Case, Question
-from benchmarker.eval.judge_policy import JUDGE_CALL_FAILED
-from benchmarker.eval.rubric import grade_answer
-from benchmarker.eval.sections import mean_score_table, scored_rows
+from benchmarker.reporting.sections import mean_score_table, scored_rows
+from benchmarker.scoring.judge_policy import JUDGE_CALL_FAILED
+from benchmarker.scoring.rubric import grade_answer
 from benchmarker.suites.base import Record, Suite, need_case
 
 if TYPE_CHECKING:
-    from benchmarker.eval.judges import Judge
+    from benchmarker.scoring.judges import Judge
 
 
 class RubricSuite(Suite):

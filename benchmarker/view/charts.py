@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarker.eval.attribution import STAGES
+from benchmarker.scoring.attribution import STAGES
 
 COLORS = {"correct": "#2e7d32", "false_answer": "#ad1457", "not_written": "#c62828", "not_retrieved": "#ef6c00",
           "not_used": "#f2b705", "no_evidence": "#8d8d8d", "unattributed": "#b0bec5"}

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarker.eval.attribution import WRITE_TOOLS, Write, case_writes
+from benchmarker.scoring.attribution import WRITE_TOOLS, Write, case_writes
 from benchmarker.view.lines import Indexes, parse, read_raw
 
 TIMELINE = 500

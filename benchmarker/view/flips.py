@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from benchmarker.eval.stats import mcnemar_exact
+from benchmarker.scoring.stats import mcnemar_exact
 from benchmarker.view.lines import Row
 
 

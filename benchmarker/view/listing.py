@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 from urllib.parse import urlencode
 
-from benchmarker.eval.attribution import STAGES
+from benchmarker.scoring.attribution import STAGES
 from benchmarker.view.lines import Row
 
 PAGE_SIZE = 50

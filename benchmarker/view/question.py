@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarker.eval.attribution import EvidenceTurn, attribute
+from benchmarker.scoring.attribution import EvidenceTurn, attribute
 from benchmarker.view.catalog import Catalog, Folder
 from benchmarker.view.decisions import CaseCalls, Decisions
 from benchmarker.view.lines import Indexes, parse, read_lines

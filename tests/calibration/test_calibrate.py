@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from benchmarker.cli import main
-from benchmarker.eval.calibration.agreement import agreement_block, kappa, kappa_interval
-from benchmarker.eval.calibration.labels import read_gold
+from benchmarker.scoring.calibration.agreement import agreement_block, kappa, kappa_interval
+from benchmarker.scoring.calibration.labels import read_gold
 from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml, reply
 from tests.shared_data import SHARED
 

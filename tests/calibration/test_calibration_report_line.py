@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarker.eval.calibration.store import judge_label
-from benchmarker.eval.outputs import write_outputs
+from benchmarker.scoring.calibration.store import judge_label
+from benchmarker.reporting.outputs import write_outputs
 
 
 def _result(qid: str, label: bool, judge: str = "deterministic", model: str | None = None) -> dict:

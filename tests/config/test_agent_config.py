@@ -8,7 +8,7 @@ import pytest
 
 from benchmarker.config import canonical_hash, load_config
 from benchmarker.errors import ConfigError
-from benchmarker.eval.judges import choose_judge
+from benchmarker.scoring.judges import choose_judge
 
 ROOT = Path(__file__).resolve().parents[2]
 HTTP = '[agent]\ntype = "http"\n[agent.http]\nbase_url = "http://127.0.0.1:8080/agent"\n'

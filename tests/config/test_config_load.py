@@ -10,7 +10,7 @@ import pytest
 from benchmarker.config import canonical_hash, load_config
 from benchmarker.config_schema import RunConfig
 from benchmarker.errors import ConfigError
-from benchmarker.eval.judges import choose_judge
+from benchmarker.scoring.judges import choose_judge
 
 FULL = """
 dataset_repo_path = "lme"

@@ -147,7 +147,7 @@ def test_score_rejudges_a_finished_run_without_touching_it(quick_run: Path, tmp_
 def test_report_is_a_pure_rebuild_of_what_run_wrote(quick_run: Path, tmp_path: Path) -> None:
     import shutil
 
-    from benchmarker.eval.outputs import rebuild_outputs
+    from benchmarker.reporting.outputs import rebuild_outputs
 
     copy = Path(shutil.copytree(quick_run, tmp_path / "copy"))
     written = json.loads((copy / "summary.json").read_text(encoding="utf-8"))

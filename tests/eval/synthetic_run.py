@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarker.eval.records import grading_fields
+from benchmarker.scoring.records import grading_fields
 
 TYPES = ["single-session-user", "single-session-assistant", "single-session-preference", "multi-session",
          "temporal-reasoning", "knowledge-update"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchmarker.cli import main
-from benchmarker.eval.analyst import CAUSES, analyse, diagnose, written_turns
+from benchmarker.scoring.analyst import CAUSES, analyse, diagnose, written_turns
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml
 

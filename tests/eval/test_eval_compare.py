@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarker.eval.compare import compare_runs, format_compare
+from benchmarker.reporting.compare import compare_runs, format_compare
 from synthetic_run import result, write_run
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from tests.shared_data import REAL_5Q
 
-from benchmarker.eval.grader import answer_variants, grade_deterministic, off_by_one, rubric_keywords
-from benchmarker.eval.normalize import stem, token_texts
+from benchmarker.scoring.grader import answer_variants, grade_deterministic, off_by_one, rubric_keywords
+from benchmarker.scoring.normalize import stem, token_texts
 
 TABLE = json.loads((Path(__file__).parent / "grader_cases.json").read_text(encoding="utf-8"))
 CASES = TABLE["cases"]

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.eval.abstention import abstains
-from benchmarker.eval.grader import grade_deterministic
-from benchmarker.eval.normalize import STOPWORDS, stem
+from benchmarker.scoring.abstention import abstains
+from benchmarker.scoring.grader import grade_deterministic
+from benchmarker.scoring.normalize import STOPWORDS, stem
 
 MS = "multi-session"
 

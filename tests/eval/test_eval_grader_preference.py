@@ -4,7 +4,7 @@ and an answer that says it knows nothing about the user is generic advice."""
 
 from __future__ import annotations
 
-from benchmarker.eval.grader import grade_deterministic, rubric_keywords
+from benchmarker.scoring.grader import grade_deterministic, rubric_keywords
 
 PREF = "single-session-preference"
 MIAMI_Q = "Can you suggest a hotel for my upcoming trip to Miami?"
@@ -60,8 +60,8 @@ def test_an_answer_that_knows_nothing_about_the_user_fails_even_on_topic():
 
 async def test_a_runs_scoring_gives_the_grader_the_records_question():
     """The eval phase and `calibrate` grade answer lines through `score`: the line's question reaches the rule."""
-    from benchmarker.eval.judges import DeterministicGrader
-    from benchmarker.eval.score import score
+    from benchmarker.scoring.judges import DeterministicGrader
+    from benchmarker.scoring.score import score
 
     line = {"kind": "longmemeval", "case_id": "p1", "question_id": "p1", "question_type": PREF, "question": MIAMI_Q,
             "answer": MIAMI_RUBRIC, "hypothesis": "Here are some popular hotels in Miami: the Grand Hotel and the Plaza Hotel."}

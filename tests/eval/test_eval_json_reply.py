@@ -6,7 +6,7 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from benchmarker.eval.json_reply import first_json_object, json_objects
+from benchmarker.scoring.json_reply import first_json_object, json_objects
 
 # Strings full of what confuses a regex: braces, quotes, backslashes, fences, newlines.
 TEXT = st.lists(st.sampled_from(list('ab {}[]":,\\`\n') + ["```", "é"]), max_size=8).map("".join)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from langchain_openai import ChatOpenAI
 
-from benchmarker.eval.judge import choose_prompt, judge_answer, parse_yes_no
-from benchmarker.eval.judges import DeterministicGrader, LLMJudge
-from benchmarker.eval.score import score
+from benchmarker.scoring.judge import choose_prompt, judge_answer, parse_yes_no
+from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
+from benchmarker.scoring.score import score
 from fake_judge_server import FakeJudgeServer
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from benchmarker.datasets.fact_extraction import ExpectedFact
-from benchmarker.eval.abstention import abstains, has_abstention_phrase
-from benchmarker.eval.facts import similarity
-from benchmarker.eval.grader import grade_deterministic
-from benchmarker.eval.normalize import canonical_number, clean, matches, numbers_in, same, token_texts
-from benchmarker.eval.rubric import factual_accuracy
+from benchmarker.suites.fact_extraction.data import ExpectedFact
+from benchmarker.scoring.abstention import abstains, has_abstention_phrase
+from benchmarker.suites.fact_extraction.facts import similarity
+from benchmarker.scoring.grader import grade_deterministic
+from benchmarker.scoring.normalize import canonical_number, clean, matches, numbers_in, same, token_texts
+from benchmarker.scoring.rubric import factual_accuracy
 
 
 def grade(answer: str, hypothesis: str, qid: str = "q") -> bool | None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from benchmarker.eval.markdown_html import render
-from benchmarker.eval.report import write_report
-from benchmarker.eval.summary import build_summary
+from benchmarker.reporting.markdown_html import render
+from benchmarker.reporting.report import write_report
+from benchmarker.reporting.summary import build_summary
 from synthetic_run import result, small_run
 
 

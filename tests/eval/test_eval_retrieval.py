@@ -9,7 +9,7 @@ import pytest
 
 from tests.shared_data import REAL_5Q
 
-from benchmarker.eval.retrieval_metrics import (dcg, question_retrieval, retrieval_metrics, score_ranking,
+from benchmarker.scoring.retrieval_metrics import (dcg, question_retrieval, retrieval_metrics, score_ranking,
                                                 session_ranking)
 
 FIVE_Q = REAL_5Q

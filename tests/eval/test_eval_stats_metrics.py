@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarker.eval.qa_metrics import qa_metrics
-from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap, wilson
+from benchmarker.scoring.qa_metrics import qa_metrics
+from benchmarker.scoring.stats import mcnemar_exact, paired_bootstrap, wilson
 
 
 @pytest.mark.parametrize("k,n,lo,hi", [

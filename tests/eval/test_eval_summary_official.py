@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from benchmarker.eval.official import load_official_prompt_builder, write_official_outputs
-from benchmarker.eval.records import load_results
-from benchmarker.eval.summary import build_summary, write_summary
+from benchmarker.suites.longmemeval.official import load_official_prompt_builder, write_official_outputs
+from benchmarker.scoring.records import load_results
+from benchmarker.reporting.summary import build_summary, write_summary
 from synthetic_run import result, small_run, write_run
 
 TOP_KEYS = {"schema_version", "run_id", "offline", "notes", "run", "qa", "retrieval", "cost", "speed", "counts"}

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from benchmarker.cli import main
-from benchmarker.eval.graders import parse_grade
+from benchmarker.scoring.graders import parse_grade
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from benchmarker.eval.outputs import write_outputs
-from benchmarker.eval.summary import build_summary
+from benchmarker.reporting.outputs import write_outputs
+from benchmarker.reporting.summary import build_summary
 from benchmarker.run.console import summary_table
 from tests.eval.synthetic_run import hits_for, result, write_run
 

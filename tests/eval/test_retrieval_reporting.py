@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from benchmarker.eval import plots
-from benchmarker.eval.compare import compare_runs, format_compare
-from benchmarker.eval.outputs import rebuild_outputs
-from benchmarker.eval.report import write_report
-from benchmarker.eval.summary import build_summary
+from benchmarker.reporting import plots
+from benchmarker.reporting.compare import compare_runs, format_compare
+from benchmarker.reporting.outputs import rebuild_outputs
+from benchmarker.reporting.report import write_report
+from benchmarker.reporting.summary import build_summary
 from synthetic_run import result, write_run
 
 RETRIEVAL_META = {"run_id": "index-a", "offline": True, "mode": "retrieval", "judge": "deterministic", "point": "",

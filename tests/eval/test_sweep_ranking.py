@@ -11,7 +11,7 @@ import pytest
 from synthetic_run import result, write_run
 
 from benchmarker.config import ConfigError, load_config
-from benchmarker.eval.outputs import rebuild_outputs
+from benchmarker.reporting.outputs import rebuild_outputs
 from benchmarker.metric_names import largest_common_k, metric_problem
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from benchmarker.datasets.fact_extraction import (
+from benchmarker.suites.fact_extraction.data import (
     SCENARIOS,
     FactCase,
     fact_case_of,

@@ -10,8 +10,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from benchmarker.datasets.fact_extraction import fact_case_to_case, load_fact_cases
-from benchmarker.eval.fact_judge import (
+from benchmarker.suites.fact_extraction.data import fact_case_to_case, load_fact_cases
+from benchmarker.suites.fact_extraction.fact_judge import (
     JudgeReplyError,
     format_extracted_output,
     judge_facts,
@@ -19,7 +19,7 @@ from benchmarker.eval.fact_judge import (
     parse_judge_reply,
     render_fact_judge_prompt,
 )
-from benchmarker.eval.facts import summarize_fact_scores
+from benchmarker.suites.fact_extraction.facts import summarize_fact_scores
 
 CASES = {c.id: c for c in load_fact_cases()}
 FC = CASES["conflict_resolution_01"]

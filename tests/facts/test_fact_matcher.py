@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarker.datasets.fact_extraction import (
+from benchmarker.suites.fact_extraction.data import (
     ExpectedFact,
     context_facts,
     extracted_facts_from_memory,
@@ -14,7 +14,7 @@ from benchmarker.datasets.fact_extraction import (
     load_fact_cases,
 )
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.eval.facts import match_facts, score_case, similarity
+from benchmarker.suites.fact_extraction.facts import match_facts, score_case, similarity
 
 MATCH_THRESHOLD = ThresholdsConfig().fact_match
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarker.datasets.fact_extraction import context_facts, load_fact_cases, seed_context
-from benchmarker.eval.facts import CaseScore, fact_report_section, prf, score_case, summarize_fact_scores
+from benchmarker.suites.fact_extraction.data import context_facts, load_fact_cases, seed_context
+from benchmarker.suites.fact_extraction.facts import CaseScore, fact_report_section, prf, score_case, summarize_fact_scores
 
 CASES = {c.id: c for c in load_fact_cases()}
 

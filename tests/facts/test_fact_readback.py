@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarker.datasets.fact_extraction import (
+from benchmarker.suites.fact_extraction.data import (
     context_facts,
     extracted_facts_from_memory,
     seed_context,

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarker.datasets.levels import build_level
 from benchmarker.suites.levels.scoring import score_level
-from benchmarker.eval.score import score
+from benchmarker.scoring.score import score
 from benchmarker.graph.facts import read_back
 from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers

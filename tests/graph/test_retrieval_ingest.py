@@ -3,7 +3,7 @@ and report say which index ran and count only tool calls as tool calls."""
 
 from __future__ import annotations
 
-from benchmarker.eval.summary import build_summary
+from benchmarker.reporting.summary import build_summary
 from benchmarker.graph.ingest import ingest
 from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers

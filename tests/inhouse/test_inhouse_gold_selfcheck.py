@@ -8,8 +8,8 @@ import pytest
 
 from benchmarker.datasets.levels import LEVEL_IDS, build_level
 from benchmarker.datasets.long_horizon import generate_long_horizon
-from benchmarker.eval.normalize import canonical_number, numbers_in, token_texts as tokens
-from benchmarker.eval.rubric import grade_answer_deterministic as grade
+from benchmarker.scoring.normalize import canonical_number, numbers_in, token_texts as tokens
+from benchmarker.scoring.rubric import grade_answer_deterministic as grade
 
 
 def wrong_numbers(text: str) -> str:

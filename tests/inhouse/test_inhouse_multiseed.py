@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarker.eval.multiseed import summarize_seeds
+from benchmarker.scoring.multiseed import summarize_seeds
 
 ROWS = [
     # seed, question_key, category, level, score

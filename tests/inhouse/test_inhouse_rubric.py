@@ -12,9 +12,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
 from benchmarker.datasets.schema import Question
-from benchmarker.eval.abstention import has_abstention_phrase as is_abstention
-from benchmarker.eval.normalize import matches, token_texts as tokens
-from benchmarker.eval.rubric import (
+from benchmarker.scoring.abstention import has_abstention_phrase as is_abstention
+from benchmarker.scoring.normalize import matches, token_texts as tokens
+from benchmarker.scoring.rubric import (
     LLM_DIMENSIONS, factual_accuracy, grade_answer, grade_answer_deterministic, parse_judge_reply, render_prompt,
 )
 

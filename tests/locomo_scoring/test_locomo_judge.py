@@ -7,9 +7,9 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from benchmarker.datasets.schema import Case, Question
-from benchmarker.eval.judge import choose_prompt, judge_answer, parse_label
-from benchmarker.eval.judges import DeterministicGrader, LLMJudge
-from benchmarker.eval.score import score
+from benchmarker.scoring.judge import choose_prompt, judge_answer, parse_label
+from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
+from benchmarker.scoring.score import score
 from benchmarker.suites.locomo.data import NOT_MENTIONED
 from tests.eval.fake_judge_server import FakeJudgeServer
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from benchmarker.eval.compare import compare_runs, format_compare
-from benchmarker.eval.records import grading_fields
-from benchmarker.eval.report import write_report
-from benchmarker.eval.summary import build_summary
+from benchmarker.reporting.compare import compare_runs, format_compare
+from benchmarker.scoring.records import grading_fields
+from benchmarker.reporting.report import write_report
+from benchmarker.reporting.summary import build_summary
 from tests.eval.synthetic_run import result as longmemeval_result
 from tests.eval.synthetic_run import write_run
 

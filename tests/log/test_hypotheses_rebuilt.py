@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarker.eval.outputs import write_outputs
+from benchmarker.reporting.outputs import write_outputs
 from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
 

@@ -10,7 +10,7 @@ import pytest
 
 from benchmarker.config import load_config
 from benchmarker.errors import ConfigError
-from benchmarker.eval.retrieval_metrics import retrieval_metrics
+from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 from benchmarker.tool_mapping import ToolMapping
 
 HERE = Path(__file__).parent

@@ -1,6 +1,6 @@
 """An OpenAI-compatible fake's answer to the fact-enumeration judge prompt (prompts/fact_judge.txt):
 the three inputs are read back out of the rendered prompt and enumerated deterministically
-(eval/fact_enumeration.py), so the real langchain-openai client, the retry layer, the ledger and
+(suites/fact_extraction/fact_enumeration.py), so the real langchain-openai client, the retry layer, the ledger and
 the judge's JSON parsing are all exercised, with answers a test can predict."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from benchmarker.eval.fact_enumeration import enumerate_facts
+from benchmarker.suites.fact_extraction.fact_enumeration import enumerate_facts
 
 _SECTION = re.compile(r"## Input 1: CONVERSATION\n(?P<conv>.*?)\n\n## Input 2:[^\n]*\n(?P<mem>.*?)\n\n"
                       r"## Input 3:[^\n]*\n(?P<out>.*?)\n\n---", re.S)

@@ -12,7 +12,7 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.config import load_config
 from benchmarker.errors import ConfigError
-from benchmarker.eval.fact_enumeration import enumerate_facts
+from benchmarker.suites.fact_extraction.fact_enumeration import enumerate_facts
 from benchmarker.run.judge_online import parse_when, summarize_online
 from tests.e2e.cli import read_lines
 from tests.online.support import SMALL_RUN

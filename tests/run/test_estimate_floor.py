@@ -87,7 +87,7 @@ def test_harness_add_entry_output_is_what_the_offline_agent_sends(tmp_path):
 
 
 def test_summary_gives_cost_per_question_and_the_ratio_to_the_runs_floor(tmp_path):
-    from benchmarker.eval.summary import build_summary
+    from benchmarker.reporting.summary import build_summary
     from benchmarker.run.estimate import run_floor
 
     haiku = "claude-3-5-haiku-latest"

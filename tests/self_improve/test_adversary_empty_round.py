@@ -12,7 +12,7 @@ from pathlib import Path
 from langgraph.runtime import Runtime
 
 from benchmarker.config import load_config
-from benchmarker.eval.outputs import write_outputs
+from benchmarker.reporting.outputs import write_outputs
 from benchmarker.graph.adversary import adversary
 from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.log.records import MemoryRecord, ResultRecord

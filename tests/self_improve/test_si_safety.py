@@ -23,7 +23,7 @@ def _diff(path: str, old: str = "old line", new: str = "new line") -> str:
 @pytest.mark.parametrize("path", [
     "prompts/judge_base.txt", "prompts/judge_temporal.txt", "prompts/rubric_temporal_awareness.txt",
     "prompts/fact_judge.txt", "prompts/self_improve_propose.txt", "prompts/self_improve_review.txt",
-    "benchmarker/eval/grader.py", "benchmarker/eval/judge.py", "benchmarker/graph/self_improve/allowlist.py",
+    "benchmarker/scoring/grader.py", "benchmarker/scoring/judge.py", "benchmarker/graph/self_improve/allowlist.py",
     "benchmarker/datasets/fact_cases.json", "runs/x/data/sample_longmemeval.json",
     "prompts/../prompts/qa_reader.txt", "../qa_reader.txt", "prompts/./qa_reader.txt",
     "/etc/passwd", "/work/main/prompts/qa_reader.txt", "C:/prompts/qa_reader.txt", "prompts\\qa_reader.txt",

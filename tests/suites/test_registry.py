@@ -12,10 +12,10 @@ import pytest
 from benchmarker import registry
 from benchmarker.datasets.schema import Case, Question, Session
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, plan_dataset
-from benchmarker.eval.judges import DeterministicGrader
-from benchmarker.eval.score import score
-from benchmarker.eval.sections import extra_sections, suite_summaries
-from benchmarker.eval.summary import build_summary
+from benchmarker.scoring.judges import DeterministicGrader
+from benchmarker.scoring.score import score
+from benchmarker.reporting.sections import extra_sections, suite_summaries
+from benchmarker.reporting.summary import build_summary
 from benchmarker.suites.base import Suite
 
 

@@ -3,7 +3,7 @@ asks for a choice among three options, exactly one of which meets every requirem
 
 Each wrong option breaks exactly one requirement (a different one each), and the one that breaks a
 non-price requirement is the cheapest, so remembering only prices leads to the wrong choice.
-Scored by benchmarker.eval.rubric / level_scoring: decision 0.5, reasoning 0.3, recall 0.2.
+Scored by benchmarker.scoring.rubric / level_scoring: decision 0.5, reasoning 0.3, recall 0.2.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def material_session(session_id: str, date: str, paragraphs: list[str], acks: tu
 def rubric(required: Any = (), *, numbers: Any = (), accept: Any = (), forbidden: Any = (), stale: Any = (),
            abstain: bool = False, sequence: Any = (), yes_no: str = "", dimensions: Any = (),
            **extra: Any) -> dict[str, Any]:
-    """A rubric dict with only the keys that are set (see benchmarker.eval.rubric)."""
+    """A rubric dict with only the keys that are set (see benchmarker.scoring.rubric)."""
     out: dict[str, Any] = {"required": [list(r) if isinstance(r, (list, tuple)) else r for r in required]}
     for key, value in (("numbers", numbers), ("accept", accept), ("forbidden", forbidden), ("stale", stale),
                        ("sequence", sequence), ("dimensions", dimensions)):

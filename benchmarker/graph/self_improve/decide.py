@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from benchmarker.eval.stats import mcnemar_exact, paired_bootstrap
+from benchmarker.scoring.stats import mcnemar_exact, paired_bootstrap
 
 P_VALUE = 0.05        # [self_improve].p_value default
 CATEGORY_DROP = 0.05  # [self_improve].category_drop default: 5 points

@@ -16,7 +16,7 @@ agent's prompts or context cadence) is ingested afresh into new memories, shared
 candidate with the same ingestion (`self_improve/ingest/<ingest key>/memories.jsonl`).
 
 With `[multi_agent] analyst = true` every row also gets `analyst_cause`: the analyst's
-diagnosis (eval/analyst.py) of where the pipeline lost the answer, from the write trace of the
+diagnosis (scoring/analyst.py) of where the pipeline lost the answer, from the write trace of the
 ingestion the candidate searched and the candidate's own results. What each candidate truly has:
 - its results (hits, hypothesis, label) are its own, so not_retrieved / misread / judged_wrong
   are the candidate's;
@@ -134,8 +134,8 @@ def ingestion_dir(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str
 def written_turns_in(directory: Path) -> dict[str, set[tuple[str, int]]] | None:
     """Per case, the (session_id, turn_index) the ingestion in `directory` wrote an entry for (into the
     case's finished memory); None when no add_entry was recorded at all (no write trace to read)."""
-    from benchmarker.eval.analyst import finished_memories, written_turns
     from benchmarker.log.jsonl import read_jsonl
+    from benchmarker.scoring.analyst import finished_memories, written_turns
 
     decisions = [d for d in read_jsonl(directory / "decisions.jsonl") if d.get("tool") == "add_entry"]
     if not decisions:
@@ -154,7 +154,7 @@ def add_analyst_causes(rows: dict[str, dict[str, Any]], results: list[dict[str, 
 
 def analyst_cause(row: dict[str, Any], result: dict[str, Any], written: set[tuple[str, int]], mode: str) -> str:
     """The analyst's cause of a failing row (see the module docstring for the two exceptions)."""
-    from benchmarker.eval.analyst import diagnose
+    from benchmarker.scoring.analyst import diagnose
 
     if row["score"] is None:
         return "unscored"
@@ -170,7 +170,7 @@ def analyst_cause(row: dict[str, Any], result: dict[str, Any], written: set[tupl
 
 def question_row(result: dict[str, Any], mode: str) -> dict[str, Any]:
     """The per-question facts ANALYZE and DECIDE use, from one results line."""
-    from benchmarker.eval.retrieval_metrics import question_retrieval
+    from benchmarker.scoring.retrieval_metrics import question_retrieval
 
     top_k = int(result.get("top_k") or 0)
     retrieval = question_retrieval(result, ks=(top_k,)) if top_k and result.get("retrieved") is not None else None
@@ -208,7 +208,7 @@ def failure_cause(score: float | None, found_any: float | None, found_all: float
 
 
 def _answer_in(answer: Any, hypothesis: Any) -> bool:
-    from benchmarker.eval.normalize import ARTICLES, token_texts
+    from benchmarker.scoring.normalize import ARTICLES, token_texts
 
     def words(text: Any) -> str:  # articles dropped: "the Eiffel Tower" is in "Eiffel Tower"
         return " ".join(t for t in token_texts(str(text or "")) if t not in ARTICLES)

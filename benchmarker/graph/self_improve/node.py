@@ -32,7 +32,7 @@ async def self_improve(state: RunState, runtime: Runtime[RunContext]) -> dict[st
     except UserError as err:  # e.g. too few questions to split: keep the run and its report
         log.warning("the self-improve loop did not run: %s", err)
         return {"self_improve": {"error": str(err)}}
-    from benchmarker.eval.sections import self_improve_summary
+    from benchmarker.reporting.sections import self_improve_summary
 
     return {"self_improve": self_improve_summary(ctx.log.run_dir) or {}}
 

@@ -239,8 +239,8 @@ def reply_text(content: Any) -> str:
 
 
 def parse_json_object(text: str) -> dict[str, Any]:
-    """The first JSON object in a model reply (benchmarker.eval.json_reply); ValueError when none."""
-    from benchmarker.eval.json_reply import first_json_object
+    """The first JSON object in a model reply (benchmarker.scoring.json_reply); ValueError when none."""
+    from benchmarker.scoring.json_reply import first_json_object
 
     value = first_json_object(text)
     if value is None:

@@ -7,21 +7,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarker.config_schema import Problem, RunConfig, mapped_server
-from benchmarker.datasets.fact_extraction import (
+from benchmarker.datasets.schema import Case
+from benchmarker.datasets.source import CaseGroup, DatasetPlan
+from benchmarker.scoring.judge_policy import JUDGE_CALL_FAILED
+from benchmarker.suites.base import Record, Suite, need_case
+from benchmarker.suites.fact_extraction.data import (
     context_facts,
     extracted_facts_from_memory,
     fact_case_of,
     fact_case_to_case,
     load_fact_cases,
 )
-from benchmarker.datasets.schema import Case
-from benchmarker.datasets.source import CaseGroup, DatasetPlan
-from benchmarker.eval.facts import CaseScore, fact_report_section, score_case, summarize_fact_scores
-from benchmarker.eval.judge_policy import JUDGE_CALL_FAILED
-from benchmarker.suites.base import Record, Suite, need_case
+from benchmarker.suites.fact_extraction.facts import CaseScore, fact_report_section, score_case, summarize_fact_scores
 
 if TYPE_CHECKING:
-    from benchmarker.eval.judges import Judge
+    from benchmarker.scoring.judges import Judge
 
 
 class FactExtraction(Suite):
@@ -67,7 +67,7 @@ class FactExtraction(Suite):
         extracted = extracted_facts_from_memory(record.get("new_entries") or [], context, list(fc.existing_memory))
         all_context = context_facts(context)
         if judge.llm is not None:
-            from benchmarker.eval.fact_judge import format_extracted_output, judge_facts, judged_case_score
+            from benchmarker.suites.fact_extraction.fact_judge import format_extracted_output, judge_facts, judged_case_score
 
             verdict = await judge_facts(judge.llm, fc, format_extracted_output(extracted), retries=judge.retries)
             result = judged_case_score(fc, extracted, verdict, context_facts=all_context, thresholds=judge.thresholds)

@@ -15,9 +15,9 @@ from benchmarker.datasets.levels import LEVEL_IDS, build_level
 from benchmarker.datasets.levels.spec import rubric
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
-from benchmarker.eval.sections import mean_score_table, score_table_md
 from benchmarker.log.records import LevelRecord
 from benchmarker.log.store import RunLog
+from benchmarker.reporting.sections import mean_score_table, score_table_md
 from benchmarker.suites.base import Record
 from benchmarker.suites.levels.scoring import score_decision, score_forgetting, score_level
 from benchmarker.suites.rubric import RubricSuite

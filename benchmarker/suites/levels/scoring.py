@@ -28,8 +28,8 @@ from typing import Any
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.levels.spec import ExpectedCall, LevelSpec, ToolScenario
 from benchmarker.datasets.schema import Question
-from benchmarker.eval.normalize import find_phrase, matches, token_texts
-from benchmarker.eval.rubric import (
+from benchmarker.scoring.normalize import find_phrase, matches, token_texts
+from benchmarker.scoring.rubric import (
     decision_breakdown,
     factual_accuracy,
     grade_answer_deterministic,

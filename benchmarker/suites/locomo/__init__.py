@@ -13,7 +13,7 @@ from benchmarker.datasets.longmemeval import dataset_sha256
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
-from benchmarker.eval.judge import LOCOMO_TEMPLATES
+from benchmarker.scoring.judge import LOCOMO_TEMPLATES
 from benchmarker.suites.base import Record, Suite
 from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, select_locomo
 from benchmarker.suites.locomo.evidence import counts_text, evidence_block, evidence_note
@@ -21,7 +21,7 @@ from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, catego
 from benchmarker.suites.locomo.report import compare_rows, locomo_section
 
 if TYPE_CHECKING:
-    from benchmarker.eval.judges import Judge
+    from benchmarker.scoring.judges import Judge
 
 log = logging.getLogger(__name__)
 LOCOMO_URL = "https://raw.githubusercontent.com/snap-research/LoCoMo/main/data/locomo10.json"

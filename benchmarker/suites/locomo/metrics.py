@@ -44,8 +44,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from benchmarker.eval.qa_metrics import cell, not_graded
-from benchmarker.eval.stats import bootstrap_mean_ci
+from benchmarker.scoring.qa_metrics import cell, not_graded
+from benchmarker.scoring.stats import bootstrap_mean_ci
 from benchmarker.suites.locomo.data import ADVERSARIAL, CATEGORY_NAMES
 from benchmarker.suites.locomo.evidence import block_of_results
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarker.eval.compare import accuracy_cell
+from benchmarker.reporting.compare import accuracy_cell
 
 
 def _interval(stat: dict[str, Any] | None, scale: float = 1.0, fmt: str = "{:.3f}") -> str:

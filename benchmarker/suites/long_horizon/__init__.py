@@ -10,7 +10,7 @@ from typing import Any
 from benchmarker.datasets.long_horizon import generate_long_horizon
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
-from benchmarker.eval.sections import score_table_md
+from benchmarker.reporting.sections import score_table_md
 from benchmarker.suites.base import Record
 from benchmarker.suites.rubric import RubricSuite, categories_block
 

@@ -55,7 +55,7 @@ class LongMemEval(Suite):
 
     def write_official_outputs(self, answers_dir: Path, results: list[Record]) -> None:
         if any(r.get("label") is not None for r in results):
-            from benchmarker.eval.official import write_official_outputs
+            from benchmarker.suites.longmemeval.official import write_official_outputs
 
             write_official_outputs(answers_dir, results)
 

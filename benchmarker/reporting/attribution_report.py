@@ -1,0 +1,89 @@
+"""The report's "Where answers were lost": the attribution block as a table and a stacked bar per
+question type, then accuracy with memory beside accuracy with the gold evidence only (`oracle`).
+
+The gap between the two accuracies is what the memory system is responsible for; what the oracle reader
+still gets wrong is the reader's or the judge's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.plots import COLORS, _save, plt
+
+STAGE_COLORS = {"correct": "#55A868", "false_answer": "#8172B3", "not_written": "#C44E52", "not_retrieved": "#DD8452",
+                "not_used": "#CCB974", "no_evidence": "#BBBBBB", "unattributed": "#937860"}
+STAGE_WORDS = {"correct": "correct", "false_answer": "answered an unanswerable question",
+               "not_written": "never written to memory", "not_retrieved": "written, not all retrieved",
+               "not_used": "seen by the reader, still wrong", "no_evidence": "no evidence labels",
+               "unattributed": "outside agent, nothing to inspect"}
+
+
+def plot_attribution(block: dict[str, Any], path: Path) -> Path | None:
+    """One horizontal bar per question type (and overall), split by stage, in shares of its questions."""
+    rows = [(t, c) for t, c in (block.get("by_type") or {}).items() if c.get("n")] + [("overall", block)]
+    if not block.get("n"):
+        return None
+    stages = [s for s in block["stages"] if block["counts"].get(s)]
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.6))
+    left = [0.0] * len(rows)
+    for stage in stages:
+        widths = [100 * c["shares"].get(stage, 0.0) for _, c in rows]
+        ax.barh(range(len(rows)), widths, left=left, color=STAGE_COLORS.get(stage, "#999999"), label=stage)
+        left = [a + b for a, b in zip(left, widths, strict=True)]
+    ax.set_yticks(range(len(rows)), [f"{name} (n={c['n']})" for name, c in rows], fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of judged questions (%)")
+    ax.invert_yaxis()
+    ax.grid(axis="x", color=COLORS["grid"])
+    ax.set_axisbelow(True)
+    ax.legend(ncol=min(4, len(stages)), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
+    return _save(fig, path)
+
+
+def attribution_section(summary: dict[str, Any], plots: Path) -> list[str]:
+    block = summary.get("attribution")
+    if not block:
+        return []
+    stages = [s for s in block["stages"] if block["counts"].get(s)]
+    out = ["## Where answers were lost", "",
+           f"Each of the {block['n']} judged questions is attributed to one stage, from the run's files alone: "
+           "was a gold evidence turn ever written to memory, did every evidence turn reach what the reader saw, "
+           f"and was it still answered wrong. {block['lost_by_memory']} wrong answers were lost before the reader (never "
+           f"written, or not retrieved); {block['counts']['not_used']} were in front of the reader and still wrong.", "",
+           "| type | n | " + " | ".join(stages) + " |", "|---|---|" + "---|" * len(stages)]
+    rows = [*(block.get("by_type") or {}).items(), ("**overall**", block)]
+    for name, cell in rows:
+        out.append(f"| {name} | {cell['n']} | "
+                   + " | ".join(f"{cell['counts'][s]} ({pct(cell['shares'][s])})" for s in stages) + " |")
+    plot = plot_attribution(block, plots / "attribution.png")
+    if plot:
+        out += ["", f"![where answers were lost](plots/{plot.name})"]
+    out += ["", *(f"- `{s}`: {STAGE_WORDS.get(s, s)}" for s in stages),
+            f"- written means {block['write_match']}; seen means {block['seen_match']}."]
+    out += [f"- {note}" for note in block.get("notes") or []]
+    return out + [""] + oracle_lines(summary)
+
+
+def oracle_lines(summary: dict[str, Any]) -> list[str]:
+    """Accuracy with memory vs with the gold evidence turns only, per type."""
+    oracle = summary.get("oracle")
+    if not oracle:
+        return []
+    memory = summary.get("qa") or {}
+    out = ["### With memory vs with the gold evidence (oracle reader)", "",
+           "The oracle reader answered every question again with only its gold evidence turns as context "
+           f"(`oracle/`, {oracle.get('questions', 0)} questions, judged by the run's judge). The gap is what the memory "
+           "system loses; what the oracle still misses is the reader's or the judge's.", "",
+           "| type | with memory | with gold evidence | gap |", "|---|---|---|---|"]
+    types = sorted(set(memory.get("by_type") or {}) | set(oracle.get("by_type") or {}))
+    for name, mine, gold in [*((t, (memory.get("by_type") or {}).get(t), (oracle.get("by_type") or {}).get(t))
+                               for t in types), ("**overall**", memory.get("overall"), oracle.get("overall"))]:
+        a = (mine or {}).get("accuracy")
+        b = (gold or {}).get("accuracy")
+        gap = f"{100 * (b - a):+.1f} pts" if a is not None and b is not None else "n/a"
+        out.append(f"| {name} | {pct(a)} (n={(mine or {}).get('n', 0)}) | {pct(b)} (n={(gold or {}).get('n', 0)}) "
+                   f"| {gap} |")
+    return out + [""]

@@ -1,0 +1,108 @@
+"""The files of a calibration: calibration.json (the summary), calibration.jsonl (every
+disagreement and unjudged answer) and report.md / report.html (rendered by reporting/markdown_html.py)."""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+from typing import Any
+
+from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
+from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.markdown_html import render
+from benchmarker.reporting.plots import plot_agreement_by_type
+from benchmarker.scoring.calibration.store import SUMMARY_FILE
+
+DISAGREEMENTS_FILE = "calibration.jsonl"
+FILES = (SUMMARY_FILE, DISAGREEMENTS_FILE, "report.md", "report.html")  # what write_calibration writes
+SHOWN = 40  # disagreements listed in the report (all of them are in calibration.jsonl)
+
+
+def write_calibration(out_dir: Path, summary: dict[str, Any], disagreements: list[dict[str, Any]]) -> dict[str, Path]:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out_dir / SUMMARY_FILE, summary)
+    tmp = out_dir / (DISAGREEMENTS_FILE + ".tmp")
+    writer = JsonlWriter(tmp)
+    for line in disagreements:
+        writer.write(line)
+    writer.close()
+    tmp.replace(out_dir / DISAGREEMENTS_FILE)
+    plot = plot_agreement_by_type(summary, out_dir / "plots" / "agreement_by_type.png")
+    markdown = render_markdown(summary, disagreements, plot=f"plots/{plot.name}" if plot else None)
+    write_text_atomic(out_dir / "report.md", markdown)
+    from benchmarker.reporting.report import CSS
+
+    title = html.escape(f"Judge calibration: {summary['judge']['label']}")
+    write_text_atomic(out_dir / "report.html", f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                                               f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n"
+                                               f"{render(markdown, image_src=lambda rel: _data_uri(out_dir, rel))}"
+                                               "\n</body></html>\n")
+    return {name: out_dir / name for name in FILES}
+
+
+def _data_uri(out_dir: Path, rel: str) -> str | None:
+    """A figure inlined, so report.html is one self-contained file."""
+    path = out_dir / rel
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii") if path.is_file() else None
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _ci(ci: list[float] | None) -> str:
+    return "n/a" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def _row(name: str, b: dict[str, Any]) -> str:
+    c = b["confusion"]
+    return (f"| {name} | {b['n']} | {pct(b['agreement'])} | {_num(b['kappa'])} | {_ci(b['kappa_ci95'])} "
+            f"| {c['tp']} | {c['fn']} | {c['fp']} | {c['tn']} | {_num(b['precision'])} | {_num(b['recall'])} "
+            f"| {b['unjudged']} |")
+
+
+HEAD = ["| | n | agreement | kappa | kappa 95% CI | both correct | label correct, judge wrong "
+        "| label wrong, judge correct | both wrong | precision | recall | unjudged |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]], plot: str | None = None) -> str:
+    judge = summary["judge"]
+    models = ", ".join(f"{m or 'unknown'} ({n})" for m, n in summary["labels_models"].items())
+    out = [f"# Judge calibration: {judge['label']}", "",
+           f"- judge: {judge['kind']}" + (f" ({judge['model']})" if judge.get("model") else "") + f"; {judge['note']}",
+           f"- labels: {', '.join(f['file'] for f in summary['labels'])}; labelled by {models}",
+           f"- gold: `{summary['dataset_file']}`",
+           f"- Cohen's kappa {_num(summary['kappa'])} {_ci(summary['kappa_ci95'])}, agreement {pct(summary['agreement'])} "
+           f"on {summary['n']} answers ({summary['unjudged']} unjudged); kappa interval: seeded bootstrap "
+           f"({summary['bootstrap']['iterations']} resamples of the answers)",
+           "- precision / recall are those of the judge's \"correct\" against the labels' \"correct\"", ""]
+    tokens = (summary.get("tokens") or {}).get("total") or {}
+    if tokens.get("calls"):
+        usd = "no price in [prices]" if tokens.get("cost_usd") is None else f"${tokens['cost_usd']:,.4f}"
+        out += [f"- judge tokens: {tokens.get('input_tokens', 0):,} in, {tokens.get('output_tokens', 0):,} out "
+                f"over {tokens['calls']} calls, {usd}", ""]
+    out += ["## All", "", *HEAD, _row("**all**", summary), "", "## By question type", "",
+            "`_abs` questions count in their type and again in the abstention row.", "", *HEAD]
+    out += [_row(t, b) for t, b in summary["by_type"].items()]
+    out += ["", f"![agreement by question type]({plot})"] if plot else []
+    out += ["", "## By labels file", "", *HEAD]
+    out += [_row(f, b) for f, b in summary["by_file"].items()]
+    wrong = [d for d in disagreements if not d.get("unjudged")]
+    out += ["", "## Disagreements", "",
+            f"{len(wrong)} disagreements; every one is in `calibration.jsonl`"
+            + (f"; the first {SHOWN} here." if len(wrong) > SHOWN else "."), ""]
+    for d in wrong[:SHOWN]:
+        out += [f"### {d['question_id']} ({d['question_type']}, {d['file']}:{d['line']})", "",
+                f"- question: {_clip(d['question'])}", f"- gold: {_clip(d['gold'])}",
+                f"- answer: {_clip(d['answer'], 600)}",
+                f"- label: {'correct' if d['label'] else 'wrong'}; judge: {'correct' if d['verdict'] else 'wrong'} "
+                f"({_clip(d['reason'])})", ""]
+    return "\n".join(out) + "\n"
+
+
+def _clip(text: Any, limit: int = 300) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"

@@ -1,0 +1,162 @@
+"""`mycelian-longmemeval compare BASE OTHER...`: did my change make memory better or worse?
+
+The first run is the baseline. For each other run, on the question ids judged in both:
+  - flips: correct -> wrong (b) and wrong -> correct (c), with the ids;
+  - exact McNemar p-value on (b, c): with paired data only the discordant questions carry
+    information about a difference;
+  - a paired bootstrap (seed 0, 10,000 resamples) 95% CI of accuracy(other) - accuracy(base).
+Per-type accuracies with Wilson intervals are shown side by side for every run (all judged
+questions of that run, not just the shared ones). Runs with retrieval data (every run searches;
+a retrieval-only run does nothing else) are also compared on recall / ndcg at every k both
+measured, paired per question (retrieval_compare.py). Each run's search settings (mode, embedder,
+alpha, top_k) come from its summary.json, else from its results lines. When every run is a LoCoMo
+run, LoCoMo's overall judge accuracy, F1 and BLEU-1 (categories 1-4) and its category 5
+(abstention) accuracy are shown side by side too (its suite's compare rows), not paired. Where the results
+lines carry an attribution, the stage counts are shown side by side and each pair lists how questions moved
+between stages (attribution_compare.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarker.log.jsonl import read_json_object
+from benchmarker.registry import suite, suites_of_results
+from benchmarker.reporting.attribution_compare import stage_counts, stage_lines, stage_moves
+from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
+from benchmarker.scoring.qa_metrics import qa_metrics
+from benchmarker.scoring.records import load_results
+from benchmarker.scoring.retrieval_metrics import retrieval_metrics
+from benchmarker.scoring.stats import mcnemar_exact, paired_bootstrap
+
+BOOTSTRAP_ITERATIONS = 10_000
+BOOTSTRAP_SEED = 0
+
+
+def _run_name(run_dir: Path) -> str:
+    return str(read_json_object(run_dir / "manifest.json").get("run_id") or run_dir.name)
+
+
+def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """mode, embedder, alpha and top_k of a run: what you changed between two runs of a sweep."""
+    run = read_json_object(run_dir / "summary.json").get("run") or {}
+    first = results[0] if results else {}
+    memory = run.get("memory") or {}
+    alpha = run.get("alpha", first.get("alpha"))
+    return {"mode": run.get("mode") or first.get("mode"), "embedder": memory.get("embedder"),
+            "alpha": alpha if alpha is not None else memory.get("alpha"),
+            "top_k": run.get("top_k") or first.get("top_k")}
+
+
+def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
+    """Flips, McNemar and paired bootstrap between two runs' results lines."""
+    a = {r["question_id"]: r.get("label") for r in base}
+    b = {r["question_id"]: r.get("label") for r in other}
+    common = sorted(q for q in a.keys() & b.keys() if a[q] is not None and b[q] is not None)
+    to_wrong = [q for q in common if a[q] and not b[q]]
+    to_right = [q for q in common if not a[q] and b[q]]
+    base_vals = [int(bool(a[q])) for q in common]
+    other_vals = [int(bool(b[q])) for q in common]
+    n = len(common)
+    return {
+        "n_common": n,
+        "excluded_unjudged_or_missing": len(a.keys() | b.keys()) - n,
+        "baseline_accuracy": (sum(base_vals) / n) if n else None,
+        "accuracy": (sum(other_vals) / n) if n else None,
+        "flips": {"correct_to_wrong": to_wrong, "wrong_to_correct": to_right},
+        "b": len(to_wrong), "c": len(to_right),
+        "mcnemar_p": mcnemar_exact(len(to_wrong), len(to_right)),
+        "bootstrap": paired_bootstrap(base_vals, other_vals, iterations=BOOTSTRAP_ITERATIONS,
+                                      seed=BOOTSTRAP_SEED),
+        "retrieval": compare_retrieval(base, other, iterations=BOOTSTRAP_ITERATIONS, seed=BOOTSTRAP_SEED),
+        "stages": stage_moves(base, other),
+    }
+
+
+def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
+    """Side-by-side QA and retrieval metrics and paired tests of every run against the first."""
+    runs: list[dict[str, Any]] = []
+    for run_dir in run_dirs:
+        run_dir = Path(run_dir)
+        results = load_results(run_dir)
+        runs.append({"name": _run_name(run_dir), "run_dir": str(run_dir), "results": results,
+                     "settings": _settings(run_dir, results), "qa": qa_metrics(results),
+                     "retrieval": retrieval_metrics(results), "suites": [s.name for s in suites_of_results(results)],
+                     "stages": stage_counts(results),
+                     **{key: block for suite in suites_of_results(results)
+                        for key, block in suite.compare_blocks(results).items()}})
+    types = sorted({t for run in runs for t in run["qa"]["by_type"]})
+    pairs = [{"baseline": runs[0]["name"], "run": run["name"],
+              **compare_pair(runs[0]["results"], run["results"])} for run in runs[1:]]
+    return {"baseline": runs[0]["name"] if runs else None, "types": types,
+            "runs": [{k: v for k, v in run.items() if k != "results"} for run in runs], "pairs": pairs}
+
+
+def accuracy_cell(c: dict[str, Any] | None) -> str:
+    if not c or not c.get("n"):
+        return "n/a"
+    lo, hi = c["ci95"]
+    return f"{pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"
+
+
+def format_compare(comparison: dict[str, Any]) -> str:
+    """The comparison as markdown: settings, accuracy and retrieval tables, then each run vs the baseline."""
+    runs = comparison["runs"]
+    lines = ["# Run comparison", "", f"Baseline: **{comparison['baseline']}**", "",
+             "| | " + " | ".join(r["name"] for r in runs) + " |",
+             "|---|" + "---|" * len(runs)]
+    for key in ("mode", "embedder", "alpha", "top_k"):
+        values = [(r.get("settings") or {}).get(key) for r in runs]
+        if any(v is not None for v in values):
+            lines.append(f"| {key} | " + " | ".join("?" if v is None else f"`{v}`" for v in values) + " |")
+    judged = any(r["qa"]["judged"] for r in runs)
+    lines += _qa_rows(comparison) if judged else [
+        "| QA accuracy | " + " | ".join("not judged" for _ in runs) + " |", "",
+        "No run has judged answers (retrieval-only runs answer nothing): accuracy is not compared."]
+    if judged:
+        for name in dict.fromkeys(name for r in runs for name in r.get("suites") or ()):
+            lines += suite(name).compare_lines(runs)
+    lines += stage_lines(runs) if judged else []
+    lines += side_by_side(runs)
+    for pair in comparison["pairs"]:
+        lines += ["", f"## {pair['run']} vs {pair['baseline']}"]
+        if judged:
+            lines += _qa_pair_lines(pair) + stage_lines(runs, pair)
+        lines += pair_lines(pair)
+    return "\n".join(lines) + "\n"
+
+
+def _qa_rows(comparison: dict[str, Any]) -> list[str]:
+    runs, lines = comparison["runs"], []
+    rows = [("overall", lambda q: accuracy_cell(q["overall"])),
+            ("task-averaged", lambda q: pct(q["task_averaged"]["accuracy"])),
+            ("abstention", lambda q: accuracy_cell(q["abstention"]))]
+    rows += [(t, _type_cell(t)) for t in comparison["types"]]
+    rows.append(("unjudged", lambda q: str(q["unjudged"])))
+    for label, fn in rows:
+        lines.append(f"| {label} | " + " | ".join(fn(r["qa"]) for r in runs) + " |")
+    lines.append("")
+    lines.append("Accuracy with a 95% Wilson interval; unjudged answers are excluded.")
+    return lines
+
+
+def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:
+    boot = pair["bootstrap"]
+    diff = "n/a" if boot["diff"] is None else (
+        f"{100 * boot['diff']:+.1f} points, 95% CI [{100 * boot['lo']:+.1f}, {100 * boot['hi']:+.1f}]")
+    return ["", f"- questions judged in both: {pair['n_common']} "
+            f"(excluded: {pair['excluded_unjudged_or_missing']} unjudged or missing in one run)",
+            f"- accuracy on those: {pct(pair['baseline_accuracy'])} -> {pct(pair['accuracy'])}",
+            f"- difference (paired bootstrap, {boot['iterations']} resamples, seed {boot['seed']}): {diff}",
+            f"- flips: {pair['b']} correct -> wrong, {pair['c']} wrong -> correct; "
+            f"exact McNemar p = {pair['mcnemar_p']:.4g}",
+            f"- correct -> wrong: {format_ids(pair['flips']['correct_to_wrong'])}",
+            f"- wrong -> correct: {format_ids(pair['flips']['wrong_to_correct'])}"]
+
+
+def _type_cell(question_type: str) -> Callable[[dict[str, Any]], str]:
+    """The accuracy cell of one question type (a closure per type, not over the loop variable)."""
+    return lambda q: accuracy_cell(q["by_type"].get(question_type))

@@ -1,0 +1,181 @@
+"""The files a finished results directory gets: summary.json, report.{md,html}, plots, and
+LongMemEval's own evaluation outputs, computed from the run directory's files alone.
+
+The run graph's `summarise` node, `report RUN_DIR` and `score RUN_DIR CONFIG` all call this, so a
+report can be rebuilt (or a finished run re-summarised after a metrics fix) without re-running
+anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarker.errors import UserError
+from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
+from benchmarker.registry import suites_of_results
+
+# summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
+# What `report` keeps from the run's own summary.json: the search settings, and what only the run could
+# compute (the memory agent's cost floor for its cases, its writing mode).
+RUN_KEYS_KEPT = ("point", "top_k", "alpha", "floor", "memory_agent", "write_tool")
+# The memory fields a summary names (MemoryDriver.describe); the manifest also says where the server ran
+# (transport, url, port), which is not a result, so `report` leaves it out as `run` does.
+SUMMARY_MEMORY_KEYS = ("backend", "embedder", "alpha", "server", "mapping", "scope", "lacks")
+
+
+def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) -> tuple[dict[str, Any], Path]:
+    """summary.json + report.{md,html} + plots for one results directory."""
+    from benchmarker.reporting.report import write_report
+    from benchmarker.reporting.sections import extra_sections, suite_summaries
+    from benchmarker.reporting.summary import build_summary
+
+    _rewrite_hypotheses(answers_dir)
+    every_round = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
+    results = [r for r in every_round if not r.get("round")]  # the main metrics: the dataset's own questions
+    decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
+    run_meta = _manifest_facts(run_dir) | run_meta
+    errors = list(read_jsonl(answers_dir / "errors.jsonl"))  # a case that failed on a lagging index is counted
+    summary = build_summary(results, run_meta=run_meta | {"decisions": decisions, "errors": errors})
+    level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
+    summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores,
+                                   thresholds=run_meta.get("thresholds")))
+    from benchmarker.reporting.rounds import adversary_ran, rounds_block
+
+    if len(results) < len(every_round) or adversary_ran(run_dir):  # adversarial rounds, asked or not (graph/adversary.py)
+        summary["rounds"] = rounds_block(every_round, run_dir)
+    if run_meta.get("graders"):
+        from benchmarker.scoring.graders import graders_block
+
+        summary["graders"] = graders_block(answers_dir, tuple(run_meta["graders"]), run_meta.get("graders_note", ""))
+    if run_meta.get("analyst"):
+        from benchmarker.scoring.analyst import EXPLAIN_FILE, analyse, attach_explanations, finished_memories
+
+        block = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
+        summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))
+    summary.update(attribution_and_oracle(results, decisions, answers_dir, run_meta.get("write_tool")))
+    from benchmarker.scoring.calibration.store import find_calibration
+
+    calibration = find_calibration(run_dir, results, run_meta.get("thresholds"))
+    if calibration:  # how far this judge agrees with published labels (`calibrate`)
+        summary["judge_calibration"] = calibration
+    write_json_atomic(answers_dir / "summary.json", summary)
+    for suite in suites_of_results(results):
+        suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
+    write_report(answers_dir, summary, results, extra_sections=extra_sections(summary))
+    return summary, answers_dir / "report.html"
+
+
+def attribution_and_oracle(results: list[dict[str, Any]], decisions: list[dict[str, Any]], answers_dir: Path,
+                           write_tool: str | None) -> dict[str, Any]:
+    """summary.json's `attribution` (recomputed from results and decisions, never read from the lines) and,
+    after `oracle`, its accuracy with the gold evidence only."""
+    from benchmarker.scoring.attribution import WRITE_TOOLS, attribute_results, attribution_block
+
+    tools = WRITE_TOOLS | ({write_tool} if write_tool else set())
+    stages = {q: a.stage for q, a in attribute_results(results, decisions, frozenset(tools)).items()}
+    out: dict[str, Any] = {}
+    block = attribution_block(results, stages)
+    if block:
+        out["attribution"] = block
+    oracle = read_json_object(answers_dir / "oracle" / "summary.json").get("qa")
+    if oracle:
+        out["oracle"] = {"questions": (oracle.get("overall") or {}).get("n", 0), "overall": oracle.get("overall"),
+                         "by_type": oracle.get("by_type") or {}}
+    return out
+
+
+def rebuild_outputs(run_dir: Path) -> Path:
+    """The `report` verb: recompute every summary and report from the files on disk."""
+    manifest_path = run_dir / "manifest.json"
+    if not manifest_path.exists():
+        raise UserError(f"{run_dir}: no manifest.json; is this a run directory?")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    # the manifest's "config" block holds the config as run under its own "config" key
+    config = manifest.get("config", {}).get("config", {})
+    meta = {"run_id": manifest.get("run_id"), "offline": manifest.get("models", {}).get("offline", False),
+            "mode": config.get("run", {}).get("mode", "agent"),
+            "judge": manifest.get("judge", {}).get("kind"), "tokens": manifest.get("tokens", {}),
+            "dataset_kind": manifest.get("dataset", {}).get("kind"),
+            "thresholds": (manifest.get("thresholds") or {}).get("eval")}
+    if manifest.get("memory"):  # what the run's summary said, else the manifest's backend fields (not where it ran)
+        meta["memory"] = (_written_run(run_dir).get("memory")
+                          or {k: v for k, v in manifest["memory"].items() if k in SUMMARY_MEMORY_KEYS})
+    if (config.get("multi_agent") or {}).get("analyst"):
+        meta["analyst"] = True
+    if (config.get("multi_agent") or {}).get("graders"):
+        meta["graders"] = list(config["multi_agent"]["graders"])
+    if (manifest.get("tracing") or {}).get("langsmith"):
+        meta["tracing"] = manifest["tracing"]
+    if manifest.get("replay"):
+        agent = (manifest.get("tokens") or {}).get("roles", {}).get("agent") or {}
+        meta["replay"] = manifest["replay"] | {"agent_calls": agent.get("calls", 0)}
+    points = sorted(p for p in (run_dir / "points").glob("*") if p.is_dir()) if (run_dir / "points").exists() else []
+    if not points:
+        return write_outputs(run_dir, run_dir, _search_meta(run_dir, config, "") | meta)[1]
+    results = []
+    for point in points:
+        summary, _ = write_outputs(point, run_dir, _search_meta(point, config, point.name) | meta)
+        results.append((point.name, point, summary))
+    write_sweep_files(run_dir, results, config.get("sweep") or {})
+    return run_dir / "report.html"
+
+
+def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[str, Any]:
+    """point, top_k and alpha of one results directory: what its summary.json already says (the run
+    wrote them), else what the config as run and the point's label say (as `sweep_points` derives them)."""
+    from benchmarker.reporting.sweep import SERVICE_ALPHA, parse_point_label
+
+    search_alpha = config.get("memory", {}).get("search_alpha", -1.0)
+    derived: dict[str, Any] = {"point": point, "top_k": config.get("params", {}).get("top_k"),
+                               "alpha": search_alpha if search_alpha is not None and search_alpha >= 0 else None}
+    if point:
+        alpha, derived["top_k"] = parse_point_label(point)
+        derived["alpha"] = None if alpha == SERVICE_ALPHA else alpha
+    written = _written_run(answers_dir)
+    return derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written}
+
+
+def _rewrite_hypotheses(answers_dir: Path) -> None:
+    """hypotheses.jsonl (LongMemEval's evaluation input) from answers.jsonl, one line per question.
+
+    It is appended beside each answer while a run goes, so a run killed (or out of disk) between the
+    two appends would lose that hypothesis for good; rebuilt here, it always matches the answers."""
+    answers = answers_dir / "answers.jsonl"
+    if not answers.exists():
+        return
+    lines = [json.dumps({"question_id": a.get("question_id"), "hypothesis": a.get("hypothesis")}, ensure_ascii=False)
+             for a in latest_by(read_jsonl(answers), "question_id")]
+    write_text_atomic(answers_dir / "hypotheses.jsonl", "".join(line + "\n" for line in lines))
+
+
+def _manifest_facts(run_dir: Path) -> dict[str, Any]:
+    """When the run started and from which config file, as its manifest says (a report's header names
+    both; read here so `run`, `report` and `score` write the same values)."""
+    manifest = read_json_object(run_dir / "manifest.json")
+    facts = {"started_at": manifest.get("started_at"), "config": manifest.get("config_path")}
+    return {k: v for k, v in facts.items() if v}
+
+
+def _written_run(answers_dir: Path) -> dict[str, Any]:
+    """The `run` block the run itself wrote to summary.json ({} when there is none yet)."""
+    return read_json_object(answers_dir / "summary.json").get("run") or {}
+
+
+def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]],
+                      settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The comparison table over sweep points and the alpha x top_k heatmap report; `settings` is the
+    config's [sweep] table as run (its metric and tie-breakers rank the points)."""
+    from benchmarker.reporting.report import write_report
+    from benchmarker.reporting.sweep import sweep_table
+
+    table = sweep_table(points, settings)
+    write_json_atomic(run_dir / "sweep.json", table)
+    write_text_atomic(run_dir / "sweep.md", table["markdown"])
+    best = table.get("best") or {}
+    best_summary = next((s for label, _, s in points if label == best.get("label")), points[0][2] if points else {})
+    results = latest_by(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl"), "question_id") if best else []
+    write_report(run_dir, best_summary, results, sweep=table["heatmap"],
+                 extra_sections=[("Sweep", table["markdown"])])
+    return {"sweep": table, "best": best}

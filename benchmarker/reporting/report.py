@@ -1,0 +1,292 @@
+"""report.md + a self-contained report.html (+ plots/*.png) for one run directory.
+
+The markdown is the source; the HTML is rendered from it with the plots inlined as base64
+data URIs and the CSS inline, so the file can be mailed or attached to a PR as is. Other
+suites (levels, fact extraction, self-improve) append their own (title, markdown) sections.
+Order: what the run was, QA accuracy (then LoCoMo's table on a LoCoMo run), retrieval, sweep, where
+answers were lost (attribution, oracle), worst questions, cost and speed. A retrieval-only run (no agent,
+reader or judge) gets no QA section, its worst questions by retrieval, and speed without cost
+(retrieval_report.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+from typing import Any
+
+from benchmarker.log.jsonl import write_text_atomic
+from benchmarker.registry import suites_of
+from benchmarker.reporting.attribution_report import attribution_section
+from benchmarker.reporting.fmt import num, pct
+from benchmarker.reporting.markdown_html import render
+from benchmarker.reporting.plots import (
+    measured_ks,
+    metric_value,
+    plot_accuracy_by_type,
+    plot_recall_curves,
+    plot_sweep_heatmap,
+)
+from benchmarker.reporting.retrieval_report import (
+    WORST_LIMIT,
+    clip,
+    hits_table,
+    index_description,
+    retrieval_header,
+    worst_by_retrieval,
+)
+from benchmarker.reporting.summary import is_retrieval_only
+from benchmarker.scoring.calibration.store import calibration_line
+from benchmarker.scoring.retrieval_metrics import evidence_sets, question_retrieval
+
+CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
+padding:0 1.2em;color:#222;line-height:1.45}
+h1{border-bottom:2px solid #4C72B0;padding-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px solid #ddd}
+h3{margin-top:1.4em;font-size:1.05em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.88em}th,td{border:1px solid #ccc;padding:.25em .6em;
+text-align:left;vertical-align:top}th{background:#f0f3f8}tr:nth-child(even) td{background:#fafafa}
+code{background:#f3f3f3;padding:0 .25em;border-radius:3px;font-size:.9em}
+pre{background:#f6f8fa;padding:.8em;overflow-x:auto}figure{margin:1em 0}img{max-width:100%}
+blockquote{border-left:4px solid #e0a030;background:#fff8e6;margin:1em 0;padding:.5em 1em}
+ul{padding-left:1.4em}li{margin:.15em 0}
+"""
+
+
+def _ci(c: dict[str, Any]) -> str:
+    return "n/a" if not c.get("ci95") else f"[{100 * c['ci95'][0]:.1f}, {100 * c['ci95'][1]:.1f}]"
+
+
+def _header(summary: dict[str, Any]) -> list[str]:
+    counts, run = summary.get("counts", {}), summary.get("run", {})
+    out = [f"# Benchmark report: {summary.get('run_id') or 'run'}", ""]
+    if is_retrieval_only(summary.get("run", {})):
+        out += retrieval_header(summary)
+    else:
+        if summary.get("offline"):
+            out += ["> **Offline run.** Deterministic agent, extractive reader and deterministic grader: "
+                    "a reproducible floor, not a model's score.", ""]
+        judges = ", ".join(f"{k} ({v})" for k, v in counts.get("judges", {}).items()) or "none"
+        out += [f"- questions: {counts.get('questions', 0)} (judged {counts.get('judged', 0)}, "
+                f"unjudged {counts.get('unjudged', 0)}, abstention {counts.get('abstention', 0)})",
+                f"- judge: {judges}; models: {', '.join(counts.get('judge_models', [])) or 'none'}"]
+        out += [line for line in [calibration_line(summary.get("judge_calibration"))] if line]
+        for key in ("dataset", "provider", "models"):
+            if run.get(key) not in (None, "", {}):
+                out.append(f"- {key}: `{run[key]}`")
+        if isinstance(agent := run.get("memory_agent"), dict):
+            out.append(f"- memory agent: {agent_writes(agent)}")
+        if run.get("memory") or run.get("top_k") is not None:  # an outside agent has neither: it searched itself
+            out.append(f"- memory searched: {index_description(run)}")
+    if run.get("rescored"):
+        rescored = run["rescored"]
+        out.insert(2, f"> **Re-judged answers** of run `{rescored['of_run']}` by `{rescored['judge']}`"
+                      + (f" ({rescored['model']})" if rescored.get("model") else "")
+                      + f", thresholds {rescored['thresholds']}; the run's own report is `{rescored['original_report']}`.")
+        out.insert(3, "")
+    out += [f"- {name}: `{run[key]}`" for key, name in (("started_at", "started"), ("config", "config")) if run.get(key)]
+    told = ("offline run", "retrieval-only run")  # already said above
+    out += [f"- note: {n}" for n in summary.get("notes", []) if not n.startswith(told)]
+    return out + [""]
+
+
+def agent_writes(agent: dict[str, Any]) -> str:
+    """How the memory agent wrote: ingest unit, who typed raw_entry, how often the context was written."""
+    raw = ("harness (the model named each message; the harness stored its text)" if agent.get("raw_entry") == "harness"
+           else "model (the model re-typed each message)")
+    every = agent.get("context_every_sessions") or 1
+    context = ("on the message cadence" if agent.get("context_update") != "session"
+               else "once per session" if every == 1 else f"every {every} sessions")
+    return f"ingest unit {agent.get('ingest_unit')}, raw_entry {raw}, context written {context}"
+
+
+def _qa_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
+    qa = summary.get("qa", {})
+    out = ["## QA accuracy", ""]
+    if not qa.get("judged"):
+        return out + ["No judged answers (no questions, or every answer unjudged).", ""]
+    out += ["| | n | correct | accuracy | 95% CI | unjudged |", "|---|---|---|---|---|---|"]
+    rows = [("**overall**", qa["overall"]), ("abstention", qa["abstention"])]
+    rows += list(qa.get("by_type", {}).items())
+    for name, c in rows:
+        out.append(f"| {name} | {c['n']} | {c['correct']} | {pct(c['accuracy'])} | {_ci(c)} | {c['unjudged']} |")
+    ta = qa.get("task_averaged", {})
+    out += ["", f"Task-averaged accuracy (mean over {ta.get('n_types', 0)} types): **{pct(ta.get('accuracy'))}**", ""]
+    return out + ([f"![accuracy by type](plots/{plot.name})", ""] if plot else [])
+
+
+def _retrieval_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
+    r = summary.get("retrieval", {})
+    out = ["## Retrieval", ""]
+    if not r.get("available"):
+        return out + [f"- {n}" for n in r.get("notes", ["no retrieval data"])] + [""]
+    m, n = r["metrics"], r["n"]
+    out += ["Means over non-abstention questions with evidence (LongMemEval definitions).", "",
+            "| k | session recall_any | session recall_all | session ndcg_any | turn recall_any "
+            "| turn recall_all | turn ndcg_any | n (session/turn) |", "|---|---|---|---|---|---|---|---|"]
+    for k in measured_ks(r):  # a k above top_k was never measured: the notes say so, no row of n/a
+        vals = [num(m.get(f"{lvl}.{met}@{k}")) for lvl in ("session", "turn")
+                for met in ("recall_any", "recall_all", "ndcg_any")]
+        out.append(f"| {k} | " + " | ".join(vals) + f" | {n.get(f'session@{k}', 0)}/{n.get(f'turn@{k}', 0)} |")
+    out += [""] + [f"- {note}" for note in r.get("notes", [])] + [""]
+    caption = f"Plotted at the k values this run measured (k = {', '.join(map(str, measured_ks(r)))})."
+    out += ([f"![recall at k](plots/{plot.name})", "", caption, ""] if plot else []) + _retrieval_by_type(r)
+    return out
+
+
+def _retrieval_by_type(r: dict[str, Any]) -> list[str]:
+    usable = [k for k in r["k_values"] if r["n"].get(f"session@{k}") or r["n"].get(f"turn@{k}")]
+    if not usable or not r.get("by_type"):
+        return []
+    k = max(x for x in usable if x <= 10) if any(x <= 10 for x in usable) else usable[0]
+    out = [f"By question type, k = {k}:", "",
+           "| type | session recall_any | session recall_all | turn recall_any | turn recall_all | n |",
+           "|---|---|---|---|---|---|"]
+    for qtype, block in r["by_type"].items():
+        m = block["metrics"]
+        out.append(f"| {qtype} | {num(m.get(f'session.recall_any@{k}'))} | {num(m.get(f'session.recall_all@{k}'))} "
+                   f"| {num(m.get(f'turn.recall_any@{k}'))} | {num(m.get(f'turn.recall_all@{k}'))} "
+                   f"| {block['n'].get(f'session@{k}', 0)} |")
+    return out + [""]
+
+
+def _sweep_section(sweep: dict[str, Any], plot: Path | None) -> list[str]:
+    metric = sweep.get("metric", "session.recall_all@10")
+    out = ["## Sweep: alpha x top_k", "", f"Metric: `{metric}`", ""]
+    if plot:
+        out += [f"![sweep heatmap](plots/{plot.name})", ""]
+    points = sorted(sweep.get("points") or [], key=lambda p: (p["alpha"], p["top_k"]))
+    qa = any(metric_value(p.get("summary") or {}, "qa.overall.accuracy") is not None for p in points)
+    out += ["| alpha | top_k | " + metric + (" | QA accuracy |" if qa else " |"),
+            "|---|---|---|" + ("---|" if qa else "")]
+    for p in points:
+        s = p.get("summary") or {}
+        out.append(f"| {p['alpha']:g} | {p['top_k']} | {num(metric_value(s, metric))} |"
+                   + (f" {pct(metric_value(s, 'qa.overall.accuracy'))} |" if qa else ""))
+    return out + [""]
+
+
+def _retrieval_miss(record: dict[str, Any]) -> int:
+    k = int(record.get("top_k") or len(record.get("retrieved") or []) or 1)
+    per_q = question_retrieval(record, ks=(k,)) or {}
+    hit = (per_q.get("session") or {}).get(f"recall_any@{k}")
+    return 0 if hit == 0.0 else 1  # evidence never retrieved sorts first: the memory's fault
+
+
+def _worst_section(results: list[dict[str, Any]]) -> list[str]:
+    wrong = [r for r in results if r.get("label") is False]
+    unjudged = [r for r in results if r.get("label") is None and r.get("grade")]
+    out = ["## Worst questions", ""]
+    if not wrong and not unjudged:
+        return out + ["No incorrect or unjudged answers.", ""]
+    chosen = sorted(wrong, key=lambda r: (_retrieval_miss(r), str(r.get("question_type")), str(r.get("question_id"))))
+    chosen = (chosen + unjudged)[:WORST_LIMIT]
+    out.append(f"{len(wrong)} incorrect and {len(unjudged)} unjudged answers; showing {len(chosen)}, incorrect "
+               f"ones whose evidence was never retrieved first. ✔ marks a hit from an evidence session, "
+               "✔ turn the evidence turn itself.")
+    for r in chosen:
+        state = "unjudged" if r.get("label") is None else "incorrect"
+        evidence = evidence_sets(r)
+        out += ["", f"### `{r.get('question_id')}` ({r.get('question_type')}, {state})", "",
+                f"- question: {clip(r.get('question'), 400)}",
+                f"- answer: {clip(r.get('answer'), 400)}",
+                f"- hypothesis: {clip(r.get('hypothesis'), 400)}",
+                f"- grade: {clip((r.get('grade') or {}).get('reason'), 300)}",
+                f"- evidence sessions: {', '.join(f'`{s}`' for s in sorted(evidence['session'])) or 'none'}"]
+        out += hits_table(r, evidence)
+    return out + [""]
+
+
+def _cost_section(summary: dict[str, Any]) -> list[str]:
+    if is_retrieval_only(summary.get("run", {})):
+        return ["## Speed", "", "No model ran (retrieval-only): no tokens, no cost.", ""] + _speed_lines(summary)
+    cost = summary.get("cost", {})
+    out = ["## Cost and speed", "", "| role | input tokens | of which cache reads | cache writes | cache-hit share "
+           "| output tokens | USD |", "|---|---|---|---|---|---|---|"]
+    shares = cost.get("cache_hit_share", {})
+    rows = [*cost.get("tokens", {}).items(), ("**total**", cost.get("tokens_total", {}))]
+    for role, t in rows:
+        key = "total" if role == "**total**" else role
+        out.append(f"| {role} | {t.get('input', 0):,} | {t.get('cache_read', 0):,} | {t.get('cache_write', 0):,} | "
+                   f"{num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | "
+                   f"{num(cost.get('usd', {}).get(key), '{:.4f}')} |")
+    floor = (f" The memory agent's floor for these cases is {num(cost.get('floor_usd'), '${:.4f}')}: this run cost "
+             f"{num(cost.get('floor_ratio'), '{:.2f}')}x it." if cost.get("floor_ratio") is not None else "")
+    out += ["", f"Cost per question: {num(cost.get('usd_per_question'), '${:.4f}')}.{floor} Input tokens include the "
+            "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
+            "cache_write."]
+    out += [f"- {note}" for note in cost.get("price_notes", [])]
+    if "ledger" in cost.get("source", {}).values():
+        out += ["", "Tokens for these roles come from the run's token ledger, not from the results lines: "
+                + ", ".join(r for r, src in cost["source"].items() if src == "ledger") + "."]
+    if cost.get("unpriced_models"):
+        out += ["", "No price configured for: " + ", ".join(f"`{m}`" for m in cost["unpriced_models"])
+                + " (USD shown as n/a or partial)."]
+    return out + [""] + _speed_lines(summary)
+
+
+def _speed_lines(summary: dict[str, Any]) -> list[str]:
+    speed = summary.get("speed", {})
+    out = ["| phase | total (s) | mean (s) | n | mean per |", "|---|---|---|---|---|"]
+    for phase, p in speed.get("phases", {}).items():
+        # ingestion is timed once per case (a LoCoMo conversation holds many questions); QA and eval per question
+        per = "case (one ingestion)" if phase == "ingest_s" else "question"
+        out.append(f"| {phase.removesuffix('_s')} | {num(p['sum'], '{:.1f}')} | {num(p['mean'], '{:.2f}')} | {p['n']} "
+                   f"| {per} |")
+    lat = speed.get("tool_latency_ms", {})
+    out += ["", f"Memory tool latency over {lat.get('n', 0)} calls: p50 {num(lat.get('p50'), '{:.1f}')} ms, "
+            f"p95 {num(lat.get('p95'), '{:.1f}')} ms, max {num(lat.get('max'), '{:.1f}')} ms.", ""]
+    by_tool = speed.get("tool_latency_by_tool_ms") or {}
+    if by_tool:
+        out += ["| tool | calls | p50 (ms) | p95 (ms) | max (ms) |", "|---|---|---|---|---|"]
+        out += [f"| {tool} | {t['n']} | {num(t['p50'], '{:.1f}')} | {num(t['p95'], '{:.1f}')} "
+                f"| {num(t['max'], '{:.1f}')} |" for tool, t in by_tool.items()]
+        out.append("")
+    return out
+
+
+def _data_uri(run_dir: Path, rel: str) -> str | None:
+    path = run_dir / rel
+    if not path.is_file():
+        return None
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *,
+                    sweep: dict[str, Any] | None = None,
+                    extra_sections: list[tuple[str, str]] | tuple = ()) -> str:
+    """Draw the plots into run_dir/plots and return the report markdown."""
+    plots = Path(run_dir) / "plots"
+    retrieval_only = is_retrieval_only(summary.get("run", {}))
+    lines = _header(summary)
+    if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
+        lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
+        for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
+            lines += suite.qa_report_lines(summary)
+    lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
+    if sweep and sweep.get("points"):
+        lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))
+    lines += attribution_section(summary, plots)
+    lines += worst_by_retrieval(results) if retrieval_only else _worst_section(results)
+    lines += _cost_section(summary)
+    for title, body in extra_sections:
+        lines += [f"## {title}", "", body.rstrip(), ""]
+    return "\n".join(lines)
+
+
+def write_report(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *,
+                 sweep: dict[str, Any] | None = None,
+                 extra_sections: list[tuple[str, str]] | tuple = ()) -> dict[str, Path]:
+    """Write report.md, report.html and plots/*.png into run_dir; return their paths."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    markdown = render_markdown(run_dir, summary, results, sweep=sweep, extra_sections=extra_sections)
+    md_path, html_path = run_dir / "report.md", run_dir / "report.html"
+    write_text_atomic(md_path, markdown)
+    body = render(markdown, image_src=lambda rel: _data_uri(run_dir, rel))
+    title = html.escape(f"Benchmark report: {summary.get('run_id') or run_dir.name}")
+    write_text_atomic(html_path, f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                                 f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+    return {"markdown": md_path, "html": html_path,
+            **{p.stem: p for p in sorted((run_dir / "plots").glob("*.png"))}}

@@ -1,0 +1,195 @@
+"""Summary keys beyond QA and retrieval, computed from results lines, and their report sections.
+
+`suite_summaries` adds each suite's keys to summary.json (levels, long-horizon, fact extraction,
+through the registry), the multi-seed statistics and the self-improve loop; `extra_sections`
+turns them into report sections. Both read only the results lines, like every other metric (and
+the self-improve loop's `self_improve.jsonl` when the run has one).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from benchmarker.registry import suites_of, suites_of_results
+from benchmarker.reporting.fmt import num
+
+SELF_IMPROVE_LOG = "self_improve.jsonl"
+
+
+def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, *,
+                    level_scores: Sequence[dict[str, Any]] = (), thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Summary keys of the run's suites (each suite's `summarise`), the multi-seed statistics over the
+    suites that take several seeds, and the self-improve loop; `level_scores` are levels.jsonl lines
+    (one per level case); `thresholds` the run's `[eval.thresholds]` (the manifest's; defaults when absent)."""
+    out: dict[str, Any] = {}
+    if run_dir is not None and (run_dir / SELF_IMPROVE_LOG).exists():
+        out["self_improve"] = self_improve_summary(run_dir)
+    suites = suites_of_results(results)
+    for suite in suites:
+        out.update(suite.summarise(results, level_scores=list(level_scores)))
+    seeded_kinds = {kind for suite in suites if suite.multi_seed for kind in suite.record_kinds}
+    seeded = [r for r in results if r.get("kind") in seeded_kinds]
+    if seeded and len({r.get("seed") for r in seeded if r.get("seed") is not None}) > 1:
+        out["multi_seed"] = _multi_seed(seeded, thresholds)
+    return out
+
+
+def scored_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows that carry a numeric score."""
+    return [r for r in rows if isinstance(r.get("score"), (int, float))]
+
+
+def mean_score_table(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """{value of `key`: {"n", "mean_score"}} over the scored rows."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for r in scored_rows(rows):
+        groups[str(r.get(key) or "?")].append(float(r["score"]))
+    return {name: {"n": len(v), "mean_score": round(mean(v), 4)} for name, v in sorted(groups.items())}
+
+
+def _multi_seed(rows: list[dict[str, Any]], thresholds: dict[str, Any] | None) -> dict[str, Any]:
+    from benchmarker.config_schema import ThresholdsConfig
+    from benchmarker.scoring.multiseed import summarize_seeds
+
+    scores = [{"seed": r.get("seed"), "question_key": r.get("question_key") or r.get("question_id"),
+               "category": r.get("category"), "level": r.get("level"), "score": float(r["score"])}
+              for r in scored_rows(rows) if r.get("seed") is not None]
+    return summarize_seeds(scores, thresholds=ThresholdsConfig.model_validate(thresholds) if thresholds else None)
+
+
+def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    sections: list[tuple[str, str]] = []
+    for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
+        sections += suite.report_sections(summary)
+    if "multi_seed" in summary:
+        sections.append(("Multi-seed statistics", _multi_seed_md(summary["multi_seed"])))
+    if "self_improve" in summary:
+        sections.append(("Self-improve loop", summary["self_improve"].get("markdown", "")))
+    if "rounds" in summary:
+        from benchmarker.reporting.rounds import rounds_section
+
+        sections.append(("Adversarial rounds", rounds_section(summary["rounds"])))
+    if "graders" in summary:
+        from benchmarker.scoring.graders import graders_section
+
+        sections.append(("Graders with perspectives", graders_section(summary["graders"])))
+    if "analyst" in summary:
+        from benchmarker.scoring.analyst import analyst_section
+
+        sections.append(("Where answers were lost", analyst_section(summary["analyst"])))
+    tracing = (summary.get("run") or {}).get("tracing") or {}
+    if tracing.get("langsmith"):
+        sections.append(("Traces", f"Every model and tool call of this run is traced in the LangSmith project "
+                                   f"[{tracing.get('project')}]({tracing.get('url')}) ({tracing.get('endpoint')}; "
+                                   f"sample rate {tracing.get('sample_rate')}). Filter by metadata `run_id` = "
+                                   f"`{summary.get('run_id')}`; ingestion turns carry the tag `memory_extraction`."))
+    return sections
+
+
+def score_table_md(table: dict[str, Any], name: str) -> str:
+    """A mean-score table as markdown (with the level score and scoring columns when present)."""
+    with_level = any("level_score" in v for v in table.values())
+    titled = any(v.get("title") for v in table.values())  # a level's name (L1-L16) beside its id
+    lines = [f"| {name} |" + (" name |" if titled else "") + " n | mean score |"
+             + (" level score | scoring |" if with_level else ""),
+             "|---|---|---|" + ("---|" if titled else "") + ("---|---|" if with_level else "")]
+    for k, v in table.items():
+        row = f"| {k} |" + (f" {v.get('title') or ''} |" if titled else "") + f" {v['n']} | {v['mean_score']:.3f} |"
+        if with_level:
+            ls = v.get("level_score")
+            row += f" {'n/a' if ls is None else f'{ls:.3f}'} | {v.get('scoring') or ''} |"
+        lines.append(row)
+    return "\n".join(lines) + "\n"
+
+
+def _multi_seed_md(ms: dict[str, Any]) -> str:
+    lines = ["| category | seeds | mean | std | 95% interval |", "|---|---|---|---|---|"]
+    for name, row in sorted((ms.get("by_category") or {}).items()):
+        ci = row.get("ci95") or [None, None]
+        interval = f"{ci[0]:.3f}-{ci[1]:.3f}" if ci[0] is not None else "n/a"
+        std = row.get("std")
+        lines.append(f"| {name} | {row.get('n_seeds', row.get('n', ''))} | {row.get('mean', 0):.3f} | "
+                     f"{'n/a' if std is None else f'{std:.3f}'} | {interval} |")
+    noisy = ms.get("noisy_questions") or []
+    lines.append(f"\n{len(noisy)} question(s) vary by more than 10 points across seeds"
+                 + (": " + ", ".join(str(q.get("question_key")) for q in noisy[:20]) if noisy else "."))
+    return "\n".join(lines) + "\n"
+
+
+def self_improve_summary(run_dir: Path) -> dict[str, Any] | None:
+    """The self-improve loop from `self_improve.jsonl` alone: counts, start vs best, and a table."""
+    from benchmarker.log.jsonl import read_jsonl
+
+    by_iteration = {line["iteration"]: line for line in read_jsonl(run_dir / SELF_IMPROVE_LOG)}
+    lines = [by_iteration[i] for i in sorted(by_iteration)]
+    if not lines:
+        return None
+    decisions = [line["decision"] for line in lines]
+    start, best = lines[0]["start"], lines[-1]["best"]
+    before, after = _score(start, "holdout"), _score(best, "holdout")
+    gain = None if before is None or after is None else after - before
+    summary = {"iterations": len(lines), "log": SELF_IMPROVE_LOG,
+               **{d: decisions.count(d) for d in ("accepted", "reverted", "refused", "stopped")},
+               "start": start, "best": best, "holdout_gain": None if gain is None else round(gain, 4)}
+    summary["markdown"] = _self_improve_md(summary, lines)
+    return summary
+
+
+def _score(candidate: dict[str, Any] | None, split: str) -> float | None:
+    return ((candidate or {}).get(split) or {}).get("score")
+
+
+def _tunables(candidate: dict[str, Any] | None) -> str:
+    items = ((candidate or {}).get("tunables") or {}).items()
+    return ", ".join(f"{k}={'service' if v is None else v}" for k, v in items)
+
+
+def _self_improve_md(summary: dict[str, Any], lines: list[dict[str, Any]]) -> str:
+    start, best = summary["start"], summary["best"]
+    n = (start.get("holdout") or {}).get("n")
+    out = [f"Started from {_tunables(start)}: held-out score {num(_score(start, 'holdout'))} (n={n}), "
+           f"training {num(_score(start, 'train'))}.",
+           f"Best after {summary['iterations']} iteration(s): {_tunables(best)} in `{best.get('dir')}`: held-out "
+           f"{num(_score(best, 'holdout'))}, training {num(_score(best, 'train'))}.",
+           f"{summary['accepted']} accepted, {summary['reverted']} reverted, {summary['refused']} refused"
+           + (", stopped early (nothing left to try)" if summary["stopped"] else "") + ". A change is kept only when "
+           "its held-out gain beats the noise (exact McNemar p < 0.05 or a paired-bootstrap 95% interval above 0), "
+           "exceeds min_gain, and no question type, category or level drops more than 5 points.", "",
+           "| # | proposal | votes | training | held-out | paired test | decision |", "|---|---|---|---|---|---|---|"]
+    for line in lines:
+        base, cand, stats = line.get("base"), line.get("candidate"), line.get("stats") or {}
+        votes = line.get("votes") or []
+        vote = f"{sum(1 for v in votes if v.get('approve'))}/{len(votes)}" if votes else "-"
+        test = "-"
+        if stats.get("bootstrap"):
+            p = (stats.get("mcnemar") or {}).get("p")
+            ci = stats["bootstrap"]
+            test = (f"p={p:.3g}, " if p is not None else "") + f"CI [{ci['lo']:+.2f}, {ci['hi']:+.2f}]"
+        reason = str(line.get("reason") or "").replace("|", "/")[:160]
+        out.append(f"| {line['iteration']} | {_proposal_md(line.get('proposal'))} | {vote} | "
+                   f"{_arrow(base, cand, 'train')} | {_arrow(base, cand, 'holdout')} | {test} | "
+                   f"**{line['decision']}** ({line.get('stage')}): {reason} |")
+    for line in lines:
+        diff = (line.get("proposal") or {}).get("diff")
+        if diff:
+            out += ["", f"Iteration {line['iteration']} prompt diff ({line['decision']}):", "```diff", diff.rstrip(), "```"]
+    return "\n".join(out) + "\n"
+
+
+def _arrow(base: dict[str, Any] | None, cand: dict[str, Any] | None, split: str) -> str:
+    return f"{num(_score(base, split))} -> {num(_score(cand, split))}" if cand else "-"
+
+
+def _proposal_md(proposal: dict[str, Any] | None) -> str:
+    if not proposal:
+        return "-"
+    if proposal.get("kind") == "config":
+        return ", ".join(f"{k}={v}" for k, v in (proposal.get("delta") or {}).items()) or "config"
+    diff = proposal.get("diff") or ""
+    added = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
+    return f"diff {', '.join(proposal.get('files') or []) or '?'} (+{added}/-{removed})"

@@ -1,0 +1,261 @@
+"""summary.json: every number of a run, computed from its results lines alone.
+
+Keys (schema_version 1; a null is "not available", never zero):
+
+    schema_version   1
+    run_id           run_meta["run_id"] or null
+    offline          true when run_meta["offline"] and the run answered questions: offline-provider
+                     numbers (deterministic agent, extractive reader, deterministic grader) are a
+                     floor, not a model score (a retrieval-only run calls no model: false)
+    notes            human-readable caveats (offline, unjudged answers, retrieval-only, k > top_k, ...)
+    run              run_meta as given (JSON-safe copy) minus "decisions", "tokens" and "errors"
+                     (optional run_meta inputs: "decisions" = decisions.jsonl lines, used for tool
+                     latency; "tokens" = the TokenLedger snapshot, used for cost when the results
+                     lines do not carry a role's tokens or cost; "errors" = errors.jsonl lines, for
+                     counts.not_searchable). The run graph gives mode, point,
+                     top_k, alpha (sent with each search; null = the service's) and memory
+                     {backend, embedder, alpha (the service's blend)}; on a mapped server also
+                     server, mapping, scope and lacks (what that server cannot do, also in notes)
+    qa               see qa_metrics.py: overall, task_averaged, abstention, by_type, judged, unjudged
+    retrieval        see retrieval_metrics.py: available, k_values, top_k, metrics
+                     {"session.recall_any@1" ... "turn.ndcg_any@50"}, n {"session@1" ...},
+                     excluded_abstention, questions {session, turn}, by_type, notes
+    cost
+      tokens         {"agent"|"qa"|"eval": {"input", "output", "cache_read", "cache_write"}}  sums;
+                     input includes the cache reads and writes (as providers count it)
+      tokens_total   {"input", "output", "cache_read", "cache_write"}
+      cache_hit_share  {"agent","qa","eval","total"}  cache_read / input; null without input
+      usd            {"agent","qa","eval","total"}  sums; null when nothing priced that role
+      usd_per_question  usd.total / questions (null when nothing is priced)
+      floor_usd, floor_ratio  the memory agent's floor for the run's cases (the haystack read once, one
+                        summary per message, the context once per session: `estimate`) and usd.total / it
+      source         {role: "results" | "ledger"}  where a role's tokens came from
+      unpriced_models  models the ledger had no price for
+      price_notes    prices the ledger had to assume (a missing cached_input / cache_write price)
+    speed
+      phases         {"ingest_s"|"qa_s"|"eval_s": {"sum","mean","n"}}  seconds, as recorded per question
+                     (ingest_s once per case: a case's questions share one ingestion)
+      tool_latency_ms  {"n","p50","p95","mean","max"}  over every memory tool call (results lines'
+                     tool_latency_ms, else every decisions.jsonl latency_ms); the harness's own
+                     events (tools named `_...`, e.g. `_ingest_done`) are not tool calls
+      tool_latency_by_tool_ms  {tool: {"n","p50","p95","mean","max"}}  from decisions, when given
+    locomo           only when some results line is LoCoMo's (suites/locomo/metrics.py says what each
+                     peer computes and what we do):
+      categories     {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop",
+                     "5": "adversarial"}  LoCoMo's category numbers -> the names in question_type
+      by_category    {"1".."5": {"name", "questions", "judge": cell, "f1": stat, "bleu1": stat}}
+                     (category "5" has no f1 / bleu1); questions counts judged and unjudged
+      overall        {"categories": ["1","2","3","4"], "questions", "judge": cell, "f1": stat,
+                     "bleu1": stat}  over categories 1-4 only
+      adversarial    {"category": "5", "name", "questions", "judge": cell}  category 5 apart, as
+                     abstention: correct when the reply says it was not mentioned
+      evidence       {"dropped", "unparseable", "names_no_turn", "repaired", "dropped_ids": [{question_id,
+                     id, reason}], "repaired_ids": [{question_id, id, as}]}  evidence ids of these questions
+                     the loader dropped or repaired (suites/locomo/evidence.py)
+      intervals      {"judge", "f1_bleu1"}  how each interval is computed, in words
+      notes          what is counted and how, in words
+                     cell = {"n" judged, "correct", "accuracy", "ci95": [lo, hi] (95% Wilson),
+                     "unjudged"} as in qa; stat = {"n", "mean", "ci95": [lo, hi]} (95% percentile
+                     bootstrap of the mean, 10,000 resamples, seed 0; null when n == 0); f1 is
+                     LoCoMo's token F1, bleu1 mem0's BLEU-1, read from each line's `locomo` key
+    attribution      (reporting/outputs.py, scoring/attribution.py) only when some question was judged: which stage lost
+                     each answer, recomputed from results.jsonl and decisions.jsonl
+      stages         correct, false_answer, not_written, not_retrieved, not_used, no_evidence, unattributed
+      n, counts, shares  judged questions, by stage (shares of n)
+      lost_by_memory not_written + not_retrieved: lost before the reader
+      by_type        {question_type: {"n", "counts", "shares"}}
+      write_match, seen_match, notes   how a write and a seen turn are matched, in words; caveats
+    oracle           only after `oracle RUN_DIR`: {"questions", "overall": cell, "by_type": {type: cell}}, accuracy
+                     with the gold evidence only (oracle/summary.json's qa block)
+    counts
+      questions, judged, unjudged, abstention
+      not_graded     answers nothing was asked to judge (retrieval-only runs); not in unjudged
+      by_type        {question_type: questions}
+      by_kind        {kind: questions}
+      judges         {"deterministic"|"llm"|"official": questions graded that way}
+      judge_models   sorted judge model ids seen
+      not_searchable {"questions", "question_ids", "cases_failed", "case_ids"}  (scoring/searchable.py)
+                     questions whose index was not searchable yet (index_searchable false), left out
+                     of qa, retrieval and the suites' blocks (cost and speed keep them), and cases
+                     that failed on it and await a retry; notes say both
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarker.log.jsonl import write_json_atomic
+from benchmarker.registry import suites_of_results
+from benchmarker.scoring.qa_metrics import is_abstention, not_graded, qa_metrics
+from benchmarker.scoring.retrieval_metrics import retrieval_metrics
+from benchmarker.scoring.searchable import failed_cases, not_searchable_block, not_searchable_notes, split_searchable
+
+SCHEMA_VERSION = 1
+ROLES = ("agent", "qa", "eval")
+PHASES = ("ingest_s", "qa_s", "eval_s")
+OFFLINE_NOTE = ("offline run: deterministic memory agent, extractive reader and deterministic grader; "
+                "these numbers are a reproducible floor, not a language model's score")
+RETRIEVAL_NOTE = ("retrieval-only run: every message was written straight to memory and each question searched "
+                  "once; no memory agent, reader or judge ran, so only retrieval is measured")
+
+
+def is_retrieval_only(run_meta: dict[str, Any]) -> bool:
+    """A `[run] mode = "retrieval"` run: nothing was answered, so nothing was judged."""
+    return run_meta.get("mode") == "retrieval"
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+TOKEN_KEYS = ("input", "output", "cache_read", "cache_write")
+_LEDGER_KEYS = {"input": "input_tokens", "output": "output_tokens", "cache_read": "cache_read_tokens",
+                "cache_write": "cache_write_tokens"}
+
+
+def _role_tokens(record: dict[str, Any], role: str) -> dict[str, int]:
+    tokens = (record.get("tokens") or {}).get(role)
+    if tokens is None and role == "eval":  # judge tokens live in the grade until the harness copies them
+        tokens = (record.get("grade") or {}).get("tokens")
+    tokens = tokens or {}
+    return {key: int(tokens.get(key) or 0) for key in TOKEN_KEYS}
+
+
+def _share(tokens: dict[str, int]) -> float | None:
+    return tokens["cache_read"] / tokens["input"] if tokens["input"] else None
+
+
+def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = None,
+               floor: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Token and dollar sums per role: from the results lines, else from the run's token ledger."""
+    tokens = {role: dict.fromkeys(TOKEN_KEYS, 0) for role in ROLES}
+    usd: dict[str, float | None] = {role: None for role in ROLES}
+    for r in results:
+        for role in ROLES:
+            for key, n in _role_tokens(r, role).items():
+                tokens[role][key] += n
+            value = _num((r.get("cost_usd") or {}).get(role))
+            if value is not None:
+                usd[role] = (usd[role] or 0.0) + value
+    source = {role: "results" for role in ROLES}
+    roles = (ledger or {}).get("roles") or {}
+    for role in ROLES:
+        entry = roles.get(role)
+        if not entry:
+            continue
+        if not tokens[role]["input"] and not tokens[role]["output"]:  # e.g. agent tokens spent during ingestion
+            tokens[role] = {key: int(entry.get(_LEDGER_KEYS[key]) or 0) for key in TOKEN_KEYS}
+            source[role] = "ledger"
+        if usd[role] is None and _num(entry.get("cost_usd")) is not None:
+            usd[role] = float(entry["cost_usd"])
+    priced = [v for v in usd.values() if v is not None]
+    total = {key: sum(t[key] for t in tokens.values()) for key in TOKEN_KEYS}
+    usd_total = sum(priced) if priced else None
+    return {"tokens": tokens, "tokens_total": total,
+            "cache_hit_share": {**{role: _share(t) for role, t in tokens.items()}, "total": _share(total)},
+            "usd": {**usd, "total": usd_total},
+            "usd_per_question": usd_total / len(results) if usd_total is not None and results else None,
+            **_floor(usd_total, floor),
+            "source": source,
+            "unpriced_models": list((ledger or {}).get("unpriced_models") or []),
+            "price_notes": list((ledger or {}).get("price_notes") or [])}
+
+
+def _floor(usd_total: float | None, floor: dict[str, Any] | None) -> dict[str, Any]:
+    """floor_usd and floor_ratio when the run knows its floor (a memory-agent run)."""
+    if not floor:
+        return {}
+    floor_usd = _num(floor.get("usd"))
+    return {"floor_usd": floor_usd,
+            "floor_ratio": usd_total / floor_usd if usd_total is not None and floor_usd else None}
+
+
+def _latency(values: list[float]) -> dict[str, Any]:
+    lat = np.array(values, dtype=float)
+    out: dict[str, Any] = {"n": int(lat.size), "p50": None, "p95": None, "mean": None, "max": None}
+    if lat.size:
+        out.update(p50=float(np.percentile(lat, 50)), p95=float(np.percentile(lat, 95)),
+                   mean=float(lat.mean()), max=float(lat.max()))
+    return out
+
+
+def speed_block(results: list[dict[str, Any]], decisions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Phase wall times and memory tool latency percentiles (results lines, else decisions.jsonl)."""
+    phases = {}
+    for phase in PHASES:
+        rows = results
+        if phase == "ingest_s":  # one ingestion per case (memory), repeated on each of its questions
+            rows = list({r.get("case_id") or r.get("question_id"): r for r in results}.values())
+        vals = [v for r in rows if (v := _num((r.get("timings") or {}).get(phase))) is not None]
+        phases[phase] = {"sum": sum(vals) if vals else None, "mean": (sum(vals) / len(vals)) if vals else None,
+                         "n": len(vals)}
+    values = [v for r in results for x in (r.get("tool_latency_ms") or []) if (v := _num(x)) is not None]
+    by_tool: dict[str, list[float]] = {}
+    for d in decisions or []:
+        if str(d.get("tool", "")).startswith("_"):  # a harness event (`_ingest_done`), not a tool call
+            continue
+        if (v := _num(d.get("latency_ms"))) is not None:
+            by_tool.setdefault(str(d.get("tool")), []).append(v)
+    if not values:
+        values = [v for vals in by_tool.values() for v in vals]
+    return {"phases": phases, "tool_latency_ms": _latency(values),
+            "tool_latency_by_tool_ms": {tool: _latency(vals) for tool, vals in sorted(by_tool.items())}}
+
+
+def counts_block(results: list[dict[str, Any]]) -> dict[str, Any]:
+    judges = Counter(str((r.get("grade") or {}).get("judge")) for r in results if r.get("grade"))
+    models = {m for r in results if (m := (r.get("grade") or {}).get("model"))}
+    return {"questions": len(results),
+            "judged": sum(1 for r in results if r.get("label") is not None),
+            "unjudged": sum(1 for r in results if r.get("label") is None and not not_graded(r)),
+            "not_graded": sum(1 for r in results if not_graded(r)),
+            "abstention": sum(1 for r in results if is_abstention(r)),
+            "by_type": dict(sorted(Counter(str(r.get("question_type")) for r in results).items())),
+            "by_kind": dict(sorted(Counter(str(r.get("kind") or "unknown") for r in results).items())),
+            "judges": dict(sorted(judges.items())), "judge_models": sorted(models)}
+
+
+def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) -> dict[str, Any]:
+    """Every documented key, from results lines and run metadata only."""
+    measured, left_out = split_searchable(results)  # an index not yet searchable measures nothing
+    unsearchable = not_searchable_block(left_out, failed_cases(run_meta.get("errors") or [], results))
+    qa = qa_metrics(measured)
+    retrieval = retrieval_metrics(measured)
+    notes: list[str] = []
+    retrieval_only = is_retrieval_only(run_meta)
+    offline = bool(run_meta.get("offline")) and not retrieval_only
+    if retrieval_only:
+        notes.append(RETRIEVAL_NOTE)
+    if offline:
+        notes.append(OFFLINE_NOTE)
+    if qa["unjudged"] and not retrieval_only:
+        notes.append(f"{qa['unjudged']} answer(s) unjudged (the judge gave no usable yes/no); "
+                     "excluded from accuracy denominators")
+    if not results:
+        notes.append("no questions in this run")
+    notes.extend(retrieval.get("notes", []))
+    notes.extend(not_searchable_notes(unsearchable))
+    memory = m if isinstance(m := run_meta.get("memory"), dict) else {}
+    if memory.get("lacks"):
+        notes.append(f"memory server {memory.get('server')} has no " + "; no ".join(memory["lacks"]))
+    run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens", "errors")}
+    summary = {"schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
+               "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),
+               "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens"), run_meta.get("floor")),
+               "speed": speed_block(results, run_meta.get("decisions")),
+               "counts": counts_block(results) | {"not_searchable": unsearchable}}
+    for suite in ([] if retrieval_only else suites_of_results(measured)):
+        summary.update(suite.summary_blocks(measured, notes))
+    return summary
+
+
+def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
+    """Write <run_dir>/summary.json atomically (a crash never leaves half a file), credentials masked."""
+    path = Path(run_dir) / "summary.json"
+    write_json_atomic(path, summary)
+    return path

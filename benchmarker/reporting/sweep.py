@@ -1,0 +1,94 @@
+"""The sweep comparison: one row per (alpha, top_k) point, the best point, and the heatmap input."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmarker.log.records import SweepPoint
+from benchmarker.metric_names import AUTO, canonical, largest_common_k
+from benchmarker.reporting.fmt import num
+from benchmarker.reporting.plots import metric_value
+from benchmarker.reporting.sweep_metric import auto_metric, auto_tie_break, rank, score_points
+
+LABEL = re.compile(r"^alpha=(?P<alpha>[^_]+)_topk=(?P<top_k>\d+)$")
+SERVICE_ALPHA = -1.0  # the service's own alpha (a real Mycelian's SEARCH_ALPHA): shown as -1
+
+
+def parse_point_label(label: str) -> tuple[float, int]:
+    match = LABEL.match(label)
+    if not match:
+        raise ValueError(f"not a sweep point label: {label!r}")
+    alpha = match["alpha"]
+    return (SERVICE_ALPHA if alpha == "service" else float(alpha)), int(match["top_k"])
+
+
+def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Rows, the best point and the heatmap input. `settings` is the config's [sweep] table as run
+    (`metric`, `tie_break`); absent keys mean "auto" (see reporting/sweep_metric.py)."""
+    settings = settings or {}
+    rows: list[dict[str, Any]] = []
+    for label, directory, summary in points:
+        alpha, top_k = parse_point_label(label)
+        rows.append({"label": label, "alpha": alpha, "top_k": top_k, "dir": str(directory), "summary": summary})
+    top_ks = sorted({r["top_k"] for r in rows})
+    wanted = canonical(str(settings.get("metric") or AUTO))
+    metric = auto_metric([r["summary"] for r in rows], top_ks) if wanted == AUTO else wanted
+    tie_break = [canonical(m) for m in settings.get("tie_break") or []] or auto_tie_break(metric, top_ks)
+    scores = {s.label: s for s in score_points(rows, metric, tie_break)}
+    ranking = rank(list(scores.values()), metric, tie_break)
+    k = largest_common_k(top_ks) or 1
+    extra = [m for m in (f"session.recall_any@{k}", f"session.recall_all@{k}", f"turn.recall_any@{k}") if m != metric]
+    header = ["alpha", "top_k", metric, "95% CI"] + extra + ["dir"]
+    body: list[list[str]] = []
+    for row in sorted(rows, key=lambda r: (r["alpha"], r["top_k"])):
+        score = scores[row["label"]]
+        row["value"] = score.value
+        row["ci95"] = list(score.ci95) if score.ci95 else None
+        cells = [f"{row['alpha']:g}" if row["alpha"] != SERVICE_ALPHA else "service", str(row["top_k"]), num(score.value),
+                 f"{score.ci95[0]:.3f}-{score.ci95[1]:.3f}" if score.ci95 else "n/a"]
+        cells += [num(metric_value(row["summary"], m)) for m in extra]
+        cells.append(f"points/{row['label']}")
+        body.append(cells)
+    winner = ranking["best"]
+    best = None if winner is None else {
+        "label": winner.label, "dir": next(r["dir"] for r in rows if r["label"] == winner.label), "value": winner.value,
+        "alpha": winner.alpha, "top_k": winner.top_k, "ci95": list(winner.ci95) if winner.ci95 else None,
+        "decided_by": ranking["decided_by"], "tied_with": ranking["tied"], "vs_runner_up": ranking["vs_runner_up"]}
+    sentence = best_sentence(metric, tie_break, best)
+    lines = ["| " + " | ".join(cells) + " |" for cells in [header, ["---"] * len(header), *body]]
+    markdown = "\n".join(lines) + "\n\n" + sentence + "\n"
+    points_out = [SweepPoint.model_validate({k: v for k, v in r.items() if k != "summary"}).to_line() for r in rows]
+    return {"schema_version": 2, "metric": metric, "tie_break": tie_break, "points": points_out,
+            "best": best, "markdown": markdown, "table": {"header": header, "rows": body}, "verdict": sentence,
+            "heatmap": {"metric": metric, "points": rows}}
+
+
+def best_sentence(metric: str, tie_break: list[str], best: dict[str, Any] | None) -> str:
+    """One paragraph a reader can trust: the winner, what decided it, ties, and whether it is noise."""
+    if best is None:
+        return f"No point has a value for `{metric}`: no best point."
+    rule = f"ranked by `{metric}`, ties broken by {', '.join(f'`{m}`' for m in tie_break) or 'nothing'}, then the " \
+        "smaller top_k"
+    if best["tied_with"]:
+        return (f"No single best point ({rule}): {', '.join([best['label'], *best['tied_with']])} are equal on every "
+                f"rule ({best['value']:.3f}); the report shows {best['label']}.")
+    text = f"Best point by `{metric}`: {best['label']} ({best['value']:.3f}"
+    text += f", 95% CI {best['ci95'][0]:.3f}-{best['ci95'][1]:.3f})" if best.get("ci95") else ")"
+    if best["decided_by"] and best["decided_by"] != metric:
+        text += f", ahead on `{best['decided_by']}` after a tie on `{metric}`" if best["decided_by"] != "top_k" else \
+            ", the smaller top_k after a tie on every metric"
+    text += f"; {rule}."
+    versus = best.get("vs_runner_up")
+    if versus:
+        if versus["test"] == "mcnemar_exact":
+            detail = (f"exact McNemar p = {versus['p_value']:.3g} over {versus['n']} questions "
+                      f"({versus['winner_only']} only it got, {versus['runner_up_only']} only the runner-up got)")
+        else:
+            lo, hi = versus["ci95"]
+            detail = f"paired bootstrap difference {versus['diff']:+.3f} (95% CI {lo:+.3f} to {hi:+.3f})"
+        verdict = "within the noise: not distinguishable from" if versus["within_noise"] else "ahead of"
+        text += f" It is {verdict} the runner-up {versus['runner_up']} on `{versus['metric']}` ({detail})."
+    return text

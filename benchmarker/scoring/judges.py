@@ -1,0 +1,162 @@
+"""The judges: one object a kind, chosen here by `[eval].judge` and nowhere else by its name.
+
+    DeterministicGrader  normalised match, number-aware (scoring/grader.py): no model, no tokens
+    LLMJudge             our judge prompts (prompts/judge_*.txt) on the eval model
+    OfficialJudge        LongMemEval's own evaluator prompts, read from the user's clone
+
+A suite asks its judge to `grade` a LongMemEval-shaped answer line, or takes its `llm` (None for the
+grader) for the parts it grades with a model of its own (rubric dimensions, the fact-enumeration judge).
+`JUDGES` is the registry; `choose_judge` turns a config into a judge's name and a note for the manifest.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from benchmarker.config_schema import ThresholdsConfig
+from benchmarker.errors import ConfigError, RunAbortedError
+from benchmarker.log.records import ResultRecord
+
+Record = dict[str, Any]
+
+
+class JudgeFailures:
+    """Stop scoring when the judge model fails `limit` answers in a row, as a run stops after
+    `[run].max_failures_in_a_row` failed cases: a dead endpoint or a revoked key would otherwise
+    leave every answer "unjudged" and exit 0, blaming the judge's replies."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.in_a_row = 0
+
+    def record(self, result: ResultRecord) -> None:
+        error = (result.grade or {}).get("judge_error")
+        if not error:
+            self.in_a_row = 0
+            return
+        self.in_a_row += 1
+        if self.in_a_row >= self.limit:
+            raise RunAbortedError(f"the judge model failed on {self.in_a_row} answers in a row (each after its "
+                                  f"[retry] attempts); last error: {error}")
+
+
+@dataclass(frozen=True)
+class Judge(ABC):
+    """Who grades and by which numbers: the model (unless the grader), retries, votes and thresholds."""
+
+    name: ClassVar[str]                      # as summary.json and the manifest name it
+    needs_model: ClassVar[bool] = True
+
+    model: Any | None = None                 # a chat model (required unless the grader)
+    retries: int = 3                         # re-asks after an unusable reply
+    votes: int = 1                           # rubric LLM dimensions: votes combined by median
+    thresholds: ThresholdsConfig = field(default_factory=ThresholdsConfig)
+    failures: JudgeFailures | None = field(default=None, compare=False)  # shared by every answer it scores
+
+    def __post_init__(self) -> None:
+        if self.needs_model and self.model is None:  # never fall back silently
+            raise ValueError(f"judge {self.name!r} needs a chat model")
+
+    @property
+    def llm(self) -> Any | None:
+        """The model for LLM-graded parts, None when grading deterministically."""
+        return self.model if self.needs_model else None
+
+    @abstractmethod
+    async def grade(self, record: Mapping[str, Any], gold: Any = None) -> Record:
+        """The grading fields (label, autoeval_label, grade, tokens) of one LongMemEval-shaped answer line
+        (question_type, question_id, question, answer, hypothesis); `gold` replaces the line's answer
+        for the grader (LoCoMo scores a normalised gold)."""
+
+
+@dataclass(frozen=True)
+class DeterministicGrader(Judge):
+    name: ClassVar[str] = "deterministic"
+    needs_model: ClassVar[bool] = False
+
+    async def grade(self, record: Mapping[str, Any], gold: Any = None) -> Record:
+        from benchmarker.scoring.grader import grade_deterministic
+
+        return grade_deterministic(str(record.get("question_type", "")), str(record.get("question_id", "")),
+                                   record.get("answer", "") if gold is None else gold, record.get("hypothesis"),
+                                   thresholds=self.thresholds, question=str(record.get("question") or "")).fields()
+
+
+@dataclass(frozen=True)
+class LLMJudge(Judge):
+    name: ClassVar[str] = "llm"
+
+    def prompt_builder(self) -> Any | None:
+        """LongMemEval's prompt builder, or None for our own prompts."""
+        return None
+
+    async def grade(self, record: Mapping[str, Any], gold: Any = None) -> Record:
+        from benchmarker.scoring.judge import judge_answer  # langchain: loaded when a model judges
+
+        assert self.model is not None, "an LLM judge has its model"
+        grading = (await judge_answer(self.model, record, retries=self.retries,
+                                      prompt_builder=self.prompt_builder())).fields()
+        return with_eval_tokens(record, grading)
+
+
+@dataclass(frozen=True)
+class OfficialJudge(LLMJudge):
+    name: ClassVar[str] = "official"
+
+    official_prompt: Any | None = None       # LongMemEval's prompt builder (suites/longmemeval/official.py)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.official_prompt is None:
+            raise ValueError("the official judge needs LongMemEval's prompt builder")
+
+    def prompt_builder(self) -> Any | None:
+        return self.official_prompt
+
+
+JUDGES: dict[str, type[Judge]] = {j.name: j for j in (DeterministicGrader, LLMJudge, OfficialJudge)}
+
+
+def judge_class(name: str) -> type[Judge]:
+    """The judge of this name; ValueError naming the known ones for any other."""
+    found = JUDGES.get(name)
+    if found is None:
+        raise ValueError(f"unknown judge {name!r}: expected one of {', '.join(JUDGES)}")
+    return found
+
+
+def make_judge(name: str, *, model: Any | None = None, official_prompt: Any | None = None,
+               **settings: Any) -> Judge:
+    """A judge by name; the grader takes no model, the official judge its prompt builder."""
+    cls = judge_class(name)
+    if issubclass(cls, OfficialJudge):
+        return cls(model=model, official_prompt=official_prompt, **settings)
+    return cls(model=model if cls.needs_model else None, **settings)
+
+
+def choose_judge(config: Any) -> tuple[str, str]:
+    """auto: an LLM judge when one is configured and wanted, else the deterministic grader."""
+    wanted = config.eval.judge
+    has_model = bool(config.models.eval) and config.provider.type != "offline"
+    if wanted == DeterministicGrader.name or config.run.mode == "retrieval":
+        return DeterministicGrader.name, "deterministic grader (normalised match, number-aware)"
+    if wanted == "auto":
+        if has_model and config.params.use_llm_judge:
+            return LLMJudge.name, f"LLM judge {config.models.eval}"
+        return DeterministicGrader.name, "deterministic grader: no LLM judge configured"
+    if not has_model:
+        raise ConfigError(f"{config.config_path}: [eval].judge = {wanted!r} needs [models].eval "
+                          "and a non-offline [provider].type")
+    judge_class(wanted)
+    return wanted, f"{wanted} judge {config.models.eval}"
+
+
+def with_eval_tokens(record: Mapping[str, Any], grading: Record) -> Record:
+    """The judge call's tokens added to the answer's under role "eval"."""
+    tokens = (grading.get("grade") or {}).get("tokens") or {}
+    if tokens:
+        grading["tokens"] = dict(record.get("tokens") or {}) | {"eval": tokens}
+    return grading

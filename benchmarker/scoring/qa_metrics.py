@@ -1,0 +1,63 @@
+"""QA accuracy from results lines, the way LongMemEval's print_qa_metrics.py counts it, plus
+Wilson intervals and an honest count of what was not judged.
+
+Definitions (a "cell" is {"n", "correct", "accuracy", "ci95": [lo, hi], "unjudged"}):
+  - n counts judged questions only (label true/false); unjudged (label null) are reported in
+    "unjudged" and excluded from every denominator; accuracy and ci95 are null when n == 0;
+  - by_type: one cell per question_type (abstention questions stay in their own type, as
+    in the official script);
+  - overall: all judged questions;
+  - task_averaged: the unweighted mean of the per-type accuracies over the types present
+    (for LongMemEval: the six types), i.e. the official "Task-averaged Accuracy". It has no
+    Wilson interval; "types" lists what was averaged;
+  - abstention: questions whose id ends in `_abs`;
+  - not_graded: answers of a retrieval-only run (grade.judge "none"), outside every cell.
+Works for any suite: in-house kinds simply bring other question_type values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from benchmarker.scoring.stats import wilson
+
+
+def cell(labels: Iterable[bool | None]) -> dict[str, Any]:
+    """n, correct, accuracy and a 95% Wilson interval over judged labels; unjudged counted apart."""
+    values = list(labels)
+    judged = [v for v in values if v is not None]
+    n, k = len(judged), sum(1 for v in judged if v)
+    lo, hi = wilson(k, n)
+    return {"n": n, "correct": k, "accuracy": (k / n) if n else None,
+            "ci95": [lo, hi] if n else None, "unjudged": len(values) - n}
+
+
+def is_abstention(record: dict[str, Any]) -> bool:
+    return bool(record.get("is_abstention")) or str(record.get("question_id", "")).endswith("_abs")
+
+
+def not_graded(record: dict[str, Any]) -> bool:
+    """An answer nothing was asked to judge (a retrieval-only run's): not a QA answer at all."""
+    return record.get("label") is None and (record.get("grade") or {}).get("judge") == "none"
+
+
+def qa_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The `qa` block of summary.json (module docstring); not-graded records are left out, counted apart."""
+    skipped = sum(1 for r in results if not_graded(r))
+    results = [r for r in results if not not_graded(r)]
+    by_type: dict[str, list[bool | None]] = {}
+    for r in results:
+        by_type.setdefault(str(r.get("question_type") or "unknown"), []).append(r.get("label"))
+    types = {t: cell(labels) for t, labels in sorted(by_type.items())}
+    present = [t for t, c in types.items() if c["n"] > 0]
+    task_avg = (sum(types[t]["accuracy"] for t in present) / len(present)) if present else None
+    return {
+        "overall": cell(r.get("label") for r in results),
+        "task_averaged": {"accuracy": task_avg, "types": present, "n_types": len(present)},
+        "abstention": cell(r.get("label") for r in results if is_abstention(r)),
+        "by_type": types,
+        "judged": sum(1 for r in results if r.get("label") is not None),
+        "unjudged": sum(1 for r in results if r.get("label") is None),
+        "not_graded": skipped,
+    }

@@ -1,0 +1,53 @@
+"""`score(answer, case, judge) -> result`: one entry point that grades an answer of any suite.
+
+The answer line's `kind` names its suite (benchmarker/registry.py), whose `score` grades it:
+
+    LongMemEval        the LongMemEval judge: our prompts (llm), LongMemEval's (official), or the
+                       deterministic grader (no model, no tokens); also the default of a new suite
+    long-horizon       the rubric (deterministic dimensions, plus LLM dimensions with a judge model)
+    levels             the rubric, or the level's own per-question scoring (L14 stale values, L16
+                       decisions); the suite's `score_case` then scores the whole level (L13 tool trace, ...)
+    fact extraction    the fact matcher (and the fact-enumeration judge with a judge model)
+    LoCoMo             LoCoMo's strict judge (prompts/judge_locomo*.txt) or the deterministic grader,
+                       plus the per-answer token F1 and BLEU-1 under the line's own metrics key
+                       (suites/locomo/metrics.py; null for category 5, graded as abstention only)
+
+The run graph's score node and `mycelian-longmemeval score RUN_DIR CONFIG` both call it, so any
+finished run can be re-scored with another judge or other thresholds, whatever its suite.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from benchmarker.log.records import AnswerRecord, ResultRecord
+from benchmarker.registry import suite_of_record
+from benchmarker.scoring.judges import Judge
+
+if TYPE_CHECKING:
+    from benchmarker.datasets.schema import Case
+
+async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, judge: Judge, *,
+                failed_turns: int | None = None) -> ResultRecord:
+    """The results line for one answer: the answer's fields plus label, autoeval_label, grade (and
+    the suite's own keys: score, rubric, fact_score, ...). `case` is needed by every suite but
+    LongMemEval (the rubric and the facts live there)."""
+    record = answer.to_line() if isinstance(answer, AnswerRecord) else dict(answer)
+    record.pop("schema_version", None)
+    started = time.monotonic()
+    if record.get("mode") == "retrieval":
+        grading: dict[str, Any] = {
+            "label": None, "autoeval_label": None,
+            "grade": {"judge": "none", "reason": "retrieval-only run: no answer to judge", "unjudged": False}}
+    else:
+        grading = await suite_of_record(record.get("kind")).score(record, case, judge)
+    result = record | grading
+    result["timings"] = dict(record.get("timings") or {}) | {"eval_s": round(time.monotonic() - started, 4)}
+    if failed_turns is not None:
+        result["failed_turns"] = failed_turns
+    scored = ResultRecord.model_validate(result)
+    if judge.failures is not None:
+        judge.failures.record(scored)  # raises RunAbortedError after too many judge failures in a row
+    return scored
