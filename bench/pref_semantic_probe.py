@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarker.scoring.grader import PREFERENCE, grade_deterministic
 from benchmarker.memory.service.embedders import MiniLMEmbedder
+from benchmarker.scoring.grader import PREFERENCE, grade_deterministic
 
 JUDGE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "judge"
 MARGIN = 0.03

@@ -250,3 +250,16 @@ def suites_of_results(results: Iterable[dict]) -> list[Suite]:
 def dataset_kinds_where(attribute: str) -> list[str]:
     """The dataset kinds whose suite has `attribute` set (loads every suite: for messages only)."""
     return [kind for kind in SUITES if getattr(suite(kind), attribute)]
+
+
+class _Lookup:
+    """The registry as reporting asks for it (benchmarker.reporting.suite_parts.SuiteLookup)."""
+
+    def of_kinds(self, record_kinds: Iterable[str | None]) -> list[Suite]:
+        return suites_of(record_kinds)
+
+    def named(self, name: str) -> Suite:
+        return suite(name)
+
+
+SUITE_LOOKUP = _Lookup()

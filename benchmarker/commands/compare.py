@@ -7,6 +7,7 @@ from pathlib import Path
 
 from benchmarker.commands.base import Command
 from benchmarker.errors import UserError
+from benchmarker.registry import SUITE_LOOKUP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     for run_dir in args.run_dirs:
         if not (run_dir / "results.jsonl").exists():
             raise UserError(f"{run_dir}: no results.jsonl here; is it a run directory (or a sweep point)?")
-    text = format_compare(compare_runs(list(args.run_dirs)))
+    text = format_compare(compare_runs(list(args.run_dirs), SUITE_LOOKUP), SUITE_LOOKUP)
     print(text)
     if args.out:
         from benchmarker.log.jsonl import write_text_atomic

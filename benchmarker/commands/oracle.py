@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from benchmarker.commands.base import Command
+from benchmarker.registry import SUITE_LOOKUP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     with hold_run_lock(run_root(run_dir), "oracle"):
         summary, out = asyncio.run(run_oracle(run_dir, config))
-        report = rebuild_outputs(run_dir)  # the run's report now shows memory vs gold evidence
+        report = rebuild_outputs(run_dir, SUITE_LOOKUP)  # the run's report now shows memory vs gold evidence
     mine = json.loads((run_dir / "summary.json").read_text(encoding="utf-8")).get("qa", {}).get("overall") or {}
     gold = summary.get("qa", {}).get("overall") or {}
     usd = (summary.get("cost") or {}).get("usd", {}).get("total")

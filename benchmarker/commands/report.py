@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from benchmarker.commands.base import Command
+from benchmarker.registry import SUITE_LOOKUP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarker.run.run_lock import hold_run_lock
 
     with hold_run_lock(args.run_dir, "report"):  # a run (or another report) rewrites the same files
-        path = rebuild_outputs(args.run_dir)
+        path = rebuild_outputs(args.run_dir, SUITE_LOOKUP)
     print(f"report: {path}")
     return 0
 

@@ -1,4 +1,4 @@
-"""Node: score every answer of the case that has no result yet (benchmarker.scoring.score), attribute
+"""Node: score every answer of the case that has no result yet (benchmarker.suites.score), attribute
 each verdict to the stage that lost it (scoring/attribution.py), then the whole case where its suite
 scores one (a level's own score).
 
@@ -16,7 +16,7 @@ from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 from benchmarker.registry import suite_of_record
 from benchmarker.scoring.attribution import attribute, case_writes
-from benchmarker.scoring.score import score
+from benchmarker.suites.score import score
 
 
 async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.outputs import write_outputs
 
 
@@ -39,5 +40,5 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
         run_meta["memory_agent"] = {"ingest_unit": agent.ingest_unit, "raw_entry": agent.raw_entry,
                                     "context_update": agent.context_update,
                                     "context_every_sessions": agent.context_every_sessions}
-    summary, path = write_outputs(ctx.log.answers_dir, ctx.log.run_dir, run_meta)
+    summary, path = write_outputs(ctx.log.answers_dir, ctx.log.run_dir, run_meta, SUITE_LOOKUP)
     return {"summary": summary, "report_path": str(path)}

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.log.jsonl import read_json_object
-from benchmarker.registry import suite, suites_of_results
 from benchmarker.reporting.attribution_compare import stage_counts, stage_lines, stage_moves
 from benchmarker.reporting.fmt import pct
 from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
+from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.scoring.qa_metrics import qa_metrics
 from benchmarker.scoring.records import load_results
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
@@ -76,7 +76,7 @@ def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dic
     }
 
 
-def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
+def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
     """Side-by-side QA and retrieval metrics and paired tests of every run against the first."""
     runs: list[dict[str, Any]] = []
     for run_dir in run_dirs:
@@ -84,9 +84,9 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
         results = load_results(run_dir)
         runs.append({"name": _run_name(run_dir), "run_dir": str(run_dir), "results": results,
                      "settings": _settings(run_dir, results), "qa": qa_metrics(results),
-                     "retrieval": retrieval_metrics(results), "suites": [s.name for s in suites_of_results(results)],
+                     "retrieval": retrieval_metrics(results), "suites": [s.name for s in suites_of_results(suites, results)],
                      "stages": stage_counts(results),
-                     **{key: block for suite in suites_of_results(results)
+                     **{key: block for suite in suites_of_results(suites, results)
                         for key, block in suite.compare_blocks(results).items()}})
     types = sorted({t for run in runs for t in run["qa"]["by_type"]})
     pairs = [{"baseline": runs[0]["name"], "run": run["name"],
@@ -102,7 +102,7 @@ def accuracy_cell(c: dict[str, Any] | None) -> str:
     return f"{pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"
 
 
-def format_compare(comparison: dict[str, Any]) -> str:
+def format_compare(comparison: dict[str, Any], suites: SuiteLookup) -> str:
     """The comparison as markdown: settings, accuracy and retrieval tables, then each run vs the baseline."""
     runs = comparison["runs"]
     lines = ["# Run comparison", "", f"Baseline: **{comparison['baseline']}**", "",
@@ -118,7 +118,7 @@ def format_compare(comparison: dict[str, Any]) -> str:
         "No run has judged answers (retrieval-only runs answer nothing): accuracy is not compared."]
     if judged:
         for name in dict.fromkeys(name for r in runs for name in r.get("suites") or ()):
-            lines += suite(name).compare_lines(runs)
+            lines += suites.named(name).compare_lines(runs)
     lines += stage_lines(runs) if judged else []
     lines += side_by_side(runs)
     for pair in comparison["pairs"]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
-from benchmarker.registry import suites_of_results
+from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
 # What `report` keeps from the run's own summary.json: the search settings, and what only the run could
@@ -25,7 +25,8 @@ RUN_KEYS_KEPT = ("point", "top_k", "alpha", "floor", "memory_agent", "write_tool
 SUMMARY_MEMORY_KEYS = ("backend", "embedder", "alpha", "server", "mapping", "scope", "lacks")
 
 
-def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) -> tuple[dict[str, Any], Path]:
+def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
+                  suites: SuiteLookup) -> tuple[dict[str, Any], Path]:
     """summary.json + report.{md,html} + plots for one results directory."""
     from benchmarker.reporting.report import write_report
     from benchmarker.reporting.sections import extra_sections, suite_summaries
@@ -37,9 +38,9 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
     run_meta = _manifest_facts(run_dir) | run_meta
     errors = list(read_jsonl(answers_dir / "errors.jsonl"))  # a case that failed on a lagging index is counted
-    summary = build_summary(results, run_meta=run_meta | {"decisions": decisions, "errors": errors})
+    summary = build_summary(results, run_meta=run_meta | {"decisions": decisions, "errors": errors}, suites=suites)
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
-    summary.update(suite_summaries(results, run_dir=run_dir, level_scores=level_scores,
+    summary.update(suite_summaries(results, run_dir=run_dir, suites=suites, level_scores=level_scores,
                                    thresholds=run_meta.get("thresholds")))
     from benchmarker.reporting.rounds import adversary_ran, rounds_block
 
@@ -61,9 +62,9 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any]) ->
     if calibration:  # how far this judge agrees with published labels (`calibrate`)
         summary["judge_calibration"] = calibration
     write_json_atomic(answers_dir / "summary.json", summary)
-    for suite in suites_of_results(results):
+    for suite in suites_of_results(suites, results):
         suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
-    write_report(answers_dir, summary, results, extra_sections=extra_sections(summary))
+    write_report(answers_dir, summary, results, suites=suites, extra_sections=extra_sections(summary, suites))
     return summary, answers_dir / "report.html"
 
 
@@ -86,7 +87,7 @@ def attribution_and_oracle(results: list[dict[str, Any]], decisions: list[dict[s
     return out
 
 
-def rebuild_outputs(run_dir: Path) -> Path:
+def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:
     """The `report` verb: recompute every summary and report from the files on disk."""
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
@@ -113,12 +114,12 @@ def rebuild_outputs(run_dir: Path) -> Path:
         meta["replay"] = manifest["replay"] | {"agent_calls": agent.get("calls", 0)}
     points = sorted(p for p in (run_dir / "points").glob("*") if p.is_dir()) if (run_dir / "points").exists() else []
     if not points:
-        return write_outputs(run_dir, run_dir, _search_meta(run_dir, config, "") | meta)[1]
+        return write_outputs(run_dir, run_dir, _search_meta(run_dir, config, "") | meta, suites)[1]
     results = []
     for point in points:
-        summary, _ = write_outputs(point, run_dir, _search_meta(point, config, point.name) | meta)
+        summary, _ = write_outputs(point, run_dir, _search_meta(point, config, point.name) | meta, suites)
         results.append((point.name, point, summary))
-    write_sweep_files(run_dir, results, config.get("sweep") or {})
+    write_sweep_files(run_dir, results, config.get("sweep") or {}, suites)
     return run_dir / "report.html"
 
 
@@ -164,7 +165,7 @@ def _written_run(answers_dir: Path) -> dict[str, Any]:
 
 
 def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]],
-                      settings: dict[str, Any] | None = None) -> dict[str, Any]:
+                      settings: dict[str, Any] | None, suites: SuiteLookup) -> dict[str, Any]:
     """The comparison table over sweep points and the alpha x top_k heatmap report; `settings` is the
     config's [sweep] table as run (its metric and tie-breakers rank the points)."""
     from benchmarker.reporting.report import write_report
@@ -176,6 +177,6 @@ def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any
     best = table.get("best") or {}
     best_summary = next((s for label, _, s in points if label == best.get("label")), points[0][2] if points else {})
     results = latest_by(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl"), "question_id") if best else []
-    write_report(run_dir, best_summary, results, sweep=table["heatmap"],
+    write_report(run_dir, best_summary, results, suites=suites, sweep=table["heatmap"],
                  extra_sections=[("Sweep", table["markdown"])])
     return {"sweep": table, "best": best}

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.log.jsonl import write_text_atomic
-from benchmarker.registry import suites_of
 from benchmarker.reporting.attribution_report import attribution_section
 from benchmarker.reporting.fmt import num, pct
 from benchmarker.reporting.markdown_html import render
@@ -36,6 +35,7 @@ from benchmarker.reporting.retrieval_report import (
     retrieval_header,
     worst_by_retrieval,
 )
+from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_summary
 from benchmarker.reporting.summary import is_retrieval_only
 from benchmarker.scoring.calibration.store import calibration_line
 from benchmarker.scoring.retrieval_metrics import evidence_sets, question_retrieval
@@ -253,7 +253,7 @@ def _data_uri(run_dir: Path, rel: str) -> str | None:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *,
+def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *, suites: SuiteLookup,
                     sweep: dict[str, Any] | None = None,
                     extra_sections: list[tuple[str, str]] | tuple = ()) -> str:
     """Draw the plots into run_dir/plots and return the report markdown."""
@@ -262,7 +262,7 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     lines = _header(summary)
     if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
         lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
-        for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
+        for suite in suites_of_summary(suites, summary):
             lines += suite.qa_report_lines(summary)
     lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
@@ -275,13 +275,13 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     return "\n".join(lines)
 
 
-def write_report(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *,
+def write_report(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *, suites: SuiteLookup,
                  sweep: dict[str, Any] | None = None,
                  extra_sections: list[tuple[str, str]] | tuple = ()) -> dict[str, Path]:
     """Write report.md, report.html and plots/*.png into run_dir; return their paths."""
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    markdown = render_markdown(run_dir, summary, results, sweep=sweep, extra_sections=extra_sections)
+    markdown = render_markdown(run_dir, summary, results, suites=suites, sweep=sweep, extra_sections=extra_sections)
     md_path, html_path = run_dir / "report.md", run_dir / "report.html"
     write_text_atomic(md_path, markdown)
     body = render(markdown, image_src=lambda rel: _data_uri(run_dir, rel))

@@ -14,13 +14,13 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from benchmarker.registry import suites_of, suites_of_results
 from benchmarker.reporting.fmt import num
+from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results, suites_of_summary
 
 SELF_IMPROVE_LOG = "self_improve.jsonl"
 
 
-def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, *,
+def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, *, suites: SuiteLookup,
                     level_scores: Sequence[dict[str, Any]] = (), thresholds: dict[str, Any] | None = None) -> dict[str, Any]:
     """Summary keys of the run's suites (each suite's `summarise`), the multi-seed statistics over the
     suites that take several seeds, and the self-improve loop; `level_scores` are levels.jsonl lines
@@ -28,10 +28,10 @@ def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, 
     out: dict[str, Any] = {}
     if run_dir is not None and (run_dir / SELF_IMPROVE_LOG).exists():
         out["self_improve"] = self_improve_summary(run_dir)
-    suites = suites_of_results(results)
-    for suite in suites:
+    found = suites_of_results(suites, results)
+    for suite in found:
         out.update(suite.summarise(results, level_scores=list(level_scores)))
-    seeded_kinds = {kind for suite in suites if suite.multi_seed for kind in suite.record_kinds}
+    seeded_kinds = {kind for suite in found if suite.multi_seed for kind in suite.record_kinds}
     seeded = [r for r in results if r.get("kind") in seeded_kinds]
     if seeded and len({r.get("seed") for r in seeded if r.get("seed") is not None}) > 1:
         out["multi_seed"] = _multi_seed(seeded, thresholds)
@@ -61,9 +61,9 @@ def _multi_seed(rows: list[dict[str, Any]], thresholds: dict[str, Any] | None) -
     return summarize_seeds(scores, thresholds=ThresholdsConfig.model_validate(thresholds) if thresholds else None)
 
 
-def extra_sections(summary: dict[str, Any]) -> list[tuple[str, str]]:
+def extra_sections(summary: dict[str, Any], suites: SuiteLookup) -> list[tuple[str, str]]:
     sections: list[tuple[str, str]] = []
-    for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
+    for suite in suites_of_summary(suites, summary):
         sections += suite.report_sections(summary)
     if "multi_seed" in summary:
         sections.append(("Multi-seed statistics", _multi_seed_md(summary["multi_seed"])))

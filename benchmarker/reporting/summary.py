@@ -90,7 +90,7 @@ from typing import Any
 import numpy as np
 
 from benchmarker.log.jsonl import write_json_atomic
-from benchmarker.registry import suites_of_results
+from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.scoring.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 from benchmarker.scoring.searchable import failed_cases, not_searchable_block, not_searchable_notes, split_searchable
@@ -220,8 +220,8 @@ def counts_block(results: list[dict[str, Any]]) -> dict[str, Any]:
             "judges": dict(sorted(judges.items())), "judge_models": sorted(models)}
 
 
-def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) -> dict[str, Any]:
-    """Every documented key, from results lines and run metadata only."""
+def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any], suites: SuiteLookup) -> dict[str, Any]:
+    """Every documented key, from results lines and run metadata only (and the blocks of their `suites`)."""
     measured, left_out = split_searchable(results)  # an index not yet searchable measures nothing
     unsearchable = not_searchable_block(left_out, failed_cases(run_meta.get("errors") or [], results))
     qa = qa_metrics(measured)
@@ -249,7 +249,7 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any]) ->
                "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens"), run_meta.get("floor")),
                "speed": speed_block(results, run_meta.get("decisions")),
                "counts": counts_block(results) | {"not_searchable": unsearchable}}
-    for suite in ([] if retrieval_only else suites_of_results(measured)):
+    for suite in ([] if retrieval_only else suites_of_results(suites, measured)):
         summary.update(suite.summary_blocks(measured, notes))
     return summary
 

@@ -27,6 +27,7 @@ from benchmarker.errors import UserError
 from benchmarker.graph.retrieval import build_context
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.run.concurrent import run_all_or_stop
 
 ORACLE_DIR = "oracle"
@@ -83,7 +84,7 @@ async def run_oracle(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
     from benchmarker.run.rescore import _cases_for
-    from benchmarker.scoring.score import score
+    from benchmarker.suites.score import score
 
     answers = gold_answers(run_dir)
     cases = _cases_for(config, run_dir, answers)
@@ -115,7 +116,7 @@ async def run_oracle(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
             "dataset_kind": config.dataset.kind, "thresholds": config.eval.thresholds.model_dump(mode="json"),
             "oracle": {"of_run": run_dir.name, "reader": config.models.qa, "judge": models.judge_kind,
                        "context": "the gold evidence turns only", "original_report": "../report.html"}}
-    return write_outputs(out_dir, run_dir, meta)[0], out_dir
+    return write_outputs(out_dir, run_dir, meta, SUITE_LOOKUP)[0], out_dir
 
 
 async def _ask(reader: Any, template: str, gold: AnswerRecord, config) -> AnswerRecord:

@@ -19,7 +19,7 @@ from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_json_object, read_jsonl
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
-from benchmarker.registry import suite_of_record
+from benchmarker.registry import SUITE_LOOKUP, suite_of_record
 from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.scoring.attribution import WRITE_TOOLS, attribute, evidence_writes
 
@@ -68,7 +68,7 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
     from benchmarker.run.run_files import require_whole
-    from benchmarker.scoring.score import score
+    from benchmarker.suites.score import score
 
     for name in ("answers.jsonl", "memories.jsonl"):  # a record cut off mid-write would be dropped silently
         require_whole(run_dir / name, "score")
@@ -121,7 +121,7 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
                          "label": label, "original_report": "../../report.html",
                          "thresholds": "the defaults" if thresholds == type(config.eval.thresholds)().model_dump(mode="json")
                          else "non-default (summary.json run.thresholds lists them)"}}
-    return write_outputs(out_dir, run_dir, meta)[0], out_dir
+    return write_outputs(out_dir, run_dir, meta, SUITE_LOOKUP)[0], out_dir
 
 
 def original_run(run_dir: Path) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from benchmarker.graph.context import SearchSettings
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.log.store import PointLogs, RunLog
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.run.context import build_context
 from benchmarker.run.inputs import check_resume, run_inputs
 from benchmarker.run.manifest import build_manifest, utc_now
@@ -157,7 +158,7 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
     if len(points) > 1:
         from benchmarker.reporting.outputs import write_sweep_files
 
-        summary = write_sweep_files(run_dir, results, config.sweep.model_dump(mode="json"))
+        summary = write_sweep_files(run_dir, results, config.sweep.model_dump(mode="json"), SUITE_LOOKUP)
     return RunOutcome(run_dir, summary, results, skipped)
 
 

@@ -33,7 +33,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 
 from benchmarker.agent.prompts import load_prompt
-from benchmarker.registry import suite_of_record
 from benchmarker.scoring.json_reply import json_objects
 from benchmarker.scoring.judge_policy import ask_until_parsed
 from benchmarker.scoring.records import grading_fields
@@ -82,11 +81,10 @@ class JudgeVerdict:
                               judge_error=self.error or None)
 
 
-def choose_prompt(question_type: str, question_id: str, kind: str | None = None) -> tuple[str, str]:
-    """(template name, template text) for a question: the suite's own (by the line's kind), then
-    abstention first, then by type."""
+def choose_prompt(question_type: str, question_id: str, own: str | None = None) -> tuple[str, str]:
+    """(template name, template text) for a question: the suite's own (`own`, from its
+    `Suite.judge_template`), then abstention first, then by type."""
     abstention = str(question_id).endswith("_abs")
-    own = suite_of_record(kind).judge_template(question_type, abstention)
     if own:
         name = own
     elif abstention:
@@ -169,21 +167,22 @@ def _at_zero_temperature(model: BaseChatModel) -> BaseChatModel:
     return model
 
 
-def build_prompt(record: Mapping[str, Any], prompt_builder: PromptBuilder | None = None) -> tuple[str, str, str]:
-    """(judge kind, template name, prompt text) for one record."""
+def build_prompt(record: Mapping[str, Any], prompt_builder: PromptBuilder | None = None,
+                 template: str | None = None) -> tuple[str, str, str]:
+    """(judge kind, template name, prompt text) for one record; `template` is the suite's own prompt."""
     qtype, qid = str(record.get("question_type", "")), str(record.get("question_id", ""))
     question, answer = str(record.get("question", "")), str(record.get("answer", ""))
     hypothesis = str(record.get("hypothesis") or "")
     if prompt_builder is not None and qtype in LONGMEMEVAL_TYPES:
         prompt = prompt_builder(qtype, question, answer, hypothesis, abstention=qid.endswith("_abs"))
         return "official", OFFICIAL_TEMPLATE, prompt
-    name, template = choose_prompt(qtype, qid, record.get("kind"))
-    return "llm", name, template.format(question=question, answer=answer, hypothesis=hypothesis, category=qtype,
+    name, text = choose_prompt(qtype, qid, template)
+    return "llm", name, text.format(question=question, answer=answer, hypothesis=hypothesis, category=qtype,
                                         adversarial_answer=str(record.get("adversarial_answer") or "(not given)"))
 
 
 async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retries: int = 3,
-                       prompt_builder: PromptBuilder | None = None) -> JudgeVerdict:
+                       prompt_builder: PromptBuilder | None = None, template: str | None = None) -> JudgeVerdict:
     """Judge one results record (question_type, question_id, question, answer, hypothesis; kind and,
     for LoCoMo's category 5, adversarial_answer).
 
@@ -191,7 +190,7 @@ async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retri
     `official.load_official_prompt_builder`) swaps our prompts for LongMemEval's own for the six
     LongMemEval types.
     """
-    kind, template, prompt = build_prompt(record, prompt_builder)
+    kind, template, prompt = build_prompt(record, prompt_builder, template)
     judge_model = _at_zero_temperature(model)
     words = ("CORRECT", "WRONG") if template in LOCOMO_TEMPLATES.values() else ("yes", "no")
     parse = parse_label if words[0] == "CORRECT" else parse_yes_no

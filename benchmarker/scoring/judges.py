@@ -66,10 +66,10 @@ class Judge(ABC):
         return self.model if self.needs_model else None
 
     @abstractmethod
-    async def grade(self, record: Mapping[str, Any], gold: Any = None) -> Record:
+    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
         """The grading fields (label, autoeval_label, grade, tokens) of one LongMemEval-shaped answer line
         (question_type, question_id, question, answer, hypothesis); `gold` replaces the line's answer
-        for the grader (LoCoMo scores a normalised gold)."""
+        for the grader (LoCoMo scores a normalised gold), `template` is the suite's own judge prompt."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class DeterministicGrader(Judge):
     name: ClassVar[str] = "deterministic"
     needs_model: ClassVar[bool] = False
 
-    async def grade(self, record: Mapping[str, Any], gold: Any = None) -> Record:
+    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
         from benchmarker.scoring.grader import grade_deterministic
 
         return grade_deterministic(str(record.get("question_type", "")), str(record.get("question_id", "")),
@@ -93,12 +93,12 @@ class LLMJudge(Judge):
         """LongMemEval's prompt builder, or None for our own prompts."""
         return None
 
-    async def grade(self, record: Mapping[str, Any], gold: Any = None) -> Record:
+    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
         from benchmarker.scoring.judge import judge_answer  # langchain: loaded when a model judges
 
         assert self.model is not None, "an LLM judge has its model"
         grading = (await judge_answer(self.model, record, retries=self.retries,
-                                      prompt_builder=self.prompt_builder())).fields()
+                                      prompt_builder=self.prompt_builder(), template=template)).fields()
         return with_eval_tokens(record, grading)
 
 

@@ -20,13 +20,13 @@ from benchmarker.agent.retry import RetryingModel, RetryPolicy, ainvoke_with_ret
 from benchmarker.memory.client import MemoryClient
 from tests.agent.support import SESSION_DATE, agent_context, offline_setup
 from tests.fakes.bedrock_server import (
-    use_local_aws,
     ScriptedBedrockServer,
     aws_error,
     bedrock_request_problem,
     reply,
     throttling,
     tool_call,
+    use_local_aws,
     validation_error,
 )
 from tests.fakes.openai_server import http_error

@@ -6,10 +6,8 @@ against the reference backend (real subprocess, SQLite, Mycelian's prompts and p
 
 from __future__ import annotations
 
-
 from benchmarker.memory.client import MemoryClient
 from tests.agent.support import SESSION_DATE, agent_context, offline_setup, run_session
-
 
 SESSION = [
     ("user", "I moved to Denver in March 2021 and I run 3 times a week."),

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarker.scoring.calibration.store import judge_label
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.outputs import write_outputs
+from benchmarker.scoring.calibration.store import judge_label
 
 
 def _result(qid: str, label: bool, judge: str = "deterministic", model: str | None = None) -> dict:
@@ -37,7 +38,7 @@ def test_the_report_shows_the_calibration_of_the_judge_that_graded_the_run(tmp_p
     run_dir = _run(tmp_path, [_result("q1", True), _result("q2", False)])
     path = _calibration(tmp_path, "deterministic")
     _calibration(tmp_path, judge_label("llm", "gpt-4o"))  # another judge's: not this run's
-    summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "judge": "deterministic"})
+    summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "judge": "deterministic"}, suites=SUITE_LOOKUP)
     assert summary["judge_calibration"]["path"] == str(path) and summary["judge_calibration"]["n"] == 500
     report = (run_dir / "report.md").read_text()
     line = next(x for x in report.splitlines() if x.startswith("- judge calibration"))
@@ -47,10 +48,10 @@ def test_the_report_shows_the_calibration_of_the_judge_that_graded_the_run(tmp_p
 
 def test_an_llm_judged_run_finds_its_own_judge_and_no_calibration_means_no_line(tmp_path):
     run_dir = _run(tmp_path, [_result("q1", True, "llm", "gpt-4o")])
-    write_outputs(run_dir, run_dir, {"run_id": "my-run", "judge": "llm"})
+    write_outputs(run_dir, run_dir, {"run_id": "my-run", "judge": "llm"}, suites=SUITE_LOOKUP)
     assert "judge calibration" not in (run_dir / "report.md").read_text()
     _calibration(tmp_path, "llm-gpt-4o")
-    summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "judge": "llm"})
+    summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "judge": "llm"}, suites=SUITE_LOOKUP)
     assert summary["judge_calibration"]["judge"] == "llm-gpt-4o"
     assert "- judge calibration (llm-gpt-4o)" in (run_dir / "report.md").read_text()
 
@@ -59,5 +60,5 @@ def test_other_thresholds_are_another_judge(tmp_path):
     run_dir = _run(tmp_path, [_result("q1", True)])
     _calibration(tmp_path, "deterministic")
     thresholds = {"preference_recall": 0.9}
-    summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "thresholds": thresholds})
+    summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "thresholds": thresholds}, suites=SUITE_LOOKUP)
     assert summary.get("judge_calibration") is None

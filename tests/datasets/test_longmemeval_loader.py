@@ -12,12 +12,16 @@ from typing import Any
 
 import pytest
 
-from tests.shared_data import REAL_5Q
-
 from benchmarker.datasets.longmemeval import (
-    dataset_sha256, find_longmemeval_file, iter_longmemeval, parse_date, scan_question_index,
-    validate_longmemeval)
+    dataset_sha256,
+    find_longmemeval_file,
+    iter_longmemeval,
+    parse_date,
+    scan_question_index,
+    validate_longmemeval,
+)
 from benchmarker.errors import DatasetError
+from tests.shared_data import REAL_5Q
 
 REAL = REAL_5Q
 

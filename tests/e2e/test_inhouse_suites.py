@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.cli import read_lines as lines, run_cli
+from tests.e2e.cli import read_lines as lines
+from tests.e2e.cli import run_cli
 
 pytestmark = pytest.mark.slow
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from benchmarker.datasets.longmemeval import parse_date
-from tests.e2e.cli import read_lines as lines, run_cli as cli
 from tests.attribution_check import check_attribution
+from tests.e2e.cli import read_lines as lines
+from tests.e2e.cli import run_cli as cli
 from tests.shared_data import REAL_5Q
 
 ATTRIBUTION_5Q: dict[str, int] = {"correct": 1, "false_answer": 1, "not_retrieved": 1, "not_used": 2}  # offline floor

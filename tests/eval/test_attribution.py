@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from benchmarker.scoring.attribution import Write, attribute, attribute_results, attribution_block, case_writes
 from benchmarker.reporting.attribution_compare import stage_moves
 from benchmarker.reporting.attribution_report import attribution_section
+from benchmarker.scoring.attribution import Write, attribute, attribute_results, attribution_block, case_writes
 
 TURN = "I adopted a beagle named Biscuit from the shelter on Elm Street last spring."
 

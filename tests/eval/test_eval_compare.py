@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from benchmarker.reporting.compare import compare_runs, format_compare
 from synthetic_run import result, write_run
+
+from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.reporting.compare import compare_runs, format_compare
 
 
 def _run(labels: dict[str, bool | None]) -> list[dict]:
@@ -20,7 +21,7 @@ def test_compare_known_flips(tmp_path):
              "q7": True, "q8": True, "q9": False, "q11": None}
     a = write_run(tmp_path / "base", _run(base), run_id="baseline-run")
     b = write_run(tmp_path / "new", _run(other))
-    cmp = compare_runs([a, b])
+    cmp = compare_runs([a, b], suites=SUITE_LOOKUP)
     pair = cmp["pairs"][0]
     assert cmp["baseline"] == "baseline-run" and pair["run"] == "new"
     assert pair["n_common"] == 10  # q0..q9; q10 only in base, q11 unjudged
@@ -31,8 +32,8 @@ def test_compare_known_flips(tmp_path):
     assert pair["baseline_accuracy"] == 0.3 and pair["accuracy"] == 0.8
     assert pair["bootstrap"]["diff"] == pytest.approx(0.5)
     assert pair["bootstrap"]["lo"] <= 0.5 <= pair["bootstrap"]["hi"]
-    assert compare_runs([a, b])["pairs"][0]["bootstrap"] == pair["bootstrap"]  # seeded
-    text = format_compare(cmp)
+    assert compare_runs([a, b], suites=SUITE_LOOKUP)["pairs"][0]["bootstrap"] == pair["bootstrap"]  # seeded
+    text = format_compare(cmp, suites=SUITE_LOOKUP)
     assert "p = 0.125" in text and "`q1`" in text and "| temporal-reasoning |" in text
     assert "1 correct -> wrong, 6 wrong -> correct" in text
 
@@ -41,4 +42,4 @@ def test_compare_missing_results_is_a_user_error(tmp_path):
     from benchmarker.errors import UserError
 
     with pytest.raises(UserError):
-        compare_runs([tmp_path])
+        compare_runs([tmp_path], suites=SUITE_LOOKUP)

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.shared_data import REAL_5Q
-
 from benchmarker.scoring.grader import answer_variants, grade_deterministic, off_by_one, rubric_keywords
 from benchmarker.scoring.normalize import stem, token_texts
+from tests.shared_data import REAL_5Q
 
 TABLE = json.loads((Path(__file__).parent / "grader_cases.json").read_text(encoding="utf-8"))
 CASES = TABLE["cases"]
@@ -106,7 +105,8 @@ def test_real_longmemeval_answers_pass_their_own_grader():
         assert got.label, (q["question_id"], got.reason)
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
           "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarker.scoring.json_reply import first_json_object, json_objects
 

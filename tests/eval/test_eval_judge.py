@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from fake_judge_server import FakeJudgeServer
 from langchain_openai import ChatOpenAI
 
 from benchmarker.scoring.judge import choose_prompt, judge_answer, parse_yes_no
 from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
-from benchmarker.scoring.score import score
-from fake_judge_server import FakeJudgeServer
+from benchmarker.suites.score import score
 
 
 def chat(server: FakeJudgeServer, temperature: float | None = 0.0) -> ChatOpenAI:

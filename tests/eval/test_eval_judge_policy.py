@@ -9,12 +9,12 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from benchmarker.agent.retry import RetryingModel, RetryPolicy
-from benchmarker.suites.fact_extraction.data import load_fact_cases
 from benchmarker.datasets.schema import Question
-from benchmarker.suites.fact_extraction.fact_judge import judge_facts
 from benchmarker.scoring.judge import judge_answer
 from benchmarker.scoring.judge_policy import ask_until_parsed
 from benchmarker.scoring.rubric import LLM_DIMENSIONS, grade_answer
+from benchmarker.suites.fact_extraction.data import load_fact_cases
+from benchmarker.suites.fact_extraction.fact_judge import judge_facts
 
 RECORD = {"question_type": "multi-session", "question_id": "m1", "question": "How many?", "answer": "3",
           "hypothesis": "three"}

@@ -4,14 +4,15 @@ the stricter reading won (each case says what one of the three copies did before
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from benchmarker.suites.fact_extraction.data import ExpectedFact
 from benchmarker.scoring.abstention import abstains, has_abstention_phrase
-from benchmarker.suites.fact_extraction.facts import similarity
 from benchmarker.scoring.grader import grade_deterministic
 from benchmarker.scoring.normalize import canonical_number, clean, matches, numbers_in, same, token_texts
 from benchmarker.scoring.rubric import factual_accuracy
+from benchmarker.suites.fact_extraction.data import ExpectedFact
+from benchmarker.suites.fact_extraction.facts import similarity
 
 
 def grade(answer: str, hypothesis: str, qid: str = "q") -> bool | None:

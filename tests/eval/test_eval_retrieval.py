@@ -7,10 +7,8 @@ import math
 
 import pytest
 
+from benchmarker.scoring.retrieval_metrics import dcg, question_retrieval, retrieval_metrics, score_ranking, session_ranking
 from tests.shared_data import REAL_5Q
-
-from benchmarker.scoring.retrieval_metrics import (dcg, question_retrieval, retrieval_metrics, score_ranking,
-                                                session_ranking)
 
 FIVE_Q = REAL_5Q
 

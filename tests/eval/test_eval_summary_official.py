@@ -8,18 +8,19 @@ import sys
 import textwrap
 
 import pytest
-
-from benchmarker.suites.longmemeval.official import load_official_prompt_builder, write_official_outputs
-from benchmarker.scoring.records import load_results
-from benchmarker.reporting.summary import build_summary, write_summary
 from synthetic_run import result, small_run, write_run
+
+from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.reporting.summary import build_summary, write_summary
+from benchmarker.scoring.records import load_results
+from benchmarker.suites.longmemeval.official import load_official_prompt_builder, write_official_outputs
 
 TOP_KEYS = {"schema_version", "run_id", "offline", "notes", "run", "qa", "retrieval", "cost", "speed", "counts"}
 
 
 def test_summary_keys_and_sums(tmp_path):
     results = small_run()
-    summary = build_summary(results, run_meta={"run_id": "r1", "offline": True, "decisions": [{"x": 1}]})
+    summary = build_summary(results, run_meta={"run_id": "r1", "offline": True, "decisions": [{"x": 1}]}, suites=SUITE_LOOKUP)
     assert set(summary) == TOP_KEYS
     assert summary["schema_version"] == 1 and summary["offline"] is True
     assert any("offline run" in n for n in summary["notes"]) and any("unjudged" in n for n in summary["notes"])
@@ -43,7 +44,7 @@ def test_summary_falls_back_to_ledger_and_decisions():
     bare = [{"question_id": "a", "question_type": "x", "label": True}]
     ledger = {"roles": {"agent": {"input_tokens": 7, "output_tokens": 3, "cost_usd": 0.5}}}
     decisions = [{"tool": "add_entry", "latency_ms": 4.0}, {"tool": "search_memories", "latency_ms": 8.0}]
-    s = build_summary(bare, run_meta={"tokens": ledger, "decisions": decisions})
+    s = build_summary(bare, run_meta={"tokens": ledger, "decisions": decisions}, suites=SUITE_LOOKUP)
     assert s["cost"]["tokens"]["agent"] == {"input": 7, "output": 3, "cache_read": 0, "cache_write": 0}
     assert s["cost"]["source"]["agent"] == "ledger"
     assert s["cost"]["usd"]["agent"] == 0.5 and s["cost"]["usd"]["qa"] is None
@@ -53,7 +54,7 @@ def test_summary_falls_back_to_ledger_and_decisions():
 
 
 def test_summary_of_nothing():
-    s = build_summary([], run_meta={})
+    s = build_summary([], run_meta={}, suites=SUITE_LOOKUP)
     assert s["qa"]["overall"]["accuracy"] is None and s["counts"]["questions"] == 0
     assert s["speed"]["tool_latency_ms"]["p50"] is None and s["cost"]["usd"]["total"] is None
 
@@ -148,7 +149,7 @@ def test_cost_shows_cache_reads_writes_share_and_cost_per_question():
     ledger = {"roles": {"agent": {"input_tokens": 10_000, "output_tokens": 50, "cache_read_tokens": 8_500,
                                   "cache_write_tokens": 1_000, "cost_usd": 0.004}},
               "price_notes": ["m: no cache_write price, cache writes priced at the input price"]}
-    cost = build_summary(bare, run_meta={"tokens": ledger})["cost"]
+    cost = build_summary(bare, run_meta={"tokens": ledger}, suites=SUITE_LOOKUP)["cost"]
     assert cost["tokens"]["agent"] == {"input": 10_000, "output": 50, "cache_read": 8_500, "cache_write": 1_000}
     assert cost["cache_hit_share"]["agent"] == pytest.approx(0.85) and cost["cache_hit_share"]["qa"] is None
     assert cost["usd_per_question"] == pytest.approx(0.002) and cost["price_notes"] == ledger["price_notes"]

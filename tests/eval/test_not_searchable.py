@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.outputs import write_outputs
 from benchmarker.reporting.summary import build_summary
 from benchmarker.run.console import summary_table
@@ -26,7 +27,7 @@ def run_results() -> list[dict]:
 
 
 def test_an_unsearchable_question_is_left_out_of_every_metric_with_a_count_and_a_note() -> None:
-    summary = build_summary(run_results(), run_meta={"run_id": "lag"})
+    summary = build_summary(run_results(), run_meta={"run_id": "lag"}, suites=SUITE_LOOKUP)
     assert summary["retrieval"]["metrics"]["session.recall_any@5"] == 1.0  # not 0.5: q2 is no miss
     assert summary["retrieval"]["n"]["session@5"] == 1
     assert summary["qa"]["overall"]["n"] == 1 and summary["qa"]["overall"]["accuracy"] == 1.0
@@ -42,7 +43,7 @@ def test_a_case_that_failed_on_an_unsearchable_index_is_counted_until_a_retry_an
               {"case_id": "q1", "error": NOT_SEARCHABLE_ERROR},      # failed once, answered on resume
               {"case_id": "c7", "error": "RuntimeError: something else"}]
     results = [result("q1", "single-session-user", True, hits=hits_for("q1", True))]
-    summary = build_summary(results, run_meta={"errors": errors})
+    summary = build_summary(results, run_meta={"errors": errors}, suites=SUITE_LOOKUP)
     assert summary["counts"]["not_searchable"]["cases_failed"] == 1
     assert summary["counts"]["not_searchable"]["case_ids"] == ["c9"]
     (note,) = [n for n in summary["notes"] if "not searchable" in n]
@@ -54,7 +55,7 @@ def test_summary_report_and_console_all_say_it(tmp_path: Path) -> None:
     run_dir = write_run(tmp_path / "run", run_results(), run_id="lag")
     (run_dir / "errors.jsonl").write_text(json.dumps({"case_id": "c9", "error": NOT_SEARCHABLE_ERROR}) + "\n",
                                           encoding="utf-8")
-    summary, html_path = write_outputs(run_dir, run_dir, {"run_id": "lag"})
+    summary, html_path = write_outputs(run_dir, run_dir, {"run_id": "lag"}, suites=SUITE_LOOKUP)
     on_disk = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     assert on_disk["counts"]["not_searchable"]["questions"] == 1
     assert on_disk["counts"]["not_searchable"]["case_ids"] == ["c9"]

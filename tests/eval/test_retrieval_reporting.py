@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from synthetic_run import result, write_run
 
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting import plots
 from benchmarker.reporting.compare import compare_runs, format_compare
 from benchmarker.reporting.outputs import rebuild_outputs
 from benchmarker.reporting.report import write_report
 from benchmarker.reporting.summary import build_summary
-from synthetic_run import result, write_run
 
 RETRIEVAL_META = {"run_id": "index-a", "offline": True, "mode": "retrieval", "judge": "deterministic", "point": "",
                   "top_k": 10, "alpha": None, "memory": {"backend": "embedded", "embedder": "static", "alpha": 0.6}}
@@ -45,7 +46,7 @@ def test_compare_two_retrieval_only_runs_paired_per_question(tmp_path):
                      run_id="alpha-0.6")
     new = write_run(tmp_path / "new", run_of({"q0": 1, "q1": 1, "q2": 1, "q3": 1, "q4": 1, "q5": None}),
                     run_id="alpha-0.3")
-    cmp = compare_runs([base, new])
+    cmp = compare_runs([base, new], suites=SUITE_LOOKUP)
     r = cmp["pairs"][0]["retrieval"]
     assert r["available"] and r["questions"] == {"session": 6, "turn": 6}
     at1 = r["metrics"]["session.recall_any@1"]
@@ -57,7 +58,7 @@ def test_compare_two_retrieval_only_runs_paired_per_question(tmp_path):
     # LongMemEval's DCG weighs ranks 1 and 2 alike: moving the evidence from rank 2 to 1 changes no ndcg@3.
     assert r["metrics"]["session.ndcg_any@3"]["better"] == 1  # only q4, found at last
     assert "session.recall_any@30" not in r["metrics"]  # above top_k: never measured, not compared
-    text = format_compare(cmp)
+    text = format_compare(cmp, suites=SUITE_LOOKUP)
     assert "| session recall_any@1 | 6 | 0.000 | 0.833 | +0.833 [" in text
     assert "| 5 / 0 | 0.0625 |" in text
     assert "turn recall_any@10, evidence gained: `q4`" in text
@@ -68,7 +69,7 @@ def test_compare_two_retrieval_only_runs_paired_per_question(tmp_path):
 def test_compare_runs_of_different_top_k_compares_only_the_shared_k(tmp_path):
     base = write_run(tmp_path / "k10", run_of({"q0": 4, "q1": 2}))
     small = write_run(tmp_path / "k3", run_of({"q0": None, "q1": 2}, top_k=3))
-    r = compare_runs([base, small])["pairs"][0]["retrieval"]["metrics"]
+    r = compare_runs([base, small], suites=SUITE_LOOKUP)["pairs"][0]["retrieval"]["metrics"]
     assert {k.rsplit("@", 1)[1] for k in r} == {"1", "3"}
     assert r["session.recall_any@3"]["lost"] == []  # q0 at rank 4 was not in either top 3
     assert r["session.recall_any@1"]["n"] == 2
@@ -79,10 +80,10 @@ def test_retrieval_only_report_says_what_ran(tmp_path):
     decisions = [{"tool": "add_entry", "latency_ms": 4.0, "caller": "retrieval"},
                  {"tool": "add_entry", "latency_ms": 6.0, "caller": "retrieval"},
                  {"tool": "_ingest_done", "latency_ms": 5400.0, "caller": "harness"}]
-    summary = build_summary(results, run_meta=RETRIEVAL_META | {"decisions": decisions})
+    summary = build_summary(results, run_meta=RETRIEVAL_META | {"decisions": decisions}, suites=SUITE_LOOKUP)
     assert summary["counts"]["unjudged"] == 0 and summary["counts"]["not_graded"] == 6
     assert summary["offline"] is False and not any("unjudged" in n for n in summary["notes"])
-    md = write_report(tmp_path, summary, results)["markdown"].read_text()
+    md = write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "Retrieval-only run" in md
     assert "embedder `static`, alpha `0.6` (the service's), top_k `10`" in md
     for misleading in ("Deterministic agent", "extractive reader", "unjudged", "## QA accuracy", "Cost and speed"):
@@ -98,23 +99,23 @@ def test_ingest_done_is_not_a_tool_call(tmp_path):
     decisions = [{"tool": "add_entry", "latency_ms": 4.0}, {"tool": "search_memories", "latency_ms": 8.0},
                  {"tool": "_ingest_done", "latency_ms": 5400.0}, {"tool": "_wait_searchable", "latency_ms": 900.0}]
     summary = build_summary([{"question_id": "a", "question_type": "x", "label": True}],
-                            run_meta={"decisions": decisions})
+                            run_meta={"decisions": decisions}, suites=SUITE_LOOKUP)
     latency = summary["speed"]["tool_latency_ms"]
     assert (latency["n"], latency["max"]) == (2, 8.0)
     assert set(summary["speed"]["tool_latency_by_tool_ms"]) == {"add_entry", "search_memories"}
-    md = write_report(tmp_path, summary, [])["markdown"].read_text()
+    md = write_report(tmp_path, summary, [], suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "Memory tool latency over 2 calls" in md and "_ingest_done" not in md
 
 
 def test_recall_plot_runs_only_over_the_measured_k(tmp_path, monkeypatch):
-    summary = build_summary(run_of({"q0": 1, "q1": 3}), run_meta=RETRIEVAL_META)
+    summary = build_summary(run_of({"q0": 1, "q1": 3}), run_meta=RETRIEVAL_META, suites=SUITE_LOOKUP)
     closed = []
     monkeypatch.setattr(plots.plt, "close", closed.append)  # keep the figure to look at its axis
     assert plots.plot_recall_curves(summary["retrieval"], tmp_path / "recall.png").stat().st_size > 1000
     ax = closed[0].axes[0]
     assert [int(t) for t in ax.get_xticks()] == [1, 3, 5, 10]
     assert ax.get_xlim()[1] < 30
-    md = write_report(tmp_path, summary, run_of({"q0": 1, "q1": 3}))["markdown"].read_text()
+    md = write_report(tmp_path, summary, run_of({"q0": 1, "q1": 3}), suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "Plotted at the k values this run measured (k = 1, 3, 5, 10)." in md
 
 
@@ -131,7 +132,7 @@ def test_report_rebuild_keeps_the_search_settings_the_run_wrote(tmp_path):
     _manifest(run_dir, top_k=7, search_alpha=0.3)
     written = {"run": {"mode": "retrieval", "point": "", "top_k": 7, "alpha": 0.3}}
     (run_dir / "summary.json").write_text(json.dumps(written), encoding="utf-8")
-    rebuild_outputs(run_dir)
+    rebuild_outputs(run_dir, suites=SUITE_LOOKUP)
     run = json.loads((run_dir / "summary.json").read_text())["run"]
     assert (run["point"], run["top_k"], run["alpha"]) == ("", 7, 0.3)
     assert run["memory"] == {"backend": "embedded", "embedder": "static", "alpha": 0.6}
@@ -144,7 +145,7 @@ def test_report_rebuild_of_a_sweep_point_without_a_summary_reads_its_label(tmp_p
     _manifest(run_dir)
     point = write_run(run_dir / "points" / "alpha=0.5_topk=5", run_of({"q0": 2}, top_k=5))
     service = write_run(run_dir / "points" / "alpha=service_topk=5", run_of({"q0": 1}, top_k=5))
-    rebuild_outputs(run_dir)
+    rebuild_outputs(run_dir, suites=SUITE_LOOKUP)
     run = json.loads((point / "summary.json").read_text())["run"]
     assert (run["point"], run["top_k"], run["alpha"]) == ("alpha=0.5_topk=5", 5, 0.5)
     assert json.loads((service / "summary.json").read_text())["run"]["alpha"] is None  # the service's own

@@ -11,8 +11,9 @@ import pytest
 from synthetic_run import result, write_run
 
 from benchmarker.config import ConfigError, load_config
-from benchmarker.reporting.outputs import rebuild_outputs
 from benchmarker.metric_names import largest_common_k, metric_problem
+from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.reporting.outputs import rebuild_outputs
 
 
 def hits(qid: str, evidence_rank: int | None, n: int) -> list[dict[str, Any]]:
@@ -36,7 +37,7 @@ def sweep_dir(tmp_path: Path, points: dict[str, list[dict[str, Any]]], sweep: di
     (run_dir / "manifest.json").write_text(json.dumps({
         "run_id": "sweep", "models": {"offline": True}, "config": {"config": config},
         "judge": {"kind": "deterministic"}, "dataset": {"kind": "sample"}}), encoding="utf-8")
-    rebuild_outputs(run_dir)
+    rebuild_outputs(run_dir, suites=SUITE_LOOKUP)
     return run_dir
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from benchmarker.errors import DatasetError
 from benchmarker.suites.fact_extraction.data import (
     SCENARIOS,
     FactCase,
@@ -20,7 +21,6 @@ from benchmarker.suites.fact_extraction.data import (
     seed_context,
     seed_memory_plan,
 )
-from benchmarker.errors import DatasetError
 
 CASES = load_fact_cases()
 

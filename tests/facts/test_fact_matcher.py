@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.suites.fact_extraction.data import (
     ExpectedFact,
     context_facts,
@@ -13,7 +14,6 @@ from benchmarker.suites.fact_extraction.data import (
     fact_tokens,
     load_fact_cases,
 )
-from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.suites.fact_extraction.facts import match_facts, score_case, similarity
 
 MATCH_THRESHOLD = ThresholdsConfig().fact_match

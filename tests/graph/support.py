@@ -13,9 +13,9 @@ from benchmarker.datasets.schema import Case
 from benchmarker.datasets.source import plan_dataset
 from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.graph.context import RunContext
-from benchmarker.graph.progress import RunProgress
 from benchmarker.graph.ingest import ingest
 from benchmarker.graph.memory_setup import prepare_memory
+from benchmarker.graph.progress import RunProgress
 from benchmarker.graph.setup import setup
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.store import RunLog

@@ -3,7 +3,6 @@ service with the offline models."""
 
 from __future__ import annotations
 
-import dataclasses
 from types import SimpleNamespace
 
 import pytest
@@ -11,12 +10,23 @@ import pytest
 from benchmarker.errors import UserError
 from benchmarker.graph.ingest import ingest
 from benchmarker.graph.memory_setup import prepare_memory
-from benchmarker.memory.titles import memory_title
 from benchmarker.graph.qa import qa
 from benchmarker.graph.setup import setup
-from tests.graph.support import (LEVEL_L13, SAMPLE, cases_of, created_memory, ingested, lines, message_count,
-                                 node_context, runtime, setup_state, smallest, with_memory)
-
+from benchmarker.memory.titles import memory_title
+from tests.graph.support import (
+    LEVEL_L13,
+    SAMPLE,
+    cases_of,
+    created_memory,
+    ingested,
+    lines,
+    message_count,
+    node_context,
+    runtime,
+    setup_state,
+    smallest,
+    with_memory,
+)
 
 # --- setup ---------------------------------------------------------------------------------------
 

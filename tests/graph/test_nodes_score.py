@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from benchmarker.datasets.levels import build_level
-from benchmarker.suites.levels.scoring import score_level
-from benchmarker.scoring.score import score
 from benchmarker.graph.facts import read_back
 from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.summarise import summarise
-from tests.graph.support import (FACTS, LEVEL_L13, SAMPLE, cases_of, ingested, lines, node_context, runtime,
-                                 smallest)
+from benchmarker.suites.levels.scoring import score_level
+from benchmarker.suites.score import score
+from tests.graph.support import FACTS, LEVEL_L13, SAMPLE, cases_of, ingested, lines, node_context, runtime, smallest
 
 
 async def answered(ctx, case):

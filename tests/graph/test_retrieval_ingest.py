@@ -3,11 +3,12 @@ and report say which index ran and count only tool calls as tool calls."""
 
 from __future__ import annotations
 
-from benchmarker.reporting.summary import build_summary
 from benchmarker.graph.ingest import ingest
 from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.summarise import summarise
+from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.reporting.summary import build_summary
 from tests.graph.support import SAMPLE, cases_of, created_memory, lines, message_count, node_context, runtime, smallest
 
 
@@ -30,7 +31,7 @@ async def test_retrieval_ingestion_logs_each_write_and_the_wait(client, write_co
     assert [d["tool"] for d in mine[len(adds):]] == ["await_consistency"]
     assert ctx.progress.tool_calls == len(mine)
 
-    speed = build_summary([], run_meta={"decisions": decisions})["speed"]
+    speed = build_summary([], run_meta={"decisions": decisions}, suites=SUITE_LOOKUP)["speed"]
     assert set(speed["tool_latency_by_tool_ms"]) == {"add_entry", "await_consistency"}  # no `_ingest_done`
     assert speed["tool_latency_ms"]["n"] == len(mine)
 

@@ -79,9 +79,10 @@ def test_an_adversarial_round_reuses_the_memory_and_is_reported_beside_round_0(t
 
 
 def test_the_adversary_is_refused_where_it_has_no_ground_truth(tmp_path: Path):
+    import pytest
+
     from benchmarker.config import load_config
     from benchmarker.errors import ConfigError
-    import pytest
 
     path = tmp_path / "bad.toml"
     path.write_text('[dataset]\nkind = "sample"\n[multi_agent]\nadversary = true\n', encoding="utf-8")
@@ -125,9 +126,10 @@ def test_a_models_proposals_are_asked_only_when_the_dialogue_backs_them():
 
 
 def test_a_model_proposer_needs_a_judge_model(tmp_path: Path):
+    import pytest
+
     from benchmarker.config import load_config
     from benchmarker.errors import ConfigError
-    import pytest
 
     path = tmp_path / "bad.toml"
     path.write_text('[dataset]\nkind = "long_horizon"\n[multi_agent]\nadversary = true\nproposer = "model"\n',

@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 
 from benchmarker.cli import main
-from benchmarker.datasets.evidence_adversary import (TURNS_SHOWN, case_turns, check, checked_questions,
-                                                     shown_turns)
+from benchmarker.datasets.evidence_adversary import TURNS_SHOWN, case_turns, check, checked_questions, shown_turns
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml
@@ -181,8 +180,9 @@ def test_levels_take_checked_questions_and_keep_their_own_level_score(tmp_path: 
 
 
 def test_on_real_longmemeval_cases_the_evidence_turns_are_shown_and_checkable():
-    from tests.shared_data import REAL_5Q
     import pytest
+
+    from tests.shared_data import REAL_5Q
 
     if not REAL_5Q.is_file():
         pytest.skip(f"{REAL_5Q} is absent")

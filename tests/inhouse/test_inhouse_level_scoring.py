@@ -6,7 +6,12 @@ import pytest
 
 from benchmarker.datasets.levels import ExpectedCall, build_level
 from benchmarker.suites.levels.scoring import (
-    parse_decision, score_adversarial, score_decision, score_forgetting, score_level, score_tool_trace,
+    parse_decision,
+    score_adversarial,
+    score_decision,
+    score_forgetting,
+    score_level,
+    score_tool_trace,
     trace_for_session,
 )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -13,9 +14,15 @@ from pydantic import Field
 
 from benchmarker.datasets.schema import Question
 from benchmarker.scoring.abstention import has_abstention_phrase as is_abstention
-from benchmarker.scoring.normalize import matches, token_texts as tokens
+from benchmarker.scoring.normalize import matches
+from benchmarker.scoring.normalize import token_texts as tokens
 from benchmarker.scoring.rubric import (
-    LLM_DIMENSIONS, factual_accuracy, grade_answer, grade_answer_deterministic, parse_judge_reply, render_prompt,
+    LLM_DIMENSIONS,
+    factual_accuracy,
+    grade_answer,
+    grade_answer_deterministic,
+    parse_judge_reply,
+    render_prompt,
 )
 
 

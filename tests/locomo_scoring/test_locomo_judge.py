@@ -7,10 +7,11 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.registry import suite_of_record
 from benchmarker.scoring.judge import choose_prompt, judge_answer, parse_label
 from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
-from benchmarker.scoring.score import score
 from benchmarker.suites.locomo.data import NOT_MENTIONED
+from benchmarker.suites.score import score
 from tests.eval.fake_judge_server import FakeJudgeServer
 
 TRAP = "self-care is important"
@@ -75,7 +76,7 @@ def test_a_bad_json_label_is_a_problem_not_a_verdict(text):
     ("temporal", "q1", "longmemeval", "judge_base"),
 ])
 def test_choose_prompt_routes_locomo_by_kind(qtype, qid, kind, template):
-    name, text = choose_prompt(qtype, qid, kind)
+    name, text = choose_prompt(qtype, qid, suite_of_record(kind).judge_template(qtype, qid.endswith("_abs")))
     assert name == template and "{question}" in text and "{hypothesis}" in text
 
 
@@ -105,7 +106,7 @@ async def test_incorrect_is_never_counted_correct():
     assert verdict.label is None and verdict.grade["unjudged"] and verdict.grade["attempts"] == 3
     assert "unjudged after 3 attempts" in verdict.grade["reason"]
     with FakeJudgeServer(["INCORRECT", '{"label": "WRONG"}']) as server:
-        verdict = await judge_answer(chat(server), answer(q1, "two"), retries=3)
+        verdict = await judge_answer(chat(server), answer(q1, "two"), retries=3, template="judge_locomo")
     assert verdict.label is False and verdict.attempts == 2
 
 

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.compare import compare_runs, format_compare
-from benchmarker.scoring.records import grading_fields
 from benchmarker.reporting.report import write_report
 from benchmarker.reporting.summary import build_summary
+from benchmarker.scoring.records import grading_fields
 from tests.eval.synthetic_run import result as longmemeval_result
 from tests.eval.synthetic_run import write_run
 
@@ -35,7 +36,7 @@ def run_lines() -> list[dict]:
 
 
 def test_summary_locomo_block():
-    block = build_summary(run_lines(), run_meta={"run_id": "locomo"})["locomo"]
+    block = build_summary(run_lines(), run_meta={"run_id": "locomo"}, suites=SUITE_LOOKUP)["locomo"]
     assert block["categories"] == {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop",
                                    "5": "adversarial"}
     assert list(block["by_category"]) == ["1", "2", "4", "5"]  # only categories present
@@ -63,15 +64,15 @@ def test_summary_locomo_block():
 
 
 def test_summary_has_no_locomo_block_for_other_runs():
-    summary = build_summary([longmemeval_result("q1", "multi-session", True)], run_meta={})
+    summary = build_summary([longmemeval_result("q1", "multi-session", True)], run_meta={}, suites=SUITE_LOOKUP)
     assert "locomo" not in summary
-    assert build_summary(run_lines(), run_meta={"mode": "retrieval"}).get("locomo") is None
+    assert build_summary(run_lines(), run_meta={"mode": "retrieval"}, suites=SUITE_LOOKUP).get("locomo") is None
 
 
 def test_report_has_the_locomo_table(tmp_path):
     results = run_lines()
-    summary = build_summary(results, run_meta={"run_id": "locomo-demo"})
-    md = write_report(tmp_path, summary, results)["markdown"].read_text()
+    summary = build_summary(results, run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP)
+    md = write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "## LoCoMo" in md and md.index("## QA accuracy") < md.index("## LoCoMo") < md.index("## Retrieval")
     assert "1 = multi-hop, 2 = temporal, 3 = open-domain, 4 = single-hop, 5 = adversarial" in md
     assert "| 1 multi-hop | 2 | 50.0 [" in md
@@ -88,13 +89,13 @@ def test_compare_shows_locomo_side_by_side(tmp_path):
     better += [line(6, 5, True), line(7, 5, True), line(8, 5, True)]
     a = write_run(tmp_path / "a", run_lines(), run_id="base")
     b = write_run(tmp_path / "b", better, run_id="better")
-    comparison = compare_runs([a, b])
+    comparison = compare_runs([a, b], suites=SUITE_LOOKUP)
     assert comparison["runs"][1]["locomo"]["overall"]["judge"]["accuracy"] == 1.0
-    text = format_compare(comparison)
+    text = format_compare(comparison, suites=SUITE_LOOKUP)
     assert "## LoCoMo" in text
     f1_row = next(row for row in text.splitlines() if row.startswith("| F1 (1-4) |"))
     assert "0.600 [" in f1_row and "0.900 [" in f1_row
     adversarial = next(row for row in text.splitlines() if row.startswith("| 5 adversarial (abstention) |"))
     assert adversarial.count("(n=3)") == 2
-    mixed = compare_runs([a, write_run(tmp_path / "c", [longmemeval_result("q1", "multi-session", True)])])
-    assert "## LoCoMo" not in format_compare(mixed)  # only when every run is a LoCoMo run
+    mixed = compare_runs([a, write_run(tmp_path / "c", [longmemeval_result("q1", "multi-session", True)])], suites=SUITE_LOOKUP)
+    assert "## LoCoMo" not in format_compare(mixed, suites=SUITE_LOOKUP)  # only when every run is a LoCoMo run

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarker.reporting.outputs import write_outputs
 from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
+from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.reporting.outputs import write_outputs
 
 
 def answer(qid: str, text: str) -> AnswerRecord:
@@ -24,7 +25,7 @@ def test_a_hypothesis_lost_between_two_appends_is_back_after_the_outputs(tmp_pat
     log.close()
     hypotheses = log.hypotheses_path.read_text(encoding="utf-8").splitlines()
     log.hypotheses_path.write_text(hypotheses[0] + "\n", encoding="utf-8")  # died after q1's hypothesis
-    write_outputs(tmp_path, tmp_path, {"run_id": "r", "offline": True, "mode": "agent", "judge": "deterministic"})
+    write_outputs(tmp_path, tmp_path, {"run_id": "r", "offline": True, "mode": "agent", "judge": "deterministic"}, suites=SUITE_LOOKUP)
     rebuilt = [json.loads(line) for line in log.hypotheses_path.read_text(encoding="utf-8").splitlines()]
     assert rebuilt == [{"question_id": "q1", "hypothesis": "hypothesis of q1"},
                        {"question_id": "q2", "hypothesis": "a retried answer wins"},

@@ -121,7 +121,9 @@ def test_no_random_secret_reaches_a_file_or_the_terminal(names: list[str], value
     url = f"http://alice:{pw}@127.0.0.1:9/v1?model=m&api_key={query}"
     blob = " | ".join([*(f"{k}={v}" for k, v in env.items()), f"base {url}", f"Authorization: Bearer {token}"])
     secrets = [*env.values(), pw, query, token]
-    assume(not any(secret in _scaffolding() for secret in secrets))
+    fixed = " | ".join([*names, "base http://alice:@127.0.0.1:9/v1?model=m&api_key=", "Authorization: Bearer "])
+    # a generated "secret" that is part of the fixed text around it (e.g. "Authorizatio") is not a leak
+    assume(not any(secret in _scaffolding() or secret in fixed for secret in secrets))
     shown = _shown(env, blob, url)
     for where, text in shown.items():
         leaked = [s for s in secrets if s in text]

@@ -12,13 +12,12 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.config import load_config
 from benchmarker.errors import ConfigError
-from benchmarker.suites.fact_extraction.fact_enumeration import enumerate_facts
 from benchmarker.run.judge_online import parse_when, summarize_online
+from benchmarker.suites.fact_extraction.fact_enumeration import enumerate_facts
 from tests.e2e.cli import read_lines
-from tests.online.support import SMALL_RUN
 from tests.fakes.openai_server import ScriptedOpenAIServer
 from tests.online.judge_brain import openai_judge_script
-
+from tests.online.support import SMALL_RUN
 
 
 @pytest.fixture(scope="module")

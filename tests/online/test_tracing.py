@@ -21,8 +21,8 @@ from langsmith._internal._beta_decorator import LangSmithDeprecationWarning  # w
 from benchmarker.agent.tracing import RunTracing, scrub
 from benchmarker.cli import main
 from tests.e2e.cli import read_lines
-from tests.online.support import SMALL_RUN as RUN
 from tests.fakes.langsmith_server import FakeLangSmith
+from tests.online.support import SMALL_RUN as RUN
 
 LS_KEY = "lsv2-test-key-0123456789"
 OPENAI_SECRET = "sk-never-in-a-trace-987654321"

@@ -9,6 +9,7 @@ own process group, which teardown kills: no `ray stop`, which would kill every R
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
 import shutil
@@ -19,8 +20,6 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import importlib.util
 
 import pytest
 

@@ -15,7 +15,15 @@ from benchmarker.config_schema import MEMORY_AGENT_TOOLS
 from benchmarker.datasets.schema import Case, Message, Session
 from benchmarker.run.estimate import comparison, cost, estimate_json, estimate_run, schema_tokens
 from benchmarker.run.estimate_model import (
-    AgentModel, CachePolicy, PromptCache, Setting, cache_policy, min_cache_tokens, simulate_case, tokens)
+    AgentModel,
+    CachePolicy,
+    PromptCache,
+    Setting,
+    cache_policy,
+    min_cache_tokens,
+    simulate_case,
+    tokens,
+)
 from tests.shared_data import REAL_5Q
 
 DATE = "2023/05/20 (Sat) 10:00"

@@ -17,6 +17,7 @@ from benchmarker.agent.prompts import (
     unit_instructions,
 )
 from benchmarker.memory.service.prompts import default_prompts
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.run.estimate import FLOOR_SUMMARY_TOKENS, estimate_json, estimate_run, floor_case
 from benchmarker.run.estimate_model import Setting, agent_model, cache_policy, simulate_case
 from tests.run.test_estimate import DATE, HAIKU, MODEL, TWO_SESSIONS, case, config
@@ -96,6 +97,6 @@ def test_summary_gives_cost_per_question_and_the_ratio_to_the_runs_floor(tmp_pat
     est = estimate_run(cfg, tmp_path)
     assert floor["usd"] == estimate_json(est, cfg)["floor"]["usd"] > 0
     results = [{"question_id": "q1", "label": True, "cost_usd": {"agent": 3 * floor["usd"], "qa": 0.0, "eval": 0.0}}]
-    cost = build_summary(results, run_meta={"floor": floor})["cost"]
+    cost = build_summary(results, run_meta={"floor": floor}, suites=SUITE_LOOKUP)["cost"]
     assert cost["usd_per_question"] == 3 * floor["usd"] and cost["floor_ratio"] == 3.0
-    assert "floor_ratio" not in build_summary(results, run_meta={})["cost"]  # a run without a floor says nothing
+    assert "floor_ratio" not in build_summary(results, run_meta={}, suites=SUITE_LOOKUP)["cost"]  # a run without a floor says nothing

@@ -12,11 +12,12 @@ from pathlib import Path
 from langgraph.runtime import Runtime
 
 from benchmarker.config import load_config
-from benchmarker.reporting.outputs import write_outputs
 from benchmarker.graph.adversary import adversary
 from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.log.records import MemoryRecord, ResultRecord
 from benchmarker.log.store import RunLog
+from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.reporting.outputs import write_outputs
 from tests.graph.support import cases_of, node_context
 
 WEAK = "never_mentioned"   # seed 7, 300 turns, 40 questions: one unasked candidate, and it cannot be checked
@@ -52,7 +53,7 @@ async def _run_round(config) -> dict:
     ctx.log.close()
     run_dir = Path(config.run_dir)
     write_outputs(run_dir, run_dir, {"run_id": config.run_id, "offline": True, "mode": "agent",
-                                     "dataset_kind": "long_horizon"})
+                                     "dataset_kind": "long_horizon"}, suites=SUITE_LOOKUP)
     return json.loads((run_dir / "summary.json").read_text())
 
 

@@ -13,13 +13,18 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from langchain_core.messages import AIMessage
 
 from benchmarker.config_schema import SelfImproveConfig
 from benchmarker.graph.self_improve.analyze import analysis_text, analyze
-from benchmarker.graph.self_improve.evaluate import (add_analyst_causes, evaluate, ingestion_dir, load_scores,
-                                                     question_row, written_turns_in)
+from benchmarker.graph.self_improve.evaluate import (
+    add_analyst_causes,
+    evaluate,
+    ingestion_dir,
+    load_scores,
+    question_row,
+    written_turns_in,
+)
 from benchmarker.graph.self_improve.graph import propose_phase
 from benchmarker.graph.self_improve.propose import offline_proposal, propose, search_space
 from benchmarker.graph.self_improve.review import offline_challenge, targets

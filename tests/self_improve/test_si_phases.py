@@ -6,11 +6,11 @@ from types import SimpleNamespace
 
 from langchain_core.messages import AIMessage
 
+from benchmarker.config_schema import SelfImproveConfig
 from benchmarker.graph.self_improve.analyze import analyze
 from benchmarker.graph.self_improve.candidate import candidate_key
 from benchmarker.graph.self_improve.decide import decide
 from benchmarker.graph.self_improve.evaluate import failure_cause, split_ids
-from benchmarker.config_schema import SelfImproveConfig
 from benchmarker.graph.self_improve.propose import offline_proposal, parse_json_object, propose, search_space
 from benchmarker.graph.self_improve.review import challenge, offline_challenge, offline_votes, tally, vote
 

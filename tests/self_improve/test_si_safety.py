@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchmarker.graph.self_improve.allowlist import Refused, check_proposal, config_delta, prompt_file
-from benchmarker.graph.self_improve.candidate import (CandidateError, apply_proposal, baseline_candidate,
-                                                      prompts_of)
+from benchmarker.graph.self_improve.candidate import CandidateError, apply_proposal, baseline_candidate, prompts_of
 from benchmarker.graph.self_improve.diffs import PatchError, apply_hunks, apply_patch, parse_unified_diff
 
 ROOT = Path(__file__).resolve().parents[2]

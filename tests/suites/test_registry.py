@@ -12,11 +12,12 @@ import pytest
 from benchmarker import registry
 from benchmarker.datasets.schema import Case, Question, Session
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, plan_dataset
-from benchmarker.scoring.judges import DeterministicGrader
-from benchmarker.scoring.score import score
+from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.sections import extra_sections, suite_summaries
 from benchmarker.reporting.summary import build_summary
+from benchmarker.scoring.judges import DeterministicGrader
 from benchmarker.suites.base import Suite
+from benchmarker.suites.score import score
 
 
 @pytest.mark.parametrize("kind", registry.DATASET_KINDS)
@@ -79,6 +80,6 @@ async def test_a_suite_registered_at_run_time_is_planned_scored_and_summarised(t
               "answer": "toy", "hypothesis": "a toy"}
     result = (await score(answer, case, DeterministicGrader())).to_line()
     assert result["label"] is True and result["grade"]["judge"] == "toy"
-    summary = build_summary([result], run_meta={}) | suite_summaries([result])
+    summary = build_summary([result], run_meta={}, suites=SUITE_LOOKUP) | suite_summaries([result], suites=SUITE_LOOKUP)
     assert summary["toy"] == {"right": 1} and summary["counts"]["by_kind"] == {"toy_case": 1}
-    assert ("Toy", "1 right") in extra_sections(summary)
+    assert ("Toy", "1 right") in extra_sections(summary, suites=SUITE_LOOKUP)

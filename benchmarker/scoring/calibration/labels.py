@@ -61,7 +61,7 @@ class LabelledAnswer:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
     def record(self) -> dict[str, Any]:
-        """The answer line the judge (benchmarker.scoring.score.score) grades."""
+        """The answer line the judge (benchmarker.suites.score.score) grades."""
         g = self.gold
         return {"kind": LONGMEMEVAL, "case_id": g.question_id, "question_id": g.question_id,
                 "question_type": g.question_type, "question": g.question, "answer": g.answer,

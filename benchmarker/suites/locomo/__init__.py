@@ -86,7 +86,8 @@ class LoCoMo(Suite):
         if trap:
             metrics["adversarial_answer"] = str(trap)
         line = record | {"question_id": qid, "adversarial_answer": trap or ""}
-        grading = await judge.grade(line, gold=scored_gold(record.get("answer", ""), category))
+        grading = await judge.grade(line, gold=scored_gold(record.get("answer", ""), category),
+                                    template=self.judge_template(str(record.get("question_type", "")), qid.endswith("_abs")))
         return grading | {"locomo": metrics}
 
     def judge_template(self, question_type: str, abstention: bool) -> str | None:
