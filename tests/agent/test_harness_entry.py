@@ -109,12 +109,6 @@ async def test_message_unit_with_session_context_ends_turns_without_a_closing_ca
     assert "Chautauqua" in context
 
 
-@pytest.fixture
-def openai_key(monkeypatch):
-    monkeypatch.setenv("TEST_OPENAI_KEY", "sk-test")
-    return "TEST_OPENAI_KEY"
-
-
 async def test_a_models_add_entry_with_a_message_number_gets_the_exact_text(memory_server, openai_key):
     from benchmarker.agent.memory_agent import build_memory_agent
     from benchmarker.agent.providers import make_chat_model

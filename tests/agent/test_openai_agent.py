@@ -30,12 +30,6 @@ def without_titles(schema):
     return schema
 
 
-@pytest.fixture
-def openai_key(monkeypatch):
-    monkeypatch.setenv("TEST_OPENAI_KEY", "sk-test")
-    return "TEST_OPENAI_KEY"
-
-
 def openai_model(server, key_env):
     return make_chat_model("openai", "gpt-test", role="agent", base_url=server.base_url, api_key_env=key_env)
 

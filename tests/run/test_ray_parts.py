@@ -87,12 +87,6 @@ def test_a_workers_drained_tallies_add_up_in_the_drivers_ledger():
     assert driver.snapshot() == alone.snapshot()
 
 
-@pytest.fixture
-def openai_key(monkeypatch):
-    monkeypatch.setenv("TEST_OPENAI_KEY", "sk-test")
-    return "TEST_OPENAI_KEY"
-
-
 class LocalGate:
     """The CallGate protocol over a BackoffClock in this process (Ray's version: RayCallGate)."""
 

@@ -11,8 +11,8 @@ from benchmarker.reporting.compare import compare_runs, format_compare
 from benchmarker.reporting.report import write_report
 from benchmarker.reporting.summary import build_summary
 from benchmarker.scoring.records import grading_fields
-from tests.eval.synthetic_run import result as longmemeval_result
-from tests.eval.synthetic_run import write_run
+from tests.scoring.synthetic_run import result as longmemeval_result
+from tests.scoring.synthetic_run import write_run
 
 NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 

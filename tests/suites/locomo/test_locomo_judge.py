@@ -12,7 +12,7 @@ from benchmarker.scoring.judge import choose_prompt, judge_answer, parse_label
 from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
 from benchmarker.suites.locomo.data import NOT_MENTIONED
 from benchmarker.suites.score import score
-from tests.eval.fake_judge_server import FakeJudgeServer
+from tests.scoring.fake_judge_server import FakeJudgeServer
 
 TRAP = "self-care is important"
 

@@ -13,7 +13,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.outputs import write_outputs
 from benchmarker.reporting.summary import build_summary
 from benchmarker.run.console import summary_table
-from tests.eval.synthetic_run import hits_for, result, write_run
+from tests.scoring.synthetic_run import hits_for, result, write_run
 
 NOT_SEARCHABLE_ERROR = ("IndexNotSearchableError: case c9: memory m9's newest write was still not searchable "
                         "after [params] consistency_timeout_s = 60 s")

@@ -1,4 +1,4 @@
-"""The deterministic grader against a hand-labelled table (tests/eval/grader_cases.json)."""
+"""The deterministic grader against a hand-labelled table (tests/scoring/grader_cases.json)."""
 
 from __future__ import annotations
 

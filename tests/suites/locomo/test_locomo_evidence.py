@@ -16,7 +16,7 @@ from benchmarker.suites.locomo import SUITE
 from benchmarker.suites.locomo.data import load_locomo
 from benchmarker.suites.locomo.evidence import NO_TURN, UNPARSEABLE, canonical, parse_evidence
 from benchmarker.suites.locomo.report import locomo_section
-from tests.locomo_scoring.test_locomo_summary import line
+from tests.suites.locomo.test_locomo_summary import line
 
 FIXTURE = Path(__file__).parent / "fixtures" / "locomo_mini.json"
 numbers = st.integers(min_value=1, max_value=999)
