@@ -12,8 +12,8 @@ import argparse
 import statistics
 import time
 
-from benchmarker.datasets.levels import LEVEL_IDS, build_level
-from benchmarker.datasets.long_horizon import generate_long_horizon
+from benchmarker.suites.levels.data import LEVEL_IDS, build_level
+from benchmarker.suites.long_horizon.data import generate_long_horizon
 
 
 def _time(fn) -> tuple[float, object]:

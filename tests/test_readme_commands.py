@@ -29,7 +29,7 @@ README = REPO / "README.md"
 CONFIGS = sorted((REPO / "configs").glob("*.toml"))
 SHARED = REPO.parent / "shared"              # ../shared: the judge labels calibrate.toml reads
 KUZU = REPO / ".venv-servers" / "kuzu" / "bin" / "kuzu-memory"   # `make servers`
-LOCOMO_FIXTURE = REPO / "tests" / "locomo" / "fixtures" / "locomo_mini.json"
+LOCOMO_FIXTURE = REPO / "tests" / "suites" / "locomo" / "fixtures" / "locomo_mini.json"
 
 # Configs that run offline on the embedded defaults (or a local server) with data the README tells
 # you to bring: each must estimate and run. The value cuts the selection down: (table, line).

@@ -6,9 +6,9 @@ own, such as a LongMemEval case with its one question, aims at the run's weakest
 adversary for verified questions there:
 
 - long-horizon, `proposer = "generator"`: the generator's own unasked questions, checked against
-  its fact records (datasets/long_horizon/adversary.py);
+  its fact records (suites/long_horizon/data/adversary.py);
 - `proposer = "model"`: the judge's model proposes, from the long-horizon fact records or, for
-  LongMemEval and level cases, from the case's turns (datasets/evidence_adversary.py), and the
+  LongMemEval and level cases, from the case's turns (graph/evidence_adversary.py), and the
   harness checks every proposal against the dialogue.
 
 Verified questions go through the same case graph as the originals: the case's finished memory is
@@ -36,7 +36,7 @@ LOG_FILE = "adversary.jsonl"
 
 
 async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    from benchmarker.datasets.long_horizon.adversary import weakest_categories
+    from benchmarker.suites.long_horizon.data.adversary import weakest_categories
 
     ctx = runtime.context
     settings = ctx.config.multi_agent
@@ -110,7 +110,7 @@ def _labels(ctx: RunContext, questions: list[Question]) -> dict[str, list[bool]]
 async def _proposal(ctx: RunContext, case: Case, previous: list[Question], asked: set[str], weak: list[str],
                     round_: int):
     """This round's checked questions for the case; None when a model proposer's call failed."""
-    from benchmarker.datasets.long_horizon.adversary import propose
+    from benchmarker.suites.long_horizon.data.adversary import propose
 
     if ctx.config.multi_agent.proposer != "model":
         return propose(case, asked=asked, weak=weak, n=ctx.config.multi_agent.adversary_questions, round_=round_)
@@ -131,13 +131,13 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
                 if (r := ctx.log.done.judged.get(q.question_id)) is not None and r.get("label") is False]
     suite = suite_of_record(case.kind)
     if suite.proposes_from_facts:
-        from benchmarker.datasets.long_horizon.adversary import proposer_prompt, verified_from_model
+        from benchmarker.suites.long_horizon.data.adversary import proposer_prompt, verified_from_model
 
         prompt, facts = proposer_prompt(case, asked=asked, weak=weak, failures=failures, n=n,
                                         template=load_prompt("adversary_propose", directory=ctx.prompts_dir))
         check = (lambda items: verified_from_model(case, items, facts, asked=set(asked), weak=weak, round_=round_))  # noqa: E731
     else:
-        from benchmarker.datasets.evidence_adversary import checked_questions, evidence_prompt
+        from benchmarker.graph.evidence_adversary import checked_questions, evidence_prompt
 
         categories = categories_of(case)
         prompt = evidence_prompt(case, weak=weak, categories=categories, failures=failures, n=n, round_=round_,

@@ -47,9 +47,8 @@ from typing import Any
 
 from benchmarker.agent.ledger import Usage, batch_price, price_usage
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
-from benchmarker.datasets.evidence_adversary import TURN_CHARS, TURNS_SHOWN
-from benchmarker.datasets.long_horizon.adversary import FACTS_SHOWN
 from benchmarker.datasets.source import plan_dataset
+from benchmarker.graph.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
 from benchmarker.registry import suite, suite_of_record
 from benchmarker.run.estimate_model import (
@@ -71,6 +70,7 @@ from benchmarker.run.estimate_model import (
     tokens,
 )
 from benchmarker.scoring.analyst import HITS_SHOWN, TEXT_CHARS
+from benchmarker.suites.long_horizon.data.adversary import FACTS_SHOWN
 
 SCHEMA_VERSION = 1
 UNITS = ("message", "exchange", "session")

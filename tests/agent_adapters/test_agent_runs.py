@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 SECRET = "sk-agent-test-secret-7731"
 SAMPLE = '[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
 LEVELS = '[dataset]\nkind = "levels"\nlevels = ["L1", "L13", "L16"]\n'
-LOCOMO = HERE.parent / "locomo" / "fixtures" / "locomo_mini.json"  # two conversations, 15 questions
+LOCOMO = HERE.parent / "suites" / "locomo" / "fixtures" / "locomo_mini.json"  # two conversations, 15 questions
 
 
 def lines(path: Path) -> list[dict]:

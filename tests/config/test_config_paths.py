@@ -12,7 +12,7 @@ import pytest
 from benchmarker.config import load_config
 from benchmarker.errors import ConfigError
 
-LOCOMO_FIXTURE = Path(__file__).parents[1] / "locomo" / "fixtures" / "locomo_mini.json"
+LOCOMO_FIXTURE = Path(__file__).parents[1] / "suites" / "locomo" / "fixtures" / "locomo_mini.json"
 KUZU = '[memory]\nbackend = "mcp"\npreset = "kuzu-memory"\ncommand = "{command}"\n'
 
 

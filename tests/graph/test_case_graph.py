@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from benchmarker.datasets.levels import build_level
+from benchmarker.suites.levels.data import build_level
 from benchmarker.graph.build import CASE_GRAPH, run_cases
 from benchmarker.suites.levels.scoring import score_level
 from tests.graph.support import LEVEL_L13, cases_of, lines, node_context, setup_state

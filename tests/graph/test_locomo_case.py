@@ -13,7 +13,7 @@ from benchmarker.graph.build import CASE_GRAPH, run_cases
 from tests.graph.support import cases_of, lines, node_context, setup_state
 from tests.graph.test_case_graph import Killed, KilledAfter
 
-FIXTURE = Path(__file__).parents[1] / "locomo" / "fixtures" / "locomo_mini.json"
+FIXTURE = Path(__file__).parents[1] / "suites" / "locomo" / "fixtures" / "locomo_mini.json"
 LOCOMO = f'[dataset]\nkind = "locomo"\nfile = "{FIXTURE}"'
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from benchmarker.datasets.levels import build_level
+from benchmarker.suites.levels.data import build_level
 from benchmarker.graph.facts import read_back
 from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.datasets.levels import ExpectedCall
+from benchmarker.suites.levels.data import ExpectedCall
 from benchmarker.datasets.schema import Question
 from benchmarker.scoring.grader import grade_deterministic
 from benchmarker.scoring.multiseed import summarize_seeds

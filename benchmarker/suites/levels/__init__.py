@@ -11,14 +11,14 @@ from statistics import mean
 from typing import Any
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.datasets.levels import LEVEL_IDS, build_level
-from benchmarker.datasets.levels.spec import rubric
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
 from benchmarker.log.records import LevelRecord
 from benchmarker.log.store import RunLog
 from benchmarker.reporting.sections import mean_score_table, score_table_md
 from benchmarker.suites.base import Record
+from benchmarker.suites.levels.data import LEVEL_IDS, build_level
+from benchmarker.suites.levels.data.spec import rubric
 from benchmarker.suites.levels.scoring import score_decision, score_forgetting, score_level
 from benchmarker.suites.rubric import RubricSuite
 

@@ -26,7 +26,6 @@ from statistics import mean
 from typing import Any
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.datasets.levels.spec import ExpectedCall, LevelSpec, ToolScenario
 from benchmarker.datasets.schema import Question
 from benchmarker.scoring.normalize import find_phrase, matches, token_texts
 from benchmarker.scoring.rubric import (
@@ -36,6 +35,7 @@ from benchmarker.scoring.rubric import (
     parse_choice,
     unmarked_mentions,
 )
+from benchmarker.suites.levels.data.spec import ExpectedCall, LevelSpec, ToolScenario
 
 
 @dataclass

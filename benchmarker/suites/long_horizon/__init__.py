@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarker.datasets.long_horizon import generate_long_horizon
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
 from benchmarker.reporting.sections import score_table_md
 from benchmarker.suites.base import Record
+from benchmarker.suites.long_horizon.data import generate_long_horizon
 from benchmarker.suites.rubric import RubricSuite, categories_block
 
 

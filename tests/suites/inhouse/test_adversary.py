@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 from benchmarker.cli import main
-from benchmarker.datasets.long_horizon import generate_long_horizon
-from benchmarker.datasets.long_horizon.adversary import propose, verify, weakest_categories
-from benchmarker.datasets.long_horizon.dialogue import build_world, layout
-from benchmarker.datasets.long_horizon.questions import Candidate
+from benchmarker.suites.long_horizon.data import generate_long_horizon
+from benchmarker.suites.long_horizon.data.adversary import propose, verify, weakest_categories
+from benchmarker.suites.long_horizon.data.dialogue import build_world, layout
+from benchmarker.suites.long_horizon.data.questions import Candidate
 from tests.e2e.cli import read_lines
 
 
@@ -98,7 +98,7 @@ def test_a_models_proposals_are_asked_only_when_the_dialogue_backs_them():
     """proposer = "model": the prompt lists the case's facts; each proposal is verified like the
     generator's (its facts stated at their turns, its answer stating a value) before it is asked."""
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.datasets.long_horizon.adversary import proposer_prompt, verified_from_model
+    from benchmarker.suites.long_horizon.data.adversary import proposer_prompt, verified_from_model
     from benchmarker.graph.adversary import parse_proposals
 
     ds = generate_long_horizon(300, 7, questions=20)

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from benchmarker.cli import main
-from benchmarker.datasets.evidence_adversary import TURNS_SHOWN, case_turns, check, checked_questions, shown_turns
+from benchmarker.graph.evidence_adversary import TURNS_SHOWN, case_turns, check, checked_questions, shown_turns
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from benchmarker.datasets.levels import LEVEL_IDS, build_level
-from benchmarker.datasets.long_horizon import generate_long_horizon
+from benchmarker.suites.levels.data import LEVEL_IDS, build_level
+from benchmarker.suites.long_horizon.data import generate_long_horizon
 from benchmarker.scoring.normalize import canonical_number, numbers_in
 from benchmarker.scoring.normalize import token_texts as tokens
 from benchmarker.scoring.rubric import grade_answer_deterministic as grade

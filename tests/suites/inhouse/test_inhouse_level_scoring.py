@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarker.datasets.levels import ExpectedCall, build_level
+from benchmarker.suites.levels.data import ExpectedCall, build_level
 from benchmarker.suites.levels.scoring import (
     parse_decision,
     score_adversarial,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarker.datasets.levels import LEVEL_IDS, build_level, normalize_level_id
+from benchmarker.suites.levels.data import LEVEL_IDS, build_level, normalize_level_id
 from benchmarker.suites.levels.scoring import score_level
 
 SCORING = {"L13": "tool_trace", "L14": "forgetting", "L15": "adversarial", "L16": "decision"}

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from benchmarker.datasets.long_horizon import CATEGORIES, generate_long_horizon
+from benchmarker.suites.long_horizon.data import CATEGORIES, generate_long_horizon
 
 
 def test_same_seed_same_bytes():

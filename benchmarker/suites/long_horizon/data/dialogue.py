@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from benchmarker.datasets.long_horizon import blocks, blocks_ops
-from benchmarker.datasets.long_horizon.blocks_ops import DATE
-from benchmarker.datasets.long_horizon.world import Pair, World
+from benchmarker.suites.long_horizon.data import blocks, blocks_ops
+from benchmarker.suites.long_horizon.data.blocks_ops import DATE
+from benchmarker.suites.long_horizon.data.world import Pair, World
 
 # name, units per 100 user/assistant pairs, pairs per unit (upper bound), builder, capacity
 BLOCKS = [

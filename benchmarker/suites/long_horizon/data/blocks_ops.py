@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from benchmarker.datasets.long_horizon import pools
-from benchmarker.datasets.long_horizon.world import Pair, World
+from benchmarker.suites.long_horizon.data import pools
+from benchmarker.suites.long_horizon.data.world import Pair, World
 
 DATE = "@DATE@"  # replaced by the session's ISO date once the event has a place in the timeline
 

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarker.datasets.long_horizon.adversary import Proposal, failures_text
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.suites.long_horizon.data.adversary import Proposal, failures_text
 from benchmarker.tool_mapping import render
 
 TURNS_SHOWN = 60          # turns listed in the proposer's prompt

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from benchmarker.datasets.long_horizon import pools
+from benchmarker.suites.long_horizon.data import pools
 
 
 @dataclass

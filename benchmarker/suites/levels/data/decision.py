@@ -8,8 +8,8 @@ Scored by benchmarker.scoring.rubric / level_scoring: decision 0.5, reasoning 0.
 
 from __future__ import annotations
 
-from benchmarker.datasets.levels.basic import BASE
-from benchmarker.datasets.levels.spec import LevelBuilder, LevelSpec, rubric
+from benchmarker.suites.levels.data.basic import BASE
+from benchmarker.suites.levels.data.spec import LevelBuilder, LevelSpec, rubric
 
 DECISION_WEIGHTS = {"decision": 0.5, "reasoning": 0.3, "recall": 0.2}
 LABELS = "ABC"

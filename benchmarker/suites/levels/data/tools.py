@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from benchmarker.datasets.levels.basic import BASE, TEMPORAL
-from benchmarker.datasets.levels.spec import ExpectedCall, LevelBuilder, LevelSpec, ToolScenario, rubric
+from benchmarker.suites.levels.data.basic import BASE, TEMPORAL
+from benchmarker.suites.levels.data.spec import ExpectedCall, LevelBuilder, LevelSpec, ToolScenario, rubric
 
 DEFAULT_CADENCE = 6  # the config's [params].context_cadence default
 IDS = {"vault_id": {"equals": "$vault_id"}, "memory_id": {"equals": "$memory_id"}}

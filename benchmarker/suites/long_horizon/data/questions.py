@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from benchmarker.datasets.levels.spec import rubric
-from benchmarker.datasets.long_horizon.world import World, long_date
+from benchmarker.suites.levels.data.spec import rubric
+from benchmarker.suites.long_horizon.data.world import World, long_date
 
 CATEGORIES = (
     "detail_recall", "latest_value", "past_value", "counting", "multi_hop", "contradiction", "callback",

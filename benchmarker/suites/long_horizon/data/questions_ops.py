@@ -3,10 +3,10 @@ temporal ordering, cross-block counting, and never-mentioned (abstention) questi
 
 from __future__ import annotations
 
-from benchmarker.datasets.levels.spec import rubric
-from benchmarker.datasets.long_horizon import pools
-from benchmarker.datasets.long_horizon.questions import BASE, SOURCED, TEMPORAL, Candidate
-from benchmarker.datasets.long_horizon.world import World
+from benchmarker.suites.levels.data.spec import rubric
+from benchmarker.suites.long_horizon.data import pools
+from benchmarker.suites.long_horizon.data.questions import BASE, SOURCED, TEMPORAL, Candidate
+from benchmarker.suites.long_horizon.data.world import World
 
 
 def security_questions(w: World) -> list[Candidate]:

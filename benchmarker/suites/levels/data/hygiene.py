@@ -3,8 +3,8 @@ mixed with answerable controls)."""
 
 from __future__ import annotations
 
-from benchmarker.datasets.levels.basic import BASE, PEOPLE, TEMPORAL
-from benchmarker.datasets.levels.spec import LevelBuilder, LevelSpec, rubric
+from benchmarker.suites.levels.data.basic import BASE, PEOPLE, TEMPORAL
+from benchmarker.suites.levels.data.spec import LevelBuilder, LevelSpec, rubric
 
 LUNCH = ["Noodle Bar Kiku", "the Green Fork", "Casa Miro", "Dumpling Corner", "Pho Lantern", "the Salt Shed"]
 ROOMS = ["the Juniper room", "the Attic", "Room 4B", "the Boathouse", "the Fishbowl", "the Greenhouse"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from benchmarker.datasets.levels.basic import BASE, PEOPLE, SOURCED, TEMPORAL, _long
-from benchmarker.datasets.levels.spec import LevelBuilder, LevelSpec, rubric
+from benchmarker.suites.levels.data.basic import BASE, PEOPLE, SOURCED, TEMPORAL, _long
+from benchmarker.suites.levels.data.spec import LevelBuilder, LevelSpec, rubric
 
 
 def level_5(seed: int) -> LevelSpec:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from benchmarker.datasets.long_horizon import pools
-from benchmarker.datasets.long_horizon.world import World, article, long_date
+from benchmarker.suites.long_horizon.data import pools
+from benchmarker.suites.long_horizon.data.world import World, article, long_date
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December"]

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from benchmarker.datasets.levels.basic import level_1, level_2, level_3, level_4
-from benchmarker.datasets.levels.decision import level_16
-from benchmarker.datasets.levels.hygiene import level_14, level_15
-from benchmarker.datasets.levels.reasoning import level_5, level_6, level_7, level_8
-from benchmarker.datasets.levels.spec import ExpectedCall, LevelSpec, ToolScenario
-from benchmarker.datasets.levels.tools import level_13
-from benchmarker.datasets.levels.transfer import level_9, level_10, level_11, level_12
+from benchmarker.suites.levels.data.basic import level_1, level_2, level_3, level_4
+from benchmarker.suites.levels.data.decision import level_16
+from benchmarker.suites.levels.data.hygiene import level_14, level_15
+from benchmarker.suites.levels.data.reasoning import level_5, level_6, level_7, level_8
+from benchmarker.suites.levels.data.spec import ExpectedCall, LevelSpec, ToolScenario
+from benchmarker.suites.levels.data.tools import level_13
+from benchmarker.suites.levels.data.transfer import level_9, level_10, level_11, level_12
 
 BUILDERS: dict[str, Callable[[int], LevelSpec]] = {
     "L1": level_1, "L2": level_2, "L3": level_3, "L4": level_4, "L5": level_5, "L6": level_6, "L7": level_7,

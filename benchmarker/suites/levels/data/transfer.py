@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from benchmarker.datasets.levels.basic import BASE
-from benchmarker.datasets.levels.spec import LevelBuilder, LevelSpec, rubric
+from benchmarker.suites.levels.data.basic import BASE
+from benchmarker.suites.levels.data.spec import LevelBuilder, LevelSpec, rubric
 
 
 def level_9(seed: int) -> LevelSpec:

@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from benchmarker.datasets.long_horizon import all_candidates
-from benchmarker.datasets.long_horizon.dialogue import build_world, layout
-from benchmarker.datasets.long_horizon.questions import Candidate
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.suites.long_horizon.data import all_candidates
+from benchmarker.suites.long_horizon.data.dialogue import build_world, layout
+from benchmarker.suites.long_horizon.data.questions import Candidate
 from benchmarker.tool_mapping import render
 
 DERIVED = {"counting", "numerical_reasoning", "temporal_ordering", "multi_hop", "past_value", "latest_value",
@@ -59,7 +59,7 @@ def _forms(value: str) -> list[str]:
     if re.fullmatch(r"\d{4,}", value):
         forms.append(f"{int(value):,}")
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        from benchmarker.datasets.long_horizon.questions import _md
+        from benchmarker.suites.long_horizon.data.questions import _md
 
         forms.append(_md(value).lower())
     return forms
@@ -155,8 +155,8 @@ def failures_text(failures: list[tuple[str, str]]) -> str:
 def verified_from_model(case: Case, items: list[dict], facts: dict, *, asked: set[str], weak: list[str],
                         round_: int) -> Proposal:
     """Keep each proposed question whose gold answer checks out against the dialogue (`verify`)."""
-    from benchmarker.datasets.levels.spec import rubric
-    from benchmarker.datasets.long_horizon.questions import BASE, CATEGORIES
+    from benchmarker.suites.levels.data.spec import rubric
+    from benchmarker.suites.long_horizon.data.questions import BASE, CATEGORIES
 
     messages = [m.content for s in case.sessions for m in s.messages]
     out = Proposal()

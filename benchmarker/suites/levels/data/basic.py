@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from benchmarker.datasets.levels.spec import LevelBuilder, LevelSpec, rubric
+from benchmarker.suites.levels.data.spec import LevelBuilder, LevelSpec, rubric
 
 BASE = ("factual_accuracy", "specificity", "confidence_calibration")
 TEMPORAL = BASE + ("temporal_awareness",)

@@ -19,8 +19,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from benchmarker.datasets.long_horizon.dialogue import BLOCK_NAMES, RawSession, build_world, layout, unit_counts
-from benchmarker.datasets.long_horizon.questions import (
+from benchmarker.datasets.schema import Case, Message, Question, Session
+from benchmarker.registry import LONG_HORIZON
+from benchmarker.suites.long_horizon.data.dialogue import BLOCK_NAMES, RawSession, build_world, layout, unit_counts
+from benchmarker.suites.long_horizon.data.questions import (
     CATEGORIES,
     Candidate,
     contradiction_questions,
@@ -31,16 +33,14 @@ from benchmarker.datasets.long_horizon.questions import (
     story_questions,
     technical_questions,
 )
-from benchmarker.datasets.long_horizon.questions_ops import (
+from benchmarker.suites.long_horizon.data.questions_ops import (
     incident_questions,
     never_questions,
     ordering_questions,
     problem_questions,
     security_questions,
 )
-from benchmarker.datasets.long_horizon.world import World
-from benchmarker.datasets.schema import Case, Message, Question, Session
-from benchmarker.registry import LONG_HORIZON
+from benchmarker.suites.long_horizon.data.world import World
 
 MIN_TURNS, MAX_TURNS = 100, 5000
 
