@@ -24,8 +24,9 @@ SUMMARY_FILE = "calibration.json"
 def judge_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
     """A judge's folder name: the judge (and a hash of the thresholds when they are not the defaults)."""
     from benchmarker.config_schema import ThresholdsConfig
+    from benchmarker.scoring.judges import judge_class
 
-    name = judge_kind if judge_kind == "deterministic" else f"{judge_kind}-{model}"
+    name = f"{judge_kind}-{model}" if judge_class(judge_kind).needs_model else judge_kind
     if thresholds is not None and thresholds != ThresholdsConfig().model_dump(mode="json"):
         digest = hashlib.sha256(json.dumps(thresholds, sort_keys=True).encode("utf-8")).hexdigest()[:8]
         name = f"{name}-t{digest}"

@@ -10,6 +10,7 @@ from benchmarker.config_schema import Problem, RunConfig, mapped_server
 from benchmarker.datasets.schema import Case
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
 from benchmarker.scoring.judge_policy import JUDGE_CALL_FAILED
+from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
 from benchmarker.suites.base import Record, Suite, need_case
 from benchmarker.suites.fact_extraction.data import (
     context_facts,
@@ -71,14 +72,14 @@ class FactExtraction(Suite):
 
             verdict = await judge_facts(judge.llm, fc, format_extracted_output(extracted), retries=judge.retries)
             result = judged_case_score(fc, extracted, verdict, context_facts=all_context, thresholds=judge.thresholds)
-            grader = "llm"
+            grader = LLMJudge.name
         else:
             result = score_case(fc, extracted, context_facts=all_context, thresholds=judge.thresholds)
-            grader = "deterministic"
+            grader = DeterministicGrader.name
         exact = result.judged and result.fp == 0 and result.fn == 0
         checks = [c for c in (result.conflict_resolved, result.minimal) if c is not None]
         label = (exact and all(checks)) if result.judged else None
-        failed = verdict.error if grader == "llm" and verdict.error.startswith(JUDGE_CALL_FAILED) else None
+        failed = verdict.error if judge.llm is not None and verdict.error.startswith(JUDGE_CALL_FAILED) else None
         return {"label": label, "score": result.f1, "extracted_facts": extracted, "fact_score": result.to_dict(),
                 "autoeval_label": None if label is None else {"model": grader, "label": label},
                 "grade": {"judge": grader, "reason": f"tp={result.tp} fp={result.fp} fn={result.fn}",
