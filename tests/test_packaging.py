@@ -31,7 +31,7 @@ print(json.dumps({"package": benchmarker.__file__, "dir": str(prompts_dir()),
                   "prompts": {n: load_prompt(n) for n in names}}))
 """
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
 
 
 def expected(path: Path) -> str:

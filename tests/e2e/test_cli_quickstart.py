@@ -12,7 +12,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from tests.e2e.cli import read_lines, run_cli
 from tests.floor import offline_floor, pinned
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("cli_quickstart")]
 ROOT = Path(__file__).resolve().parents[2]
 
 

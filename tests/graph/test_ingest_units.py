@@ -14,6 +14,8 @@ from benchmarker.graph.ingest import ingest_units
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.run.runner import execute_run
 
+pytestmark = pytest.mark.xdist_group("ingest_units")  # one worker builds the module fixture once
+
 CONFIG = """
 vault_title = "units"
 [dataset]

@@ -13,7 +13,7 @@ import pytest
 
 from tests.memory.test_fuzz_service import fuzz_report, group
 
-pytestmark = pytest.mark.slow  # ~60 s on an idle 2-core machine: real runs, real agents, real servers
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("fuzz_harness")]  # ~60 s on an idle 2-core machine: real runs, real agents, real servers
 
 GROUPS = ("mappings", "adapters", "rundirs")
 

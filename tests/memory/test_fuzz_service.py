@@ -18,7 +18,7 @@ import pytest
 
 from bench import fuzz_service
 
-pytestmark = pytest.mark.slow  # one quick fuzz: ~20 s on 2 cores, shared by every test below
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("fuzz_service")]  # one quick fuzz: ~20 s on 2 cores, shared by every test below
 
 SERVICE_GROUPS = ("tools", "http", "writers")
 GROUPS = (*SERVICE_GROUPS, "kill9", "datasets")  # the harness groups (issue 26): test_fuzz_harness_groups.py

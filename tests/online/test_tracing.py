@@ -24,6 +24,8 @@ from tests.e2e.cli import read_lines
 from tests.fakes.langsmith_server import FakeLangSmith
 from tests.online.support import SMALL_RUN as RUN
 
+pytestmark = pytest.mark.xdist_group("tracing")  # one worker builds the module fixture once
+
 LS_KEY = "lsv2-test-key-0123456789"
 OPENAI_SECRET = "sk-never-in-a-trace-987654321"
 

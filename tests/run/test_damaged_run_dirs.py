@@ -13,6 +13,8 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.log.jsonl import torn_tail
 
+pytestmark = pytest.mark.xdist_group("damaged_run_dirs")  # one worker builds the module fixture once
+
 SOURCE = """run_id = "src"
 [dataset]
 kind = "sample"

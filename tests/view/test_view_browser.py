@@ -28,7 +28,7 @@ try:  # auto-retrying assertions (the browser fixture says what to do when playw
 except ImportError:
     expect = None
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("view_browser")]
 
 CHROMIUM = os.environ.get("VIEW_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
