@@ -19,7 +19,7 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from benchmarker.config_schema import Problem, RunConfig, check_rules
+from benchmarker.config_schema import DatasetConfig, Problem, RunConfig, check_rules
 from benchmarker.errors import ConfigError
 from benchmarker.redact import is_secret_name
 from benchmarker.registry import suite
@@ -71,6 +71,7 @@ def load_config(path: str | Path) -> RunConfig:
         problems += [_from_pydantic(err) for err in exc.errors()]
         raise _config_error(path, problems) from None
     cfg, rule_problems, notes = check_rules(cfg)
+    rule_problems += _suite_option_problems(cfg)
     run_id = cfg.run_id or f"{_safe_stem(path)}-{canonical_hash(cfg)[:8]}"
     cfg, path_problems = _resolve_paths(cfg, path.resolve().parent)
     problems += rule_problems + path_problems
@@ -225,6 +226,32 @@ def _from_pydantic(err: Mapping[str, Any]) -> Problem:
     if kind == "value_error":
         return Problem(loc, f"{got}; {err['msg'].removeprefix('Value error, ')}")
     return Problem(loc, f"{got}; {err['msg']}")
+
+
+def _suite_option_problems(cfg: RunConfig) -> list[Problem]:
+    """The `[dataset]` keys beyond the shared ones, checked by the suite's own options model
+    (`Suite.dataset_options`); without one, each is an unknown key."""
+    extra = dict(cfg.dataset.model_extra or {})
+    if not extra:
+        return []
+    options = suite(cfg.dataset.kind).dataset_options
+    if options is None:
+        return [Problem(("dataset", key), "unknown key" + _suggest(("dataset", key))) for key in extra]
+    try:
+        options.model_validate(extra)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = ("dataset", *err["loc"])
+            if err["type"] == "extra_forbidden":
+                valid = [*DatasetConfig.model_fields, *options.model_fields]
+                close = difflib.get_close_matches(str(loc[-1]), valid, n=1, cutoff=0.6)
+                hint = f"; did you mean `{close[0]}`?" if close else f"; valid keys here: {', '.join(valid)}"
+                problems.append(Problem(loc, "unknown key" + hint))
+            else:
+                problems.append(_from_pydantic({**err, "loc": loc}))
+        return problems
+    return []
 
 
 def _show(value: Any) -> str:

@@ -67,6 +67,11 @@ class _Table(BaseModel):
 
 
 class DatasetConfig(_Table):
+    """The keys every suite reads; a suite's own keys are its `Suite.dataset_options` model, checked by
+    config.py once the kind is known (any other key is "unknown key")."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+
     kind: str = DEFAULT_DATASET_KIND      # a registered suite (benchmarker/registry.py)
     variant: Literal["s", "m", "oracle"] = "s"
     file: str = ""

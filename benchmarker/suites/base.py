@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from benchmarker.config_schema import Problem
 from benchmarker.registry import dataset_kinds_where
 
@@ -48,8 +50,17 @@ class Suite(ABC):
     conversation_cases: bool = False        # a case is a conversation with its own questions: progress says each answer
     adversary_refusal: str = ""             # why the adversary cannot run on it ("" = it can)
     judge_note: str = ""                    # estimate's words on its judge call, when it is not the usual one
+    # The suite's own [dataset] keys, beside the shared ones (kind, file, seed, ...): a pydantic model
+    # (extra="forbid") that config.py checks once the kind is known; None: the suite has none.
+    dataset_options: type[BaseModel] | None = None
 
     # --- config --------------------------------------------------------------------------------
+
+    def options(self, cfg: RunConfig) -> BaseModel | None:
+        """This suite's own [dataset] keys of a loaded config (defaults where absent), or None."""
+        if self.dataset_options is None:
+            return None
+        return self.dataset_options.model_validate(dict(cfg.dataset.model_extra or {}))
 
     def config_problems(self, cfg: RunConfig) -> list[Problem]:
         """This suite's cross-key rules on a config whose [dataset].kind is this suite."""
