@@ -24,9 +24,10 @@ SUMMARY_FILE = "calibration.json"
 def judge_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
     """A judge's folder name: the judge (and a hash of the thresholds when they are not the defaults)."""
     from benchmarker.config_schema import ThresholdsConfig
-    from benchmarker.scoring.judges import judge_class
+    from benchmarker.scoring.judges import JUDGES
 
-    name = f"{judge_kind}-{model}" if judge_class(judge_kind).needs_model else judge_kind
+    judge = JUDGES.get(judge_kind)  # a suite's own grader (rubric, ...) names its model too
+    name = judge_kind if judge is not None and not judge.needs_model else f"{judge_kind}-{model}"
     if thresholds is not None and thresholds != ThresholdsConfig().model_dump(mode="json"):
         digest = hashlib.sha256(json.dumps(thresholds, sort_keys=True).encode("utf-8")).hexdigest()[:8]
         name = f"{name}-t{digest}"
