@@ -10,6 +10,7 @@ userinfo, secret query values, bearer tokens), so no writer can forget to.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import threading
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.log.safe_open import check_regular, create_exclusive, open_regular
 from benchmarker.redact import redact, redact_text
 
 
@@ -73,9 +75,10 @@ def latest_by(lines: Iterable[dict[str, Any]], key: str) -> list[dict[str, Any]]
 
 def repair_tail(path: Path) -> None:
     """Truncate a file to its last complete line so appends start on a fresh line."""
+    check_regular(path)
     if not path.exists() or path.stat().st_size == 0:
         return
-    with path.open("rb+") as handle:
+    with open(path, "rb+", opener=open_regular) as handle:
         handle.seek(0, os.SEEK_END)
         size = handle.tell()
         handle.seek(max(0, size - 1))
@@ -104,7 +107,7 @@ class JsonlWriter:
         self.durable = durable
         path.parent.mkdir(parents=True, exist_ok=True)
         repair_tail(path)
-        self._handle = path.open("a", encoding="utf-8")
+        self._handle = open(path, "a", encoding="utf-8", opener=open_regular)  # noqa: SIM115 (never through a link)
         self._lock = threading.Lock()
 
     def write(self, record: dict[str, Any]) -> None:
@@ -136,10 +139,28 @@ def _masked_str(value: Any) -> str:
     return redact_text(str(value))
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _exclusive(path: str, flags: int) -> int:
+    """open()'s opener for a temporary: a new file, never one planted there (safe_open.create_exclusive)."""
+    return create_exclusive(path)
+
+
+def write_figure(path: Path, fig: Any) -> None:
+    """Save a matplotlib figure as PNG through the same temp file + rename (no text in it to mask)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    _write_atomic(Path(path), buffer.getvalue())
+
+
+def _write_atomic(path: Path, text: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    check_regular(path)  # replacing a planted link would be harmless, but it says something is wrong
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    if isinstance(text, bytes):
+        with open(tmp, "wb", opener=_exclusive) as binary:
+            binary.write(text)
+    else:
+        with open(tmp, "w", encoding="utf-8", opener=_exclusive) as handle:
+            handle.write(text)
     os.replace(tmp, path)
 
 

@@ -14,12 +14,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # after matplotlib.use: the backend must be chosen first
 
+from benchmarker.log.jsonl import write_figure
+
 COLORS = {"bar": "#4C72B0", "session": "#4C72B0", "turn": "#DD8452", "grid": "#dddddd"}
 
 
 def _save(fig: Any, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    write_figure(path, fig)
     plt.close(fig)
     return path
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
+from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_figure, write_json_atomic, write_text_atomic
 from benchmarker.scoring.judges import LLMJudge
 
 JUDGE = LLMJudge.name  # the fact-enumeration judge always asks its model
@@ -449,7 +449,6 @@ def _plot_over_time(points: list[dict[str, Any]], path: Path) -> Path | None:
     ax.set_ylabel("score (dotted: target)")
     ax.legend(loc="lower left", fontsize=8)
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    write_figure(path, fig)
     plt.close(fig)
     return path

@@ -39,6 +39,7 @@ from datetime import UTC
 from pathlib import Path
 
 from benchmarker.errors import UserError
+from benchmarker.log.safe_open import open_regular
 
 LOCK_FILE = ".lock"
 
@@ -80,7 +81,7 @@ def acquire_run_lock(run_dir: Path, verb: str) -> RunDirLock:
     if not path.parent.is_dir():
         return RunDirLock(path, None)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_regular(path, os.O_RDWR | os.O_CREAT)  # a planted `.lock -> victim` is refused, not emptied
     except OSError as err:
         raise UserError(f"cannot open the lock file {path} ({err.strerror or err}); the run directory "
                         f"{run_dir} must be writable") from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import SearchSettings
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.jsonl import read_json_object
+from benchmarker.log.safe_open import create_exclusive
 from benchmarker.log.store import PointLogs, RunLog
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.run.context import build_context
@@ -211,8 +213,8 @@ def _check_writable(run_dir: Path, config) -> None:
     """Fail before any work when the run directory cannot be created or written."""
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        probe = run_dir / ".write-test"
-        probe.write_bytes(b"")
+        probe = run_dir / f".write-test-{os.getpid()}"  # its own name: two runs starting at once never race on it
+        os.close(create_exclusive(probe))
         probe.unlink()
     except OSError as err:
         raise UserError(f"cannot write the run directory {run_dir} ({err.strerror or err}); set [run].output_dir "

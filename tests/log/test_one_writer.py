@@ -15,7 +15,6 @@ ALLOWED = {
     "memory/service/store.py": "the database lock file (a PID)",
     "memory/service/embedders.py": "a lock file",
     "datasets/sample.py": "the generated sample dataset (`sample` verb), not run output",
-    "run/runner.py": "an empty probe file checking the output directory is writable",
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from benchmarker.agent.batch.hub import BatchFailed
 from benchmarker.cli import main
 from benchmarker.cli_errors import expected_cause, leaves, run_verb
 from benchmarker.errors import ConfigError, RunAbortedError, UserError
+from benchmarker.log import jsonl
 from benchmarker.log.jsonl import JsonlWriter, read_jsonl, write_json_atomic
 from tests.agent_adapters.test_agent_runs import SAMPLE, lines, subprocess_config
 
@@ -80,47 +82,54 @@ def test_expected_errors_print_one_error_line_and_their_exit_code(exc: BaseExcep
 
 
 # -- a full disk -----------------------------------------------------------------------------------
-# No root, no tiny filesystem: writes to /dev/full fail with ENOSPC at the OS boundary, so a file the
-# harness only appends to (never reads back while running) is pointed at it.
+# No root, no tiny filesystem: writes to /dev/full fail with ENOSPC at the OS boundary, so the file the
+# harness opens at `path` (one it only appends to, or a temporary) is /dev/full. The harness never opens
+# a run file through a link (tests/log/test_symlink_writes.py), so the writers' opener is what is swapped.
 
 DISK_FULL_TAIL = "; free space and run the same command again to resume"
 
 
-def full_disk_at(path: Path) -> None:
+def full_disk_at(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.symlink_to("/dev/full")
+    for name in ("open_regular", "create_exclusive"):
+        real = getattr(jsonl, name)
+
+        def opener(target, *rest, _real=real):
+            return os.open("/dev/full", os.O_WRONLY) if Path(target) == path else _real(target, *rest)
+
+        monkeypatch.setattr(jsonl, name, opener)
 
 
 @pytest.mark.slow
 def test_a_full_disk_mid_run_is_one_error_line_naming_the_file_and_the_same_command_resumes(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = subprocess_config(tmp_path, SAMPLE, concurrency=1)
     run_dir = tmp_path / "runs" / "agent"
-    full_disk_at(run_dir / "decisions.jsonl")  # the agent's tool-call trace, appended during every case
+    full_disk_at(monkeypatch, run_dir / "decisions.jsonl")  # the agent's tool-call trace, appended during every case
     assert main(["run", str(cfg)]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and "ExceptionGroup" not in err
     assert [line for line in err.splitlines() if line.startswith("error:")] == [
         f"error: no space left on device writing {run_dir / 'decisions.jsonl'}{DISK_FULL_TAIL}"]
 
-    (run_dir / "decisions.jsonl").unlink()  # space freed
+    monkeypatch.undo()  # space freed
     assert main(["run", str(cfg)]) == 0
     ids = [answer["question_id"] for answer in lines(run_dir / "answers.jsonl")]
     assert len(ids) == len(set(ids)) == 9  # the sample: every question answered, once
 
 
 def test_a_full_disk_in_an_atomic_json_write_is_one_line_naming_the_file(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "run" / "summary.json"
-    full_disk_at(target.with_name("summary.json.tmp"))
+    full_disk_at(monkeypatch, target.with_name("summary.json.tmp"))
     assert run_verb(lambda: write_json_atomic(target, {"overall": 1.0}) or 0) == 1
     assert capsys.readouterr().err == f"error: no space left on device writing {target}.tmp{DISK_FULL_TAIL}\n"
 
 
 def test_a_full_disk_under_a_jsonl_writer_and_inside_a_task_group_is_one_line(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "errors.jsonl"
-    full_disk_at(target)
+    full_disk_at(monkeypatch, target)
     writer = JsonlWriter(target, durable=True)
 
     async def cases() -> int:
