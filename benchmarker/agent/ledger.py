@@ -16,7 +16,7 @@ assumption. Offline models cost nothing; a model without any price is listed in
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -117,6 +117,7 @@ class TokenLedger:
                  batch_factor: float = 0.5):
         self.prices = {k: _price_dict(v) for k, v in (prices or {}).items()}
         self.batch_factor = batch_factor
+        self._journal: Callable[[dict[str, Any]], None] | None = None
         self._lock = threading.Lock()
         self._tallies: dict[tuple[str, str], Usage] = {}
         self._cases: dict[str, Usage] = {}
@@ -129,6 +130,17 @@ class TokenLedger:
             self._tallies.setdefault((role, model_id), Usage()).add(usage)
             if case_id is not None and role == "agent":
                 self._cases.setdefault(case_id, Usage()).add(usage)
+        if self._journal is not None:  # on disk as it is spent: a run killed now still knows what it cost
+            self._journal({"role": role, "model": model_id, **asdict(usage)})
+
+    def journal_to(self, write: Callable[[dict[str, Any]], None]) -> None:
+        """Append every usage recorded from now on through `write` (the run's ledger.jsonl)."""
+        self._journal = write
+
+    def tallies(self) -> list[tuple[str, str, dict[str, Any]]]:
+        """(role, model, usage) of everything counted so far, without draining it."""
+        with self._lock:
+            return [(role, model, asdict(usage)) for (role, model), usage in sorted(self._tallies.items())]
 
     def record(self, role: str, model_id: str, input_tokens: int, output_tokens: int) -> None:
         """Count one successful call without cache details."""
@@ -233,3 +245,21 @@ class LedgerMiddleware(AgentMiddleware):
         response = await handler(request)
         self._count(request, response)
         return response
+
+
+JOURNAL_FILE = "ledger.jsonl"   # one line per model call's usage, appended and fsynced as it is spent
+
+
+def journal_totals(lines: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The `earlier` snapshot (role -> model -> usage) a ledger journal's lines add up to; None when
+    there are none (a run directory from before the journal: its manifest's tokens stand)."""
+    totals: dict[tuple[str, str], Usage] = {}
+    for line in lines:
+        if isinstance(line.get("role"), str) and isinstance(line.get("model"), str):
+            totals.setdefault((line["role"], line["model"]), Usage()).add(Usage.from_dict(line))
+    if not totals:
+        return None
+    roles: dict[str, Any] = {}
+    for (role, model), usage in totals.items():
+        roles.setdefault(role, {"models": {}})["models"][model] = usage.as_dict()
+    return {"roles": roles}

@@ -97,7 +97,7 @@ def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:
     config = manifest.get("config", {}).get("config", {})
     meta = {"run_id": manifest.get("run_id"), "offline": manifest.get("models", {}).get("offline", False),
             "mode": config.get("run", {}).get("mode", "agent"),
-            "judge": manifest.get("judge", {}).get("kind"), "tokens": manifest.get("tokens", {}),
+            "judge": manifest.get("judge", {}).get("kind"), "tokens": _tokens(run_dir, manifest, config),
             "dataset_kind": manifest.get("dataset", {}).get("kind"),
             "thresholds": (manifest.get("thresholds") or {}).get("eval")}
     if manifest.get("memory"):  # what the run's summary said, else the manifest's backend fields (not where it ran)
@@ -121,6 +121,18 @@ def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:
         results.append((point.name, point, summary))
     write_sweep_files(run_dir, results, config.get("sweep") or {}, suites)
     return run_dir / "report.html"
+
+
+def _tokens(run_dir: Path, manifest: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """What the run's model calls cost: from its ledger journal (ledger.jsonl, written as the tokens were
+    spent, so a run killed mid-way still reports every attempt), else the manifest's snapshot."""
+    from benchmarker.agent.ledger import JOURNAL_FILE, TokenLedger, journal_totals
+
+    journaled = journal_totals(read_jsonl(run_dir / JOURNAL_FILE))
+    if journaled is None:
+        return manifest.get("tokens") or {}
+    factor = (config.get("batch") or {}).get("price_factor", 0.5)
+    return TokenLedger(prices=config.get("prices") or {}, earlier=journaled, batch_factor=factor).snapshot()
 
 
 def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[str, Any]:

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
 from benchmarker.agent.prompts import prompts_dir
 from benchmarker.datasets.source import DatasetPlan, plan_dataset
 from benchmarker.errors import UserError
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import SearchSettings
 from benchmarker.graph.progress import RunProgress
-from benchmarker.log.jsonl import read_json_object
+from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl
 from benchmarker.log.safe_open import create_exclusive
 from benchmarker.log.store import PointLogs, RunLog
 from benchmarker.registry import SUITE_LOOKUP
@@ -84,8 +85,10 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
     if outside and replay is not None:
         raise UserError(f"{config.config_path}: [agent].type = {config.agent.type!r}: replay re-applies our memory "
                         "agent's writes to our memory server; an outside agent's run cannot be replayed")
-    models = build_models(config, earlier_tokens=(previous or {}).get("tokens"),
-                          with_agent=replay is None and not outside)
+    journal = run_dir / JOURNAL_FILE  # every model call's usage, fsynced as it is spent
+    journaled = journal_totals(read_jsonl(journal))
+    earlier = journaled if journaled is not None else (previous or {}).get("tokens")
+    models = build_models(config, earlier_tokens=earlier, with_agent=replay is None and not outside)
     inputs = run_inputs(config, dataset_sha256=plan.sha256, dataset_description=plan.description,
                         judge_kind=models.judge_kind, prompts_dir=prompts_dir())
     check_resume(previous, inputs, run_dir=run_dir, config_path=str(config.config_path), dataset_path=plan.path)
@@ -98,6 +101,11 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
     tracing = RunTracing.from_config(config)
     manifest["tracing"] = tracing.describe() if tracing is not None else {"langsmith": False}
     base_store.write_manifest(manifest)
+    ledger_journal = JsonlWriter(journal, durable=True)
+    if journaled is None:  # a run directory from before the journal: carry its manifest's totals over once
+        for role, model, usage in models.ledger.tallies():
+            ledger_journal.write({"role": role, "model": model, **usage, "carried": "manifest"})
+    models.ledger.journal_to(ledger_journal.write)
     outcome = RunOutcome(run_dir, {}, [])
     status = "failed"
     scope = contextlib.ExitStack()
@@ -120,6 +128,7 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
         manifest.update(status=status, ended_at=utc_now(), tokens=models.ledger.snapshot())
         base_store.write_manifest(manifest)
         base_store.close()
+        ledger_journal.close()
     return outcome
 
 
