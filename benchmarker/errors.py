@@ -43,3 +43,9 @@ class RunAbortedError(RuntimeError):
     """Too many cases failed in a row: something systematic (keys, server, model) is wrong."""
 
     exit_code = 1
+
+
+class MemoryServerLost(RunAbortedError):
+    """The memory MCP server's connection broke mid-run (the process died, the network went): every case
+    in flight is failed into errors.jsonl naming the server, and the run stops with one line; the same
+    command resumes once the server answers again."""

@@ -75,6 +75,9 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
         case_slot.set(semaphore)  # a case waiting on a batch ([batch]) lets another case run meanwhile
         try:
             final = await ctx.executor.run_case(case, ctx, setup)
+        except asyncio.CancelledError:  # the run is stopping (Ctrl-C, a lost memory server): the runner says why
+            ctx.log.interrupted.add(case.case_id)
+            raise
         except RunAbortedError as err:  # systematic already (e.g. the judge failed N answers in a row)
             ctx.log.log_error(case.case_id, err)
             raise

@@ -76,6 +76,7 @@ class CollectingLog:
         self.done = ResumeState(memories=collected.memories, answered=dict(slice_.answered[point]),
                                 judged=dict(slice_.judged[point]), max_attempt=collected.max_attempt,
                                 levels={slice_.case_id} if slice_.levels[point] else set())
+        self.interrupted: set[str] = set()  # as RunLog's: a case cancelled when the worker stops
 
     @classmethod
     def for_points(cls, slice_: CaseSlice, *, run_dir: Path) -> tuple[CollectedCase, list[CollectingLog]]:

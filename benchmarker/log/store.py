@@ -66,6 +66,7 @@ class RunLog:
         self._traces_on_disk: dict[str, list[DecisionRecord]] | None = None
         self._other_calls: dict[str, list[DecisionRecord]] = {}  # this process's harness / replay calls per case
         self._offsets: dict[str, list[int]] | None = None   # case -> decisions.jsonl offsets of its write calls
+        self.interrupted: set[str] = set()  # cases cancelled mid-way when the run stopped (graph.build.run_cases)
 
     # paths -----------------------------------------------------------------------------------
     def path_of(self, file: str) -> Path:
@@ -279,6 +280,10 @@ class PointLogs(Sequence[RunLog]):
 
     def __len__(self) -> int:
         return len(self._labels)
+
+    def opened(self) -> list[RunLog]:
+        """The points' logs opened so far (the others have nothing in flight)."""
+        return [self._open[i] for i in sorted(self._open)]
 
     @overload
     def __getitem__(self, index: int) -> RunLog: ...

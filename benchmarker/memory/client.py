@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from benchmarker.errors import MemoryToolError
+from benchmarker.errors import MemoryServerLost, MemoryToolError
 
 log = logging.getLogger(__name__)
 
@@ -220,12 +220,14 @@ class MemoryClient:
                 raise ConnectionError(f"the memory MCP server at {target} refused the API key (HTTP 401); the "
                                       "embedded service's key comes from its launcher, Mycelian's from the "
                                       "variable named by [memory].auth_token_env") from leaf
+            if opened and not finished and isinstance(leaf, httpx.TransportError):  # this session's own transport
+                raise _lost(target, leaf, stderr_path) from leaf
             if leaf is None:
                 raise
             raise leaf from None
         except unreachable as exc:
             if opened:
-                raise
+                raise _lost(target, exc, stderr_path) from exc
             raise ConnectionError(f"cannot reach the memory MCP server at {target}: {exc}") from exc
 
     def with_observer(self, on_call: CallObserver | None) -> MemoryClient:
@@ -374,6 +376,14 @@ async def _keep_alive(session: Any, every_s: float) -> None:
 def _is_auth_refusal(exc: BaseException | None) -> bool:
     response = getattr(exc, "response", None)
     return getattr(response, "status_code", None) == 401
+
+
+def _lost(target: str, err: BaseException, stderr_path: str | None) -> MemoryServerLost:
+    where = (f" (its stderr: {stderr_path})" if stderr_path
+             else " (the embedded service logs to memory-service.log in the run directory)")
+    return MemoryServerLost(f"the memory MCP server at {target} stopped answering mid-run ({type(err).__name__}: "
+                            f"{err or 'connection lost'}){where}; the cases in flight are in errors.jsonl; bring the "
+                            "server back and run the same command again to resume")
 
 
 def _only_leaf(group: BaseExceptionGroup) -> BaseException | None:
