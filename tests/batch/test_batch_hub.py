@@ -178,3 +178,56 @@ async def test_a_case_waiting_on_a_batch_gives_its_place_to_another_case(tmp_pat
         await h.aclose()
     assert order[:2] == ["one start", "two start"]
     assert len(server.created) == 1   # both cases' calls went in one batch
+
+
+def _damaged(lines: list[str]) -> list[str]:
+    """The provider's results file with a line cut in half, a second answer to the first request and an
+    answer to a request nobody sent."""
+    first = json.loads(lines[0])
+    twice = json.loads(lines[0])
+    twice["response"]["body"]["choices"][0]["message"]["content"] = "a second, different answer"
+    stranger = json.loads(lines[0]) | {"custom_id": "never-sent"}
+    return [lines[0], lines[1][: len(lines[1]) // 2], json.dumps(twice), json.dumps(stranger), *lines[2:]] if first else lines
+
+
+async def test_a_damaged_results_file_keeps_every_good_line_and_names_the_bad_one(tmp_path: Path, caplog):
+    with OpenAIBatchServer(answer) as server:
+        server.mangle = _damaged
+        h = hub(api_for(server, "openai"), tmp_path)
+        model = reader(h)
+        replies = await asyncio.gather(*[model.ainvoke(q) for q in QUESTIONS], return_exceptions=True)
+        await h.aclose()
+        (batch,) = server.created
+        assert [r.content for r in replies if not isinstance(r, BaseException)] == [
+            f"answer to: {QUESTIONS[0]}", f"answer to: {QUESTIONS[2]}"]  # the first answer, kept, not the second
+        assert isinstance(replies[1], BatchFailed)  # its line was damaged: only that request is sent again
+        journaled = [json.loads(x) for x in (tmp_path / "batch_results.jsonl").read_text().splitlines()]
+        assert sorted(r["custom_id"] for r in journaled) == sorted([batch[0], batch[2]])  # once each, none unsent
+        warned = caplog.text
+        batch_id = json.loads((tmp_path / "batches.jsonl").read_text().splitlines()[0])["batch_id"]
+        assert f"batch {batch_id} output_file_id" in warned and "line 2: not valid JSON" in warned
+        assert "never-sent, a request it was not sent" in warned and "a second result" in warned
+        again = await reader(hub(api_for(server, "openai"), tmp_path)).ainvoke(QUESTIONS[1])
+        assert again.content == f"answer to: {QUESTIONS[1]}" and server.created[1] == [batch[1]]  # only that one
+
+
+async def test_a_damaged_line_in_the_batch_journal_loses_nothing_else(tmp_path: Path, caplog):
+    with OpenAIBatchServer(answer, hold=True) as server:
+        first = hub(api_for(server, "openai"), tmp_path)
+        tasks = [asyncio.create_task(reader(first).ainvoke(q)) for q in QUESTIONS[:2]]
+        while not (tmp_path / "batches.jsonl").exists():
+            await asyncio.sleep(0.01)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await first.aclose()
+        journal = tmp_path / "batches.jsonl"
+        journal.write_text('{"batch_id": "old", "custom_ids": ["x"]}\n{"batch_id": "torn", "cust\n'
+                           + journal.read_text(), encoding="utf-8")  # damage in the middle, not at the end
+        server.release()
+        second = hub(api_for(server, "openai"), tmp_path)
+        replies = await asyncio.gather(*[reader(second).ainvoke(q) for q in QUESTIONS[:2]])
+        await second.aclose()
+    assert [r.content for r in replies] == [f"answer to: {q}" for q in QUESTIONS[:2]]
+    assert len(server.created) == 1 and second.submitted_batches == []  # picked up, not sent again
+    assert "batches.jsonl:2: not valid JSON" in caplog.text

@@ -46,6 +46,7 @@ class _BatchFake(FakeServer):
         self.answer: Answer = answer or (lambda messages: "ok")
         self.hold = hold
         self.fail_next = False
+        self.mangle: Callable[[list[str]], list[str]] | None = None  # edits the next results file's lines
         self.created: list[list[str]] = []          # custom ids of each batch created, in order
         self.status_calls = 0
         self._batches: dict[str, dict[str, Any]] = {}
@@ -124,6 +125,8 @@ class OpenAIBatchServer(_BatchFake):
             lines.append(json.dumps({"id": f"req_{row['id']}", "custom_id": row["id"], "error": None, "response": {
                 "status_code": 200, "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                                           "finish_reason": "stop"}], "usage": usage}}}))
+        if self.mangle is not None:
+            lines, self.mangle = self.mangle(lines), None
         return Response("\n".join(lines) + "\n")
 
     def _bound(self, root: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -21,6 +22,7 @@ import httpx
 
 from benchmarker.errors import UserError
 
+log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class BatchRequest:
@@ -74,8 +76,24 @@ def _split_system(messages: tuple[dict[str, str], ...]) -> tuple[str, list[dict[
     return system, [m for m in messages if m["role"] != "system"]
 
 
-def _jsonl(text: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+def _jsonl(text: str, source: str, key: str = "custom_id") -> list[dict[str, Any]]:
+    """A provider's results file, every good line kept: a damaged line (not JSON, or without the request's
+    id) is named in a warning and skipped, so only its own request goes without an answer (and is sent
+    again), not the whole batch."""
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            log.warning("%s line %d: not valid JSON (%s); skipped: its request is sent again", source, number, err.msg)
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get(key), str):
+            log.warning("%s line %d: no %s; skipped: its request is sent again", source, number, key)
+            continue
+        rows.append(row)
+    return rows
 
 
 class OpenAIBatches:
@@ -124,7 +142,7 @@ class OpenAIBatches:
                 if file_id := reply.json().get(key):
                     content = await client.get(f"/files/{file_id}/content")
                     content.raise_for_status()
-                    rows += _jsonl(content.text)
+                    rows += _jsonl(content.text, f"batch {batch_id} {key} {file_id}")
         return [self._reply(row) for row in rows]
 
     @staticmethod
@@ -186,7 +204,8 @@ class AnthropicBatches:
         async with self._client() as client:
             reply = await client.get(url)
             reply.raise_for_status()
-        return [anthropic_reply(row["custom_id"], row.get("result") or {}) for row in _jsonl(reply.text)]
+        return [anthropic_reply(row["custom_id"], row.get("result") or {})
+                for row in _jsonl(reply.text, f"batch {batch_id} results")]
 
 
 def anthropic_reply(custom_id: str, result: dict[str, Any]) -> BatchReply:
@@ -254,7 +273,7 @@ class BedrockBatches:
         out = urlparse(job["outputDataConfig"]["s3OutputDataConfig"]["s3Uri"]).path.strip("/")
         key = f"{out}/{batch_id.rsplit('/', 1)[-1]}/input.jsonl.out"
         body = await asyncio.to_thread(self._s3.get_object, Bucket=self._bucket, Key=key)
-        rows = _jsonl(body["Body"].read().decode())
+        rows = _jsonl(body["Body"].read().decode(), f"batch {batch_id} {key}", key="recordId")
         return [BatchReply(row["recordId"], error=json.dumps(row["error"])) if row.get("error")
                 else _message_reply(row["recordId"], row.get("modelOutput") or {}) for row in rows]
 

@@ -25,7 +25,7 @@ from typing import Any
 from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest
 from benchmarker.agent.batch.slot import case_slot
 from benchmarker.errors import ProviderError
-from benchmarker.log.jsonl import JsonlWriter, read_jsonl
+from benchmarker.log.jsonl import JsonlWriter
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,22 @@ class BatchJournal:
         self.results_path = Path(run_dir) / "batch_results.jsonl"
 
     def _read(self, path: Path) -> list[dict[str, Any]]:
-        return list(read_jsonl(path))  # a torn last line from a kill mid-write is skipped there
+        """Every good line: a damaged one (a kill mid-write, an edit) is named in a warning and skipped,
+        never a reason to forget the rest (which would send every request again, and pay for it)."""
+        if not path.exists():
+            return []
+        rows = []
+        for number, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw)
+            except ValueError:
+                log.warning("%s:%d: not valid JSON; skipped (the other lines are kept)", path, number)
+                continue
+            if isinstance(row, dict):
+                rows.append(row)
+        return rows
 
     def _append(self, path: Path, row: dict[str, Any]) -> None:
         """One fsynced line through the run's masking writer (a batch id must survive a kill)."""
@@ -66,12 +81,18 @@ class BatchJournal:
         """batch id -> its row (provider, role, model, custom_ids, submitted_at)."""
         batches: dict[str, dict[str, Any]] = {}
         for row in self._read(self.batches_path):
-            batches.setdefault(row["batch_id"], {}).update(row)
+            if isinstance(row.get("batch_id"), str):
+                batches.setdefault(row["batch_id"], {}).update(row)
         return batches
 
     def answers(self) -> dict[str, BatchReply]:
-        return {row["custom_id"]: BatchReply(row["custom_id"], row.get("text", ""), row.get("usage") or {},
-                                             row.get("error", "")) for row in self._read(self.results_path)}
+        """custom id -> its answer; the first one journaled, as the live run used it."""
+        found: dict[str, BatchReply] = {}
+        for row in self._read(self.results_path):
+            if isinstance(row.get("custom_id"), str) and row["custom_id"] not in found:
+                found[row["custom_id"]] = BatchReply(row["custom_id"], row.get("text", ""), row.get("usage") or {},
+                                                     row.get("error", ""))
+        return found
 
     def add_batch(self, row: dict[str, Any]) -> None:
         self._append(self.batches_path, row)
@@ -216,6 +237,7 @@ class BatchHub:
                     self._in_batch.pop(cid, None)
             self._pollers.pop(batch_id, None)
             return
+        replies = self._sent_once(batch_id, replies)
         answered = [r for r in replies if not r.error]   # an errored request is sent again by the next call
         self.journal.add_answers(answered)
         self.journal.end_batch(batch_id, status.failed or status.state)
@@ -234,6 +256,20 @@ class BatchHub:
         for cid in missing:
             self._in_batch.pop(cid, None)
         self._pollers.pop(batch_id, None)
+
+    def _sent_once(self, batch_id: str, replies: list[BatchReply]) -> list[BatchReply]:
+        """The replies to requests this batch was sent, the first of each: a result for an id never sent,
+        or a second result for one, is named in a warning and dropped (journal and live run agree)."""
+        sent = {c for c, b in self._in_batch.items() if b == batch_id}
+        kept: dict[str, BatchReply] = {}
+        for reply in replies:
+            if reply.custom_id not in sent:
+                log.warning("batch %s: a result for %s, a request it was not sent; ignored", batch_id, reply.custom_id)
+            elif reply.custom_id in kept:
+                log.warning("batch %s: a second result for %s; the first is kept", batch_id, reply.custom_id)
+            else:
+                kept[reply.custom_id] = reply
+        return list(kept.values())
 
     def _fail(self, ids: list[str], why: str) -> None:
         for cid in ids:
