@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarker.redact import redact
+from benchmarker.redact import redact, redact_text
 
 EXTRACTION_TAG = "memory_extraction"
 EXTRACTION_RUN = "memory_extraction"
@@ -120,7 +120,8 @@ class RunTracing:
         if not settings.langsmith:
             return None
         client, endpoint = langsmith_client(settings)
-        return cls(client=client, project=settings.project, run_id=config.run_id, tags=tuple(settings.tags),
+        tags = tuple(redact_text(t) for t in settings.tags)  # tags reach LangSmith: masked like everything else
+        return cls(client=client, project=settings.project, run_id=config.run_id, tags=tags,
                    sample_rate=settings.sample_rate, memory_before_max=settings.memory_before_max,
                    endpoint=endpoint)
 

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 import httpx
 
 from benchmarker.errors import UserError
+from benchmarker.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,12 @@ def _key(env: str, default: str, provider: str) -> str:
 def _split_system(messages: tuple[dict[str, str], ...]) -> tuple[str, list[dict[str, str]]]:
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
     return system, [m for m in messages if m["role"] != "system"]
+
+
+def _error_text(error: Any) -> str:
+    """A provider's error as one line, masked before it is encoded: a credential in it holding `"`, `\\` or
+    non-ASCII would otherwise reach errors.jsonl escaped, where masking no longer recognises it."""
+    return json.dumps(redact(error, keys=False), ensure_ascii=False)
 
 
 def _jsonl(text: str, source: str, key: str = "custom_id") -> list[dict[str, Any]]:
@@ -150,7 +157,7 @@ class OpenAIBatches:
         response = row.get("response") or {}
         body = response.get("body") or {}
         if row.get("error") or response.get("status_code") != 200:
-            return BatchReply(row["custom_id"], error=json.dumps(row.get("error") or body.get("error") or body))
+            return BatchReply(row["custom_id"], error=_error_text(row.get("error") or body.get("error") or body))
         usage = body.get("usage") or {}
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
         text = (body["choices"][0]["message"].get("content") or "") if body.get("choices") else ""
@@ -211,7 +218,7 @@ class AnthropicBatches:
 def anthropic_reply(custom_id: str, result: dict[str, Any]) -> BatchReply:
     """A Messages result (`{"type": "succeeded", "message": ...}` or an error) as a reply."""
     if result.get("type") != "succeeded":
-        return BatchReply(custom_id, error=json.dumps(result))
+        return BatchReply(custom_id, error=_error_text(result))
     return _message_reply(custom_id, result.get("message") or {})
 
 
@@ -274,7 +281,7 @@ class BedrockBatches:
         key = f"{out}/{batch_id.rsplit('/', 1)[-1]}/input.jsonl.out"
         body = await asyncio.to_thread(self._s3.get_object, Bucket=self._bucket, Key=key)
         rows = _jsonl(body["Body"].read().decode(), f"batch {batch_id} {key}", key="recordId")
-        return [BatchReply(row["recordId"], error=json.dumps(row["error"])) if row.get("error")
+        return [BatchReply(row["recordId"], error=_error_text(row["error"])) if row.get("error")
                 else _message_reply(row["recordId"], row.get("modelOutput") or {}) for row in rows]
 
 

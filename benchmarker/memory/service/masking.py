@@ -39,6 +39,11 @@ _USERINFO = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://)[^\s/?#@\"<>`\\]*(?::[^\
 # A query parameter (after `?`, `&` or `;`) and its value, up to the next parameter or the end of the URL.
 _PARAM = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\-]+)=([^&#\s\"<>`\\]*)")
 _BEARER = re.compile(r"\b(Bearer|Basic)\s+[^\s\"'<>`()\[\]{},;]{8,}", re.IGNORECASE)
+# Credentials by their well-known shape, wherever they sit (a harmless-named env value, an argument, a
+# header): OpenAI / Anthropic `sk-`, AWS access key ids, GitHub, Slack, LangSmith and Google API keys.
+_KNOWN_KEY = re.compile(r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}"
+                        r"|github_pat_[A-Za-z0-9_]{40,}|xox[abprs]-[A-Za-z0-9\-]{10,}|lsv2_(?:pt|sk)_[A-Za-z0-9_]{20,}"
+                        r"|AIza[0-9A-Za-z_\-]{35})")
 
 
 def is_secret_name(name: str) -> bool:
@@ -102,6 +107,8 @@ def _mask(text: str, env: re.Pattern[str] | None) -> str:
         text = _PARAM.sub(_mask_param, text)
     if "earer" in text or "asic" in text:
         text = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
+    if len(text) >= 20:
+        text = _KNOWN_KEY.sub(MASK, text)
     return text
 
 
