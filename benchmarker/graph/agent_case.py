@@ -82,7 +82,7 @@ async def _learn(ctx: RunContext, agent: AgentAdapter, case: Case) -> MemoryReco
     count = 0
     for session in case.sessions:  # in date order (the loaders sort them)
         for turn, message in enumerate(session.messages):
-            calls = await agent.learn(learn_item(message, session))
+            calls = await agent.learn(learn_item(message, session, case_id=case.case_id, turn=turn))
             _log_calls(ctx, case, calls, record.attempt, question_id=question_id, session_id=session.session_id,
                        turn=turn)
             count += 1

@@ -20,6 +20,8 @@ class ExampleHttpAgent:
         self.memory = KeywordMemory()
         self.fail_next: list[int] = []
         self.answer_delay_s = 0.0
+        self.slow_learns: list[float] = []  # seconds to stall the next /learn replies after storing the message
+        self.keys: set[str] = set()         # Idempotency-Key values taken since the last /reset
         self.answer_body: bytes | None = None  # overrides the /answer reply when set
         self.requests: list[dict] = []  # {"path", "body", "headers"}
         self.replies: list[dict] = []  # JSON bodies of 2xx /answer replies
@@ -54,9 +56,17 @@ class ExampleHttpAgent:
                 status = self.fail_next.pop(0)
                 return status, json.dumps({"error": f"scripted {status}", "saw_headers": headers}).encode()
         if path == "/learn":
-            return 200, json.dumps(self.memory.learn(body)).encode()
+            key = {k.lower(): v for k, v in headers.items()}.get("idempotency-key", "")
+            if key and key in self.keys:  # a retry of a message already taken: success, stored once
+                return 200, b""
+            self.keys.add(key)
+            reply = json.dumps(self.memory.learn(body)).encode()
+            if self.slow_learns:
+                self.stopping.wait(self.slow_learns.pop(0))  # the reply is lost to the harness's timeout
+            return 200, reply
         if path == "/reset":
             self.memory.reset()
+            self.keys.clear()
             return 204, b""
         if path == "/answer":
             if self.answer_delay_s:

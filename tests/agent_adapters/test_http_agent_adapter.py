@@ -175,3 +175,22 @@ async def test_learn_tool_calls_that_break_the_schema_fail_without_retry(agent):
     async with HttpAgentAdapter(settings(agent.url)) as adapter:
         with pytest.raises(AdapterError, match="learn failed: reply does not match LearnResponse"):
             await adapter.learn(ITEMS[0])
+
+
+async def test_a_learn_retried_after_a_timeout_carries_the_same_key_and_is_stored_once(agent):
+    """The agent took the message but its reply was lost to the timeout: the retry carries the same
+    Idempotency-Key (case / session / turn), so the agent stores it once (issue 36, 7)."""
+    from benchmarker.agent.adapters import learn_item
+    from benchmarker.datasets.schema import Message, Session
+
+    session = Session("s1", "2023/05/20 (Sat) 02:21", (Message("user", "I adopted a beagle called Biscuit."),
+                                                      Message("assistant", "Congratulations!")))
+    items = [learn_item(m, session, case_id="case-1", turn=turn) for turn, m in enumerate(session.messages)]
+    agent.slow_learns = [1.0]
+    async with HttpAgentAdapter(settings(agent.url, timeout_s=0.3, max_attempts=3)) as adapter:
+        for item in items:
+            await adapter.learn(item)
+    learns = [r for r in agent.requests if r["path"] == "/learn"]
+    keys = [{k.lower(): v for k, v in r["headers"].items()}["idempotency-key"] for r in learns]
+    assert keys == ["case-1/s1/0", "case-1/s1/0", "case-1/s1/1"]  # the first one twice: its reply was lost
+    assert [i["content"] for i in agent.memory.items] == [i.content for i in items]  # each stored once

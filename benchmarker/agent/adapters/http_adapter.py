@@ -37,6 +37,8 @@ BODY_EXCERPT_CHARS = 300
 ERROR_BODY_READ_BYTES = 64 * 1024  # of a non-2xx body, only enough for the excerpt is read
 
 
+IDEMPOTENCY_HEADER = "Idempotency-Key"  # on every /learn: <case_id>/<session_id>/<turn>
+
 @dataclass(frozen=True)
 class HttpAgentSettings:
     """Where the agent is and how patiently to talk to it; mirrors a future `[agent.http]` table."""
@@ -111,7 +113,9 @@ class HttpAgentAdapter:
         return ALL_CAPABILITIES
 
     async def learn(self, item: LearnItem) -> tuple[ToolCall, ...]:
-        response = await self._post("learn", item.fields())
+        # Idempotency-Key: the same on every retry of this message; an agent that got it already (a reply
+        # lost to a timeout) takes it once (schemas/http_agent.schema.json)
+        response = await self._post("learn", item.fields(), headers={IDEMPOTENCY_HEADER: item.key} if item.key else None)
         try:
             body: Any = response.json() if response.content else None
         except ValueError:
@@ -147,11 +151,12 @@ class HttpAgentAdapter:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _post(self, operation: str, body: dict[str, Any]) -> _Reply:
+    async def _post(self, operation: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> _Reply:
         async with self._lock:
-            return await self._post_with_retries(operation, body)
+            return await self._post_with_retries(operation, body, headers)
 
-    async def _post_with_retries(self, operation: str, body: dict[str, Any]) -> _Reply:
+    async def _post_with_retries(self, operation: str, body: dict[str, Any],
+                                 headers: dict[str, str] | None = None) -> _Reply:
         s = self.settings
         retrying = AsyncRetrying(
             stop=stop_after_attempt(max(1, s.max_attempts)),
@@ -160,17 +165,17 @@ class HttpAgentAdapter:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._attempt(operation, body)
+                    return await self._attempt(operation, body, headers)
         except RetryError as exc:
             last = exc.last_attempt.exception()
             detail = last.detail if isinstance(last, _Retryable) else repr(last)
             raise self._error(operation, f"{detail} (after {s.max_attempts} attempts)") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    async def _attempt(self, operation: str, body: dict[str, Any]) -> _Reply:
+    async def _attempt(self, operation: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> _Reply:
         try:
             async with asyncio.timeout(self.settings.timeout_s):
-                async with self._client.stream("POST", operation, json=body) as response:
+                async with self._client.stream("POST", operation, json=body, headers=headers) as response:
                     if not response.is_success:
                         excerpt = self._excerpt(await self._read_some(response))
                         raise _Retryable(f"last status {response.status_code}, body {excerpt!r}")

@@ -15,10 +15,11 @@ def message_text(message: Message, session: Session) -> str:
     return f"[{session.date}] session {session.session_id} {message.role}: {message.content}"
 
 
-def learn_item(message: Message, session: Session) -> LearnItem:
-    """One message as the adapter's `learn` argument."""
+def learn_item(message: Message, session: Session, *, case_id: str = "", turn: int | None = None) -> LearnItem:
+    """One message as the adapter's `learn` argument; its key names it (case / session / turn)."""
+    key = f"{case_id}/{session.session_id}/{turn}" if turn is not None else ""
     return LearnItem(content=message_text(message, session), role=message.role,
-                     session_id=session.session_id, date=session.date)
+                     session_id=session.session_id, date=session.date, key=key)
 
 
 def session_items(session: Session) -> list[LearnItem]:
