@@ -140,6 +140,9 @@ def _parse_toml(path: Path, data: bytes) -> dict[str, Any]:
         raise ConfigError(f"{path}: TOML syntax error: {exc}. "
                           "See https://toml.io for the syntax (strings need quotes, "
                           "tables are [name], arrays are [a, b]).") from None
+    except RecursionError:  # arrays or tables nested thousands deep: no config is shaped like that
+        raise ConfigError(f"{path}: nested too deeply to read (arrays or inline tables thousands of levels "
+                          "deep); a run config is a few tables of keys") from None
 
 
 # --- secrets -------------------------------------------------------------------------------

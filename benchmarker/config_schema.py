@@ -527,6 +527,15 @@ class SweepConfig(_Table):
     # then the smaller top_k wins; points equal on all of these are reported as a tie.
     tie_break: tuple[str, ...] = _seq()
 
+    @field_validator("alpha", "top_k")
+    @classmethod
+    def _distinct(cls, value: tuple) -> tuple:
+        """Each point is a folder named by its values: a value twice would be two points in one folder."""
+        dupes = sorted({str(v) for v in value if value.count(v) > 1})
+        if dupes:
+            raise ValueError(f"duplicate values {', '.join(dupes)}; list each once")
+        return value
+
 
 def _ladder(value: tuple) -> tuple:
     if len(value) < 2 or list(value) != sorted(set(value)):
@@ -731,7 +740,7 @@ def _batch_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
 def _sweep_rules(cfg: RunConfig) -> list[Problem]:
     """`[sweep] metric` and `tie_break` must name something every point of this run measures."""
     top_ks = list(cfg.sweep.top_k) or [cfg.params.top_k]
-    judged = cfg.run.mode != "retrieval"
+    judged = cfg.run.mode != "retrieval" and "eval" in cfg.run.phases  # no eval phase: nothing is judged
     problems = []
     if why := metric_problem(cfg.sweep.metric, top_ks=top_ks, judged=judged):
         problems.append(Problem(("sweep", "metric"), why))

@@ -41,8 +41,9 @@ def metric_problem(name: str, *, top_ks: Sequence[int], judged: bool) -> str | N
     if name == AUTO:
         return None
     if name in QA_METRICS:
-        return None if judged else (f'"{name}" needs judged answers, but this run measures retrieval only; '
-                                    "use a retrieval metric such as \"session.recall_any@5\"")
+        return None if judged else (f'"{name}" needs judged answers, but this run judges none (retrieval mode, or '
+                                    'no "eval" in [run].phases); use a retrieval metric such as '
+                                    '"session.recall_any@5", or add the eval phase')
     match = RETRIEVAL.match(name)
     if not match:
         return (f'got "{name}"; expected "auto", "accuracy", one of {", ".join(QA_METRICS)}, or '

@@ -52,13 +52,18 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def _kappa(value: float | None) -> str:
+    """Kappa, or why there is none: a constant rater leaves it undefined (agreement.py)."""
+    return "undefined" if value is None else f"{value:.3f}"
+
+
 def _ci(ci: list[float] | None) -> str:
     return "n/a" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
 def _row(name: str, b: dict[str, Any]) -> str:
     c = b["confusion"]
-    return (f"| {name} | {b['n']} | {pct(b['agreement'])} | {_num(b['kappa'])} | {_ci(b['kappa_ci95'])} "
+    return (f"| {name} | {b['n']} | {pct(b['agreement'])} | {_kappa(b['kappa'])} | {_ci(b['kappa_ci95'])} "
             f"| {c['tp']} | {c['fn']} | {c['fp']} | {c['tn']} | {_num(b['precision'])} | {_num(b['recall'])} "
             f"| {b['unjudged']} |")
 
@@ -75,7 +80,7 @@ def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]]
            f"- judge: {judge['kind']}" + (f" ({judge['model']})" if judge.get("model") else "") + f"; {judge['note']}",
            f"- labels: {', '.join(f['file'] for f in summary['labels'])}; labelled by {models}",
            f"- gold: `{summary['dataset_file']}`",
-           f"- Cohen's kappa {_num(summary['kappa'])} {_ci(summary['kappa_ci95'])}, agreement {pct(summary['agreement'])} "
+           f"- Cohen's kappa {_kappa(summary['kappa'])} {_ci(summary['kappa_ci95'])}, agreement {pct(summary['agreement'])} "
            f"on {summary['n']} answers ({summary['unjudged']} unjudged); kappa interval: seeded bootstrap "
            f"({summary['bootstrap']['iterations']} resamples of the answers)",
            "- precision / recall are those of the judge's \"correct\" against the labels' \"correct\"", ""]

@@ -15,6 +15,7 @@ from typing import Any
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
+from benchmarker.scoring.records import checked_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
 # What `report` keeps from the run's own summary.json: the search settings, and what only the run could
@@ -33,7 +34,7 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
     from benchmarker.reporting.summary import build_summary
 
     _rewrite_hypotheses(answers_dir)
-    every_round = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
+    every_round = latest_by(checked_results(answers_dir / "results.jsonl"), "question_id")
     results = [r for r in every_round if not r.get("round")]  # the main metrics: the dataset's own questions
     decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
     run_meta = _manifest_facts(run_dir) | run_meta
@@ -92,7 +93,13 @@ def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
         raise UserError(f"{run_dir}: no manifest.json; is this a run directory?")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise UserError(f"{manifest_path}: not valid JSON ({err}); `run` writes it: run the same command again "
+                        "to rewrite it, or restore it") from None
+    if not isinstance(manifest, dict):
+        raise UserError(f"{manifest_path}: not a JSON object; `run` writes it: run the same command again") from None
     # the manifest's "config" block holds the config as run under its own "config" key
     config = manifest.get("config", {}).get("config", {})
     meta = {"run_id": manifest.get("run_id"), "offline": manifest.get("models", {}).get("offline", False),

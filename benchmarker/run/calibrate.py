@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -256,7 +257,7 @@ def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[st
 def format_summary(summary: dict[str, Any]) -> str:
     """The console table: all, per type, per labels file."""
     def row(name: str, b: dict[str, Any]) -> str:
-        kappa = "  n/a" if b["kappa"] is None else f"{b['kappa']:.3f}"
+        kappa = "undefined" if b["kappa"] is None else f"{b['kappa']:.3f}"
         ci = "" if not b.get("kappa_ci95") else f" [{b['kappa_ci95'][0]:.2f}, {b['kappa_ci95'][1]:.2f}]"
         agreement = "n/a" if b["agreement"] is None else f"{b['agreement']:.3f}"
         return f"  {name:<52} n {b['n']:>5}  agreement {agreement}  kappa {kappa}{ci}"
@@ -279,6 +280,8 @@ def run_calibrate_verb(args) -> int:
     from benchmarker.config import load_config
 
     config = load_config(args.config)
+    if args.out is not None:
+        _check_out_folder(Path(args.out))
     if args.estimate:
         rows = estimate(config, args.labels, args.judge, args.out)
         print("\n".join(json.dumps(r) for r in rows) if args.json else format_estimate(rows))
@@ -286,3 +289,16 @@ def run_calibrate_verb(args) -> int:
     summaries = asyncio.run(calibrate(config, args.labels, args.judge, args.out))
     print("\n".join(json_line(s) if args.json else format_summary(s) for s in summaries))
     return 0
+
+
+def _check_out_folder(out: Path) -> None:
+    """`--out` is a folder the calibrations go into: a file, a device or an unwritable place is one line."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"calibrate --out {out}: not a folder; give a folder (each judge gets a subfolder in it)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UserError(f"calibrate --out {out}: cannot create that folder ({err.strerror or err}); "
+                        "give a folder you can write") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise UserError(f"calibrate --out {out}: not writable; give a folder you can write")

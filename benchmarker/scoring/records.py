@@ -62,4 +62,31 @@ def load_results(run_dir: Path) -> list[dict[str, Any]]:
     if not path.exists():
         raise UserError(f"{path} not found: run the eval phase first "
                         f"(phases = [\"eval\"]) or point at a finished run directory")
-    return latest_by(read_jsonl(path), "question_id")
+    return latest_by(checked_results(path), "question_id")
+
+
+# The keys every metric reads, and the JSON type each must have when present (null is always allowed).
+_SHAPES: dict[str, tuple[type, ...]] = {"question_id": (str, int), "label": (bool,), "retrieved": (list,),
+                                        "evidence_turns": (list,), "evidence_sessions": (list,),
+                                        "question_type": (str,), "tokens": (dict,), "cost_usd": (dict,),
+                                        "timings": (dict,), "grade": (dict,)}
+_JSON = {str: "a string", int: "a number", bool: "true or false", list: "an array", dict: "an object"}
+
+
+def checked_results(path: Path) -> list[dict[str, Any]]:
+    """A results file's lines, each checked for the shapes the metrics read: a damaged line is one
+    UserError naming the file, the line and the key, not a traceback deep in a metric."""
+    lines = []
+    for number, line in enumerate(read_jsonl(path), start=1):
+        if not isinstance(line, dict):
+            raise UserError(f"{path}:{number}: not a JSON object; fix or delete that line")
+        for key, types in _SHAPES.items():
+            value = line.get(key)
+            if value is not None and (not isinstance(value, types) or (bool not in types and isinstance(value, bool))):
+                raise UserError(f"{path}:{number}: `{key}` is {_JSON.get(type(value), type(value).__name__)}, expected "
+                                f"{' or '.join(_JSON[t] for t in types)}; fix or delete that line")
+        hits = line.get("retrieved") or []
+        if any(not isinstance(hit, dict) for hit in hits):
+            raise UserError(f"{path}:{number}: `retrieved` holds something other than hit objects; fix or delete that line")
+        lines.append(line)
+    return lines

@@ -4,7 +4,8 @@ the confusion table, and precision / recall of "correct".
 "Correct" is the positive class: tp = both say correct, fn = the label says correct and the judge
 wrong, fp = the label wrong and the judge correct, tn = both wrong. Unjudged verdicts (the judge
 gave no usable yes/no) are counted apart and left out of every number, as a run's accuracy does.
-Kappa is None where it is undefined (both sides constant: chance agreement 1).
+Kappa is None where it is undefined: when either rater is constant (every label, or every verdict, the
+same), chance agreement explains everything it could show.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ def _kappas(y: np.ndarray, v: np.ndarray) -> list[float | None]:
     py, pv = y.mean(axis=1), v.mean(axis=1)
     pe = py * pv + (1 - py) * (1 - pv)
     with np.errstate(divide="ignore", invalid="ignore"):
-        k = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
+        # a rater that never varies (every label, or every verdict, the same) leaves kappa undefined, not 0
+        varies = (py > 0) & (py < 1) & (pv > 0) & (pv < 1)
+        k = np.where((pe < 1) & varies, (po - pe) / (1 - pe), np.nan)
     return [None if n == 0 or np.isnan(x) else float(x) for x in k]
 
 

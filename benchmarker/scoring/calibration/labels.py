@@ -96,7 +96,7 @@ def read_gold(path: Path) -> dict[str, Gold]:
     except (ijson.JSONError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not a JSON array of questions ({exc})") from None
     if problems:
-        raise UserError(f"{len(problems)} problem(s) in the dataset file:\n" + "\n".join(problems))
+        raise UserError(f"{len(problems)} problem(s) in the dataset file:\n" + _listed(problems))
     if not gold:
         raise UserError(f"{path}: holds no questions")
     return gold
@@ -132,8 +132,13 @@ def read_labels(paths: list[Path], gold: dict[str, Gold]) -> list[LabelledAnswer
             continue
         seen: dict[str, int] = {}
         count = 0
-        with Path(path).open(encoding="utf-8", errors="replace") as lines:
-            for number, text in enumerate(lines, start=1):
+        with Path(path).open("rb") as raw_lines:
+            for number, raw in enumerate(raw_lines, start=1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:  # never read a replaced character as an answer
+                    problems.append(f"{path}:{number}: not UTF-8 (bad byte at column {exc.start + 1})")
+                    continue
                 if not text.strip():
                     continue
                 count += 1
@@ -150,7 +155,7 @@ def read_labels(paths: list[Path], gold: dict[str, Gold]) -> list[LabelledAnswer
         if not count:
             problems.append(f"{path}: holds no labelled answers")
     if problems:
-        raise UserError(f"{len(problems)} problem(s) in the labels:\n" + "\n".join(problems))
+        raise UserError(f"{len(problems)} problem(s) in the labels:\n" + _listed(problems))
     return out
 
 
@@ -185,3 +190,13 @@ def file_names(paths: list[Path]) -> list[str]:
     """Each file's name for the report; the full path where two files share a name."""
     bare = [Path(p).name for p in paths]
     return [Path(p).name if bare.count(Path(p).name) == 1 else str(p) for p in paths]
+
+
+SHOWN_PROBLEMS = 20
+
+
+def _listed(problems: list[str]) -> str:
+    """The first SHOWN_PROBLEMS problems, then how many more (a million unknown ids is one screen, not 86 MB)."""
+    shown = problems[:SHOWN_PROBLEMS]
+    more = len(problems) - len(shown)
+    return "\n".join(shown + ([f"... and {more} more like these"] if more else []))
