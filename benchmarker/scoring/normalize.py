@@ -146,8 +146,13 @@ def stem(word: str) -> str:
         return word
     porter = _porter()
     for _ in range(8):
-        shorter = porter._step5a(porter._step1c(porter._step1b(porter._step1a(word))))
-        if shorter == word or len(shorter) < 3:
+        # Each step is kept only when it leaves 3 letters or more: a step that would cut too deep is
+        # skipped alone, never the steps before it ("aaeds" keeps its plural's cut: "aaed", as "aaed" does).
+        shorter = word
+        for step in (porter._step1a, porter._step1b, porter._step1c, porter._step5a):
+            if len(cut := step(shorter)) >= 3:
+                shorter = cut
+        if shorter == word:
             break
         word = shorter
     return word
