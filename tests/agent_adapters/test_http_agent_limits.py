@@ -92,12 +92,13 @@ def dribbler() -> Iterator[RawServer]:
 
 
 async def test_timeout_is_a_deadline_for_the_whole_request_not_the_gap_between_bytes(dribbler):
-    started = time.monotonic()
+    body_bytes = len(b'{"answer": "a beagle called Biscuit"}')
     async with HttpAgentAdapter(settings(dribbler.url, timeout_s=0.5, max_attempts=2)) as adapter:
         with pytest.raises(AdapterError, match=r"timed out after 0.5s \(after 2 attempts\)"):
             await adapter.answer("What dog did I adopt?")  # before: answered after ~2 s per attempt
-    elapsed = time.monotonic() - started
-    assert dribbler.requests == 2 and elapsed < 1.8, elapsed  # two attempts, each cut at its deadline
+    # Two attempts, each cut at its deadline with its body unfinished: bytes kept arriving, so a limit on
+    # the gap between bytes would have let each one finish (no clock in the check: a loaded machine is fine).
+    assert dribbler.requests == 2 and dribbler.sent < 2 * body_bytes
 
 
 async def test_a_slow_body_within_the_deadline_still_answers(dribbler):

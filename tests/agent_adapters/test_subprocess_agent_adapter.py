@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -84,7 +83,6 @@ async def test_a_process_that_dies_mid_call_fails_with_its_stderr_tail():
 
 
 async def test_a_timeout_stops_the_process_and_later_calls_fail():
-    started = time.monotonic()
     async with adapter("hang", timeout_s=0.3) as agent:
         pid = agent.pid
         with pytest.raises(AdapterError, match=r"no reply within 0.3s; the process was stopped") as caught:
@@ -93,7 +91,6 @@ async def test_a_timeout_stops_the_process_and_later_calls_fail():
         assert pid is not None and is_gone(pid)
         with pytest.raises(AdapterError, match="no longer usable"):
             await agent.learn(ITEMS[0])
-    assert time.monotonic() - started < 3.0
 
 
 async def test_close_kills_a_process_that_ignores_stdin_and_sigterm():

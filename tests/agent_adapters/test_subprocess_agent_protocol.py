@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -75,7 +74,10 @@ async def test_a_stray_line_between_calls_is_caught_before_the_next_request(tmp_
     """)
     async with agent:
         await agent.learn(ITEMS[0])
-        await asyncio.sleep(0.2)
+        for _ in range(1000):  # until the stray line has arrived (no fixed sleep to race a loaded machine)
+            if not agent._lines.empty():
+                break
+            await asyncio.sleep(0.01)
         with pytest.raises(AdapterError, match=r"protocol violation: unsolicited output before request 2: "
                                                r"'\{\"id\": 1, \"ok\": true\}'"):
             await agent.learn(ITEMS[1])
@@ -124,13 +126,13 @@ async def test_an_error_reply_keeps_the_process():
 
 
 async def test_a_reply_line_over_the_cap_is_a_violation_naming_the_limit(tmp_path):
-    agent = script_agent(tmp_path, f'sys.stdout.write("x" * {MAX_REPLY_BYTES + 10}); sys.stdout.flush(); time.sleep(5)\n')
-    started = time.monotonic()
+    # The line never ends and the process never exits on its own: an adapter that waited for the newline or
+    # for EOF would hang here until pytest's timeout (no clock in the check: a loaded machine passes too).
+    agent = script_agent(tmp_path, f'sys.stdout.write("x" * {MAX_REPLY_BYTES + 10}); sys.stdout.flush(); time.sleep(3600)\n')
     async with agent:
         with pytest.raises(AdapterError, match=f"protocol violation: a reply line is longer than {MAX_REPLY_TEXT}"):
             await agent.reset()
         assert not agent.usable
-    assert time.monotonic() - started < 4.0
 
 
 def test_the_published_schemas_state_the_same_limit_and_the_protocol_version():
@@ -180,14 +182,12 @@ async def test_close_ends_the_agents_children_too(tmp_path):
     await agent.reset()
     child = int(pid_file.read_text())
     assert not is_gone(child)
-    started = time.monotonic()
     await agent.close()
     for _ in range(40):  # the child is not ours to reap: wait until init has
         if is_gone(child) or _is_zombie(child):
             break
         await asyncio.sleep(0.05)
     assert is_gone(child) or _is_zombie(child)
-    assert time.monotonic() - started < 3.0
 
 
 def _is_zombie(pid: int) -> bool:
