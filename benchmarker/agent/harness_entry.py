@@ -78,6 +78,8 @@ def fill_add_entry(args: dict[str, Any], context: Any) -> dict[str, Any]:
             held = ", ".join(str(n) for n in sorted(entries)) or "none"
             raise EntryFillError(f"message {number} is not in this chat turn (it holds message {held}); name one of "
                                  "them, or leave message out and write raw_entry yourself")
+        if key in _taken(context):  # naming one message twice would store it twice
+            raise EntryFillError(f"message {key} is already stored in this turn; record each message once")
         role, raw = entries[key]
         tags |= {"role": role, "session_date": getattr(context, "session_date", ""), "message": key}
     else:
@@ -87,3 +89,26 @@ def fill_add_entry(args: dict[str, Any], context: Any) -> dict[str, Any]:
                                  "that is not one message, raw_entry")
     return {"vault_id": getattr(context, "vault_id", ""), "memory_id": getattr(context, "memory_id", ""),
             "raw_entry": raw, "summary": args.get("summary") or "", "tags": tags}
+
+
+def _taken(context: Any) -> set[int]:
+    """The message numbers this turn's entries recorded so far (kept on the turn's own context)."""
+    taken = getattr(context, "_harness_taken", None)
+    if taken is None:
+        taken = set()
+        try:
+            object.__setattr__(context, "_harness_taken", taken)
+        except (AttributeError, TypeError):  # a context that takes no attribute: nothing to compare against
+            return set()
+    return taken
+
+
+def mark_stored(context: Any, model_args: dict[str, Any]) -> None:
+    """After the server stored an entry the model named by `message`: a second one for it is refused."""
+    number = model_args.get("message")
+    try:
+        key = int(str(number)) if number is not None and str(number).strip() else None
+    except ValueError:
+        key = None
+    if key is not None:
+        _taken(context).add(key)

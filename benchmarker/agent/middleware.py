@@ -17,7 +17,7 @@ from langchain.agents.middleware.tool_call_limit import ToolCallLimitState
 from langchain.agents.middleware.types import OmitFromInput, hook_config
 from langchain_core.messages import AIMessage, ToolMessage
 
-from benchmarker.agent.harness_entry import EntryFillError, fill_add_entry, server_tool_of
+from benchmarker.agent.harness_entry import EntryFillError, fill_add_entry, mark_stored, server_tool_of
 from benchmarker.agent.retry import strip_trailing_whitespace
 from benchmarker.memory.client import tool_result_text
 
@@ -207,6 +207,8 @@ class HarnessToolMiddleware(AgentMiddleware):
         result, record = self._finish(request, result, started, model_args)
         if refused is not None:  # never reached the server: not an executed call
             result.response_metadata.pop(EXECUTED_MARK, None)
+        elif model_args is not None and record["error"] is None:  # the harness's add_entry was stored
+            mark_stored(getattr(request.runtime, "context", None), model_args)
         sink = self._sink(context)
         if sink is not None:
             outcome = sink(context, record)
@@ -225,6 +227,8 @@ class HarnessToolMiddleware(AgentMiddleware):
         result, record = self._finish(request, result, started, model_args)
         if refused is not None:  # never reached the server: not an executed call
             result.response_metadata.pop(EXECUTED_MARK, None)
+        elif model_args is not None and record["error"] is None:  # the harness's add_entry was stored
+            mark_stored(getattr(request.runtime, "context", None), model_args)
         sink = self._sink(context)
         if sink is not None:
             outcome = sink(context, record)

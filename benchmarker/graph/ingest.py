@@ -52,12 +52,18 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
         await ctx.memory.settle(record)
     record.status, record.ingested, record.entries, record.failed_turns = "ingested", True, entries, failed
     record.ingest_s = round(time.monotonic() - started, 3)
+    # What the server took, not what the agent was shown: a model that never wrote stores nothing.
+    record.stored = len(ctx.log.memory_writes(case.case_id, record.memory_id, frozenset({ctx.memory.write_tool})))
+    if entries and not record.stored and ctx.mode == "agent":
+        log.warning("case %s: %d messages ingested but the memory server stored no entry (%s was never called "
+                    "successfully)", case.case_id, entries, ctx.memory.write_tool)
     if subject.has_agent and subject.replay is None and ctx.mode == "agent":
         record.agent_usage = ctx.ledger.case_usage(case.case_id, ctx.config.models.agent)
     ctx.log.append(record)
     ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_ingest_done",
                                   latency_ms=round((time.monotonic() - started) * 1000, 1),
-                                  result_preview=f"{entries} messages, {failed} failed turns"))
+                                  result_preview=f"{entries} messages, {record.stored} entries stored, "
+                                                 f"{failed} failed turns"))
     return {"memory": record}
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
@@ -60,7 +60,8 @@ class MemoryRecord(LogRecord):
     attempt: int
     status: Literal["created", "ingested"] = "created"
     ingested: bool = False
-    entries: int = 0
+    entries: int = 0                 # messages ingested (what the agent was shown)
+    stored: int | None = None        # write calls the memory server accepted for this case (None: not counted)
     failed_turns: int = 0
     ingest_s: float = 0.0
     # The memory agent's tokens and cost for this case (this attempt's process; TokenLedger.case_usage).
@@ -89,9 +90,31 @@ class DecisionRecord(LogRecord):
     latency_ms: float | None = None
     error: str | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _cap_failed_args(cls, data: Any) -> Any:
+        """A refused call's arguments are kept only in part: a model that sends a 1 MB summary again and again
+        would otherwise fill decisions.jsonl (29 MB seen); a call that succeeded keeps every byte (replay)."""
+        if isinstance(data, dict) and data.get("error") and isinstance(data.get("args"), dict):
+            data = {**data, "args": _capped(data["args"])}
+        return data
+
     def trace_step(self) -> dict[str, Any]:
         """What level L13 and the fact suite score: the tool, its arguments, its error."""
         return {"tool": self.tool, "args": self.args, "error": self.error}
+
+
+FAILED_ARG_CHARS = 2000  # of each string argument of a failed call
+
+
+def _capped(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > FAILED_ARG_CHARS:
+        return f"{value[:FAILED_ARG_CHARS]}... ({len(value):,} characters; the rest not kept: the call failed)"
+    if isinstance(value, dict):
+        return {k: _capped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_capped(v) for v in value]
+    return value
 
 
 class AnswerRecord(LogRecord):

@@ -40,6 +40,13 @@ def test_a_killed_runs_cost_comes_back_from_the_journal(tmp_path: Path) -> None:
     manifest_path = run_dir / "manifest.json"
     spent = json.loads(manifest_path.read_text())["tokens"]["total"]
     assert spent["calls"] > 0 and len(list(read_jsonl(run_dir / JOURNAL_FILE))) == spent["calls"]
+    # memories.jsonl counts what the server stored (issue 36, 6), not the messages the agent was shown
+    stored = {m["case_id"]: m["stored"] for m in read_jsonl(run_dir / "memories.jsonl") if m["status"] == "ingested"}
+    writes: dict[str, int] = {}
+    for d in read_jsonl(run_dir / "decisions.jsonl"):
+        if d["tool"] == "add_entry" and not d.get("error"):
+            writes[d["case_id"]] = writes.get(d["case_id"], 0) + 1
+    assert stored and stored == writes
 
     manifest = json.loads(manifest_path.read_text())
     manifest["tokens"] = {}  # killed before the end: the manifest never got its tokens
