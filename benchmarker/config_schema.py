@@ -41,6 +41,14 @@ def _seq(default: tuple = ()) -> Any:
     return Field(default=default, strict=False)
 
 
+def each_once(value: tuple) -> tuple:
+    """`value` when no item repeats; else the repeats, named (a list key where order means nothing)."""
+    dupes = sorted({str(v) for v in value if value.count(v) > 1})
+    if dupes:
+        raise ValueError(f"duplicate values {', '.join(dupes)}; list each once")
+    return value
+
+
 def is_http_url(value: str) -> bool:
     parsed = urlparse(value)
     return parsed.scheme in ("http", "https") and bool(parsed.netloc)
@@ -95,10 +103,7 @@ class DatasetConfig(_Table):
     @field_validator("seeds", "levels")
     @classmethod
     def _unique(cls, value: tuple) -> tuple:
-        dupes = sorted({str(v) for v in value if value.count(v) > 1})
-        if dupes:
-            raise ValueError(f"duplicate values {', '.join(dupes)}; list each once")
-        return value
+        return each_once(value)
 
     @field_validator("levels")
     @classmethod
@@ -531,10 +536,7 @@ class SweepConfig(_Table):
     @classmethod
     def _distinct(cls, value: tuple) -> tuple:
         """Each point is a folder named by its values: a value twice would be two points in one folder."""
-        dupes = sorted({str(v) for v in value if value.count(v) > 1})
-        if dupes:
-            raise ValueError(f"duplicate values {', '.join(dupes)}; list each once")
-        return value
+        return each_once(value)
 
 
 def _ladder(value: tuple) -> tuple:

@@ -31,11 +31,17 @@ def test_a_ledger_seeded_from_its_journal_has_the_same_totals(tmp_path: Path) ->
     assert journal_totals([]) is None
 
 
-def test_a_killed_runs_cost_comes_back_from_the_journal(tmp_path: Path) -> None:
+def small_run(tmp_path: Path, run_id: str):
+    """Two offline sample cases (the embedded service, the offline agent)."""
     cfg_path = tmp_path / "run.toml"
-    cfg_path.write_text(f'run_id = "r"\n[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
-                        f'[run]\noutput_dir = "{tmp_path}/runs"\nprogress = false\nlimit = 2\n', encoding="utf-8")
-    config = load_config(cfg_path)
+    cfg_path.write_text(f'run_id = "{run_id}"\n[dataset]\nkind = "sample"\nquestions_per_type = 1\n'
+                        f'sessions_per_question = 3\n[run]\noutput_dir = "{tmp_path}/runs"\nprogress = false\nlimit = 2\n',
+                        encoding="utf-8")
+    return load_config(cfg_path)
+
+
+def test_a_killed_runs_cost_comes_back_from_the_journal(tmp_path: Path) -> None:
+    config = small_run(tmp_path, "r")
     run_dir = asyncio.run(execute_run(config)).run_dir
     manifest_path = run_dir / "manifest.json"
     spent = json.loads(manifest_path.read_text())["tokens"]["total"]
@@ -65,10 +71,7 @@ def test_a_killed_runs_cost_comes_back_from_the_journal(tmp_path: Path) -> None:
 
 
 def test_a_run_directory_from_before_the_journal_carries_its_manifest_tokens_once(tmp_path: Path) -> None:
-    cfg_path = tmp_path / "run.toml"
-    cfg_path.write_text(f'run_id = "old"\n[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
-                        f'[run]\noutput_dir = "{tmp_path}/runs"\nprogress = false\nlimit = 2\n', encoding="utf-8")
-    config = load_config(cfg_path)
+    config = small_run(tmp_path, "old")
     run_dir = asyncio.run(execute_run(config)).run_dir
     spent = json.loads((run_dir / "manifest.json").read_text())["tokens"]["total"]["calls"]
     (run_dir / JOURNAL_FILE).unlink()  # as an older harness left it
