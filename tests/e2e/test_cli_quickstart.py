@@ -11,6 +11,7 @@ import pytest
 from benchmarker.registry import SUITE_LOOKUP
 from tests.e2e.cli import read_lines, run_cli
 from tests.floor import offline_floor, pinned
+from tests.once import built_once
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("cli_quickstart")]
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,12 +39,15 @@ progress = false
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("quick")
-    cfg = write_config(tmp, QUICK.format(out=tmp / "runs", embedder="minilm"))
-    proc = run_cli("run", str(cfg), cwd=tmp)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    assert "e2e" in proc.stdout
-    return tmp / "runs" / "e2e"
+    def build() -> Path:
+        tmp = tmp_path_factory.mktemp("quick")
+        cfg = write_config(tmp, QUICK.format(out=tmp / "runs", embedder="minilm"))
+        proc = run_cli("run", str(cfg), cwd=tmp)
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        assert "e2e" in proc.stdout
+        return tmp / "runs" / "e2e"
+
+    return built_once(__name__, build)
 
 
 def test_run_writes_every_output_file(quick_run: Path) -> None:

@@ -13,6 +13,7 @@ from benchmarker.config import load_config
 from benchmarker.graph.ingest import ingest_units
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.run.runner import execute_run
+from tests.once import built_once
 
 pytestmark = pytest.mark.xdist_group("ingest_units")  # one worker builds the module fixture once
 
@@ -54,8 +55,11 @@ def _run(tmp_path: Path, unit: str):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("units")
-    return {unit: _run(tmp, unit) for unit in ("message", "exchange", "session")}
+    def build():
+        tmp = tmp_path_factory.mktemp("units")
+        return {unit: _run(tmp, unit) for unit in ("message", "exchange", "session")}
+
+    return built_once(__name__, build)
 
 
 def _entries(decisions):

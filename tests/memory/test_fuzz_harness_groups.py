@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.memory.test_fuzz_service import fuzz_report, group
+from tests.once import built_once
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("fuzz_harness")]  # ~60 s on an idle 2-core machine: real runs, real agents, real servers
 
@@ -20,7 +21,7 @@ GROUPS = ("mappings", "adapters", "rundirs")
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return fuzz_report(tmp_path_factory, GROUPS)
+    return built_once(__name__, lambda: fuzz_report(tmp_path_factory, GROUPS))
 
 
 def assert_held(g: dict[str, Any]) -> None:

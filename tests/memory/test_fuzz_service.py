@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from bench import fuzz_service
+from tests.once import built_once
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("fuzz_service")]  # one quick fuzz: ~20 s on 2 cores, shared by every test below
 
@@ -33,7 +34,7 @@ def fuzz_report(tmp_path_factory: pytest.TempPathFactory, groups: tuple[str, ...
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return fuzz_report(tmp_path_factory, GROUPS)
+    return built_once(__name__, lambda: fuzz_report(tmp_path_factory, GROUPS))
 
 
 def group(report: dict[str, Any], name: str) -> dict[str, Any]:
