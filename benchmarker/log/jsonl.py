@@ -164,6 +164,15 @@ def _write_atomic(path: Path, text: str | bytes) -> None:
     os.replace(tmp, path)
 
 
+def parse_object(raw: bytes) -> dict[str, Any] | None:
+    """One JSONL line as an object; None for a torn or damaged one (whoever reads it decides what that means)."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON object file (manifest.json, summary.json); {} when it is missing, broken or not an object."""
     try:

@@ -8,7 +8,6 @@ file its type names and updates the index of finished work that resume reads.
 
 from __future__ import annotations
 
-import json
 import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, overload
 
-from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl, write_json_atomic
+from benchmarker.log.jsonl import JsonlWriter, latest_by, parse_object, read_jsonl, write_json_atomic
 from benchmarker.log.records import (
     SCHEMA_VERSION,
     AnswerRecord,
@@ -174,7 +173,7 @@ class RunLog:
                     position = 0
                     for raw in handle:
                         if b'"tool"' in raw:
-                            line = _json_object(raw)
+                            line = parse_object(raw)
                             if line is not None and may_write(line):
                                 self._offsets.setdefault(str(line.get("case_id")), []).append(position)
                         position += len(raw)
@@ -184,7 +183,7 @@ class RunLog:
         with self.decisions_path.open("rb") as handle:
             for offset in offsets:
                 handle.seek(offset)
-                line = _json_object(handle.readline())
+                line = parse_object(handle.readline())
                 if line is not None:
                     yield line
 
@@ -254,13 +253,6 @@ def written_lines(calls: list[DecisionRecord], earlier: list[dict[str, Any]], me
             and (memory_id is None or (line.get("args") or {}).get("memory_id") in (None, memory_id))]
 
 
-def _json_object(raw: bytes) -> dict[str, Any] | None:
-    """A decisions line as an object; None for a torn or damaged one (a trace: the case that wrote it redoes it)."""
-    try:
-        line = json.loads(raw)
-    except ValueError:
-        return None
-    return line if isinstance(line, dict) else None
 
 
 def into_memory(calls: list[DecisionRecord], memory_id: str | None) -> list[DecisionRecord]:

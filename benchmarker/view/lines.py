@@ -16,13 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.jsonl import parse_object
 
-def parse(raw: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+parse = parse_object  # a torn or damaged line is skipped (None)
 
 
 class _Tail:
