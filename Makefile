@@ -10,7 +10,7 @@ SERVERS ?= .venv-servers
 KUZU_STAMP := $(SERVERS)/kuzu/.installed
 PYTEST_ARGS ?=
 # Tests run in 2 worker processes (pytest-xdist): the suite is mostly waiting on servers and
-# subprocesses, and 2 workers halve its wall time on the 2-core CI machine (12.5 -> 6.7 min).
+# subprocesses, and 2 workers halve its wall time on the 2-core CI machine (pytest ~8.3 min here in Nov 2026).
 # --dist loadfile keeps each test file on one worker: a module fixture that is a whole run (the Ray
 # cluster, the fuzz reports, the quickstart) is built once. (--dist loadgroup with xdist_group marks did
 # not group here with pytest-xdist 3.8: the marks stay, they name what must stay together.)
