@@ -65,5 +65,6 @@ def test_help_imports_no_heavy_module() -> None:
             "print(json.dumps(sorted(sys.modules)))")
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     heavy = ("langgraph", "langchain", "langchain_core", "rich", "ray", "openai", "anthropic", "numpy",
-             "benchmarker.run", "benchmarker.graph", "benchmarker.eval", "benchmarker.config", "benchmarker.agent")
+             "benchmarker.run", "benchmarker.graph", "benchmarker.scoring", "benchmarker.reporting", "benchmarker.config",
+             "benchmarker.agent")
     assert [m for m in loaded if any(m == h or m.startswith(f"{h}.") for h in heavy)] == []
