@@ -40,6 +40,7 @@ from bench.fuzz import (  # noqa: E402
     kill9,
     mapping_attack,
     rundir_attack,
+    symlink_attack,
     tool_attack,
     writers,
 )
@@ -47,8 +48,9 @@ from bench.fuzz.outcome import Tally  # noqa: E402
 from bench.fuzz.report import findings, short_table, table, write_json  # noqa: E402
 from bench.fuzz.target import ServiceHandle  # noqa: E402
 
-GROUPS = ("tools", "http", "writers", "kill9", "datasets", "mappings", "adapters", "rundirs")
-HARNESS_GROUPS = {"mappings": mapping_attack.run, "adapters": adapter_attack.run, "rundirs": rundir_attack.run}
+GROUPS = ("tools", "http", "writers", "kill9", "datasets", "mappings", "adapters", "rundirs", "symlinks")
+HARNESS_GROUPS = {"mappings": mapping_attack.run, "adapters": adapter_attack.run, "rundirs": rundir_attack.run,
+                  "symlinks": symlink_attack.run}
 SERVICE_GROUPS = ("tools", "http", "writers")
 
 
