@@ -92,15 +92,10 @@ def fill_add_entry(args: dict[str, Any], context: Any) -> dict[str, Any]:
 
 
 def _taken(context: Any) -> set[int]:
-    """The message numbers this turn's entries recorded so far (kept on the turn's own context)."""
-    taken = getattr(context, "_harness_taken", None)
-    if taken is None:
-        taken = set()
-        try:
-            object.__setattr__(context, "_harness_taken", taken)
-        except (AttributeError, TypeError):  # a context that takes no attribute: nothing to compare against
-            return set()
-    return taken
+    """The message numbers this turn's entries recorded so far (`MemoryAgentContext.stored_messages`); a
+    context without that set (no harness turn) compares against nothing."""
+    taken = getattr(context, "stored_messages", None)
+    return taken if isinstance(taken, set) else set()
 
 
 def mark_stored(context: Any, model_args: dict[str, Any]) -> None:

@@ -61,6 +61,9 @@ class MemoryAgentContext:
     unit_entries: tuple[tuple[int, str, str], ...] = ()
     context_due: bool = False     # this turn must write the context ([agent] context_update = "session")
     end_when_done: bool = False   # end the turn once every message is recorded (and the context written when due)
+    # Message numbers of this turn the server stored an entry for ([agent] raw_entry = "harness"): a second
+    # add_entry naming one is refused. A fresh set per unit (for_unit); the one mutable part of the context.
+    stored_messages: set[int] = dataclasses.field(default_factory=set, compare=False, repr=False)
     # Where this turn's tool calls are recorded (the caller's run log); None: the agent's own sink.
     decision_sink: DecisionSink | None = dataclasses.field(default=None, compare=False, repr=False)
 
@@ -78,7 +81,7 @@ class MemoryAgentContext:
             unit_turns=tuple((i, role) for i, role, _ in messages) if len(messages) > 1 else (),
             unit_entries=tuple((i + 1, role, message_raw_entry(role, content, self.session_date))
                                for i, role, content in messages),
-            context_due=context_due, end_when_done=end_when_done)
+            context_due=context_due, end_when_done=end_when_done, stored_messages=set())
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from benchmarker.log.records import FAILED_ARG_CHARS, DecisionRecord
 
 def test_a_message_named_again_after_it_was_stored_is_refused():
     context = SimpleNamespace(unit_entries=((1, "user", "[d] user: hi"), (2, "assistant", "[d] assistant: hello")),
-                              session_date="d", vault_id="v", memory_id="m")
+                              session_date="d", vault_id="v", memory_id="m", stored_messages=set())
     first = fill_add_entry({"message": 1, "summary": "greeting"}, context)
     assert first["raw_entry"] == "[d] user: hi"
     fill_add_entry({"message": 1, "summary": "greeting again"}, context)  # not stored yet (refused, say): allowed
