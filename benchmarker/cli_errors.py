@@ -17,20 +17,13 @@ import sys
 from collections.abc import Callable
 
 from benchmarker import disk_full
-from benchmarker.errors import ProviderError, RunAbortedError, UserError
+from benchmarker.errors import ProviderError, RunAbortedError, UserError, leaves
 from benchmarker.redact import redact_text
 
 EXPECTED = (UserError, ProviderError, RunAbortedError, KeyboardInterrupt)
 RESUME_HINT = "see errors.jsonl in the run directory; fix the cause and run the same command again to resume."
 DISK_FULL_HINT = f"the disk looks full: {disk_full.HINT}."
 INTERRUPTED = "\ninterrupted: everything finished so far is saved; run the same command again to resume."
-
-
-def leaves(exc: BaseException) -> list[BaseException]:
-    """The exceptions inside (nested) groups, in order; a plain exception is its own leaf."""
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
-    return [exc]
 
 
 def expected_cause(exc: BaseException) -> BaseException | None:

@@ -49,3 +49,10 @@ class MemoryServerLost(RunAbortedError):
     """The memory MCP server's connection broke mid-run (the process died, the network went): every case
     in flight is failed into errors.jsonl naming the server, and the run stops with one line; the same
     command resumes once the server answers again."""
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) groups, in order; a plain exception is its own leaf."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]

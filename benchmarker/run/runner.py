@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
 from benchmarker.agent.prompts import prompts_dir
 from benchmarker.datasets.source import DatasetPlan, plan_dataset
-from benchmarker.errors import MemoryServerLost, UserError
+from benchmarker.errors import MemoryServerLost, UserError, leaves
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import SearchSettings
 from benchmarker.graph.progress import RunProgress
@@ -132,15 +132,6 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
     return outcome
 
 
-def _memory_lost(err: BaseException) -> MemoryServerLost | None:
-    """The lost memory server behind `err` (it may arrive inside task groups)."""
-    if isinstance(err, MemoryServerLost):
-        return err
-    if isinstance(err, BaseExceptionGroup):
-        return next((found for leaf in err.exceptions if (found := _memory_lost(leaf)) is not None), None)
-    return None
-
-
 async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: dict[str, Any], store: RunLog,
                       replay: ReplaySource | None, tracing: RunTracing | None) -> RunOutcome:
     """The run graph once per sweep point (a plain run is one point), over the parts `open_parts` chose."""
@@ -174,7 +165,7 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
                 results.append((point.label, log.answers_dir, summary))
                 skipped.extend(c for c in final.get("cases_skipped", []) if c not in skipped)
     except BaseException as err:
-        lost = _memory_lost(err)
+        lost = next((leaf for leaf in leaves(err) if isinstance(leaf, MemoryServerLost)), None)  # in task groups too
         if lost is None:
             raise
         for log in logs.opened():  # every case in flight failed with it, named in errors.jsonl
