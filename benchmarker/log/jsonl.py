@@ -173,6 +173,18 @@ def parse_object(raw: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def lines_at(path: Path, offsets: list[int]) -> list[bytes]:
+    """The raw lines starting at these byte offsets, in the order given (an offset index's reads)."""
+    out: list[bytes] = []
+    if not offsets:  # nothing to read: the file need not even exist
+        return out
+    with open(path, "rb") as handle:
+        for offset in offsets:
+            handle.seek(offset)
+            out.append(handle.readline())
+    return out
+
+
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON object file (manifest.json, summary.json); {} when it is missing, broken or not an object."""
     try:

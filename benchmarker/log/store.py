@@ -9,13 +9,13 @@ file its type names and updates the index of finished work that resume reads.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, overload
 
-from benchmarker.log.jsonl import JsonlWriter, latest_by, parse_object, read_jsonl, write_json_atomic
+from benchmarker.log.jsonl import JsonlWriter, latest_by, lines_at, parse_object, read_jsonl, write_json_atomic
 from benchmarker.log.records import (
     SCHEMA_VERSION,
     AnswerRecord,
@@ -162,7 +162,8 @@ class RunLog:
         lines: this process's, else, for a case ingested by an earlier process, read from the file through an
         index of byte offsets built in one pass (memory bounded: never every line of the run at once)."""
         calls = self._traces.get(case_id, []) + self._other_calls.get(case_id, [])
-        earlier = [] if calls else list(self._lines_at(self._write_offsets().get(case_id, [])))
+        offsets = [] if calls else self._write_offsets().get(case_id, [])
+        earlier = [line for raw in lines_at(self.decisions_path, offsets) if (line := parse_object(raw)) is not None]
         return written_lines(calls, earlier, memory_id, tools)
 
     def _write_offsets(self) -> dict[str, list[int]]:
@@ -178,14 +179,6 @@ class RunLog:
                                 self._offsets.setdefault(str(line.get("case_id")), []).append(position)
                         position += len(raw)
         return self._offsets
-
-    def _lines_at(self, offsets: list[int]) -> Iterator[dict[str, Any]]:
-        with self.decisions_path.open("rb") as handle:
-            for offset in offsets:
-                handle.seek(offset)
-                line = parse_object(handle.readline())
-                if line is not None:
-                    yield line
 
     def _load(self) -> ResumeState:
         state = ResumeState()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarker.log.jsonl import parse_object
+from benchmarker.log.jsonl import lines_at, parse_object
 
 parse = parse_object  # a torn or damaged line is skipped (None)
 
@@ -156,14 +156,7 @@ class KeyIndex:
         return None if line is None or line.get(self.field) is None else str(line[self.field])
 
 
-def read_raw(path: Path, offsets: list[int]) -> list[bytes]:
-    """The lines at these offsets, in the order given."""
-    out = []
-    with open(path, "rb") as f:
-        for offset in offsets:
-            f.seek(offset)
-            out.append(f.readline())
-    return out
+read_raw = lines_at  # the lines at these offsets, in the order given
 
 
 def read_lines(path: Path, offsets: list[int]) -> list[dict[str, Any] | None]:
