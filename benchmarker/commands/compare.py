@@ -9,24 +9,41 @@ from benchmarker.commands.base import Command
 from benchmarker.errors import UserError
 from benchmarker.registry import SUITE_LOOKUP
 
+OUT_SUFFIXES = (".html", ".md")  # what --out can write: a page for a browser, or markdown for a PR
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dirs", type=Path, nargs="+")
-    parser.add_argument("--out", type=Path, default=None, help="also write the comparison (markdown) here")
+    parser.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR",
+                        help="run directories (or sweep points, runs/<id>/points/<label>); the first is the baseline")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="also write the comparison here: FILE.html a self-contained page, FILE.md markdown")
+
+
+def out_format(out: Path) -> str:
+    """`html` or `md` by --out's suffix; any other suffix is refused before any run is read."""
+    suffix = out.suffix.lower()
+    if suffix not in OUT_SUFFIXES:
+        raise UserError(f"compare --out {out}: the file must end in .html (a web page) or .md (markdown), "
+                        f"not {suffix or 'no suffix'}")
+    return suffix[1:]
 
 
 def run(args: argparse.Namespace) -> int:
     from benchmarker.reporting.compare import compare_runs, format_compare
 
+    kind = out_format(args.out) if args.out else None
     for run_dir in args.run_dirs:
         if not (run_dir / "results.jsonl").exists():
             raise UserError(f"{run_dir}: no results.jsonl here; is it a run directory (or a sweep point)?")
-    text = format_compare(compare_runs(list(args.run_dirs), SUITE_LOOKUP), SUITE_LOOKUP)
+    comparison = compare_runs(list(args.run_dirs), SUITE_LOOKUP)
+    text = format_compare(comparison, SUITE_LOOKUP)
     print(text)
     if args.out:
         from benchmarker.log.jsonl import write_text_atomic
+        from benchmarker.reporting.report import html_page
 
-        write_text_atomic(args.out, text)
+        page = html_page(f"Run comparison: {', '.join(r['name'] for r in comparison['runs'])}", text)
+        write_text_atomic(args.out, page if kind == "html" else text)
     return 0
 
 

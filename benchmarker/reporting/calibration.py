@@ -4,13 +4,11 @@ disagreement and unjudged answer) and report.md / report.html (rendered by repor
 from __future__ import annotations
 
 import base64
-import html
 from pathlib import Path
 from typing import Any
 
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 from benchmarker.reporting.fmt import pct
-from benchmarker.reporting.markdown_html import render
 from benchmarker.reporting.plots import plot_agreement_by_type
 from benchmarker.scoring.calibration.store import SUMMARY_FILE
 
@@ -32,13 +30,10 @@ def write_calibration(out_dir: Path, summary: dict[str, Any], disagreements: lis
     plot = plot_agreement_by_type(summary, out_dir / "plots" / "agreement_by_type.png")
     markdown = render_markdown(summary, disagreements, plot=f"plots/{plot.name}" if plot else None)
     write_text_atomic(out_dir / "report.md", markdown)
-    from benchmarker.reporting.report import CSS
+    from benchmarker.reporting.report import html_page
 
-    title = html.escape(f"Judge calibration: {summary['judge']['label']}")
-    write_text_atomic(out_dir / "report.html", f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                                               f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n"
-                                               f"{render(markdown, image_src=lambda rel: _data_uri(out_dir, rel))}"
-                                               "\n</body></html>\n")
+    write_text_atomic(out_dir / "report.html", html_page(f"Judge calibration: {summary['judge']['label']}", markdown,
+                                                         image_src=lambda rel: _data_uri(out_dir, rel)))
     return {name: out_dir / name for name in FILES}
 
 

@@ -1,7 +1,10 @@
 """A small markdown -> HTML renderer for reports: the subset our reports and suites write.
 
-Supported: headings (#..####), pipe tables, fenced code, "-"/"*" bullet lists, "> " quotes,
-images on their own line, paragraphs, and inline `code`, **bold** and [links](url).
+Supported: headings (#..####), pipe tables, fenced code (closed by a fence at least as long as
+the one that opened it, so a text holding ``` can be fenced with ````), "-"/"*" bullet lists,
+"> " quotes, images on their own line, collapsed blocks (a line `<details><summary>TEXT</summary>`
+... a line `</details>`, TEXT rendered inline), paragraphs, and inline `code`, **bold** and
+[links](url) (http, https, mailto or relative only: a `javascript:` link in a run's name stays text).
 Everything else is escaped text. Why not the `markdown` package: one dependency less, and
 report.html must be self-contained, so images go through `image_src` (it turns a plot path
 into a base64 data URI).
@@ -15,6 +18,9 @@ from collections.abc import Callable
 
 _IMAGE = re.compile(r"^!\[([^\]]*)\]\(([^)]+)\)\s*$")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.-]*):")
+_DETAILS = re.compile(r"^<details><summary>(.*)</summary>$")
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 
 
 def inline(text: str) -> str:
@@ -27,10 +33,24 @@ def inline(text: str) -> str:
             continue
         s = html.escape(part, quote=False)
         s = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", s)
-        s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
-                   lambda m: f'<a href="{html.escape(m.group(2))}">{m.group(1)}</a>', s)
+        s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", _link, s)
         out.append(s)
     return "".join(out)
+
+
+def _link(match: re.Match[str]) -> str:
+    """An anchor for [text](url) when the url is harmless; else the text as written (already escaped)."""
+    url = html.unescape(match.group(2))
+    scheme = _SCHEME.match(url)
+    if scheme and scheme.group(1).lower() not in SAFE_SCHEMES:
+        return match.group(0)
+    return f'<a href="{html.escape(url)}">{match.group(1)}</a>'
+
+
+def fence_for(text: str) -> str:
+    """A backtick fence longer than any backtick run in `text`, so the text cannot close it early."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _cells(row: str) -> list[str]:
@@ -60,11 +80,17 @@ def render(markdown: str, image_src: Callable[[str], str | None] = lambda p: p) 
         line = lines[i]
         stripped = line.strip()
         if stripped.startswith("```"):
+            fence = stripped[:len(stripped) - len(stripped.lstrip("`"))]
             j = i + 1
-            while j < len(lines) and not lines[j].strip().startswith("```"):
+            while j < len(lines) and not (lines[j].strip().startswith(fence) and not lines[j].strip().strip("`")):
                 j += 1
             out.append("<pre><code>" + html.escape("\n".join(lines[i + 1:j])) + "</code></pre>")
             i = j + 1
+            continue
+        details = _DETAILS.match(stripped)
+        if details or stripped == "</details>":
+            out.append(f"<details><summary>{inline(details.group(1))}</summary>" if details else "</details>")
+            i += 1
             continue
         if not stripped:
             i += 1
@@ -106,7 +132,8 @@ def render(markdown: str, image_src: Callable[[str], str | None] = lambda p: p) 
             out.append(f"<blockquote>{inline(' '.join(quote))}</blockquote>")
             continue
         para = []
-        while i < len(lines) and lines[i].strip() and not re.match(r"^(#{1,4}\s|```|\||[-*]\s|>|!\[)", lines[i].strip()):
+        while i < len(lines) and lines[i].strip() and not re.match(r"^(#{1,4}\s|```|\||[-*]\s|>|!\[|<details>|</details>$)",
+                                                                    lines[i].strip()):
             para.append(lines[i].strip())
             i += 1
         if not para:  # a line that looked like a block start but was not one

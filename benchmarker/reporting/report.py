@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,13 @@ pre{background:#f6f8fa;padding:.8em;overflow-x:auto}figure{margin:1em 0}img{max-
 blockquote{border-left:4px solid #e0a030;background:#fff8e6;margin:1em 0;padding:.5em 1em}
 ul{padding-left:1.4em}li{margin:.15em 0}
 """
+
+
+def html_page(title: str, markdown: str, image_src: Callable[[str], str | None] = lambda rel: None) -> str:
+    """One self-contained HTML page (inline CSS) for a markdown document: every report, calibration and
+    comparison page looks the same, and its title and text are escaped in one place (markdown_html.py)."""
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{CSS}</style></head>\n<body>\n{render(markdown, image_src=image_src)}\n</body></html>\n")
 
 
 def _ci(c: dict[str, Any]) -> str:
@@ -284,9 +292,7 @@ def write_report(run_dir: Path, summary: dict[str, Any], results: list[dict[str,
     markdown = render_markdown(run_dir, summary, results, suites=suites, sweep=sweep, extra_sections=extra_sections)
     md_path, html_path = run_dir / "report.md", run_dir / "report.html"
     write_text_atomic(md_path, markdown)
-    body = render(markdown, image_src=lambda rel: _data_uri(run_dir, rel))
-    title = html.escape(f"Benchmark report: {summary.get('run_id') or run_dir.name}")
-    write_text_atomic(html_path, f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                                 f"<title>{title}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+    write_text_atomic(html_path, html_page(f"Benchmark report: {summary.get('run_id') or run_dir.name}", markdown,
+                                           image_src=lambda rel: _data_uri(run_dir, rel)))
     return {"markdown": md_path, "html": html_path,
             **{p.stem: p for p in sorted((run_dir / "plots").glob("*.png"))}}

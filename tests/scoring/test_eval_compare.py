@@ -43,3 +43,36 @@ def test_compare_missing_results_is_a_user_error(tmp_path):
 
     with pytest.raises(UserError):
         compare_runs([tmp_path], suites=SUITE_LOOKUP)
+
+
+def _compare(run_dirs: list, out) -> int:
+    """The compare verb in-process (no subprocess): what `mycelian-longmemeval compare ... --out OUT` runs."""
+    import argparse
+
+    from benchmarker.commands import command_named
+
+    return command_named("compare").run(argparse.Namespace(run_dirs=run_dirs, out=out))
+
+
+def test_compare_out_html_is_a_page_with_every_run_and_type_name_escaped(tmp_path, capsys):
+    hostile = "<script>alert(1)</script>"
+    rows = [result("q1", "<img src=x onerror=alert(2)>", True), result("q2", "multi-session", False)]
+    a = write_run(tmp_path / "a", rows, run_id=hostile)
+    b = write_run(tmp_path / "b", rows, run_id="[click](javascript:alert(3))")
+    assert _compare([a, b], tmp_path / "cmp.html") == 0
+    page = (tmp_path / "cmp.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<table>" in page and "<h1" in page
+    assert "<script>" not in page and "<img" not in page and 'href="javascript' not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;img src=x" in page
+    assert _compare([a, b], tmp_path / "cmp.md") == 0
+    assert (tmp_path / "cmp.md").read_text(encoding="utf-8").startswith("# Run comparison")
+
+
+@pytest.mark.parametrize("name", ["cmp.txt", "cmp", "cmp.htm.bak"])
+def test_compare_out_refuses_a_suffix_it_cannot_write_before_reading_any_run(tmp_path, capsys, name):
+    from benchmarker import cli
+
+    assert cli.main(["compare", str(tmp_path / "missing"), "--out", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and ".html" in err and ".md" in err, err
+    assert not (tmp_path / name).exists()
