@@ -11,7 +11,7 @@ from benchmarker.log.records import SweepPoint
 from benchmarker.metric_names import AUTO, canonical, largest_common_k
 from benchmarker.reporting.fmt import num
 from benchmarker.reporting.plots import metric_value
-from benchmarker.reporting.sweep_metric import auto_metric, auto_tie_break, rank, score_points
+from benchmarker.reporting.sweep_metric import PointScore, auto_metric, auto_tie_break, rank, score_points
 
 LABEL = re.compile(r"^alpha=(?P<alpha>[^_]+)_topk=(?P<top_k>\d+)$")
 SERVICE_ALPHA = -1.0  # the service's own alpha (a real Mycelian's SEARCH_ALPHA): shown as -1
@@ -40,7 +40,9 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mappin
     scores = {s.label: s for s in score_points(rows, metric, tie_break)}
     ranking = rank(list(scores.values()), metric, tie_break)
     k = largest_common_k(top_ks) or 1
-    extra = [m for m in (f"session.recall_any@{k}", f"session.recall_all@{k}", f"turn.recall_any@{k}") if m != metric]
+    # every rule that can decide (the tie-breakers, in order) gets a column, then the usual recall figures
+    recall = (f"session.recall_any@{k}", f"session.recall_all@{k}", f"turn.recall_any@{k}")
+    extra = [m for m in dict.fromkeys([*tie_break, *recall]) if m != metric]
     header = ["alpha", "top_k", metric, "95% CI"] + extra + ["dir"]
     body: list[list[str]] = []
     for row in sorted(rows, key=lambda r: (r["alpha"], r["top_k"])):
@@ -52,18 +54,32 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mappin
         cells += [num(metric_value(row["summary"], m)) for m in extra]
         cells.append(f"points/{row['label']}")
         body.append(cells)
-    winner = ranking["best"]
+    winner, runner = ranking["best"], ranking["runner_up"]
     best = None if winner is None else {
         "label": winner.label, "dir": next(r["dir"] for r in rows if r["label"] == winner.label), "value": winner.value,
         "alpha": winner.alpha, "top_k": winner.top_k, "ci95": list(winner.ci95) if winner.ci95 else None,
-        "decided_by": ranking["decided_by"], "tied_with": ranking["tied"], "vs_runner_up": ranking["vs_runner_up"]}
+        "decided_by": ranking["decided_by"], "tied_with": ranking["tied"], "vs_runner_up": ranking["vs_runner_up"],
+        "rule_values": _rule_values(winner, metric, tie_break),
+        "runner_up": None if runner is None else {"label": runner.label,
+                                                  "rule_values": _rule_values(runner, metric, tie_break)}}
     sentence = best_sentence(metric, tie_break, best)
-    lines = ["| " + " | ".join(cells) + " |" for cells in [header, ["---"] * len(header), *body]]
+    # in the files each point's directory links to its own report (the console table keeps the plain path)
+    linked = [[*cells[:-1], f"[{cells[-1]}]({cells[-1]}/report.html)"] for cells in body]
+    lines = ["| " + " | ".join(cells) + " |" for cells in [header, ["---"] * len(header), *linked]]
     markdown = "\n".join(lines) + "\n\n" + sentence + "\n"
     points_out = [SweepPoint.model_validate({k: v for k, v in r.items() if k != "summary"}).to_line() for r in rows]
     return {"schema_version": 2, "metric": metric, "tie_break": tie_break, "points": points_out,
             "best": best, "markdown": markdown, "table": {"header": header, "rows": body}, "verdict": sentence,
             "heatmap": {"metric": metric, "points": rows}}
+
+
+def _rule_values(score: PointScore, metric: str, tie_break: list[str]) -> dict[str, float | None]:
+    """A point's value on each ranking rule, in order: what the verdict quotes."""
+    return dict(zip([metric, *tie_break], (score.value, *score.tie_values), strict=True))
+
+
+def _values(values: dict[str, float | None]) -> str:
+    return ", ".join(f"`{m}` {num(v)}" for m, v in values.items())
 
 
 def best_sentence(metric: str, tie_break: list[str], best: dict[str, Any] | None) -> str:
@@ -72,14 +88,13 @@ def best_sentence(metric: str, tie_break: list[str], best: dict[str, Any] | None
         return f"No point has a value for `{metric}`: no best point."
     rule = f"ranked by `{metric}`, ties broken by {', '.join(f'`{m}`' for m in tie_break) or 'nothing'}, then the " \
         "smaller top_k"
+    values = best.get("rule_values") or {metric: best["value"]}
     if best["tied_with"]:
         return (f"No single best point ({rule}): {', '.join([best['label'], *best['tied_with']])} are equal on every "
-                f"rule ({best['value']:.3f}); the report shows {best['label']}.")
+                f"rule ({_values(values)}, and top_k); the report shows {best['label']}.")
     text = f"Best point by `{metric}`: {best['label']} ({best['value']:.3f}"
     text += f", 95% CI {best['ci95'][0]:.3f}-{best['ci95'][1]:.3f})" if best.get("ci95") else ")"
-    if best["decided_by"] and best["decided_by"] != metric:
-        text += f", ahead on `{best['decided_by']}` after a tie on `{metric}`" if best["decided_by"] != "top_k" else \
-            ", the smaller top_k after a tie on every metric"
+    text += _decided(metric, best, values)
     text += f"; {rule}."
     versus = best.get("vs_runner_up")
     if versus:
@@ -92,3 +107,19 @@ def best_sentence(metric: str, tie_break: list[str], best: dict[str, Any] | None
         verdict = "within the noise: not distinguishable from" if versus["within_noise"] else "ahead of"
         text += f" It is {verdict} the runner-up {versus['runner_up']} on `{versus['metric']}` ({detail})."
     return text
+
+
+def _decided(metric: str, best: dict[str, Any], values: dict[str, float | None]) -> str:
+    """How a tie on the ranking metric was broken, with the deciding metric's values for both points."""
+    decided_by = best["decided_by"]
+    if not decided_by or decided_by == metric:
+        return ""
+    if decided_by == "top_k":
+        return f", the smaller top_k after a tie on every metric ({_values(values)})"
+    names = list(values)
+    tied = names[:names.index(decided_by)] if decided_by in names else [metric]
+    tied_text = _values({m: values.get(m) for m in tied})
+    runner = best.get("runner_up") or {}
+    theirs = (runner.get("rule_values") or {}).get(decided_by)
+    return (f", decided by `{decided_by}`: {num(values.get(decided_by))} against {num(theirs)} for the runner-up "
+            f"{runner.get('label', '?')}, after a tie on {tied_text}")

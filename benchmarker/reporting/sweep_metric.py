@@ -128,7 +128,7 @@ def rank(scores: Sequence[PointScore], metric: str, tie_break: Sequence[str]) ->
     its lead over the runner-up is outside the noise."""
     measured = [s for s in scores if s.value is not None]
     if not measured:
-        return {"best": None, "decided_by": None, "tied": [], "vs_runner_up": None}
+        return {"best": None, "decided_by": None, "tied": [], "vs_runner_up": None, "runner_up": None}
     ordered = sorted(measured, key=_sort_key)
     best = ordered[0]
     tied = [s.label for s in ordered[1:] if _sort_key(s) == _sort_key(best)]
@@ -145,7 +145,8 @@ def rank(scores: Sequence[PointScore], metric: str, tie_break: Sequence[str]) ->
             decided_by = "top_k"
     deciding = decided_by if decided_by not in (None, "top_k") else canonical(metric)
     comparison = _versus(best, ordered[1], deciding, ranked_by=canonical(metric)) if len(ordered) > 1 else None
-    return {"best": best, "decided_by": decided_by, "tied": tied, "vs_runner_up": comparison}
+    return {"best": best, "decided_by": decided_by, "tied": tied, "vs_runner_up": comparison,
+            "runner_up": ordered[1] if len(ordered) > 1 else None}
 
 
 def _versus(best: PointScore, runner: PointScore, metric: str, *, ranked_by: str) -> dict[str, Any] | None:

@@ -135,3 +135,41 @@ def test_the_config_names_the_sweep_key_and_the_fix(tmp_path):
     text = str(err.value)
     assert "[sweep].metric" in text and 'e.g. "session.recall_all@5"' in text
     assert "[sweep].tie_break" in text
+
+
+def test_the_metric_that_decided_has_a_column_and_the_verdict_quotes_its_values(tmp_path):
+    # equal accuracy and recall (all 1.0); the evidence at rank 1 vs rank 3 separates the points on ndcg only:
+    # before, the table showed only recall columns (all 1.000) and the verdict named ndcg without a value
+    labels = dict.fromkeys(QIDS, True)
+    first = point_results(dict.fromkeys(QIDS, 1), labels, 5)
+    second = point_results(dict.fromkeys(QIDS, 3), labels, 5)
+    run_dir = sweep_dir(tmp_path, {"alpha=0.0_topk=5": second, "alpha=1.0_topk=5": first})
+    table = sweep_json(run_dir)
+    assert table["best"]["decided_by"] == "session.ndcg_any@5"
+    header = table["table"]["header"]
+    assert "session.ndcg_any@5" in header
+    column = header.index("session.ndcg_any@5")
+    assert sorted(row[column] for row in table["table"]["rows"]) == ["0.631", "1.000"]
+    verdict = table["verdict"]
+    assert "decided by `session.ndcg_any@5`: 1.000 against 0.631 for the runner-up alpha=0.0_topk=5" in verdict
+    assert "`qa.overall.accuracy` 1.000" in verdict  # the tie it broke, with its value
+
+    from rich.console import Console
+
+    from benchmarker.run.console import sweep_console_table
+
+    console = Console(width=250, record=True)
+    console.print(sweep_console_table(table))
+    assert "session.ndcg_any@5" in console.export_text()
+
+
+def test_a_tie_names_each_rule_and_its_value_and_the_report_links_each_point(tmp_path):
+    rows = point_results(dict.fromkeys(QIDS, 2), {}, 5)
+    run_dir = sweep_dir(tmp_path, {"alpha=0.0_topk=5": rows, "alpha=0.5_topk=5": rows})
+    verdict = sweep_json(run_dir)["verdict"]
+    assert "equal on every rule (`qa.overall.accuracy` 0.000, `session.recall_any@5` 1.000" in verdict
+    assert "`session.ndcg_any@5` 1.000, and top_k)" in verdict
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    for label in ("alpha=0.0_topk=5", "alpha=0.5_topk=5"):
+        assert f'<a href="points/{label}/report.html">points/{label}</a>' in page
+        assert (run_dir / "points" / label / "report.html").is_file()
