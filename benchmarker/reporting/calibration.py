@@ -9,12 +9,12 @@ from typing import Any
 
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.markdown_html import fence_for
 from benchmarker.reporting.plots import plot_agreement_by_type
 from benchmarker.scoring.calibration.store import SUMMARY_FILE
 
 DISAGREEMENTS_FILE = "calibration.jsonl"
 FILES = (SUMMARY_FILE, DISAGREEMENTS_FILE, "report.md", "report.html")  # what write_calibration writes
-SHOWN = 40  # disagreements listed in the report (all of them are in calibration.jsonl)
 
 
 def write_calibration(out_dir: Path, summary: dict[str, Any], disagreements: list[dict[str, Any]]) -> dict[str, Path]:
@@ -90,19 +90,36 @@ def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]]
     out += ["", f"![agreement by question type]({plot})"] if plot else []
     out += ["", "## By labels file", "", *HEAD]
     out += [_row(f, b) for f, b in summary["by_file"].items()]
+    return "\n".join(out + _disagreement_lines(summary, disagreements)) + "\n"
+
+
+def _disagreement_lines(summary: dict[str, Any], disagreements: list[dict[str, Any]]) -> list[str]:
+    """Every disagreement, grouped by labels file (the files' own order), each answer whole but collapsed:
+    the judge's reason often refers to an answer's last sentence, so a cut answer cannot be checked."""
     wrong = [d for d in disagreements if not d.get("unjudged")]
-    out += ["", "## Disagreements", "",
-            f"{len(wrong)} disagreements; every one is in `calibration.jsonl`"
-            + (f"; the first {SHOWN} here." if len(wrong) > SHOWN else "."), ""]
-    for d in wrong[:SHOWN]:
-        out += [f"### {d['question_id']} ({d['question_type']}, {d['file']}:{d['line']})", "",
-                f"- question: {_clip(d['question'])}", f"- gold: {_clip(d['gold'])}",
-                f"- answer: {_clip(d['answer'], 600)}",
-                f"- label: {'correct' if d['label'] else 'wrong'}; judge: {'correct' if d['verdict'] else 'wrong'} "
-                f"({_clip(d['reason'])})", ""]
-    return "\n".join(out) + "\n"
+    out = ["", "## Disagreements", "", f"{len(wrong)} disagreements, all listed here by labels file "
+           "(also in `calibration.jsonl`); click an answer to open it.", ""]
+    files = list(dict.fromkeys([*(f["file"] for f in summary.get("labels") or []), *(d["file"] for d in wrong)]))
+    for name in files:
+        mine = [d for d in wrong if d["file"] == name]
+        if mine:
+            out += [f"### {name}: {len(mine)} disagreement{'s' if len(mine) != 1 else ''}", ""]
+            out += [line for d in mine for line in _disagreement(d)]
+    return out
 
 
-def _clip(text: Any, limit: int = 300) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+def _disagreement(d: dict[str, Any]) -> list[str]:
+    """One disagreement; the answer in a fence longer than any backtick run in it, so no answer can end it."""
+    answer = str(d["answer"])
+    fence = fence_for(answer)
+    return [f"#### {d['question_id']} ({d['question_type']}, {d['file']}:{d['line']})", "",
+            f"- question: {_flat(d['question'])}", f"- gold: {_flat(d['gold'])}",
+            f"- label: {'correct' if d['label'] else 'wrong'}; judge: {'correct' if d['verdict'] else 'wrong'} "
+            f"({_flat(d['reason'])})", "",
+            f"<details><summary>answer ({len(answer):,} characters)</summary>", "", fence, answer, fence, "",
+            "</details>", ""]
+
+
+def _flat(text: Any) -> str:
+    """One line (a list item cannot span lines), whole."""
+    return " ".join(str(text).split())

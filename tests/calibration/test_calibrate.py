@@ -232,3 +232,27 @@ def test_the_shipped_config_over_the_published_gpt4o_labels(tmp_path, capsys):
     assert summary["by_type"]["abstention"]["n"] == 30
     for name in ("calibration.json", "calibration.jsonl", "report.md", "report.html"):
         assert (tmp_path / "deterministic" / name).is_file()
+
+
+def test_the_report_lists_every_disagreement_by_file_with_whole_answers_collapsed(tmp_path, capsys):
+    from benchmarker.reporting.calibration import write_calibration
+
+    config, first, second = setup(tmp_path)
+    assert main(["calibrate", str(config), "--labels", str(first), "--labels", str(second)]) == 0
+    summary = json.loads((tmp_path / "out" / "calibration" / "deterministic" / "calibration.json").read_text())
+    # an answer whose conclusion is past the old 600-character cut, holding a fence and markup of its own
+    long_answer = "Let me think.\n```\n</details>\n<script>alert(1)</script>\n" + "x " * 400 + "\nSo: THE CONCLUSION."
+    lines = [{"file": name, "line": i + 1, "question_id": f"{name[0]}{i}", "question_type": "multi-session",
+              "question": "q?", "gold": "g", "answer": long_answer if i == 44 else f"answer {i}", "label": True,
+              "verdict": False, "reason": "the last sentence says so"}
+             for name, count in ((second.name, 3), (first.name, 45)) for i in range(count)]
+    write_calibration(tmp_path / "report", summary, lines)
+    markdown = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "48 disagreements, all listed here" in markdown
+    assert markdown.count("\n#### ") == 48  # every one, not the first 40
+    # grouped by labels file, in the files' order (first, then second), whatever order they arrived in
+    assert markdown.index(f"### {first.name}: 45 disagreements") < markdown.index(f"### {second.name}: 3 disagreements")
+    page = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    assert page.count("<details><summary>answer (") == 48 and page.count("</details>") == 48
+    assert "THE CONCLUSION." in page and "<script>" not in page and "&lt;script&gt;alert(1)" in page
+    assert "&lt;/details&gt;" in page  # the answer's own </details> is text inside its block
