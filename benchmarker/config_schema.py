@@ -691,8 +691,10 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     problems += _sweep_rules(cfg)
     problems += _batch_rules(cfg, notes)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
-        problems.append(Problem(("models", "eval"), f'required when [eval].judge = '
-                                f'"{cfg.eval.judge}"; e.g. eval = "gpt-4o-mini"'))
+        fix = ('offline models have no LLM judge: set [eval].judge = "deterministic" (or "auto"), or a '
+               'non-offline [provider].type and e.g. eval = "gpt-4o-mini"' if cfg.provider.type == "offline"
+               else f'e.g. eval = "{_MODEL_EXAMPLES.get(cfg.provider.type, "gpt-4o-mini")}"')
+        problems.append(Problem(("models", "eval"), f'required when [eval].judge = "{cfg.eval.judge}"; {fix}'))
     if cfg.eval.judge == "official":
         if not cfg.dataset_repo_path:
             problems.append(Problem(("dataset_repo_path",), 'required when [eval].judge = '
@@ -764,8 +766,10 @@ def _model_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
     if cfg.agent.type != "memory_agent":  # the outside agent answers: only the judge is one of ours
         roles = {"eval": models.eval}
     if provider == "offline":
-        offline = {"agent": f'"{OFFLINE_AGENT}"', "qa": f'"{OFFLINE_READER}"',
-                   "eval": '"" (the deterministic grader)'}
+        # the advice must itself load: an empty eval under judge = "llm" / "official" is refused below
+        grader = ('"" and [eval].judge = "deterministic" (the deterministic grader)'
+                  if cfg.eval.judge in ("llm", "official") else '"" (the deterministic grader)')
+        offline = {"agent": f'"{OFFLINE_AGENT}"', "qa": f'"{OFFLINE_READER}"', "eval": grader}
         return [Problem(("models", role), f'got "{model_id}", but [provider].type = "offline" runs '
                         f'only offline-* models; set [provider].type = "openai" (or bedrock, '
                         f"anthropic) or use {offline[role]}")

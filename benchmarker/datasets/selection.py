@@ -10,6 +10,7 @@ the others. Abstention questions keep their type, as in LongMemEval, and are sam
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Iterable, Sequence
 
@@ -17,6 +18,7 @@ from benchmarker.datasets.longmemeval import QUESTION_TYPES
 from benchmarker.errors import DatasetError
 
 Index = Sequence[tuple[str, str]]
+log = logging.getLogger(__name__)
 
 
 def select_question_ids(index: Index, *, question_ids: Iterable[str] = (),
@@ -45,6 +47,10 @@ def select_question_ids(index: Index, *, question_ids: Iterable[str] = (),
         keep = set(wanted_types)
         pool = [row for row in pool if row[1] in keep]
     if sample:
+        if sample > len(pool):   # say so: a 60-question sample of a 5-question file is 5 questions
+            narrowed = " matching [run].question_ids / question_types" if wanted_ids or wanted_types else ""
+            log.warning("[run].sample = %d but %s has only %d question(s)%s: running all %d",
+                        sample, source, len(pool), narrowed, len(pool))
         pool = stratified_sample(pool, sample, sample_seed)
     if limit:
         pool = pool[:limit]
