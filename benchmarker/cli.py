@@ -1,19 +1,21 @@
-"""The one command: `mycelian-longmemeval VERB ...`, verbs named for what the user does.
+"""The one command: `mycelian-longmemeval VERB ...`, verbs named for what the user does (in `--help` order).
 
     run CONFIG            run (or resume) the benchmark a TOML file describes
+    estimate CONFIG       tokens and cost of a run before paying for it
     report RUN_DIR        re-compute summary.json and the report from a run directory's files
     score RUN_DIR CONFIG  judge a finished run's answers again with CONFIG's judge (no re-ingestion)
     replay RUN_DIR CONFIG re-apply a finished run's recorded memory writes to CONFIG's memory backend,
                           then QA and eval with CONFIG's reader and judge (no agent model call)
-    compare RUN_DIR ...   side by side, per-question flips and a paired significance test
     judge-online CONFIG   the fact-enumeration judge (P / R / F1) over traced memory-extraction runs
-    serve-memory          the embedded Mycelian-compatible memory service (MCP over streamable HTTP
-                          on /mcp, or stdio with --transport stdio)
-    estimate CONFIG       tokens and cost of a run before paying for it
     calibrate CONFIG --labels FILE ...   how far CONFIG's judge agrees with published labels
     oracle RUN_DIR [CONFIG]  the run's questions again with only their gold evidence as context
     view [DIR ...]        browse run directories in a local web page (--bundle OUT: a static copy)
+    compare RUN_DIR ...   side by side, per-question flips and a paired significance test
+    serve-memory          the embedded Mycelian-compatible memory service (MCP over streamable HTTP
+                          on /mcp, or stdio with --transport stdio)
     sample PATH           write the generated LongMemEval-format sample dataset
+
+`--help` lists the verbs once (the subparsers'); this list is for readers of the source.
 """
 
 from __future__ import annotations
@@ -26,15 +28,31 @@ from benchmarker.cli_errors import run_verb
 from benchmarker.commands import command_named, commands
 from benchmarker.redact import redacted_terminal
 
+DESCRIPTION = """Run the LongMemEval memory benchmark (and its other suites) against a memory backend, then
+report, re-judge, compare and browse the results. Each verb has its own --help (VERB --help)."""
+EPILOG = """typical use:
+  mycelian-longmemeval run configs/quickstart.toml          # offline models: no key needed
+  mycelian-longmemeval report runs/<run_id>
+  mycelian-longmemeval compare runs/<a> runs/<b> --out compare.html
+
+exit codes: 0 done; 1 the run stopped (failures in a row, a lost memory server, a full disk);
+2 a usage, config, dataset or run-directory problem (one line says which and how to fix it);
+130 interrupted (everything finished so far is kept: the same command resumes)."""
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mycelian-longmemeval", description=__doc__,
+    parser = argparse.ArgumentParser(prog="mycelian-longmemeval", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging (before or after the verb)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    verbs = parser.add_subparsers(dest="verb", required=True)
+    verbs = parser.add_subparsers(dest="verb", required=True, title="verbs", metavar="VERB")
     for command in commands():  # benchmarker/commands/: one module a verb, in --help order
-        command.add_arguments(verbs.add_parser(command.name, help=command.help))
+        sub = verbs.add_parser(command.name, help=command.help, description=command.description,
+                               epilog=command.epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+        # `run -v CONFIG` works too; SUPPRESS leaves the top-level -v alone when it is not repeated here
+        sub.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                         help="debug logging (same as -v before the verb)")
+        command.add_arguments(sub)
     return parser
 
 

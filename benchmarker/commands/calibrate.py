@@ -30,4 +30,10 @@ def run(args: argparse.Namespace) -> int:
 
 COMMAND = Command(name="calibrate", help="measure CONFIG's judge against labelled answers: agreement, "
                                          "Cohen's kappa, confusion, per type and per file",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Judge published, human- or model-labelled answers with CONFIG's judge (or --judge) "
+                              "and measure how often it agrees with the labels: agreement, Cohen's kappa with an "
+                              "interval, the confusion matrix, per question type and per labels file, and every "
+                              "disagreement in report.html. A run's report then quotes this calibration.",
+                  example="mycelian-longmemeval calibrate configs/calibrate.toml "
+                          "--labels ../shared/data/judge/engrava.eval-results-gpt-4o.jsonl")

@@ -48,4 +48,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 COMMAND = Command(name="compare", help="compare runs: per type, flips, McNemar / paired bootstrap",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Compare runs side by side against the first (the baseline): accuracy per question "
+                              "type with Wilson intervals, retrieval recall / nDCG, the questions that flipped, an "
+                              "exact McNemar test and a paired bootstrap interval. Printed as markdown; --out also "
+                              "writes it as a web page (.html) or markdown (.md).",
+                  example="mycelian-longmemeval compare runs/base runs/new --out compare.html")

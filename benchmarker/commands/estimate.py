@@ -9,7 +9,7 @@ from benchmarker.commands.base import Command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", type=Path)
+    parser.add_argument("config", type=Path, metavar="CONFIG", help="the TOML `run` would be given")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object (schema_version 1) instead of the tables")
 
@@ -29,4 +29,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 COMMAND = Command(name="estimate", help="estimate tokens and cost of the run a TOML config describes",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Estimate the tokens and the cost (USD, from [prices]) of the run CONFIG describes, per "
+                              "role (agent, reader, judge), before paying for it. Nothing is called and nothing is "
+                              "written under the run's output directory; exit 0, or 2 on a config problem.",
+                  example="mycelian-longmemeval estimate configs/openai.toml\n"
+                          "mycelian-longmemeval estimate configs/openai.toml --json")

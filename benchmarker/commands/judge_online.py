@@ -35,4 +35,10 @@ def run(args: argparse.Namespace) -> int:
 
 COMMAND = Command(name="judge-online", help="the fact-enumeration judge over traced memory-extraction runs "
                                             "(LangSmith, or a run's decisions.jsonl)",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Judge memory-extraction runs traced outside the benchmark (LangSmith, or a run's "
+                              "decisions.jsonl): a model enumerates the facts each conversation held and each run "
+                              "stored, giving precision, recall and F1. Results go to CONFIG's run directory; "
+                              "runs already judged are skipped.",
+                  example="mycelian-longmemeval judge-online configs/online.toml --estimate\n"
+                          "mycelian-longmemeval judge-online configs/online.toml")

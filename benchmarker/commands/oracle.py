@@ -12,7 +12,7 @@ from benchmarker.registry import SUITE_LOOKUP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a finished run directory")
     parser.add_argument("config", type=Path, nargs="?", default=None,
                         help="another reader or judge ([provider], [models].qa / eval, [eval]); default: the run's own")
     parser.add_argument("--estimate", action="store_true", help="only price the reader and judge calls: tokens and USD")
@@ -46,4 +46,9 @@ def run(args: argparse.Namespace) -> int:
 
 COMMAND = Command(name="oracle", help="re-ask a finished run's questions with only their gold evidence as the "
                                       "reader's context: how much of the score memory loses",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Ask a finished run's questions again with only their gold evidence sessions as the "
+                              "reader's context, and judge the answers: the gap to the run's own accuracy is what "
+                              "memory lost. Writes RUN_DIR/oracle/ and adds the comparison to the run's report.",
+                  example="mycelian-longmemeval oracle runs/quickstart-1a2b3c4d --estimate\n"
+                          "mycelian-longmemeval oracle runs/quickstart-1a2b3c4d")

@@ -27,4 +27,9 @@ def run(args: argparse.Namespace) -> int:
 
 COMMAND = Command(name="replay", help="re-apply a finished run's memory writes into CONFIG's memory backend, "
                                       "then QA and eval (no agent model call)",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Re-apply the memory writes a finished agent-mode run recorded (decisions.jsonl) to "
+                              "CONFIG's memory backend, then answer and judge with CONFIG's reader and judge: compare "
+                              "memory backends or search settings on the same writes, with no agent model call. "
+                              "Writes a new run directory under CONFIG's [run] output_dir.",
+                  example="mycelian-longmemeval replay runs/quickstart-1a2b3c4d configs/replay_bm25.toml")

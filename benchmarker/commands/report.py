@@ -10,7 +10,7 @@ from benchmarker.registry import SUITE_LOOKUP
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory (runs/<run_id>)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,4 +24,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 COMMAND = Command(name="report", help="rebuild summary.json and report.{md,html} from a run directory",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Re-compute summary.json, report.md, report.html and plots/ from the files a run "
+                              "directory holds (results.jsonl, manifest.json, ...): after an upgrade, or a run that "
+                              "was cut off. No model is called. Refused (exit 2) while a run holds the directory.",
+                  example="mycelian-longmemeval report runs/quickstart-1a2b3c4d")

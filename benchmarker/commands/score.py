@@ -10,7 +10,7 @@ from benchmarker.commands.base import Command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a finished run directory (its answers.jsonl)")
     parser.add_argument("config", type=Path, help="a TOML whose [provider], [models].eval and [eval] set the judge")
 
 
@@ -31,4 +31,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 COMMAND = Command(name="score", help="re-judge a finished run's answers with the judge a config describes",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Judge a finished run's answers again with CONFIG's judge, without re-ingesting or "
+                              "re-answering. The new scores and report go to RUN_DIR/scores/<judge>/; the run's own "
+                              "files are left as they are. Resumable: the same command finishes what is missing.",
+                  example="mycelian-longmemeval score runs/quickstart-1a2b3c4d configs/openai.toml")

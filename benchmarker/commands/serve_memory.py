@@ -23,4 +23,8 @@ def run(args: argparse.Namespace) -> int:
 
 COMMAND = Command(name="serve-memory", help="serve the embedded memory service over MCP (streamable HTTP, "
                                             "or stdio with --transport stdio)",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Serve the embedded Mycelian-compatible memory service (the one `run` starts for "
+                              "[memory] backend = \"embedded\") on its own: MCP over streamable HTTP on "
+                              "http://HOST:PORT/mcp, or over stdin/stdout with --transport stdio. Stop it with Ctrl-C.",
+                  example="mycelian-longmemeval serve-memory --port 11546 --db /tmp/memory.sqlite")

@@ -20,4 +20,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 COMMAND = Command(name="view", help="browse run directories in a local web page (questions, evidence, compare)",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Serve a local web page to browse run directories: each question with its answer, "
+                              "verdict, retrieved memories and gold evidence, and two runs side by side. With "
+                              "--bundle OUT, write a static copy instead of serving. Reads only; writes nothing "
+                              "in the run directories.",
+                  example="mycelian-longmemeval view runs/\n"
+                          "mycelian-longmemeval view runs/quickstart-1a2b3c4d --bundle /tmp/run-view")

@@ -68,3 +68,42 @@ def test_help_imports_no_heavy_module() -> None:
              "benchmarker.run", "benchmarker.graph", "benchmarker.scoring", "benchmarker.reporting", "benchmarker.config",
              "benchmarker.agent")
     assert [m for m in loaded if any(m == h or m.startswith(f"{h}.") for h in heavy)] == []
+
+
+def _subparser(name: str) -> argparse.ArgumentParser:
+    return _verbs(cli._parser()).choices[name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_verb_help_has_a_description_an_example_and_help_on_every_option(name: str) -> None:
+    """Built in-process: `VERB --help` says what the verb does, shows one command line, explains each option."""
+    sub = _subparser(name)
+    assert sub.description and len(sub.description.split()) >= 8, name
+    assert sub.epilog and f"mycelian-longmemeval {name}" in sub.epilog and "example" in sub.epilog.lower(), name
+    assert sub.formatter_class is argparse.RawDescriptionHelpFormatter  # the example keeps its line breaks
+    bare = [a.dest for a in sub._actions if not isinstance(a, argparse._HelpAction) and not (a.help or "").strip()]
+    assert bare == [], f"{name}: options without help: {bare}"
+    text = sub.format_help()
+    assert "example" in text.lower() and sub.description.split("\n")[0] in text
+
+
+def test_run_help_says_resume_output_and_exit_codes() -> None:
+    text = _subparser("run").format_help()
+    for words in ("resume", "output_dir", "run_id", "exit"):
+        assert words in text, words
+
+
+def test_verbose_is_accepted_before_or_after_the_verb() -> None:
+    parser = cli._parser()
+    assert parser.parse_args(["-v", "report", "runs/x"]).verbose is True
+    assert parser.parse_args(["report", "-v", "runs/x"]).verbose is True
+    assert parser.parse_args(["report", "runs/x", "--verbose"]).verbose is True
+    assert parser.parse_args(["report", "runs/x"]).verbose is False
+
+
+def test_the_top_level_help_lists_each_verb_once_in_display_order() -> None:
+    text = cli._parser().format_help()
+    rows = [line.split()[0] for line in text.splitlines() if line.startswith("    ") and line.split()
+            and line.split()[0] in NAMES]
+    assert rows == list(ORDER), rows
+    assert "{" not in text.splitlines()[0] + text.splitlines()[1]  # the usage line names VERB, not the choice list
