@@ -24,10 +24,13 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path)
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--questions-per-type", type=int_in(1, 50), default=2, help="1..50 (default 2)")
-    parser.add_argument("--sessions-per-question", type=int_in(3, 200), default=8, help="3..200 (default 8)")
+    parser.add_argument("path", type=Path, metavar="PATH", help="the JSON file to write (its folder must exist)")
+    parser.add_argument("--seed", type=int, default=42,
+                        help="random seed: the same seed and sizes give the same file (default 42)")
+    parser.add_argument("--questions-per-type", type=int_in(1, 50), default=2,
+                        help="questions per question type, 1..50 (default 2)")
+    parser.add_argument("--sessions-per-question", type=int_in(3, 200), default=8,
+                        help="sessions in each question's haystack, evidence included, 3..200 (default 8)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,4 +49,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 COMMAND = Command(name="sample", help="write the generated LongMemEval-format sample dataset",
-                  add_arguments=add_arguments, run=run)
+                  add_arguments=add_arguments, run=run,
+                  description="Write the generated sample dataset (LongMemEval's JSON format: every question type "
+                              "plus abstention, with their evidence sessions among distractors) to PATH, e.g. to "
+                              "read it or to point [dataset] file at it. The quickstart generates the same data "
+                              "itself.",
+                  example="mycelian-longmemeval sample /tmp/sample_longmemeval.json --questions-per-type 5")
