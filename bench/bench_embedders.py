@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarker.config import load_config  # noqa: E402
-from benchmarker.datasets.longmemeval import parse_instance  # noqa: E402
 from benchmarker.memory.entries import entry_text  # noqa: E402
 from benchmarker.memory.service.embedders import create_embedder  # noqa: E402
 from benchmarker.run.runner import execute_run  # noqa: E402
+from benchmarker.suites.longmemeval.data import parse_instance  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_5q.json"
 REPORTED = ("session.recall_any@1", "session.recall_any@5", "session.recall_all@5", "session.recall_all@10",

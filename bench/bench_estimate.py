@@ -50,7 +50,7 @@ def main() -> int:
         print(f"skipped: {args.data} not found (the five real questions live in ../shared beside the repository)")
         return 0
     from benchmarker.config import load_config
-    from benchmarker.datasets.source import plan_dataset
+    from benchmarker.registry import plan_dataset
     from benchmarker.run.estimate import comparison, estimate_run, format_comparison, schema_tokens
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -28,7 +28,7 @@ def _dataset(tmp: Path, index: int) -> tuple[Path, str, int, int]:
         data = json.loads(REAL_5Q.read_text(encoding="utf-8"))
         question = data[index]
     else:
-        from benchmarker.datasets.sample import generate_sample
+        from benchmarker.suites.sample.data import generate_sample
 
         question = generate_sample(seed=1, questions_per_type=1, sessions_per_question=50)[0]
     path = tmp / "one_question.json"

@@ -72,7 +72,7 @@ def generate(path: Path, size_gb: float, seed: int = 0) -> tuple[int, int]:
 
 def _phase(name: str, path: str, ids: str) -> dict:
     """Run inside the child process: one measured phase."""
-    from benchmarker.datasets.longmemeval import iter_longmemeval, scan_question_index, validate_longmemeval
+    from benchmarker.suites.longmemeval.data import iter_longmemeval, scan_question_index, validate_longmemeval
 
     start = time.perf_counter()
     questions = messages = 0

@@ -54,7 +54,7 @@ json.dump({"code": code, "driver_max_rss_mb": resource.getrusage(resource.RUSAGE
 
 def _data(folder: Path, questions_per_type: int, sessions: int) -> tuple[Path, int, int]:
     sys.path.insert(0, str(REPO))
-    from benchmarker.datasets.sample import generate_sample
+    from benchmarker.suites.sample.data import generate_sample
 
     questions = generate_sample(seed=7, questions_per_type=questions_per_type, sessions_per_question=sessions)
     path = folder / "generated_longmemeval.json"

@@ -28,17 +28,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 REAL_5Q = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_5q.json"
 
-from benchmarker.datasets.longmemeval import parse_instance  # noqa: E402
 from benchmarker.graph import direct_ingest  # noqa: E402
 from benchmarker.graph.progress import RunProgress  # noqa: E402
 from benchmarker.log.records import DecisionRecord, MemoryRecord  # noqa: E402
 from benchmarker.log.store import RunLog  # noqa: E402
+from benchmarker.suites.longmemeval.data import parse_instance  # noqa: E402
 
 
 def _question(index: int) -> dict[str, Any]:
     if REAL_5Q.exists():
         return json.loads(REAL_5Q.read_text(encoding="utf-8"))[index]
-    from benchmarker.datasets.sample import generate_sample
+    from benchmarker.suites.sample.data import generate_sample
 
     return generate_sample(seed=1, questions_per_type=1, sessions_per_question=50)[0]
 

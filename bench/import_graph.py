@@ -5,6 +5,7 @@ tests/test_import_graph.py asserts there are none."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -36,8 +37,27 @@ def _import_nodes(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
+_MODULE_PATH = re.compile(r"benchmarker(?:\.[A-Za-z_]\w*)*(?::[\w.]+)?")
+
+
+def _module_strings(tree: ast.AST) -> list[str]:
+    """In a module that loads code by name (it calls `import_module` or `iter_modules`), the modules it
+    names in strings outside its docstrings ("benchmarker.x", a package to scan, "module:attribute"):
+    a hidden import is still an import. Elsewhere such strings name package data (resources.files)."""
+    loads = any(isinstance(node, ast.Call) and (getattr(node.func, "attr", None) or getattr(node.func, "id", None))
+                in ("import_module", "iter_modules") for node in ast.walk(tree))
+    if not loads:
+        return []
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value.partition(":")[0] for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+            and _MODULE_PATH.fullmatch(node.value)]
+
+
 def _runtime_imports(tree: ast.AST) -> list[str]:
-    found: list[str] = []
+    found: list[str] = _module_strings(tree)
     for node in _import_nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append(node.module)
@@ -77,7 +97,7 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def _imported_modules(tree: ast.AST, modules: set[str]) -> list[str]:
     """Like `_runtime_imports`, but `from pkg import submodule` names the submodule, not the package."""
-    found: list[str] = []
+    found: list[str] = _module_strings(tree)
     for node in _import_nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             for alias in node.names:

@@ -19,10 +19,10 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from benchmarker.config_schema import DatasetConfig, Problem, RunConfig, check_rules
+from benchmarker.config_schema import LONGMEMEVAL_VARIANTS, DatasetConfig, Problem, RunConfig, check_rules
 from benchmarker.errors import ConfigError
 from benchmarker.redact import is_secret_name
-from benchmarker.registry import suite
+from benchmarker.registry import DATASET_KINDS, dataset_kinds_where, suite
 
 try:  # the project supports 3.11+, where tomllib is stdlib; tomli is the same parser
     import tomllib
@@ -65,13 +65,16 @@ def load_config(path: str | Path) -> RunConfig:
     raw = _parse_toml(path, data)
     problems = _find_secrets(raw)
     secret_locs = {p.loc for p in problems}
+    problems += _kind_problems(raw)
     try:
         cfg = RunConfig.model_validate(_without(raw, secret_locs))
     except ValidationError as exc:
         problems += [_from_pydantic(err) for err in exc.errors()]
         raise _config_error(path, problems) from None
+    if problems:   # an unknown kind: no suite to ask for its rules
+        raise _config_error(path, problems)
     cfg, rule_problems, notes = check_rules(cfg)
-    rule_problems += _suite_option_problems(cfg)
+    rule_problems += _suite_problems(cfg) + _suite_option_problems(cfg)
     run_id = cfg.run_id or f"{_safe_stem(path)}-{canonical_hash(cfg)[:8]}"
     cfg, path_problems = _resolve_paths(cfg, path.resolve().parent)
     problems += rule_problems + path_problems
@@ -231,6 +234,38 @@ def _from_pydantic(err: Mapping[str, Any]) -> Problem:
     return Problem(loc, f"{got}; {err['msg']}")
 
 
+def _kind_problems(raw: Mapping[str, Any]) -> list[Problem]:
+    """`[dataset].kind` (or the `dataset = "..."` shorthand) must name a discovered suite."""
+    data = raw.get("dataset")
+    kinds = [f'"{k}"' for k in DATASET_KINDS]
+    if isinstance(data, str) and data not in LONGMEMEVAL_VARIANTS and data not in DATASET_KINDS:
+        return [Problem(("dataset",), f"got {_show(data)}; expected a LongMemEval variant (s, m, oracle), a dataset "
+                        f"kind ({', '.join(DATASET_KINDS)}) or a [dataset] table")]
+    kind = data.get("kind") if isinstance(data, Mapping) else None
+    if isinstance(kind, str) and kind not in DATASET_KINDS:
+        return [Problem(("dataset", "kind"), f"got {_show(kind)}; allowed values: {', '.join(kinds[:-1])} or "
+                        f"{kinds[-1]}")]
+    return []
+
+
+def _suite_problems(cfg: RunConfig) -> list[Problem]:
+    """The rules that depend on the dataset's suite: which data keys it reads, whether LongMemEval's
+    official judge applies, then the suite's own cross-key rules."""
+    data, got = cfg.dataset, suite(cfg.dataset.kind)
+    problems: list[Problem] = []
+    if cfg.dataset_file and not got.reads_dataset_file:
+        problems.append(Problem(("dataset_file",), f'is only read when [dataset].kind = '
+                                f'"longmemeval" (kind is "{data.kind}"); remove it or fix the kind'))
+    if data.file and not got.reads_file:
+        kinds = [f'"{k}"' for k in dataset_kinds_where("reads_file")]
+        problems.append(Problem(("dataset", "file"), f"is only read by kinds {', '.join(kinds[:-1])} and "
+                                f'{kinds[-1]} (kind is "{data.kind}"); remove it'))
+    if cfg.eval.judge == "official" and not got.official_judge:
+        problems.append(Problem(("eval", "judge"), '"official" only grades LongMemEval-format '
+                                f'datasets (kind is "{data.kind}"); use "llm" or "deterministic"'))
+    return problems + got.config_problems(cfg)
+
+
 def _suite_option_problems(cfg: RunConfig) -> list[Problem]:
     """The `[dataset]` keys beyond the shared ones, checked by the suite's own options model
     (`Suite.dataset_options`); without one, each is an unknown key."""
@@ -372,7 +407,7 @@ def _origin(written: str, base: Path) -> str:
 def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[str, str]
                      ) -> tuple[str, list[Problem]]:
     """The LongMemEval / fact-case file to read: explicit file first, else found in the clone."""
-    from benchmarker.datasets.longmemeval import find_longmemeval_file
+    from benchmarker.suites.longmemeval.data import find_longmemeval_file
 
     (repo, repo_origin), (file, file_origin) = repo_at, file_at
     file_key = ("dataset_file",) if cfg.dataset_file else ("dataset", "file")

@@ -21,12 +21,15 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Iterable, Iterator, MutableMapping, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, overload
 
 from benchmarker.errors import UserError
+from benchmarker.log.records import DEFAULT_RECORD_KIND
 
 if TYPE_CHECKING:
+    from benchmarker.datasets.source import DatasetPlan
     from benchmarker.suites.base import Suite
 
 SUITES_PACKAGE = "benchmarker.suites"
@@ -35,12 +38,6 @@ ENTRY_POINT_GROUP = "mycelian_longmemeval.suites"
 # then the entry-point suites (by name). Only the order: a kind missing here is still found.
 BUILTIN_ORDER = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo")
 
-# The `kind` a case / answer / result line carries (the data modules stamp their cases with these)
-LONGMEMEVAL, LONG_HORIZON, LEVEL, FACT_EXTRACTION, LOCOMO = (
-    "longmemeval", "long_horizon", "level", "fact_extraction", "locomo")
-DEFAULT_RECORD_KIND = LONGMEMEVAL   # a line written before lines carried their kind
-DEFAULT_DATASET_KIND = "sample"       # a config naming no data runs the generated sample
-DATA_FILE_KIND = "longmemeval"        # a config naming a data file (or a clone) without a kind
 
 
 class _Discovered(MutableMapping[str, str]):
@@ -263,3 +260,9 @@ class _Lookup:
 
 
 SUITE_LOOKUP = _Lookup()
+
+
+def plan_dataset(config: Any, run_dir: Path) -> DatasetPlan:
+    """Resolve `[dataset]` into case groups (the kind's suite plans them); generated data is
+    written into the run directory."""
+    return suite(config.dataset.kind).plan(config, run_dir)

@@ -28,9 +28,9 @@ Instance = dict[str, Any]
 
 def load(path: str) -> tuple[str, str, str]:
     """(kind, what, message): ("loaded", n, ""), ("user_error", type, msg) or ("other", type, msg)."""
-    from benchmarker.datasets.longmemeval import iter_longmemeval, scan_question_index, validate_longmemeval
     from benchmarker.datasets.selection import select_question_ids
     from benchmarker.errors import UserError
+    from benchmarker.suites.longmemeval.data import iter_longmemeval, scan_question_index, validate_longmemeval
 
     try:
         selected = set(select_question_ids(scan_question_index(path), source=path))
@@ -38,7 +38,7 @@ def load(path: str) -> tuple[str, str, str]:
         cases = list(iter_longmemeval(path, only_ids=selected))
     except UserError as err:
         return "user_error", type(err).__name__, str(err)
-    except Exception as err:  # noqa: BLE001 - exactly what this group counts
+    except Exception as err:
         return "other", type(err).__name__, str(err)[:300]
     return "loaded", str(len(cases)), ""
 
@@ -203,7 +203,7 @@ def judge(expect: str, result: tuple[str, str, str], path: Path) -> tuple[str, s
 
 
 def run(workdir: Path, tally: Tally, *, timeout_s: float = 60.0) -> Tally:
-    from benchmarker.datasets.sample import generate_sample
+    from benchmarker.suites.sample.data import generate_sample
 
     base = generate_sample(seed=3, questions_per_type=1, sessions_per_question=3)
     folder = workdir / "datasets"

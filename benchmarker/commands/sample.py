@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarker.datasets.sample import write_sample
+    from benchmarker.suites.sample.data import write_sample
 
     if args.path.is_dir():
         raise UserError(f"sample: {args.path} is a directory; give a file path, e.g. "

@@ -14,7 +14,6 @@ import logging
 import random
 from collections.abc import Iterable, Sequence
 
-from benchmarker.datasets.longmemeval import QUESTION_TYPES
 from benchmarker.errors import DatasetError
 
 Index = Sequence[tuple[str, str]]
@@ -23,8 +22,10 @@ log = logging.getLogger(__name__)
 
 def select_question_ids(index: Index, *, question_ids: Iterable[str] = (),
                         question_types: Iterable[str] = (), limit: int = 0, sample: int = 0,
-                        sample_seed: int = 42, source: str = "the dataset") -> list[str]:
-    """Apply `[run]` question_ids, question_types, sample and limit (in that order)."""
+                        sample_seed: int = 42, source: str = "the dataset", known_types: Iterable[str] = ()
+                        ) -> list[str]:
+    """Apply `[run]` question_ids, question_types, sample and limit (in that order). A type in
+    `known_types` (the benchmark's own list) selects nothing when absent rather than failing."""
     wanted_ids, wanted_types = list(question_ids), list(question_types)
     if limit < 0 or sample < 0:
         raise DatasetError("[run].limit and [run].sample must be >= 0 (0 means off)")
@@ -39,8 +40,8 @@ def select_question_ids(index: Index, *, question_ids: Iterable[str] = (),
         pool = [row for row in pool if row[0] in keep]
     if wanted_types:
         present = {qtype for _, qtype in index}
-        unknown = [t for t in dict.fromkeys(wanted_types) if t not in present and
-                   t not in QUESTION_TYPES]
+        known = set(known_types)
+        unknown = [t for t in dict.fromkeys(wanted_types) if t not in present and t not in known]
         if unknown:
             raise DatasetError(f"[run].question_types: unknown type {_listing(unknown)}; types "
                                f"in {source}: {_listing(sorted(present))}")

@@ -5,13 +5,13 @@ Each suite plans its own (benchmarker/suites/<name>/ `plan`); this module holds 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmarker.datasets.schema import Case
-from benchmarker.registry import suite
 
 
 @dataclass
@@ -36,7 +36,10 @@ class DatasetPlan:
         return sum(g.questions for g in self.groups)
 
 
-def plan_dataset(config, run_dir: Path) -> DatasetPlan:
-    """Resolve `[dataset]` into case groups (the kind's suite plans them); generated data is
-    written into the run directory."""
-    return suite(config.dataset.kind).plan(config, run_dir)
+def dataset_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:
+    """sha256 of the file's bytes, read in chunks (the manifest pins the exact data)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(chunk_size):
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from benchmarker.agent.ledger import TokenLedger
 from benchmarker.agent.tracing import RunTracing
-from benchmarker.config import RunConfig
+from benchmarker.config_schema import RunConfig
 from benchmarker.datasets.schema import Case
 from benchmarker.graph.progress import RunProgress
 from benchmarker.graph.state import Setup

@@ -1,4 +1,4 @@
-"""Node: score every answer of the case that has no result yet (benchmarker.suites.score), attribute
+"""Node: score every answer of the case that has no result yet (benchmarker.score), attribute
 each verdict to the stage that lost it (scoring/attribution.py), then the whole case where its suite
 scores one (a level's own score).
 
@@ -15,8 +15,8 @@ from langgraph.runtime import Runtime
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 from benchmarker.registry import suite_of_record
+from benchmarker.score import score
 from benchmarker.scoring.attribution import attribute, case_writes
-from benchmarker.suites.score import score
 
 
 async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:

@@ -19,7 +19,6 @@ from typing import Any
 
 from benchmarker.log.records import AnswerRecord, DecisionRecord, LogRecord, MemoryRecord, ResultRecord
 from benchmarker.log.store import OTHER_WRITERS, ResumeState, error_record, into_memory, note_done, written_lines
-from benchmarker.registry import suite_of_record
 
 
 @dataclass
@@ -36,22 +35,18 @@ class CaseSlice:
     writes: list[dict[str, Any]] = field(default_factory=list)  # a resumed case's memory writes (attribution)
 
     @classmethod
-    def from_logs(cls, case, logs: Sequence[Any]) -> CaseSlice:
-        """The case's part of each point's `RunLog.done` (run-level records from the first log)."""
+    def from_logs(cls, case, logs: Sequence[Any], *, reads_trace: bool) -> CaseSlice:
+        """The case's part of each point's `RunLog.done` (run-level records from the first log);
+        `reads_trace`: the case's suite scores from the agent's logged calls, so they are sent too."""
         base = logs[0].done
         ids = [q.question_id for q in case.questions] or [case.case_id]
         memory = base.memories.get(case.case_id)
         return cls(case_id=case.case_id, memory=memory, max_attempt=base.max_attempt.get(case.case_id, 0),
-                   agent_calls=logs[0].agent_tool_calls(case.case_id) if memory is not None and _reads_trace(case) else [],
+                   agent_calls=logs[0].agent_tool_calls(case.case_id) if memory is not None and reads_trace else [],
                    answered=[{q: log.done.answered[q] for q in ids if q in log.done.answered} for log in logs],
                    judged=[{q: log.done.judged[q] for q in ids if q in log.done.judged} for log in logs],
                    levels=[case.case_id in log.done.levels for log in logs],
                    writes=logs[0].memory_writes(case.case_id, memory.memory_id) if memory is not None else [])
-
-
-def _reads_trace(case) -> bool:
-    """Only some suites (a level's own score, a fact-extraction read-back) look at the agent's logged calls."""
-    return suite_of_record(case.kind).reads_agent_trace
 
 
 @dataclass

@@ -5,7 +5,7 @@ The judge is the one a run of CONFIG would use (`[eval] judge`, `[models].eval`,
 `[eval] votes`, `judge_retries` and `[eval.thresholds]`; the deterministic grader with `[provider]
 type = "offline"`), or each `--judge` given (deterministic | llm | official), so our `llm` prompts
 and LongMemEval's official ones are calibrated on the same labels in one command. It grades every
-labelled answer through `benchmarker.suites.score.score`, the same entry point a run's eval phase
+labelled answer through `benchmarker.score.score`, the same entry point a run's eval phase
 uses, and writes `ROOT/<judge label>/` (ROOT: `--out`, else `<[run] output_dir>/calibration`):
 
     calibration.json    the summary (n, agreement, kappa + bootstrap interval, confusion, precision,
@@ -163,8 +163,8 @@ async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
     from benchmarker.graph.progress import RunProgress
     from benchmarker.run.models import build_models
     from benchmarker.run.runner import ledger_totals
+    from benchmarker.score import score
     from benchmarker.scoring.judges import DeterministicGrader
-    from benchmarker.suites.score import score
 
     config = choice.config
     llm = judge_class(choice.kind).needs_model

@@ -47,10 +47,9 @@ from typing import Any
 
 from benchmarker.agent.ledger import Usage, batch_price, price_usage
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
-from benchmarker.datasets.source import plan_dataset
 from benchmarker.graph.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
-from benchmarker.registry import suite, suite_of_record
+from benchmarker.registry import plan_dataset, suite, suite_of_record
 from benchmarker.run.estimate_model import (
     ADD_ENTRY_ARGS_TOKENS,
     CALL_TOKENS,

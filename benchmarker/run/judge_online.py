@@ -170,11 +170,11 @@ async def items_from_langsmith(config, client) -> list[ExtractionItem]:
 def items_from_run_dir(config) -> Iterator[ExtractionItem]:
     """Every ingestion turn of a finished harness run, rebuilt from its dataset and decisions.jsonl."""
     from benchmarker.config import load_config
-    from benchmarker.datasets.source import plan_dataset
     from benchmarker.graph.ingest import ingest_units
     from benchmarker.log.records import DecisionRecord, read_records
     from benchmarker.log.store import RunLog
     from benchmarker.log.written import written_texts
+    from benchmarker.registry import plan_dataset
 
     run_dir = Path(config.online.run_dir)
     manifest = read_json_object(run_dir / "manifest.json")

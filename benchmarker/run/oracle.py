@@ -84,7 +84,7 @@ async def run_oracle(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
     from benchmarker.run.rescore import _cases_for
-    from benchmarker.suites.score import score
+    from benchmarker.score import score
 
     answers = gold_answers(run_dir)
     cases = _cases_for(config, run_dir, answers)

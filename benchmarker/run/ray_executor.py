@@ -34,6 +34,7 @@ from benchmarker.log.collect import CaseSlice
 from benchmarker.log.records import LogRecord
 from benchmarker.log.store import ANSWERS_DIR_FILES, RunLog
 from benchmarker.redact import redact_url
+from benchmarker.registry import suite_of_record
 from benchmarker.run.ray_worker import CaseOutcome, CaseTask, CaseWorker, RemoteFailure
 
 log = logging.getLogger(__name__)
@@ -196,7 +197,7 @@ class RayExecutor:
         return outcome.finals[point]
 
     async def _dispatch(self, case: Any) -> CaseOutcome:
-        task = CaseTask(slice=CaseSlice.from_logs(case, self.logs), points=list(self.points))
+        task = CaseTask(slice=CaseSlice.from_logs(case, self.logs, reads_trace=suite_of_record(case.kind).reads_agent_trace), points=list(self.points))
         last: BaseException | None = None
         for attempt in range(self.config.run.case_retries + 1):
             if attempt:

@@ -159,7 +159,7 @@ def source_config(manifest: dict[str, Any]) -> dict[str, Any]:
 def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[str] | None:
     """Raise UserError when CONFIG's dataset or selection is not the source run's; return CONFIG's
     selected question ids (a subset of the source's is fine), or None for kinds without a selection."""
-    from benchmarker.datasets.source import plan_dataset
+    from benchmarker.registry import plan_dataset
 
     kind = config.dataset.kind
     source = manifest.get("dataset") or {}
@@ -184,7 +184,7 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
             if diff:
                 raise UserError(f"{where}: the dataset differs from the source run's" + diff)
             return None
-        from benchmarker.datasets.longmemeval import scan_question_index
+        from benchmarker.suites.longmemeval.data import scan_question_index
 
         assert plan.path is not None  # a LongMemEval plan reads a file
         index = scan_question_index(plan.path)
@@ -202,10 +202,12 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
 
 def _select(index: list[tuple[str, str]], run: dict[str, Any]) -> list[str]:
     from benchmarker.datasets.selection import select_question_ids
+    from benchmarker.suites.longmemeval.data import QUESTION_TYPES
 
     return select_question_ids(index, question_ids=list(run.get("question_ids") or ()),
                                question_types=list(run.get("question_types") or ()), limit=int(run.get("limit") or 0),
-                               sample=int(run.get("sample") or 0), sample_seed=int(run.get("sample_seed", 42)))
+                               sample=int(run.get("sample") or 0), sample_seed=int(run.get("sample_seed", 42)),
+                               known_types=QUESTION_TYPES)
 
 
 def _data_name(path: Any) -> str:

@@ -34,7 +34,7 @@ def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
 
 def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
     """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset."""
-    from benchmarker.datasets.source import plan_dataset
+    from benchmarker.registry import plan_dataset
 
     wanted = {a.case_id for a in answers.values() if suite_of_record(a.kind).needs_case}
     if not wanted:
@@ -68,7 +68,7 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
     from benchmarker.run.run_files import require_whole
-    from benchmarker.suites.score import score
+    from benchmarker.score import score
 
     for name in ("answers.jsonl", "memories.jsonl"):  # a record cut off mid-write would be dropped silently
         require_whole(run_dir / name, "score")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
 from benchmarker.agent.prompts import prompts_dir
-from benchmarker.datasets.source import DatasetPlan, plan_dataset
+from benchmarker.datasets.source import DatasetPlan
 from benchmarker.errors import MemoryServerLost, UserError, leaves
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import SearchSettings
@@ -24,7 +24,7 @@ from benchmarker.graph.progress import RunProgress
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl
 from benchmarker.log.safe_open import create_exclusive
 from benchmarker.log.store import PointLogs, RunLog
-from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.registry import SUITE_LOOKUP, plan_dataset
 from benchmarker.run.context import build_context
 from benchmarker.run.inputs import check_resume, run_inputs
 from benchmarker.run.manifest import build_manifest, utc_now

@@ -15,7 +15,7 @@ from benchmarker.agent.adapters import (
     SubprocessAgentAdapter,
     SubprocessAgentSettings,
 )
-from benchmarker.config import RunConfig
+from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
 from benchmarker.redact import redact, redact_url
 

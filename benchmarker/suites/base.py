@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from benchmarker.config_schema import Problem
-from benchmarker.registry import dataset_kinds_where
 
 if TYPE_CHECKING:
     from benchmarker.config_schema import RunConfig, ThresholdsConfig
@@ -67,17 +66,9 @@ class Suite(ABC):
         return self.data_problems(cfg) + self._question_type_problems(cfg) + self._adversary_problems(cfg)
 
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
-        """What names the data: a file only where the suite reads one."""
-        problems: list[Problem] = []
-        data = cfg.dataset
-        if cfg.dataset_file and not self.reads_dataset_file:
-            problems.append(Problem(("dataset_file",), f'is only read when [dataset].kind = '
-                                    f'"longmemeval" (kind is "{data.kind}"); remove it or fix the kind'))
-        if data.file and not self.reads_file:
-            kinds = [f'"{k}"' for k in dataset_kinds_where("reads_file")]
-            problems.append(Problem(("dataset", "file"), f"is only read by kinds {', '.join(kinds[:-1])} and "
-                                    f'{kinds[-1]} (kind is "{data.kind}"); remove it'))
-        return problems
+        """What the suite requires of the keys naming its data (config.py already refuses a file key
+        the suite does not read)."""
+        return []
 
     def missing_file_hint(self, path: str) -> str:
         """What to do when `[dataset].file` names no file (`path`, resolved): the way that leads to a run."""

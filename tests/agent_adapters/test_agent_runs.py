@@ -13,8 +13,8 @@ import pytest
 
 from benchmarker.cli import main
 from benchmarker.config import load_config
-from benchmarker.datasets.sample import write_sample
 from benchmarker.run.runner import execute_run
+from benchmarker.suites.sample.data import write_sample
 from tests.agent_adapters.example_http_agent import ExampleHttpAgent
 from tests.floor import offline_floor, pinned
 

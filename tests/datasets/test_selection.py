@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarker.datasets.longmemeval import QUESTION_TYPES
 from benchmarker.datasets.selection import allocate, select_question_ids
 from benchmarker.errors import DatasetError
+from benchmarker.suites.longmemeval.data import QUESTION_TYPES
 
 INDEX = [(f"q{i}" + ("_abs" if i % 10 == 0 else ""), QUESTION_TYPES[i % 6]) for i in range(60)]
 

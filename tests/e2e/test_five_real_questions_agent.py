@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarker.datasets.longmemeval import parse_date
+from benchmarker.suites.longmemeval.data import parse_date
 from tests.attribution_check import check_attribution
 from tests.e2e.cli import read_lines as lines
 from tests.e2e.cli import run_cli as cli

@@ -10,7 +10,6 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from benchmarker.datasets.schema import Case
-from benchmarker.datasets.source import plan_dataset
 from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.ingest import ingest
@@ -21,6 +20,7 @@ from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.store import RunLog
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.drivers.mycelian import MycelianDriver
+from benchmarker.registry import plan_dataset
 from benchmarker.run.context import RunParts, build_context, memory_agent
 from benchmarker.run.models import build_models
 from benchmarker.run.runner import ledger_totals, sweep_points

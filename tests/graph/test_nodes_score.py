@@ -11,7 +11,7 @@ from benchmarker.graph.qa import qa
 from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.summarise import summarise
 from benchmarker.suites.levels.scoring import score_level
-from benchmarker.suites.score import score
+from benchmarker.score import score
 from tests.graph.support import FACTS, LEVEL_L13, SAMPLE, cases_of, ingested, lines, node_context, runtime, smallest
 
 

@@ -57,7 +57,7 @@ async def test_a_case_on_a_collecting_log_writes_nothing_and_hands_back_every_re
     setup = (await setup_state(base))["setup"]
     case = cases_of(config)[0]
     driver_logs = [RunLog(config.run_dir), RunLog(config.run_dir, answers_dir=config.run_dir / "points" / "k3")]
-    slice_ = CaseSlice.from_logs(case, driver_logs)
+    slice_ = CaseSlice.from_logs(case, driver_logs, reads_trace=False)
     collected, logs = CollectingLog.for_points(slice_, run_dir=tmp_path / "worker")
     for point_log, top_k in zip(logs, (10, 3)):
         point = dataclasses.replace(base.point, search=dataclasses.replace(base.search, top_k=top_k))
@@ -92,7 +92,7 @@ async def test_a_level_scored_on_a_worker_equals_the_local_score_and_a_lost_atte
     local_level = lines(local.log.path_of("levels.jsonl"))
 
     driver = RunLog(config.run_dir)
-    slice_ = CaseSlice.from_logs(case, [driver])
+    slice_ = CaseSlice.from_logs(case, [driver], reads_trace=True)
     lost, _ = CollectingLog.for_points(slice_, run_dir=tmp_path / "w0")   # the attempt whose worker died:
     del lost                                                              # its records never reach the driver
     collected, (worker_log,) = CollectingLog.for_points(slice_, run_dir=tmp_path / "w1")

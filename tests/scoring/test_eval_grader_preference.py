@@ -61,7 +61,7 @@ def test_an_answer_that_knows_nothing_about_the_user_fails_even_on_topic():
 async def test_a_runs_scoring_gives_the_grader_the_records_question():
     """The eval phase and `calibrate` grade answer lines through `score`: the line's question reaches the rule."""
     from benchmarker.scoring.judges import DeterministicGrader
-    from benchmarker.suites.score import score
+    from benchmarker.score import score
 
     line = {"kind": "longmemeval", "case_id": "p1", "question_id": "p1", "question_type": PREF, "question": MIAMI_Q,
             "answer": MIAMI_RUBRIC, "hypothesis": "Here are some popular hotels in Miami: the Grand Hotel and the Plaza Hotel."}

@@ -8,7 +8,7 @@ from langchain_openai import ChatOpenAI
 
 from benchmarker.scoring.judge import choose_prompt, judge_answer, parse_yes_no
 from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
-from benchmarker.suites.score import score
+from benchmarker.score import score
 
 
 def chat(server: FakeJudgeServer, temperature: float | None = 0.0) -> ChatOpenAI:

@@ -11,13 +11,13 @@ import pytest
 
 from benchmarker import registry
 from benchmarker.datasets.schema import Case, Question, Session
-from benchmarker.datasets.source import CaseGroup, DatasetPlan, plan_dataset
-from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.datasets.source import CaseGroup, DatasetPlan
+from benchmarker.registry import SUITE_LOOKUP, plan_dataset
 from benchmarker.reporting.sections import extra_sections, suite_summaries
 from benchmarker.reporting.summary import build_summary
 from benchmarker.scoring.judges import DeterministicGrader
 from benchmarker.suites.base import Suite
-from benchmarker.suites.score import score
+from benchmarker.score import score
 
 
 @pytest.mark.parametrize("kind", registry.DATASET_KINDS)

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarker.config import RunConfig
+from benchmarker.config_schema import RunConfig
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError, UserError
 from benchmarker.log.records import MemoryRecord

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarker.config import RunConfig
+from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
 from benchmarker.memory.client import WaitLimit, auth_headers
 from benchmarker.memory.driver import MemoryDriver

@@ -25,7 +25,7 @@ from typing import Any
 import ijson
 
 from benchmarker.errors import UserError
-from benchmarker.registry import LONGMEMEVAL
+from benchmarker.log.records import DEFAULT_RECORD_KIND
 
 GOLD_FIELDS = ("question_id", "question_type", "question", "answer")
 
@@ -61,9 +61,9 @@ class LabelledAnswer:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
     def record(self) -> dict[str, Any]:
-        """The answer line the judge (benchmarker.suites.score.score) grades."""
+        """The answer line the judge (benchmarker.score.score) grades."""
         g = self.gold
-        return {"kind": LONGMEMEVAL, "case_id": g.question_id, "question_id": g.question_id,
+        return {"kind": DEFAULT_RECORD_KIND, "case_id": g.question_id, "question_id": g.question_id,
                 "question_type": g.question_type, "question": g.question, "answer": g.answer,
                 "hypothesis": self.hypothesis, "is_abstention": self.abstention}
 

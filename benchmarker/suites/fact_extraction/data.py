@@ -22,8 +22,8 @@ from jsonschema import Draft202012Validator
 
 from benchmarker.datasets.schema import Case, Message, Session
 from benchmarker.errors import DatasetError
-from benchmarker.registry import FACT_EXTRACTION
 
+FACT_EXTRACTION = "fact_extraction"   # the `kind` its cases and lines carry (the suite's record_kinds)
 SCENARIOS = (
     "simple_extraction", "chit_chat", "constraint", "conflict_resolution", "multiple_blocks",
     "non_agreement", "preference", "append", "cost_revenue", "explicit_agreement",

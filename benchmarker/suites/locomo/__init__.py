@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.config_schema import Problem, RunConfig
-from benchmarker.datasets.longmemeval import dataset_sha256
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
-from benchmarker.datasets.source import CaseGroup, DatasetPlan
+from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
 from benchmarker.scoring.judge import LOCOMO_TEMPLATES
 from benchmarker.suites.base import Record, Suite
 from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, select_locomo

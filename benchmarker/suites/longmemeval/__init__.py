@@ -10,17 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarker.datasets.longmemeval import (
+from benchmarker.datasets.schema import Case, Question
+from benchmarker.datasets.selection import select_question_ids
+from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
+from benchmarker.suites.base import Record, Suite
+from benchmarker.suites.longmemeval.data import (
     QUESTION_TYPES,
-    dataset_sha256,
     iter_longmemeval,
     scan_question_index,
     validate_longmemeval,
 )
-from benchmarker.datasets.schema import Case, Question
-from benchmarker.datasets.selection import select_question_ids
-from benchmarker.datasets.source import CaseGroup, DatasetPlan
-from benchmarker.suites.base import Record, Suite
 
 
 class LongMemEval(Suite):
@@ -44,7 +43,7 @@ class LongMemEval(Suite):
         run = config.run
         selected = select_question_ids(index, question_ids=list(run.question_ids),
                                        question_types=list(run.question_types), limit=run.limit, sample=run.sample,
-                                       sample_seed=run.sample_seed)
+                                       sample_seed=run.sample_seed, known_types=QUESTION_TYPES)
         wanted = set(selected)
         validate_longmemeval(path, only_ids=wanted)  # before the service starts or any model is called
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchmarker.datasets.sample import write_sample
 from benchmarker.suites.longmemeval import LongMemEval
+from benchmarker.suites.sample.data import write_sample
 
 
 class Sample(LongMemEval):

@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 from benchmarker.cli import main
-from benchmarker.graph.evidence_adversary import TURNS_SHOWN, case_turns, check, checked_questions, shown_turns
 from benchmarker.datasets.schema import Case, Message, Question, Session
+from benchmarker.graph.evidence_adversary import TURNS_SHOWN, case_turns, check, checked_questions, shown_turns
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml
 
@@ -186,7 +186,7 @@ def test_on_real_longmemeval_cases_the_evidence_turns_are_shown_and_checkable():
 
     if not REAL_5Q.is_file():
         pytest.skip(f"{REAL_5Q} is absent")
-    from benchmarker.datasets.longmemeval import iter_longmemeval
+    from benchmarker.suites.longmemeval.data import iter_longmemeval
 
     for case in iter_longmemeval(REAL_5Q):
         shown = shown_turns(case, 1)

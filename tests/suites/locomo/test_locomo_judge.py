@@ -11,7 +11,7 @@ from benchmarker.registry import suite_of_record
 from benchmarker.scoring.judge import choose_prompt, judge_answer, parse_label
 from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
 from benchmarker.suites.locomo.data import NOT_MENTIONED
-from benchmarker.suites.score import score
+from benchmarker.score import score
 from tests.scoring.fake_judge_server import FakeJudgeServer
 
 TRAP = "self-care is important"

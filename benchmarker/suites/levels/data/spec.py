@@ -9,8 +9,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
-from benchmarker.registry import LEVEL
 
+LEVEL = "level"   # the `kind` its cases and lines carry (the suite's record_kinds)
 Scoring = str  # "rubric" | "tool_trace" | "forgetting" | "adversarial" | "decision"
 
 

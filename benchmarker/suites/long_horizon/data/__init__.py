@@ -20,7 +20,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
-from benchmarker.registry import LONG_HORIZON
 from benchmarker.suites.long_horizon.data.dialogue import BLOCK_NAMES, RawSession, build_world, layout, unit_counts
 from benchmarker.suites.long_horizon.data.questions import (
     CATEGORIES,
@@ -45,6 +44,7 @@ from benchmarker.suites.long_horizon.data.world import World
 MIN_TURNS, MAX_TURNS = 100, 5000
 
 
+LONG_HORIZON = "long_horizon"   # the `kind` its cases and lines carry (the suite's record_kinds)
 @dataclass(frozen=True)
 class LongHorizonDataset:
     """One generated dialogue as a Case, plus its ground-truth facts."""

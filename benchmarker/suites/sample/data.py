@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from benchmarker.datasets.longmemeval import QUESTION_TYPES, iter_stream
 from benchmarker.datasets.schema import Case
+from benchmarker.suites.longmemeval.data import QUESTION_TYPES, iter_stream
 
 ABSTENTION_TYPES = ("single-session-user", "multi-session", "temporal-reasoning")
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")

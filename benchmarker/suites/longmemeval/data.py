@@ -8,7 +8,6 @@ fails with a DatasetError naming the file, the instance index, the question id a
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -20,8 +19,8 @@ import ijson
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
-from benchmarker.registry import LONGMEMEVAL
 
+RECORD_KIND = "longmemeval"   # the `kind` its cases and lines carry
 QUESTION_TYPES = (
     "single-session-user", "single-session-assistant", "single-session-preference",
     "multi-session", "temporal-reasoning", "knowledge-update",
@@ -246,14 +245,6 @@ def _scanned_type(source: str, index: int, qid: str, qtype: Any) -> str:
     return qtype
 
 
-def dataset_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:
-    """sha256 of the file's bytes, read in chunks (the manifest pins the exact data)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while chunk := stream.read(chunk_size):
-            digest.update(chunk)
-    return digest.hexdigest()
-
 
 # --- streaming -----------------------------------------------------------------------------
 
@@ -411,7 +402,7 @@ def parse_instance(raw: Any, *, index: int, source: str) -> Case:
     question = Question(question_id=qid, question_type=raw["question_type"],
                         question=raw["question"], answer=str(answer),
                         question_date=raw["question_date"], answer_session_ids=tuple(evidence))
-    return Case(case_id=qid, kind=LONGMEMEVAL, sessions=tuple(s for _, s in parsed),
+    return Case(case_id=qid, kind=RECORD_KIND, sessions=tuple(s for _, s in parsed),
                 questions=(question,), metadata={"index": index})
 
 

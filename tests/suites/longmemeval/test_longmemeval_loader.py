@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from benchmarker.datasets.longmemeval import (
-    dataset_sha256,
+from benchmarker.errors import DatasetError
+from benchmarker.datasets.source import dataset_sha256
+from benchmarker.suites.longmemeval.data import (
     find_longmemeval_file,
     iter_longmemeval,
     parse_date,
     scan_question_index,
     validate_longmemeval,
 )
-from benchmarker.errors import DatasetError
 from tests.shared_data import REAL_5Q
 
 REAL = REAL_5Q
@@ -283,7 +283,7 @@ def test_lone_surrogate_escapes_are_refused_pairs_kept(tmp_path: Path, escape: b
 
 
 def test_a_surrogate_pair_split_across_read_chunks_is_not_refused(tmp_path: Path) -> None:
-    from benchmarker.datasets.longmemeval import _SurrogateCheckingReader
+    from benchmarker.suites.longmemeval.data import _SurrogateCheckingReader
 
     data = b'"' + b"x" * 1000 + rb"\ud83d\ude00" + b'"'
     for size in range(1, 40):  # every split point of the pair

@@ -29,6 +29,7 @@ from benchmarker.scoring.judges import Judge
 if TYPE_CHECKING:
     from benchmarker.datasets.schema import Case
 
+
 async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, judge: Judge, *,
                 failed_turns: int | None = None) -> ResultRecord:
     """The results line for one answer: the answer's fields plus label, autoeval_label, grade (and

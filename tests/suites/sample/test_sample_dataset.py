@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarker.datasets.longmemeval import QUESTION_TYPES, iter_longmemeval, parse_date
-from benchmarker.datasets.sample import ABSTENTION_TYPES, generate_sample, sample_bytes, sample_cases, write_sample
+from benchmarker.suites.longmemeval.data import QUESTION_TYPES, iter_longmemeval, parse_date
+from benchmarker.suites.sample.data import ABSTENTION_TYPES, generate_sample, sample_bytes, sample_cases, write_sample
 
 FIELDS = ["question_id", "question_type", "question", "answer", "question_date",
           "haystack_dates", "haystack_session_ids", "haystack_sessions", "answer_session_ids"]
