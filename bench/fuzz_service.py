@@ -3,9 +3,9 @@
     .venv/bin/python bench/fuzz_service.py [--quick] [--url URL --api-key KEY --pid PID] [--out FILE]
     make fuzz                      # the full set; make fuzz FUZZ_ARGS=--quick for the CI size
 
-Eight groups (issue 12; the last three issue 26), each counted per case as ok / clean / unclear / wrong / 5xx / crash /
-accepted / lost (bench/fuzz/outcome.py says what each means), with the service's RSS before and
-after the group:
+Ten groups (issue 12; mappings, adapters, rundirs issue 26; symlinks, batches issue 36), each counted
+per case as ok / clean / unclear / wrong / 5xx / crash / accepted / lost (bench/fuzz/outcome.py says what
+each means), with the service's RSS before and after the group:
   tools     bad arguments for all 13 MCP tools, generated from their schemas (real SDK client)
   http      raw HTTP abuse of /mcp, /v0/search, /v0/health; huge bodies, session and connection floods
   writers   16 concurrent writers on one memory and across memories; every acked write must survive
@@ -14,6 +14,9 @@ after the group:
   mappings  a tool mapping's server: scope paths out of the run directory, a hang at start, a 50 MiB result
   adapters  outside agents (subprocess, HTTP) that break the pairing, dribble, flood, leak children or secrets
   rundirs   score / replay / judge-online on damaged run directories (cut-off lines, bad manifest, ...)
+  symlinks  report / score / a resumed run on a run directory seeded with <file> -> victim links
+  batches   damaged batch journals and provider results files against the batch hub: nothing lost,
+            nothing paid twice, the bad line named
 Without --url the service is launched on a temp database (with a random API key, so the auth
 cases run). The kill9 group always launches its own. The script reports; it does not judge:
 it exits 0 after a completed run, whatever the counts (tests/memory/test_fuzz_service.py judges).
@@ -35,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.fuzz import (  # noqa: E402
     adapter_attack,
+    batch_attack,
     dataset_attack,
     http_attack,
     kill9,
@@ -48,9 +52,9 @@ from bench.fuzz.outcome import Tally  # noqa: E402
 from bench.fuzz.report import findings, short_table, table, write_json  # noqa: E402
 from bench.fuzz.target import ServiceHandle  # noqa: E402
 
-GROUPS = ("tools", "http", "writers", "kill9", "datasets", "mappings", "adapters", "rundirs", "symlinks")
+GROUPS = ("tools", "http", "writers", "kill9", "datasets", "mappings", "adapters", "rundirs", "symlinks", "batches")
 HARNESS_GROUPS = {"mappings": mapping_attack.run, "adapters": adapter_attack.run, "rundirs": rundir_attack.run,
-                  "symlinks": symlink_attack.run}
+                  "symlinks": symlink_attack.run, "batches": batch_attack.run}
 SERVICE_GROUPS = ("tools", "http", "writers")
 
 

@@ -110,7 +110,10 @@ class OpenAIBatchServer(_BatchFake):
                 "output_file_id": f"out-{batch['id']}" if done else None, "error_file_id": None}
 
     async def _get(self, request: Request) -> Response:
-        batch = self._batches[request.path_params["batch_id"]]
+        batch = self._batches.get(request.path_params["batch_id"])
+        if batch is None:
+            return JSONResponse({"error": {"message": "No such batch", "type": "invalid_request_error"}},
+                                status_code=404)
         return JSONResponse(self._view(batch, ended=self._ended(batch)))
 
     async def _content(self, request: Request) -> Response:
@@ -175,6 +178,8 @@ class AnthropicBatchServer(_BatchFake):
                     "usage": {"input_tokens": _prompt_tokens(p["messages"], p.get("system", "")),
                               "output_tokens": count_tokens(text)}}}
             lines.append(json.dumps({"custom_id": row["id"], "result": result}))
+        if self.mangle is not None:
+            lines, self.mangle = self.mangle(lines), None
         return Response("\n".join(lines) + "\n")
 
     def _bound(self, root: str) -> None:

@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlparse
@@ -83,11 +84,11 @@ def _error_text(error: Any) -> str:
     return json.dumps(redact(error, keys=False), ensure_ascii=False)
 
 
-def _jsonl(text: str, source: str, key: str = "custom_id") -> list[dict[str, Any]]:
-    """A provider's results file, every good line kept: a damaged line (not JSON, or without the request's
-    id) is named in a warning and skipped, so only its own request goes without an answer (and is sent
-    again), not the whole batch."""
-    rows: list[dict[str, Any]] = []
+def _jsonl(text: str, source: str, key: str = "custom_id") -> list[tuple[int, dict[str, Any]]]:
+    """A provider's results file, every good line kept with its line number: a damaged line (not JSON,
+    or without the request's id) is named in a warning and skipped, so only its own request goes without
+    an answer (and is sent again), not the whole batch."""
+    rows: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -99,8 +100,23 @@ def _jsonl(text: str, source: str, key: str = "custom_id") -> list[dict[str, Any
         if not isinstance(row, dict) or not isinstance(row.get(key), str):
             log.warning("%s line %d: no %s; skipped: its request is sent again", source, number, key)
             continue
-        rows.append(row)
+        rows.append((number, row))
     return rows
+
+
+def _replies(text: str, source: str, reply: Callable[[dict[str, Any]], BatchReply],
+             key: str = "custom_id") -> list[BatchReply]:
+    """Each good line of a results file as a reply. A line of the wrong shape (a string where an object
+    belongs, a token count that is no number) is named and skipped like a line that is not JSON: one
+    bad line must not throw away the batch's other answers (the next run would pay for all of them)."""
+    replies = []
+    for number, row in _jsonl(text, source, key):
+        try:
+            replies.append(reply(row))
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError) as err:
+            log.warning("%s line %d: not a result of the expected shape (%s: %s); skipped: its request is sent "
+                        "again", source, number, type(err).__name__, str(err)[:200])
+    return replies
 
 
 class OpenAIBatches:
@@ -144,13 +160,13 @@ class OpenAIBatches:
         async with self._client() as client:
             reply = await client.get(f"/batches/{batch_id}")
             reply.raise_for_status()
-            rows: list[dict[str, Any]] = []
+            replies: list[BatchReply] = []
             for key in ("output_file_id", "error_file_id"):
                 if file_id := reply.json().get(key):
                     content = await client.get(f"/files/{file_id}/content")
                     content.raise_for_status()
-                    rows += _jsonl(content.text, f"batch {batch_id} {key} {file_id}")
-        return [self._reply(row) for row in rows]
+                    replies += _replies(content.text, f"batch {batch_id} {key} {file_id}", self._reply)
+        return replies
 
     @staticmethod
     def _reply(row: dict[str, Any]) -> BatchReply:
@@ -161,6 +177,8 @@ class OpenAIBatches:
         usage = body.get("usage") or {}
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
         text = (body["choices"][0]["message"].get("content") or "") if body.get("choices") else ""
+        if not isinstance(text, str):
+            raise TypeError(f"the message's content is {type(text).__name__}, not text")
         return BatchReply(row["custom_id"], text=text, usage={"input": int(usage.get("prompt_tokens") or 0),
                                                               "output": int(usage.get("completion_tokens") or 0),
                                                               "cache_read": int(cached), "cache_write": 0})
@@ -211,8 +229,8 @@ class AnthropicBatches:
         async with self._client() as client:
             reply = await client.get(url)
             reply.raise_for_status()
-        return [anthropic_reply(row["custom_id"], row.get("result") or {})
-                for row in _jsonl(reply.text, f"batch {batch_id} results")]
+        return _replies(reply.text, f"batch {batch_id} results",
+                        lambda row: anthropic_reply(row["custom_id"], row.get("result") or {}))
 
 
 def anthropic_reply(custom_id: str, result: dict[str, Any]) -> BatchReply:
@@ -280,9 +298,14 @@ class BedrockBatches:
         out = urlparse(job["outputDataConfig"]["s3OutputDataConfig"]["s3Uri"]).path.strip("/")
         key = f"{out}/{batch_id.rsplit('/', 1)[-1]}/input.jsonl.out"
         body = await asyncio.to_thread(self._s3.get_object, Bucket=self._bucket, Key=key)
-        rows = _jsonl(body["Body"].read().decode(), f"batch {batch_id} {key}", key="recordId")
-        return [BatchReply(row["recordId"], error=_error_text(row["error"])) if row.get("error")
-                else _message_reply(row["recordId"], row.get("modelOutput") or {}) for row in rows]
+        return _replies(body["Body"].read().decode(), f"batch {batch_id} {key}", _bedrock_reply, key="recordId")
+
+
+def _bedrock_reply(row: dict[str, Any]) -> BatchReply:
+    """One line of a Bedrock job's output: the model's message, or the record's error."""
+    if row.get("error"):
+        return BatchReply(row["recordId"], error=_error_text(row["error"]))
+    return _message_reply(row["recordId"], row.get("modelOutput") or {})
 
 
 def batch_api(config) -> BatchAPI:

@@ -17,6 +17,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,7 @@ from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest
 from benchmarker.agent.batch.slot import case_slot
 from benchmarker.errors import ProviderError
 from benchmarker.log.jsonl import JsonlWriter
+from benchmarker.log.safe_open import open_regular
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +53,9 @@ class BatchJournal:
         self.batches_path = Path(run_dir) / "batches.jsonl"
         self.results_path = Path(run_dir) / "batch_results.jsonl"
 
-    def _read(self, path: Path) -> list[dict[str, Any]]:
-        """Every good line: a damaged one (a kill mid-write, an edit) is named in a warning and skipped,
-        never a reason to forget the rest (which would send every request again, and pay for it)."""
+    def _read(self, path: Path) -> list[tuple[int, dict[str, Any]]]:
+        """Every good line, with its number: a damaged one (a kill mid-write, an edit) is named in a warning
+        and skipped, never a reason to forget the rest (which would send every request again, and pay for it)."""
         if not path.exists():
             return []
         rows = []
@@ -66,11 +68,15 @@ class BatchJournal:
                 log.warning("%s:%d: not valid JSON; skipped (the other lines are kept)", path, number)
                 continue
             if isinstance(row, dict):
-                rows.append(row)
+                rows.append((number, row))
+            else:
+                log.warning("%s:%d: a JSON %s, not an object; skipped (the other lines are kept)", path, number,
+                            type(row).__name__)
         return rows
 
     def _append(self, path: Path, row: dict[str, Any]) -> None:
         """One fsynced line through the run's masking writer (a batch id must survive a kill)."""
+        _end_whole_last_line(path)
         writer = JsonlWriter(path, durable=True)
         try:
             writer.write(row)
@@ -78,20 +84,34 @@ class BatchJournal:
             writer.close()
 
     def submitted(self) -> dict[str, dict[str, Any]]:
-        """batch id -> its row (provider, role, model, custom_ids, submitted_at)."""
+        """batch id -> its row (provider, role, model, custom_ids, submitted_at); a row whose custom_ids
+        is not a list of ids is named and skipped (its requests cannot be told apart)."""
         batches: dict[str, dict[str, Any]] = {}
-        for row in self._read(self.batches_path):
-            if isinstance(row.get("batch_id"), str):
-                batches.setdefault(row["batch_id"], {}).update(row)
+        for number, row in self._read(self.batches_path):
+            if not isinstance(row.get("batch_id"), str):
+                log.warning("%s:%d: no batch_id; skipped", self.batches_path, number)
+                continue
+            ids = row.get("custom_ids", [])
+            if not isinstance(ids, list) or not all(isinstance(c, str) for c in ids):
+                log.warning("%s:%d: custom_ids is not a list of request ids; skipped", self.batches_path, number)
+                continue
+            batches.setdefault(row["batch_id"], {}).update(row)
         return batches
 
     def answers(self) -> dict[str, BatchReply]:
-        """custom id -> its answer; the first one journaled, as the live run used it."""
+        """custom id -> its answer; the first good one journaled, as the live run used it. A line of the
+        wrong shape, or a second answer for one request, is named and skipped."""
         found: dict[str, BatchReply] = {}
-        for row in self._read(self.results_path):
-            if isinstance(row.get("custom_id"), str) and row["custom_id"] not in found:
-                found[row["custom_id"]] = BatchReply(row["custom_id"], row.get("text", ""), row.get("usage") or {},
-                                                     row.get("error", ""))
+        for number, row in self._read(self.results_path):
+            reply = _journaled_reply(row)
+            if reply is None:
+                log.warning("%s:%d: not an answer (custom_id, text, usage, error of the wrong type); skipped",
+                            self.results_path, number)
+            elif reply.custom_id in found:
+                log.warning("%s:%d: a second answer for %s; the first is kept", self.results_path, number,
+                            reply.custom_id)
+            else:
+                found[reply.custom_id] = reply
         return found
 
     def add_batch(self, row: dict[str, Any]) -> None:
@@ -104,6 +124,39 @@ class BatchJournal:
     def add_answers(self, replies: list[BatchReply]) -> None:
         for reply in replies:
             self._append(self.results_path, reply.as_dict())
+
+
+def _end_whole_last_line(path: Path) -> None:
+    """Give a whole last row that lost its newline (an editor, a copy) its newline back. The writer cuts
+    an unterminated last line off as torn; this journal reads it as a batch it waits on, and cutting it
+    would make the run after forget that batch and pay for its requests again."""
+    if not path.exists():
+        return
+    with open(path, "rb", opener=open_regular) as handle:   # never read through a planted link
+        if handle.seek(0, os.SEEK_END) == 0:
+            return
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) == b"\n":
+            return
+        handle.seek(0)
+        last = handle.read().rsplit(b"\n", 1)[-1]
+    try:
+        json.loads(last)
+    except ValueError:
+        return   # torn mid-write: the writer cuts it off
+    with open(path, "ab", opener=open_regular) as handle:
+        handle.write(b"\n")
+
+
+def _journaled_reply(row: dict[str, Any]) -> BatchReply | None:
+    """A batch_results.jsonl row as the reply it recorded; None when a field has the wrong type (a reply
+    with a text that is no text would fail the question that reads it, far from the line to blame)."""
+    cid, text, error, usage = row.get("custom_id"), row.get("text", ""), row.get("error", ""), row.get("usage") or {}
+    if not (isinstance(cid, str) and isinstance(text, str) and isinstance(error, str) and isinstance(usage, dict)):
+        return None
+    if not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in usage.items()):
+        return None
+    return BatchReply(cid, text, usage, error)
 
 
 class BatchHub:
@@ -258,17 +311,23 @@ class BatchHub:
         self._pollers.pop(batch_id, None)
 
     def _sent_once(self, batch_id: str, replies: list[BatchReply]) -> list[BatchReply]:
-        """The replies to requests this batch was sent, the first of each: a result for an id never sent,
-        or a second result for one, is named in a warning and dropped (journal and live run agree)."""
+        """The replies to requests this batch was sent, one each: the first good answer, else the first
+        error. A result for an id never sent, or a further result for one, is named in a warning and
+        dropped (journal and live run agree: only good answers are journaled, the first one kept)."""
         sent = {c for c, b in self._in_batch.items() if b == batch_id}
         kept: dict[str, BatchReply] = {}
         for reply in replies:
             if reply.custom_id not in sent:
                 log.warning("batch %s: a result for %s, a request it was not sent; ignored", batch_id, reply.custom_id)
-            elif reply.custom_id in kept:
-                log.warning("batch %s: a second result for %s; the first is kept", batch_id, reply.custom_id)
-            else:
+                continue
+            first = kept.get(reply.custom_id)
+            if first is None:
                 kept[reply.custom_id] = reply
+                continue
+            if first.error and not reply.error:
+                kept[reply.custom_id] = reply
+            log.warning("batch %s: a second result for %s; the first %s is kept", batch_id, reply.custom_id,
+                        "error" if kept[reply.custom_id] is first and first.error else "answer")
         return list(kept.values())
 
     def _fail(self, ids: list[str], why: str) -> None:
