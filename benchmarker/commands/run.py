@@ -19,11 +19,40 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)  # raises ConfigError (exit 2) before anything starts
     from benchmarker.run.console import print_outcome
-    from benchmarker.run.runner import execute_run
+    from benchmarker.run.runner import execute_run, sweep_points
 
+    complete = finished_questions(config.run_dir, [p.label for p in sweep_points(config)])
+    if complete is not None:  # nothing left to run: no per-question progress lines for work an earlier run did
+        config = config.model_copy(update={"run": config.run.model_copy(update={"progress": False})})
     outcome = asyncio.run(execute_run(config))
+    if complete is not None:
+        print(already_complete_line(complete, config.run_dir, config.run.mode))
     print_outcome(outcome)
     return 0
+
+
+def finished_questions(run_dir: Path, labels: list[str]) -> int | None:
+    """The question count when an earlier attempt finished and every point has a results line for every
+    question (a re-run then has nothing to do); None when there is work left, or no earlier run."""
+    from benchmarker.log.jsonl import read_json_object, read_jsonl
+
+    manifest = read_json_object(run_dir / "manifest.json")
+    total = (manifest.get("dataset") or {}).get("questions")
+    if manifest.get("status") != "finished" or not isinstance(total, int) or total <= 0:
+        return None
+    for label in labels:
+        answers_dir = run_dir / "points" / label if label else run_dir
+        scored = {r.get("question_id") for r in read_jsonl(answers_dir / "results.jsonl") if not r.get("round")}
+        if len(scored) < total:
+            return None
+    return total
+
+
+def already_complete_line(total: int, run_dir: Path, mode: str) -> str:
+    """Says why a re-run printed no progress, and how to get a fresh run instead of this one."""
+    did = "searched and scored" if mode == "retrieval" else "answered and judged"
+    return (f"already complete: {total} of {total} questions {did}; nothing to do (the report was rebuilt). "
+            f"To start fresh, remove {run_dir} or set a new run_id (or [run] output_dir) in the config.")
 
 
 DESCRIPTION = """Run the benchmark a TOML config describes: ingest each case's sessions into memory, answer its
