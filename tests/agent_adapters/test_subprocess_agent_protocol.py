@@ -217,3 +217,42 @@ def test_closing_an_agent_leaves_no_event_loop_noise(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Event loop is closed" not in done.stderr and "unclosed" not in done.stderr, done.stderr
 
+
+
+async def test_a_stderr_line_without_a_newline_neither_blocks_the_agent_nor_fills_memory(tmp_path, monkeypatch):
+    """Issue 36: a stderr line longer than the stream's limit stopped the line reader, the pipe filled,
+    the agent blocked writing its log and the call timed out "stderr was empty". The limit is lowered
+    to 1 MiB here so 3 MB make the point fast; the reader reads chunks, so no size can stop it."""
+    from benchmarker.agent.adapters import subprocess_adapter
+
+    monkeypatch.setattr(subprocess_adapter, "MAX_REPLY_BYTES", 1 << 20)
+    size = 3 * (1 << 20)
+    agent = script_agent(tmp_path, f"""
+        if r["op"] == "answer":
+            sys.stderr.write("thinking " * ({size} // 9)); sys.stderr.flush()
+            say({{"id": r["id"], "answer": "Biscuit"}})
+        elif r["op"] == "reset":
+            sys.stderr.write("x" * {size}); sys.stderr.flush()
+            sys.exit(3)
+        else:
+            say({{"id": r["id"], "ok": True}})
+    """, timeout_s=30.0)
+    async with agent:
+        assert (await agent.answer("What did I adopt?")).answer == "Biscuit"
+        assert (await agent.answer("And again?")).answer == "Biscuit"   # the pipe kept draining
+        with pytest.raises(AdapterError, match="exited with code 3") as caught:
+            await agent.reset()
+    message = str(caught.value)
+    written = 2 * (size // 9 * 9) + size   # one line: the agent never wrote a newline
+    assert "stderr was empty" not in message and f"a line of {written} bytes, cut at 4096]" in message
+    kept = agent._stderr_tail.lines()
+    assert sum(len(line) for line in kept) < 64 * 1024   # capped, whatever the agent wrote
+
+
+def test_the_stderr_tail_keeps_its_last_lines_and_caps_each():
+    from benchmarker.agent.adapters.subprocess_adapter import StderrTail
+
+    tail = StderrTail(lines=2, line_bytes=8)
+    for chunk in (b"one\ntw", b"o\nthree-is-long", b"er-still\nfo", b"ur"):
+        tail.feed(chunk)
+    assert tail.lines() == ["two", "three-is ... [a line of 21 bytes, cut at 8]", "four"]

@@ -39,6 +39,8 @@ from benchmarker.agent.adapters.wire import first_problem
 from benchmarker.redact import redact_text
 
 STDERR_TAIL_LINES = 20
+STDERR_LINE_BYTES = 4096   # of a longer stderr line only its start is kept, with its length
+STDERR_CHUNK_BYTES = 65536
 EXCERPT_CHARS = 200
 READY_TURNS = 3  # event-loop turns that let lines already in the pipe reach the queue before a check
 POLL_S = 0.05
@@ -49,6 +51,47 @@ class _TooLong(Exception):
 
 
 Line = bytes | _TooLong  # b"" is end of stdout
+
+
+class StderrTail:
+    """The last lines an agent wrote to stderr, bounded in lines and in bytes a line, fed in chunks.
+
+    Reading stderr by lines let one line without a newline stop the reader at the stream's limit: the
+    pipe then filled, the agent blocked writing its log, the call timed out and the error said
+    "stderr was empty". Chunks are read whatever their shape; what is kept never grows past
+    STDERR_TAIL_LINES lines of STDERR_LINE_BYTES, however much the agent writes."""
+
+    def __init__(self, lines: int = STDERR_TAIL_LINES, line_bytes: int = STDERR_LINE_BYTES):
+        self._lines: collections.deque[str] = collections.deque(maxlen=lines)
+        self._line_bytes = line_bytes
+        self._partial = bytearray()   # the start of the line being written (at most line_bytes)
+        self._partial_size = 0        # its whole length so far
+
+    def feed(self, chunk: bytes) -> None:
+        """Take one chunk of stderr: whole lines into the tail, the rest held (capped) for the next."""
+        *complete, rest = chunk.split(b"\n")
+        for piece in complete:
+            self._extend(piece)
+            self._lines.append(self._line())
+            self._partial.clear()
+            self._partial_size = 0
+        self._extend(rest)
+
+    def _extend(self, piece: bytes) -> None:
+        room = self._line_bytes - len(self._partial)
+        if room > 0:
+            self._partial += piece[:room]
+        self._partial_size += len(piece)
+
+    def _line(self) -> str:
+        text = self._partial.decode("utf-8", errors="replace").rstrip()
+        if self._partial_size > self._line_bytes:
+            text += f" ... [a line of {self._partial_size} bytes, cut at {self._line_bytes}]"
+        return text
+
+    def lines(self) -> list[str]:
+        """The kept lines, the unfinished last one included (an agent that died mid-line)."""
+        return [*self._lines, *([self._line()] if self._partial_size else [])]
 
 
 class _Violation(Exception):
@@ -76,7 +119,7 @@ class SubprocessAgentAdapter:
         self._process: asyncio.subprocess.Process | None = None
         self._transport: asyncio.SubprocessTransport | None = None
         self._lines: asyncio.Queue[Line] = asyncio.Queue(maxsize=4)  # a flood waits in the pipe, not here
-        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._stderr_tail = StderrTail()
         self._readers: list[asyncio.Task[None]] = []
         self._lock = asyncio.Lock()
         self._broken: str | None = None
@@ -310,17 +353,18 @@ class SubprocessAgentAdapter:
         await self._lines.put(b"")
 
     async def _read_stderr(self) -> None:
+        """Drain stderr in chunks for as long as the process writes it (a pipe left full blocks the agent)."""
         process = self._process
         if process is None or process.stderr is None:
             return
-        with contextlib.suppress(ValueError):  # a single stderr line over the limit ends the tail
-            async for raw in process.stderr:
-                self._stderr_tail.append(raw.decode("utf-8", errors="replace").rstrip())
+        while chunk := await process.stderr.read(STDERR_CHUNK_BYTES):
+            self._stderr_tail.feed(chunk)
 
     def _tail(self) -> str:
-        if not self._stderr_tail:
+        lines = self._stderr_tail.lines()
+        if not lines:
             return "; stderr was empty"
-        return "; last stderr lines:\n" + redact_text("\n".join(self._stderr_tail))
+        return "; last stderr lines:\n" + redact_text("\n".join(lines))
 
     def _error(self, operation: str, detail: str) -> AdapterError:
         return AdapterError(self.name, f"command {self.target}", operation, detail)
