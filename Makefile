@@ -21,7 +21,7 @@ CALIBRATE_CONFIG ?= configs/calibrate.toml
 JUDGE_DATA ?= ../shared/data/judge
 JUDGES ?=
 
-.PHONY: install servers run calibrate lint test test-fast bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view fuzz clean-runs
+.PHONY: install servers run calibrate lint test test-fast docs docs-serve bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view fuzz clean-runs
 
 install: $(STAMP)
 
@@ -44,7 +44,7 @@ $(KUZU_STAMP):
 run: install
 	$(VENV)/bin/mycelian-longmemeval run $(CONFIG)
 
-# The judge against published labels (README "Calibrate the judge"): the deterministic grader over every labelled
+# The judge against published labels (docs/judging.md, "Calibrate the judge"): the deterministic grader over every labelled
 # file in $(JUDGE_DATA); `make calibrate CALIBRATE_CONFIG=my_llm.toml JUDGES="--judge llm --judge official"` for the LLM judges.
 calibrate: install
 	$(VENV)/bin/mycelian-longmemeval calibrate $(CALIBRATE_CONFIG) \
@@ -59,6 +59,14 @@ test: install servers lint
 
 test-fast: install
 	$(PYTHON) -m pytest -q -m "not slow and not contract" $(PYTEST_ARGS)
+
+# The documentation site (mkdocs.yml, pages in docs/; the README links into them): --strict fails on a broken
+# link or anchor. `make test` builds it too (tests/test_docs_site.py). docs-serve: http://127.0.0.1:8000/.
+docs: install
+	$(VENV)/bin/mkdocs build --strict
+
+docs-serve: install
+	$(VENV)/bin/mkdocs serve
 
 bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view
 

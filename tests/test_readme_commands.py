@@ -1,11 +1,13 @@
-"""The README as a user meets it: every shipped config loads, the offline ones estimate and run, and
-every `mycelian-longmemeval ...` command in a README code block parses with the CLI's own parser, and
-runs when it names a shipped config that can run offline.
+"""The README and the docs as a user meets them: every shipped config loads, the offline ones estimate and
+run, and every `mycelian-longmemeval ...` command in a code block of README.md or docs/*.md parses with the
+CLI's own parser, and runs when it names a shipped config that can run offline (a command shown on several
+pages runs once).
 
 The configs are copied unchanged into a repository-shaped folder (configs/, runs/, data/, and the
 LongMemEval clone and shared data next to it), so their relative paths mean what they mean in a
 checkout; only the selection is cut down (`[run] limit`, a few levels) to keep the file fast. The
-LongMemEval clone is a generated sample in LongMemEval's format: enough to load and estimate.
+LongMemEval clone is a generated sample in LongMemEval's format: enough to load, estimate and run the
+offline workflow (configs/longmemeval_offline.toml, docs/workflow.md) on one question.
 Everything runs in this process (`benchmarker.cli.main`) and shares one quickstart run.
 """
 
@@ -21,11 +23,12 @@ import pytest
 
 from benchmarker.cli import _parser, main
 from benchmarker.config import load_config
-from benchmarker.datasets.sample import write_sample
 from benchmarker.errors import ConfigError
+from benchmarker.suites.sample.data import write_sample
 
 REPO = Path(__file__).parents[1]
 README = REPO / "README.md"
+DOCS = REPO / "docs"   # the documentation site's pages (mkdocs.yml): their commands are run the same way
 CONFIGS = sorted((REPO / "configs").glob("*.toml"))
 SHARED = REPO.parent / "shared"              # ../shared: the judge labels calibrate.toml reads
 KUZU = REPO / ".venv-servers" / "kuzu" / "bin" / "kuzu-memory"   # `make servers`
@@ -40,6 +43,12 @@ RUNS = {
     "levels.toml": ("dataset", 'levels = ["L1", "L13"]'),
     "locomo.toml": ("run", "limit = 2"),            # with the README's data/locomo10.json (a fixture here)
     "kuzu_memory.toml": ("run", "limit = 1"),       # needs `make servers`; skipped without it
+    "longmemeval_offline.toml": ("run", "limit = 1"),   # the workflow without a key, on the generated clone
+}
+# Replay targets the docs' commands replay into (cut down like RUNS), never run on their own: a run of
+# their own would repeat what `replay` checks (replay_bm25.toml keeps its own run in RUNS).
+REPLAY_TARGETS = {
+    "longmemeval_offline_replay_bm25.toml": ("run", "limit = 1"),
 }
 # Configs that are only loaded (and estimated where that needs no network), and why they are not run.
 NOT_RUN = {
@@ -55,6 +64,7 @@ NOT_RUN = {
     "mcp_server_memory.toml": "needs npx and npm's registry (tests/memory_presets runs the server)",
     "online.toml": "needs LANGSMITH_API_KEY and OPENAI_API_KEY (tests/online fakes both)",
     "calibrate.toml": "a calibrate config, not a run: its README command runs below when ../shared is present",
+    "longmemeval_offline_replay_bm25.toml": "a replay target: docs/workflow.md's replay into it runs below",
 }
 NO_ESTIMATE = {"online.toml": "judge-online has its own --estimate, which reads LangSmith",
                "calibrate.toml": "calibrate has its own --estimate"}
@@ -66,11 +76,22 @@ PLACEHOLDERS = {"CONFIG": "configs/quickstart.toml", "run.toml": "configs/quicks
 VERB_PLACEHOLDERS = {"replay": {"CONFIG": "configs/replay_bm25.toml"}}   # a replay target of the quickstart's run
 
 
+def doc_files() -> list[Path]:
+    """The README, then every page of the documentation site."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
 def readme_commands() -> list[str]:
+    """Every `mycelian-longmemeval ...` line in a code block of the README or a docs page, in that order,
+    each once (a command several pages show is run once)."""
+    return list(dict.fromkeys(c for path in doc_files() for c in file_commands(path)))
+
+
+def file_commands(path: Path) -> list[str]:
     """Every `mycelian-longmemeval ...` line in an indented or fenced code block, continuations joined."""
     commands: list[str] = []
     fenced = False
-    lines = README.read_text(encoding="utf-8").splitlines()
+    lines = path.read_text(encoding="utf-8").splitlines()
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -103,8 +124,8 @@ def repo(tmp_path_factory) -> Path:
     (checkout / "configs").mkdir(parents=True)
     for path in CONFIGS:
         text = path.read_text(encoding="utf-8")
-        if path.name in RUNS:
-            table, line = RUNS[path.name]
+        if path.name in RUNS or path.name in REPLAY_TARGETS:
+            table, line = {**RUNS, **REPLAY_TARGETS}[path.name]
             text = tiny(text, table, line)
         (checkout / "configs" / path.name).write_text(text, encoding="utf-8")
     write_sample(root / "LongMemEval" / "data" / "longmemeval_s_cleaned.json", questions_per_type=1)
@@ -160,7 +181,7 @@ def test_every_readme_command_parses() -> None:
         try:
             parser.parse_args(argv_of(command))
         except SystemExit as exc:   # argparse exits 2 on a bad line; --version prints and exits 0
-            assert exc.code == 0, f"README command does not parse: {command}"
+            assert exc.code == 0, f"README / docs command does not parse: {command}"
 
 
 def test_readme_names_only_shipped_configs() -> None:
@@ -188,7 +209,7 @@ def test_offline_configs_estimate_and_run_and_readme_commands_run(repo: Path, mo
         results = [line for f in run_dir.rglob("results.jsonl") for line in f.read_text(encoding="utf-8").splitlines()]
         assert results and ((run_dir / "summary.json").is_file() or (run_dir / "sweep.json").is_file()), name
     capsys.readouterr()
-    # the README's own commands: those naming a shipped offline config, or the runs made above
+    # the README's and the docs' own commands: those naming a shipped offline config, or the runs made above
     ran = []
     for command in readme_commands():
         argv = _runnable(argv_of(command), repo)
@@ -198,8 +219,9 @@ def test_offline_configs_estimate_and_run_and_readme_commands_run(repo: Path, mo
         done.add(tuple(argv))
         ran.append(_verb(argv))
     assert {"run", "estimate", "report", "score", "replay", "compare", "sample", "oracle"} <= set(ran), ran
-    replay = _run_dir(repo, "replay_bm25-replay-*")
-    assert replay is not None and json.loads((replay / "manifest.json").read_text())["replay"]
+    for pattern in ("replay_bm25-replay-*", "longmemeval_offline_replay_bm25-replay-*"):   # README's, docs/workflow.md's
+        replay = _run_dir(repo, pattern)
+        assert replay is not None and json.loads((replay / "manifest.json").read_text())["replay"], pattern
 
 
 def _verb(argv: list[str]) -> str:
@@ -224,7 +246,7 @@ def _runnable(argv: list[str], repo: Path) -> list[str] | None:
             if found is None:
                 return None   # a run of a config that does not run here
             token = str(found)
-        if token.endswith(".toml") and Path(token).name not in RUNS and verb != "calibrate":
+        if token.endswith(".toml") and Path(token).name not in RUNS | REPLAY_TARGETS and verb != "calibrate":
             return None
         out.append(token)
     if verb == "calibrate":   # the generic line names no labels file; calibrate.toml's needs ../shared

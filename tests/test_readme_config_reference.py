@@ -1,4 +1,7 @@
-"""The README's configuration reference names every key the schema accepts, with its default.
+"""The docs' configuration reference names every key the schema accepts, with its default.
+
+The reference is docs/configuration.md (the documentation site's "Configuration reference"); the outside
+agents' keys (`[agent.http]`, `[agent.subprocess]`) are in docs/agents.md's table. Both are read.
 
 Rows look like ``| `[run] sample`, `sample_seed` | 0, 42 | meaning |``: the first cell names a table and
 its keys, the second their defaults in the same order. A key added to `config_schema.py` without a row,
@@ -14,7 +17,8 @@ from pydantic import BaseModel
 
 from benchmarker.config_schema import Price, RunConfig
 
-README = Path(__file__).parents[1] / "README.md"
+DOCS = Path(__file__).parents[1] / "docs"
+REFERENCE = [DOCS / "configuration.md", DOCS / "agents.md"]   # the first row naming a key wins
 
 
 def schema_keys(model: type[BaseModel] = RunConfig, table: str = "") -> dict[tuple[str, str], object]:
@@ -34,7 +38,8 @@ def schema_keys(model: type[BaseModel] = RunConfig, table: str = "") -> dict[tup
 def reference_rows() -> dict[tuple[str, str], tuple[int, int, str]]:
     """(table, key) -> (position among the row's keys, number of keys, the defaults cell)."""
     rows: dict[tuple[str, str], tuple[int, int, str]] = {}
-    for line in README.read_text(encoding="utf-8").splitlines():
+    lines = [line for page in REFERENCE for line in page.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
         if not line.startswith("| `") or len(cells) < 3:
             continue
@@ -53,10 +58,10 @@ def reference_rows() -> dict[tuple[str, str], tuple[int, int, str]]:
     return rows
 
 
-def test_every_config_key_is_in_the_readme_reference() -> None:
+def test_every_config_key_is_in_the_docs_reference() -> None:
     rows = reference_rows()
     missing = [f"[{t}] {k}" if t else k for t, k in schema_keys() if (t, k) not in rows]
-    assert not missing, f"README's configuration reference lacks: {', '.join(missing)}"
+    assert not missing, f"docs/configuration.md's reference lacks: {', '.join(missing)}"
 
 
 def test_numeric_defaults_match_the_schema() -> None:
@@ -70,5 +75,5 @@ def test_numeric_defaults_match_the_schema() -> None:
         said = parts[i] if len(parts) == n else cell
         numbers = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", said.replace("_", ""))]
         if float(default) not in numbers:
-            wrong.append(f"[{table}] {key}: schema {default!r}, README {said!r}")
+            wrong.append(f"[{table}] {key}: schema {default!r}, docs {said!r}")
     assert not wrong, "\n".join(wrong)
