@@ -74,6 +74,11 @@ class RunProgress:
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=self.done, phase=self.phase, extra=self._extra())
 
+    def elapsed_s(self) -> float:
+        """Wall-clock seconds since this run (or sweep point) started: the report sets it beside the
+        per-case phase totals, which add up concurrent cases and so exceed it."""
+        return time.monotonic() - self._start
+
     def set_phase(self, phase: str) -> None:
         self.phase = phase
         self._refresh()

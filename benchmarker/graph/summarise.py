@@ -19,7 +19,7 @@ async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
                 "point": ctx.search.label, "top_k": ctx.search.top_k, "alpha": ctx.search.alpha,
                 "tokens": ctx.ledger.snapshot(), "dataset_kind": ctx.config.dataset.kind,
                 "thresholds": ctx.judge.thresholds.model_dump(mode="json"), "memory": ctx.memory.describe(),
-                "write_tool": ctx.memory.write_tool}
+                "write_tool": ctx.memory.write_tool, "wall_s": round(ctx.progress.elapsed_s(), 1)}
     if ctx.config.multi_agent.analyst:
         run_meta["analyst"] = True
     if ctx.config.multi_agent.graders:

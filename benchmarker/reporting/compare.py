@@ -46,7 +46,9 @@ def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
     first = results[0] if results else {}
     memory = run.get("memory") or {}
     alpha = run.get("alpha", first.get("alpha"))
-    return {"mode": run.get("mode") or first.get("mode"), "embedder": memory.get("embedder"),
+    # a replay runs in agent mode but no agent model wrote its memory: "agent" would hide the one difference
+    replayed = run.get("replay") or read_json_object(run_dir / "manifest.json").get("replay")
+    return {"mode": "replay" if replayed else run.get("mode") or first.get("mode"), "embedder": memory.get("embedder"),
             "alpha": alpha if alpha is not None else memory.get("alpha"),
             "top_k": run.get("top_k") or first.get("top_k")}
 

@@ -19,8 +19,8 @@ from benchmarker.scoring.records import checked_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
 # What `report` keeps from the run's own summary.json: the search settings, and what only the run could
-# compute (the memory agent's cost floor for its cases, its writing mode).
-RUN_KEYS_KEPT = ("point", "top_k", "alpha", "floor", "memory_agent", "write_tool")
+# compute (the memory agent's cost floor for its cases, its writing mode, the attempt's wall time).
+RUN_KEYS_KEPT = ("point", "top_k", "alpha", "floor", "memory_agent", "write_tool", "wall_s")
 # The memory fields a summary names (MemoryDriver.describe); the manifest also says where the server ran
 # (transport, url, port), which is not a result, so `report` leaves it out as `run` does.
 SUMMARY_MEMORY_KEYS = ("backend", "embedder", "alpha", "server", "mapping", "scope", "lacks")

@@ -62,6 +62,12 @@ def html_page(title: str, markdown: str, image_src: Callable[[str], str | None] 
             f"<style>{CSS}</style></head>\n<body>\n{render(markdown, image_src=image_src)}\n</body></html>\n")
 
 
+def _judge_models(summary: dict[str, Any]) -> str:
+    """The judge's models; an offline run's deterministic grader calls none, which "none" made look like a fault."""
+    models = ", ".join((summary.get("counts") or {}).get("judge_models", []))
+    return models or ("offline (no model call)" if summary.get("offline") else "none")
+
+
 def _ci(c: dict[str, Any]) -> str:
     return "n/a" if not c.get("ci95") else f"[{100 * c['ci95'][0]:.1f}, {100 * c['ci95'][1]:.1f}]"
 
@@ -78,7 +84,7 @@ def _header(summary: dict[str, Any]) -> list[str]:
         judges = ", ".join(f"{k} ({v})" for k, v in counts.get("judges", {}).items()) or "none"
         out += [f"- questions: {counts.get('questions', 0)} (judged {counts.get('judged', 0)}, "
                 f"unjudged {counts.get('unjudged', 0)}, abstention {counts.get('abstention', 0)})",
-                f"- judge: {judges}; models: {', '.join(counts.get('judge_models', [])) or 'none'}"]
+                f"- judge: {judges}; models: {_judge_models(summary)}"]
         out += [line for line in [calibration_line(summary.get("judge_calibration"))] if line]
         for key in ("dataset", "provider", "models"):
             if run.get(key) not in (None, "", {}):
@@ -190,9 +196,9 @@ def _worst_section(results: list[dict[str, Any]]) -> list[str]:
         return out + ["No incorrect or unjudged answers.", ""]
     chosen = sorted(wrong, key=lambda r: (_retrieval_miss(r), str(r.get("question_type")), str(r.get("question_id"))))
     chosen = (chosen + unjudged)[:WORST_LIMIT]
-    out.append(f"{len(wrong)} incorrect and {len(unjudged)} unjudged answers; showing {len(chosen)}, incorrect "
-               f"ones whose evidence was never retrieved first. ✔ marks a hit from an evidence session, "
-               "✔ turn the evidence turn itself.")
+    out.append(f"{len(wrong)} incorrect and {len(unjudged)} unjudged answers; showing {len(chosen)} of them in this "
+               "order: incorrect answers whose evidence was never retrieved, the other incorrect answers, then the "
+               "unjudged. ✔ marks a hit from an evidence session, ✔ turn the evidence turn itself.")
     for r in chosen:
         state = "unjudged" if r.get("label") is None else "incorrect"
         evidence = evidence_sets(r)
@@ -242,6 +248,7 @@ def _speed_lines(summary: dict[str, Any]) -> list[str]:
         per = "case (one ingestion)" if phase == "ingest_s" else "question"
         out.append(f"| {phase.removesuffix('_s')} | {num(p['sum'], '{:.1f}')} | {num(p['mean'], '{:.2f}')} | {p['n']} "
                    f"| {per} |")
+    out += ["", _wall_line((summary.get("run") or {}).get("wall_s"))]
     lat = speed.get("tool_latency_ms", {})
     out += ["", f"Memory tool latency over {lat.get('n', 0)} calls: p50 {num(lat.get('p50'), '{:.1f}')} ms, "
             f"p95 {num(lat.get('p95'), '{:.1f}')} ms, max {num(lat.get('max'), '{:.1f}')} ms.", ""]
@@ -252,6 +259,14 @@ def _speed_lines(summary: dict[str, Any]) -> list[str]:
                 f"| {num(t['max'], '{:.1f}')} |" for tool, t in by_tool.items()]
         out.append("")
     return out
+
+
+def _wall_line(wall_s: float | None) -> str:
+    """The totals above add up each case's own time, and cases run side by side: say so, and give the wall time."""
+    wall = (f" This attempt took {wall_s:.1f} s of wall time from start to report (a resumed run's earlier "
+            "attempts are not in it).") if isinstance(wall_s, (int, float)) else ""
+    return ("A phase's total (s) adds up every case's (or question's) own time; cases run concurrently "
+            f"(`[run] concurrency`), so a total can exceed the run's wall time.{wall}")
 
 
 def _data_uri(run_dir: Path, rel: str) -> str | None:

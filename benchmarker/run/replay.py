@@ -306,6 +306,15 @@ def side_by_side(source_dir: Path, replay_dir: Path) -> list[tuple[str, str, str
     return rows
 
 
+TABLE_TITLE = "source vs replay"  # short: rich wraps a long title mid-phrase over a narrow table
+
+
+def replay_line(info: dict[str, Any], source_dir: Path, run_dir: Path) -> str:
+    """What the table compares, on its own line above it (run ids are long; a table title wraps them)."""
+    return (f"source {info.get('source_run_id', source_dir.name)} vs replay {run_dir.name}: "
+            f"{info.get('decisions_replayed', 0)} writes replayed")
+
+
 def print_replay_outcome(outcome, source_dir: Path) -> None:
     """Where the replay is, then source vs replay side by side (a sweep prints its own table instead)."""
     from dataclasses import replace
@@ -328,8 +337,8 @@ def print_replay_outcome(outcome, source_dir: Path) -> None:
                       f"source run ({', '.join(not_in_source[:10])}{' ...' if len(not_in_source) > 10 else ''})")
     if sweep:
         return
-    table = Table(title=f"source {info.get('source_run_id', source_dir.name)} vs replay {outcome.run_dir.name}: "
-                        f"{info.get('decisions_replayed', 0)} writes replayed")
+    console.print(replay_line(info, source_dir, outcome.run_dir))
+    table = Table(title=TABLE_TITLE)
     for column in ("metric", "source", "replay"):
         table.add_column(column)
     for row in side_by_side(source_dir, outcome.run_dir):

@@ -76,3 +76,24 @@ def test_compare_out_refuses_a_suffix_it_cannot_write_before_reading_any_run(tmp
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and ".html" in err and ".md" in err, err
     assert not (tmp_path / name).exists()
+
+
+def test_compare_labels_a_replay_run_replay_not_agent(tmp_path):
+    import json
+
+    rows = [result("q1", "multi-session", True)]
+    a = write_run(tmp_path / "agent", rows, run_id="agent-run")
+    b = write_run(tmp_path / "replayed", rows, run_id="replay-run")
+    for run_dir, extra in ((a, {}), (b, {"replay": {"source_run_id": "agent-run", "agent_calls": 0}})):
+        (run_dir / "summary.json").write_text(json.dumps({"run": {"mode": "agent", **extra}}), encoding="utf-8")
+    text = format_compare(compare_runs([a, b], suites=SUITE_LOOKUP), suites=SUITE_LOOKUP)
+    assert "| mode | `agent` | `replay` |" in text
+
+
+def test_the_replay_table_title_is_short_and_the_ids_go_on_their_own_line(tmp_path):
+    from benchmarker.run.replay import TABLE_TITLE, replay_line
+
+    assert len(TABLE_TITLE) <= 30  # rich wrapped the old title (two run ids and a count) mid-phrase
+    line = replay_line({"source_run_id": "quickstart-6b7fbd73", "decisions_replayed": 1234}, tmp_path / "src",
+                       tmp_path / "replay_bm25-0a1b2c3d")
+    assert line == "source quickstart-6b7fbd73 vs replay replay_bm25-0a1b2c3d: 1234 writes replayed"

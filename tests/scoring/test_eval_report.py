@@ -61,3 +61,30 @@ def test_markdown_renderer_subset():
     html = render("# T\n\n| a | b |\n|---|---|\n| `x` | **y** |\n\n- one\n- two\n\n```\n<code>\n```\n\ntext <i>")
     assert '<h1 id="t">T</h1>' in html and "<td><code>x</code></td>" in html and "<strong>y</strong>" in html
     assert "<ul><li>one</li><li>two</li></ul>" in html and "&lt;code&gt;" in html and "&lt;i&gt;" in html
+
+
+def _markdown(tmp_path, results, run_meta) -> str:
+    summary = build_summary(results, run_meta=run_meta, suites=SUITE_LOOKUP)
+    return write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text(encoding="utf-8")
+
+
+def test_an_offline_run_names_its_judge_models_offline_not_none(tmp_path):
+    results = [result(f"q{i}", "multi-session", i % 2 == 0, judge="deterministic") for i in range(4)]
+    md = _markdown(tmp_path / "offline", results, {"run_id": "r", "offline": True})
+    assert "models: offline (no model call)" in md and "models: none" not in md
+    assert "models: gpt-4o-mini" in _markdown(tmp_path / "llm", [result("q1", "multi-session", True)], {"run_id": "r"})
+
+
+def test_the_speed_table_says_totals_add_concurrent_cases_and_gives_the_wall_time(tmp_path):
+    md = _markdown(tmp_path, small_run(), {"run_id": "r", "wall_s": 56.04})
+    assert "a total can exceed the run's wall time" in md and "This attempt took 56.0 s of wall time" in md
+    from benchmarker.reporting.outputs import RUN_KEYS_KEPT
+
+    assert "wall_s" in RUN_KEYS_KEPT  # `report` keeps what the run measured: a rebuild cannot time the run
+
+
+def test_the_worst_questions_line_states_an_order_not_a_filter(tmp_path):
+    md = _markdown(tmp_path, small_run(), {"run_id": "r"})
+    line = next(x for x in md.splitlines() if "unjudged answers; showing" in x)
+    assert "in this order: incorrect answers whose evidence was never retrieved, the other incorrect answers, " \
+           "then the unjudged" in line
