@@ -18,6 +18,7 @@ from benchmarker.errors import DatasetError
 
 Index = Sequence[tuple[str, str]]
 log = logging.getLogger(__name__)
+_told: set[tuple[int, str, int, str]] = set()   # a sample warning is said once per process (replay selects 4 times)
 
 
 def select_question_ids(index: Index, *, question_ids: Iterable[str] = (),
@@ -50,8 +51,10 @@ def select_question_ids(index: Index, *, question_ids: Iterable[str] = (),
     if sample:
         if sample > len(pool):   # say so: a 60-question sample of a 5-question file is 5 questions
             narrowed = " matching [run].question_ids / question_types" if wanted_ids or wanted_types else ""
-            log.warning("[run].sample = %d but %s has only %d question(s)%s: running all %d",
-                        sample, source, len(pool), narrowed, len(pool))
+            if (sample, source, len(pool), narrowed) not in _told:
+                _told.add((sample, source, len(pool), narrowed))
+                log.warning("[run].sample = %d but %s has only %d question(s)%s: running all %d",
+                            sample, source, len(pool), narrowed, len(pool))
         pool = stratified_sample(pool, sample, sample_seed)
     if limit:
         pool = pool[:limit]

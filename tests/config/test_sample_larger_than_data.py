@@ -22,9 +22,16 @@ def test_a_sample_larger_than_the_data_warns_with_both_numbers(caplog: pytest.Lo
 
 def test_the_warning_names_the_filter_that_narrowed_the_pool(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="benchmarker.datasets.selection"):
-        select_question_ids(FIVE, question_types=["multi-session", "knowledge-update"], sample=3)
+        select_question_ids(FIVE, question_types=["multi-session", "knowledge-update"], sample=3, source="two.json")
     assert any("has only 2 question(s) matching [run].question_ids / question_types: running all 2"
                in r.getMessage() for r in caplog.records)
+
+
+def test_the_warning_is_said_once_per_process(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="benchmarker.datasets.selection"):
+        for _ in range(4):   # replay selects the same questions several times
+            select_question_ids(FIVE, sample=61, source="once.json")
+    assert len(caplog.records) == 1
 
 
 @pytest.mark.parametrize("sample", [0, 3, 5])
