@@ -46,6 +46,7 @@ AWAIT_TIMEOUT_S = 600.0  # the longest consistency wait ([memory] await_timeout_
 WAIT_MARGIN_S = 30.0  # past the await limit, so the server's own "still queued" error arrives first
 HTTP_READ_FLOOR_S = 300.0  # the MCP SDK's stream read timeout, kept as the least
 HANDSHAKE_S = 60.0  # initialize / list_tools (a stdio server may be slow to start) and keepalive pings
+ENVELOPE_BYTES = 1024  # the JSON-RPC envelope around a tool call's arguments, with room to spare
 PROMPT_TEMPLATE_KEYS = ("entry_capture_prompt", "summary_prompt", "context_prompt")
 
 # on_call(tool, args, result_text, latency_ms, error): error is None on success
@@ -98,20 +99,25 @@ class MemoryClient:
     """Tools for the agent and typed calls for the harness, over one MCP session."""
 
     def __init__(self, session: Any, tools: list[Any], *, url: str = "", on_call: CallObserver | None = None,
-                 timeout_s: float = CALL_TIMEOUT_S, waits: WaitLimit | None = None):
+                 timeout_s: float = CALL_TIMEOUT_S, waits: WaitLimit | None = None,
+                 max_request_bytes: int | None = None):
         self.session = session
         self.tools = tools
         self.url = url
         self.on_call = on_call
         self.timeout_s = timeout_s
         self.waits = waits or WaitLimit()
+        self.max_request_bytes = max_request_bytes   # the server's request-body limit, when known
 
     @classmethod
     @asynccontextmanager
     async def connect(cls, url: str, *, headers: dict[str, str] | None = None, timeout_s: float = CALL_TIMEOUT_S,
                       waits: WaitLimit | None = None, on_call: CallObserver | None = None,
-                      keepalive_s: float | None = KEEPALIVE_S) -> AsyncIterator[MemoryClient]:
-        """Open the session, load the tools once, yield the client; close on exit (same task!)."""
+                      keepalive_s: float | None = KEEPALIVE_S,
+                      max_request_bytes: int | None = None) -> AsyncIterator[MemoryClient]:
+        """Open the session, load the tools once, yield the client; close on exit (same task!).
+        `max_request_bytes` is the server's request-body limit when known (the embedded service's
+        --max-body-bytes): a call above it fails alone instead of breaking the session."""
         import httpx
         from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
@@ -128,7 +134,7 @@ class MemoryClient:
                 yield read, write
 
         async with cls._open(streams(), url, timeout_s=timeout_s, waits=waits, on_call=on_call,
-                             keepalive_s=keepalive_s) as client:
+                             keepalive_s=keepalive_s, max_request_bytes=max_request_bytes) as client:
             yield client
 
     @classmethod
@@ -170,7 +176,8 @@ class MemoryClient:
     @asynccontextmanager
     async def _open(cls, streams: Any, target: str, *, timeout_s: float, waits: WaitLimit | None,
                     on_call: CallObserver | None, keepalive_s: float | None,
-                    stderr_path: str | None = None) -> AsyncIterator[MemoryClient]:
+                    stderr_path: str | None = None,
+                    max_request_bytes: int | None = None) -> AsyncIterator[MemoryClient]:
         import anyio
         import httpx
         from langchain_mcp_adapters.tools import load_mcp_tools
@@ -187,12 +194,14 @@ class MemoryClient:
                     ClientSession(read, write, read_timeout_seconds=handshake) as session, \
                     anyio.create_task_group() as background:
                 await session.initialize()
-                tools = await load_mcp_tools(session, tool_interceptors=[_limits_for(session, waits, timeout_s)])
+                tools = await load_mcp_tools(session, tool_interceptors=[
+                    _limits_for(session, waits, timeout_s, _SizeLimit(target, max_request_bytes))])
                 opened = True
                 if keepalive_s:
                     background.start_soon(_keep_alive, session, keepalive_s)
                 try:
-                    yield cls(session, tools, url=target, on_call=on_call, timeout_s=timeout_s, waits=waits)
+                    yield cls(session, tools, url=target, on_call=on_call, timeout_s=timeout_s, waits=waits,
+                              max_request_bytes=max_request_bytes)
                     finished = True
                 finally:
                     background.cancel_scope.cancel()
@@ -233,7 +242,7 @@ class MemoryClient:
     def with_observer(self, on_call: CallObserver | None) -> MemoryClient:
         """A view on the same session that reports harness calls to another observer (per case)."""
         return MemoryClient(self.session, self.tools, url=self.url, on_call=on_call, timeout_s=self.timeout_s,
-                            waits=self.waits)
+                            waits=self.waits, max_request_bytes=self.max_request_bytes)
 
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools]
@@ -246,6 +255,7 @@ class MemoryClient:
         error: str | None = None
         text = ""
         try:
+            _SizeLimit(self.url, self.max_request_bytes).check(tool, args)
             limit = timeout_s or self.waits.for_tool(tool, self.timeout_s)
             timeout = timedelta(seconds=limit)
             with _traced_call(tool, args) as run:
@@ -351,12 +361,34 @@ class MemoryClient:
         return await self.call("add_entry", args)
 
 
-def _limits_for(session: Any, waits: WaitLimit, call_s: float) -> Any:
+@dataclass(frozen=True)
+class _SizeLimit:
+    """The server's request-body limit. Over streamable HTTP a body above it is refused (413) or the
+    connection reset before the reply, and either one ends the whole MCP session (the SDK's transport
+    fails its task group): the run would stop as if the server had died. Refused here instead, that one
+    call fails with a MemoryToolError, so only its case goes to errors.jsonl."""
+
+    target: str
+    max_bytes: int | None
+
+    def check(self, tool: str, args: dict[str, Any]) -> None:
+        if self.max_bytes is None:
+            return
+        size = len(json.dumps(args, ensure_ascii=False, default=str).encode("utf-8")) + ENVELOPE_BYTES
+        if size > self.max_bytes:
+            raise MemoryToolError(tool, f"the request is {size} bytes, over the memory MCP server's body limit of "
+                                        f"{self.max_bytes} bytes ({self.target}; the embedded service's "
+                                        "--max-body-bytes); not sent: this case fails, the run goes on")
+
+
+def _limits_for(session: Any, waits: WaitLimit, call_s: float, size: _SizeLimit | None = None) -> Any:
     """A langchain-mcp-adapters interceptor: each of the memory agent's tool calls gets its own limit (the
     await limit for a wait tool, else the call limit), as the harness's calls do; the adapter would use the
-    session's default, which only bounds the handshake."""
+    session's default, which only bounds the handshake. A call over the server's body limit is not sent."""
 
     async def intercept(request: Any, handler: Any) -> Any:
+        if size is not None:
+            size.check(request.name, dict(request.args or {}))
         limit = timedelta(seconds=waits.for_tool(request.name, call_s))
         return await session.call_tool(request.name, request.args, read_timeout_seconds=limit)
 

@@ -38,6 +38,7 @@ class ServerLaunch:
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     stderr_path: str | None = None
+    max_body_bytes: int | None = None               # the server's request-body limit, when known (embedded)
 
     def for_scope(self, scope_dir: Path, scope: str) -> ServerLaunch:
         """This launch for one case's own server process (its data in `scope_dir`)."""
@@ -58,7 +59,8 @@ class ServerLaunch:
         from benchmarker.memory.client import MemoryClient
 
         if self.transport == "streamable_http":
-            async with MemoryClient.connect(self.url, headers=self.headers, **kwargs) as client:
+            async with MemoryClient.connect(self.url, headers=self.headers, max_request_bytes=self.max_body_bytes,
+                                            **kwargs) as client:
                 yield client
             return
         command, args = guard_command(self.command, self.args)

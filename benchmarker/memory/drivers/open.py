@@ -58,7 +58,8 @@ async def memory_server(config: RunConfig, run_dir: Path, mapping: ToolMapping) 
         yield embedded_stdio_launch(settings, run_dir / "memory-service.log")
         return
     async with EmbeddedMemoryService(settings, log_path=run_dir / "memory-service.log") as service:
-        yield ServerLaunch(transport="streamable_http", url=service.mcp_url, headers=service.auth_headers)
+        yield ServerLaunch(transport="streamable_http", url=service.mcp_url, headers=service.auth_headers,
+                           max_body_bytes=settings.max_body_bytes)
 
 
 @contextlib.asynccontextmanager
