@@ -43,8 +43,10 @@ NON_RESULT_KEYS: dict[str, Any] = {
     "prices": True,
     "eval": {"judge_retries"},
     "params": {"consistency_timeout_s"},
+    # limits that fail a call, not settings of what it computes; the device changes speed only (embeddings
+    # equal to float tolerance)
     "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "await_timeout_s", "call_timeout_s",
-               "start_timeout_s", "max_result_mb"},  # limits that fail a call, not settings of what it computes
+               "start_timeout_s", "max_result_mb", "device"},
     # caching changes what a call costs, not what the model is sent; an outside agent's label, credentials
     # and patience change how it is reached, not what it answers
     "agent": {"prompt_cache": True, "http": {"name", "header_env", "timeout_s", "max_attempts", "initial_backoff_s",
@@ -98,6 +100,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("memory", "preset"), ("memory", "mapping"), ("memory", "transport"), ("memory", "command"),
     ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent",), ("memory", "call_timeout_s"),
     ("agent", "raw_entry"), ("agent", "context_update"), ("agent", "context_every_sessions"),
+    ("memory", "device"),
 )
 
 

@@ -294,6 +294,8 @@ class MemoryConfig(_Table):
     # embedded service only (Mycelian's own settings live on its server)
     vector_cache_mb: int = Field(512, ge=1, le=1_000_000)
     embed_batch_size: int = Field(32, ge=1, le=4096)
+    # where the minilm embedder runs: "auto" = CUDA when torch sees a device, else CPU (speed, not results)
+    device: Literal["auto", "cpu", "cuda"] = "auto"
     # the longest consistency wait: the embedded service's own limit, and (plus a margin) how long the
     # harness waits for any server's await_consistency or a mapping's consistency tool
     await_timeout_s: float = Field(600.0, gt=0.0, le=86_400.0)

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,6 +86,7 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
     if outside and replay is not None:
         raise UserError(f"{config.config_path}: [agent].type = {config.agent.type!r}: replay re-applies our memory "
                         "agent's writes to our memory server; an outside agent's run cannot be replayed")
+    device = _embedder_device(config)  # `cuda` with no device seen: exit 2 here, before any work
     journal = run_dir / JOURNAL_FILE  # every model call's usage, fsynced as it is spent
     journaled = journal_totals(read_jsonl(journal))
     earlier = journaled if journaled is not None else (previous or {}).get("tokens")
@@ -93,6 +95,7 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
                         judge_kind=models.judge_kind, prompts_dir=prompts_dir())
     check_resume(previous, inputs, run_dir=run_dir, config_path=str(config.config_path), dataset_path=plan.path)
     manifest = _manifest(config, run_id, plan, models, previous)
+    manifest["memory"]["device"] = device
     manifest["inputs"] = inputs
     if replay is not None:
         manifest["replay"] = replay.describe()
@@ -236,6 +239,24 @@ def _check_writable(run_dir: Path, config) -> None:
     except OSError as err:
         raise UserError(f"cannot write the run directory {run_dir} ({err.strerror or err}); set [run].output_dir "
                         f"in {config.config_path} to a folder you can write") from None
+
+
+def _embedder_device(config) -> str | None:
+    """Where minilm runs ("cpu" / "cuda"), said on stderr as the run starts; None without minilm (an embedder
+    with no device to choose, or no embedded service). Ray workers start their own services and resolve
+    "auto" on their own machines: the manifest then records the setting, not a device seen here."""
+    if config.memory.backend != "embedded" or config.memory.embedder != "minilm" \
+            or config.agent.type != "memory_agent":  # an outside agent keeps its own memory
+        return None
+    if config.run.executor == "ray":
+        device = f"{config.memory.device} (resolved by each Ray worker)"
+    else:
+        from benchmarker.memory.drivers.open import embedder_device
+
+        device = embedder_device(config) or "cpu"
+    print(f"memory: embedded service, embedder minilm on {device} ([memory] device = \"{config.memory.device}\")",
+          file=sys.stderr, flush=True)
+    return device
 
 
 def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previous) -> dict[str, Any]:

@@ -33,6 +33,25 @@ class OpenMemory:
         return {**self.launch.describe(), "mcp_url": self.launch.url or None}
 
 
+def embedder_device(config: RunConfig) -> str | None:
+    """Where the embedded service's minilm embedder will run, "cpu" or "cuda" (`[memory] device`, "auto"
+    resolved here the way the service resolves it on this machine); None when no minilm runs. A `cuda`
+    that torch cannot see is a UserError (exit 2) naming the key, before anything starts."""
+    mem = config.memory
+    if mem.backend != "embedded" or mem.embedder != "minilm":
+        return None
+    from benchmarker.memory.service.embedders import resolve_device
+    from benchmarker.memory.service.errors import EmbedderError
+
+    try:
+        return resolve_device(mem.device)
+    except EmbedderError:
+        where = f"{config.config_path}: " if config.config_path else ""
+        raise UserError(f"{where}[memory] device = \"{mem.device}\": torch sees no CUDA device "
+                        "(torch.cuda.is_available() is False: no GPU, no driver, or a CPU-only torch build); "
+                        "set device = \"auto\" or \"cpu\"") from None
+
+
 @contextlib.asynccontextmanager
 async def memory_server(config: RunConfig, run_dir: Path, mapping: ToolMapping) -> AsyncIterator[ServerLaunch]:
     """How to reach the run's memory server: the configured URL or stdio command (`[memory] transport`,
@@ -53,7 +72,8 @@ async def memory_server(config: RunConfig, run_dir: Path, mapping: ToolMapping) 
     settings = ServiceSettings(host="127.0.0.1", port=0, db_path=str(db_path), alpha=mem.alpha,
                                embedder=mem.embedder, index_lag_ms=mem.index_lag_ms,
                                placeholder_context=mem.placeholder_context, vector_cache_mb=mem.vector_cache_mb,
-                               embed_batch_size=mem.embed_batch_size, await_timeout_s=mem.await_timeout_s)
+                               embed_batch_size=mem.embed_batch_size, device=mem.device,
+                               await_timeout_s=mem.await_timeout_s)
     if mem.transport == "stdio":
         yield embedded_stdio_launch(settings, run_dir / "memory-service.log")
         return

@@ -20,6 +20,7 @@ from benchmarker.memory.service.settings import (
     DEFAULT_EMBEDDER,
     DEFAULT_HOST,
     DEFAULT_PORT,
+    DEVICES,
     EMBEDDERS,
     ServiceSettings,
 )
@@ -56,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--embed-batch-size", type=int, default=_DEFAULTS.embed_batch_size,
                         help=f"entry texts embedded per batch (default {_DEFAULTS.embed_batch_size}); "
                              "does not change results")
+    parser.add_argument("--device", choices=DEVICES, default=_DEFAULTS.device,
+                        help="where --embedder minilm runs: auto (default: CUDA when torch sees a device, else "
+                             "CPU), cpu, or cuda (exit 2 when no device is seen); does not change results")
     parser.add_argument("--await-timeout-s", type=float, default=_DEFAULTS.await_timeout_s,
                         help="longest await_consistency wait for a memory's writes to become searchable, in "
                              f"seconds (default {_DEFAULTS.await_timeout_s:.0f})")
@@ -105,7 +109,7 @@ def settings_from_args(args: argparse.Namespace) -> ServiceSettings:
         strict_titles=args.strict_titles, max_raw_entry_bytes=args.max_raw_entry_bytes,
         max_summary_bytes=args.max_summary_bytes, max_context_bytes=args.max_context_bytes,
         max_query_bytes=args.max_query_bytes, max_tags_bytes=args.max_tags_bytes,
-        embed_batch_size=args.embed_batch_size, await_timeout_s=args.await_timeout_s,
+        embed_batch_size=args.embed_batch_size, device=args.device, await_timeout_s=args.await_timeout_s,
         vector_cache_mb=args.vector_cache_mb, log_level=args.log_level, exit_with_parent=args.exit_with_parent,
         api_key=api_key, allowed_hosts=tuple(args.allowed_host), allowed_origins=tuple(args.allowed_origin),
         max_body_bytes=args.max_body_bytes, session_idle_s=args.session_idle_s, max_sessions=args.max_sessions,
@@ -180,8 +184,9 @@ def serve(settings: ServiceSettings) -> int:
         print(f"serve-memory: {err}", file=sys.stderr)
         return 2
     base = f"http://{settings.host}:{settings.port}"
+    device = getattr(svc.embedder, "device", None)  # minilm's resolved device ("auto" chose it)
     print(f"serve-memory: MCP {base}/mcp, health {base}/v0/health, search {base}/v0/search | "
-          f"db {settings.db_path} | embedder {settings.embedder} | alpha {settings.alpha} | "
+          f"db {settings.db_path} | embedder {settings.embedder}{f' on {device}' if device else ''} | alpha {settings.alpha} | "
           f"index lag {settings.index_lag_ms} ms | auth {'bearer key' if settings.api_key else 'none (loopback)'}",
           file=sys.stderr, flush=True)
     server = GracefulServer(uvicorn_config(build_app(svc), settings))
@@ -208,8 +213,9 @@ def serve_stdio(settings: ServiceSettings) -> int:
     except (ValueError, RuntimeError, EmbedderError, OSError) as err:
         print(f"serve-memory: {err}", file=sys.stderr)
         return 2
-    print(f"serve-memory: MCP on stdio | db {settings.db_path} | embedder {settings.embedder} | "
-          f"alpha {settings.alpha}", file=sys.stderr, flush=True)
+    device = getattr(svc.embedder, "device", None)
+    print(f"serve-memory: MCP on stdio | db {settings.db_path} | embedder {settings.embedder}"
+          f"{f' on {device}' if device else ''} | alpha {settings.alpha}", file=sys.stderr, flush=True)
 
     async def main() -> None:
         await svc.start()

@@ -21,11 +21,14 @@ from typing import Protocol
 import numpy as np
 
 from benchmarker.memory.service.errors import EmbedderError
+from benchmarker.memory.service.settings import DEVICES
 
 MAX_EMBED_CHARS = 8000  # longer texts are cut before embedding (the models truncate anyway)
 STATIC_MODEL_NAME = "static-minilm-l6-v2-pca256"
 OLLAMA_DEFAULT_MODEL = "nomic-embed-text"
 OPENAI_DEFAULT_MODEL = "text-embedding-3-small"
+# Where minilm runs (settings.DEVICES): "auto" = CUDA when torch sees a device, else CPU. The device changes
+# speed, not results (embeddings agree to float tolerance), so the model id and stored vectors stay the same.
 
 
 class Embedder(Protocol):
@@ -75,14 +78,41 @@ def _offline() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def cuda_available() -> bool:
+    """Whether torch sees a CUDA device (False without torch, or with a CPU-only build)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    try:
+        return bool(torch.cuda.is_available())
+    except Exception:  # a broken driver install: treat as no device, `cuda` then says so
+        return False
+
+
+def resolve_device(requested: str) -> str:
+    """"cpu" or "cuda" for a device setting; EmbedderError (one line) for "cuda" with no device seen."""
+    if requested not in DEVICES:
+        raise EmbedderError(f"device: unknown device {requested!r}; choose one of {', '.join(DEVICES)}")
+    if requested == "cpu":
+        return "cpu"
+    if cuda_available():
+        return "cuda"
+    if requested == "cuda":
+        raise EmbedderError("device cuda: torch sees no CUDA device (torch.cuda.is_available() is False: no GPU, "
+                            "no driver, or a CPU-only torch build); use device \"auto\" or \"cpu\"")
+    return "cpu"
+
+
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers on CPU (384 dims)."""
+    """all-MiniLM-L6-v2 through sentence-transformers (384 dims), on CPU or a CUDA device."""
 
     name = "minilm"
     model_id = "all-MiniLM-L6-v2"
 
-    def __init__(self, batch_size: int = 32):
+    def __init__(self, batch_size: int = 32, device: str = "auto"):
         _offline()
+        self.device = resolve_device(device)
         model_dir = minilm_model_dir()
         try:
             from sentence_transformers import SentenceTransformer
@@ -92,7 +122,7 @@ class MiniLMEmbedder:
         import torch
 
         self.batch_size = batch_size
-        self.model = SentenceTransformer(str(model_dir), device="cpu")
+        self.model = SentenceTransformer(str(model_dir), device=self.device)
         self._torch = torch
         self._max_threads = max(1, torch.get_num_threads())
         self._lock = threading.Lock()
@@ -100,6 +130,7 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         # A single query runs on one thread: two OpenMP threads on a busy 2-core box make its latency
         # spiky (p95 ~80 ms vs ~25 ms); batches use every core. The lock keeps the setting per call.
+        # (On CUDA the threads only tokenize; the same rule does no harm.)
         threads = 1 if len(texts) <= 2 else self._max_threads
         with self._lock:
             if self._torch.get_num_threads() != threads:
@@ -243,12 +274,13 @@ class OpenAIEmbedder(_HttpEmbedder):
         return unit_rows(np.array([item["embedding"] for item in ordered], dtype=np.float32))
 
 
-def create_embedder(name: str, batch_size: int = 32) -> Embedder | None:
-    """The embedder called `name`, loaded and checked; None for `none` (BM25 only)."""
+def create_embedder(name: str, batch_size: int = 32, device: str = "auto") -> Embedder | None:
+    """The embedder called `name`, loaded and checked; None for `none` (BM25 only). `device` is where
+    minilm runs (see DEVICES); the other embedders have no device to choose and ignore it."""
     if name == "none":
         return None
     if name == "minilm":
-        return MiniLMEmbedder(batch_size)
+        return MiniLMEmbedder(batch_size, device)
     if name == "static":
         return StaticEmbedder()
     embedder: Embedder

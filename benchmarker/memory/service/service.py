@@ -71,7 +71,7 @@ class MemoryService:
         limit_blas_threads()
         store = Store(settings.db_path)
         try:
-            embedder = create_embedder(settings.embedder, settings.embed_batch_size)
+            embedder = create_embedder(settings.embedder, settings.embed_batch_size, settings.device)
         except BaseException:
             store.close()
             raise
@@ -247,5 +247,6 @@ class MemoryService:
                 "service": "mycelian-longmemeval embedded memory", "version": SERVICE_VERSION,
                 "startedAt": self.started_at,
                 "embedder": self.settings.embedder, "embeddingModel": self.indexer.model_id,
+                "embeddingDevice": getattr(self.embedder, "device", None),  # minilm: "cpu" or "cuda"
                 "alpha": self.settings.alpha, "indexLagMs": self.settings.index_lag_ms,
                 "pendingIndexJobs": self.store.count_unindexed(), "lastIndexError": self.indexer.last_error}

@@ -20,6 +20,7 @@ PLACEHOLDER_CONTEXT = (
 )
 
 EMBEDDERS = ("minilm", "static", "ollama", "openai", "none")
+DEVICES = ("auto", "cpu", "cuda")  # where minilm runs: "auto" = CUDA when torch sees one (embedders.resolve_device)
 # static: a model2vec model distilled from all-MiniLM-L6-v2. The default after measuring both on
 # LongMemEval_S sessions (bench/bench_embedders.py): the same hybrid recall@5 (1.0) and turn MRR,
 # ~200x the embedding throughput (~6,000 vs ~30 texts/s on 2 cores), ~1 ms vs ~18 ms per query,
@@ -61,6 +62,7 @@ class ServiceSettings:
     max_query_bytes: int = 8 * 1024
     max_tags_bytes: int = 16 * 1024
     embed_batch_size: int = 32
+    device: str = "auto"  # minilm only: "auto" (CUDA when torch sees one, else CPU), "cpu" or "cuda"
     await_timeout_s: float = 600.0
     vector_cache_mb: int = 512  # RAM for per-memory vector matrices (least recently used dropped)
     log_level: str = "warning"
@@ -80,6 +82,8 @@ class ServiceSettings:
         """Raise ValueError naming the setting and the fix."""
         if self.embedder not in EMBEDDERS:
             raise ValueError(f"embedder: unknown embedder {self.embedder!r}; choose one of {', '.join(EMBEDDERS)}")
+        if self.device not in DEVICES:
+            raise ValueError(f"device: unknown device {self.device!r}; choose one of {', '.join(DEVICES)}")
         if not isinstance(self.alpha, (int, float)) or not math.isfinite(self.alpha) or not 0.0 <= self.alpha <= 1.0:
             raise ValueError(f"alpha: must be a number between 0 and 1, got {self.alpha!r}")
         if self.embedder == "none" and self.alpha != 0:
@@ -133,7 +137,7 @@ class ServiceSettings:
                 "--max-context-bytes", str(self.max_context_bytes),
                 "--max-query-bytes", str(self.max_query_bytes),
                 "--max-tags-bytes", str(self.max_tags_bytes),
-                "--embed-batch-size", str(self.embed_batch_size),
+                "--embed-batch-size", str(self.embed_batch_size), "--device", self.device,
                 "--await-timeout-s", repr(float(self.await_timeout_s)),
                 "--vector-cache-mb", str(self.vector_cache_mb),
                 "--max-body-bytes", str(self.max_body_bytes),
