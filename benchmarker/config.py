@@ -264,8 +264,9 @@ def _suite_problems(cfg: RunConfig) -> list[Problem]:
         problems.append(Problem(("dataset", "file"), f"is only read by kinds {', '.join(kinds[:-1])} and "
                                 f'{kinds[-1]} (kind is "{data.kind}"); remove it'))
     if cfg.eval.judge == "official" and not got.official_judge:
-        problems.append(Problem(("eval", "judge"), '"official" only grades LongMemEval-format '
-                                f'datasets (kind is "{data.kind}"); use "llm" or "deterministic"'))
+        judged = ", ".join(f'"{k}"' for k in dataset_kinds_where("official_judge"))
+        problems.append(Problem(("eval", "judge"), f'"official" is the judge of kinds {judged}, which ship their '
+                                f'own (kind is "{data.kind}"); use "llm" or "deterministic"'))
     return problems + got.config_problems(cfg)
 
 
@@ -418,7 +419,7 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
         return "", [Problem(("dataset_repo_path",), f"not a directory: {repo}{repo_origin}; point "
                             "it at your LongMemEval clone")]
     if file:
-        if Path(file).is_file():
+        if suite(cfg.dataset.kind).finds_data_at(Path(file)):
             return file, []
         return "", [Problem(file_key, f"file not found: {file}{file_origin}; {_missing_file_hint(cfg, file)}")]
     if not suite(cfg.dataset.kind).reads_dataset_file:

@@ -688,10 +688,6 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
                'non-offline [provider].type and e.g. eval = "gpt-4o-mini"' if cfg.provider.type == "offline"
                else f'e.g. eval = "{_MODEL_EXAMPLES.get(cfg.provider.type, "gpt-4o-mini")}"')
         problems.append(Problem(("models", "eval"), f'required when [eval].judge = "{cfg.eval.judge}"; {fix}'))
-    if cfg.eval.judge == "official":
-        if not cfg.dataset_repo_path:
-            problems.append(Problem(("dataset_repo_path",), 'required when [eval].judge = '
-                                    '"official" (its evaluation scripts are run from the clone)'))
     if cfg.retry.max_backoff_s < cfg.retry.initial_backoff_s:
         problems.append(Problem(("retry", "max_backoff_s"), f"got {cfg.retry.max_backoff_s}; must "
                                 f"be >= [retry].initial_backoff_s ({cfg.retry.initial_backoff_s})"))

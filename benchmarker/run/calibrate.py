@@ -90,10 +90,10 @@ def _official_builder(choice: JudgeChoice) -> Any:
     here, where `run` would fall back to our prompts: a calibration must measure the judge it names."""
     from benchmarker.run.models import official_prompt_for
 
-    builder, reason = official_prompt_for(choice.kind, choice.config.dataset_repo_path)
+    builder, reason = official_prompt_for(choice.kind, choice.config)
     if builder is None and reason:
-        raise UserError(f"{choice.config.config_path}: judge = \"official\" needs LongMemEval's evaluator: {reason} "
-                        "(set dataset_repo_path to your LongMemEval clone)")
+        raise UserError(f"{choice.config.config_path}: judge = \"official\" needs the benchmark's own evaluator: "
+                        f"{reason} (for LongMemEval set dataset_repo_path to your clone)")
     return builder
 
 

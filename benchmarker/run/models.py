@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from benchmarker.memory.driver import MemoryDriver
@@ -110,9 +109,9 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
             qa_model = _batched(hub, config, "qa", ledger) or qa_model
         if config.batch.eval and judge_model is not None:
             judge_model = _batched(hub, config, "eval", ledger) or judge_model
-    official, reason = official_prompt_for(judge_kind, config.dataset_repo_path)
+    official, reason = official_prompt_for(judge_kind, config)
     if official is not None:
-        note = f"official LongMemEval evaluator prompts from {config.dataset_repo_path}"
+        note = reason
     elif reason:  # the official judge without LongMemEval's evaluator: our own prompts, said so
         note = f"official evaluator not found ({reason}); using our own judge prompts"
         judge_kind = LLMJudge.name
@@ -161,12 +160,11 @@ def _provider_kwargs(config) -> dict[str, Any]:
     return {}
 
 
-def official_prompt_for(name: str, repo: Path | str) -> tuple[Any | None, str]:
-    """(LongMemEval's prompt builder, "") for the official judge, (None, why not) when the clone lacks
-    it; (None, "") for any other judge, which needs none."""
+def official_prompt_for(name: str, config: Any) -> tuple[Any | None, str]:
+    """(the benchmark's official prompts, where they came from) for the official judge, (None, why not) when
+    the clone lacks them; (None, "") for any other judge, which needs none."""
     if not issubclass(judge_class(name), OfficialJudge):
         return None, ""
-    from benchmarker.suites.longmemeval.official import load_official_prompt_builder
+    from benchmarker.registry import suite
 
-    builder, reason = load_official_prompt_builder(repo)
-    return builder, "" if builder is not None else reason
+    return suite(config.dataset.kind).official_prompts(config)

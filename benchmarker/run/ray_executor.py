@@ -197,7 +197,8 @@ class RayExecutor:
         return outcome.finals[point]
 
     async def _dispatch(self, case: Any) -> CaseOutcome:
-        task = CaseTask(slice=CaseSlice.from_logs(case, self.logs, reads_trace=suite_of_record(case.kind).reads_agent_trace), points=list(self.points))
+        reads_trace = suite_of_record(case.kind).reads_agent_trace
+        task = CaseTask(slice=CaseSlice.from_logs(case, self.logs, reads_trace=reads_trace), points=list(self.points))
         last: BaseException | None = None
         for attempt in range(self.config.run.case_retries + 1):
             if attempt:

@@ -37,7 +37,7 @@ class Suite(ABC):
     reads_dataset_file: bool = False        # dataset_file / a LongMemEval clone name its data
     reads_file: bool = False                # [dataset].file names its data
     question_types: tuple[str, ...] = ()    # what [run].question_types may name (empty: not checked)
-    official_judge: bool = False            # LongMemEval's own judge prompts apply
+    official_judge: bool = False            # the benchmark's own judge prompts apply (`official_prompts`)
     replayable: bool = False                # `run --replay` can re-ask a source run's answers
     needs_case: bool = True                 # scoring an answer reads its case (rubric, facts, trap answer)
     reads_back: bool = False                # a case is answered by reading its memory back, not by QA
@@ -69,6 +69,15 @@ class Suite(ABC):
         """What the suite requires of the keys naming its data (config.py already refuses a file key
         the suite does not read)."""
         return []
+
+    def official_prompts(self, config: RunConfig) -> tuple[Any | None, str]:
+        """The official judge's prompts, read from the user's clone of the benchmark: (prompts, a note saying
+        where from), or (None, why not). Only asked when `official_judge` is set."""
+        return None, f'[dataset].kind = "{self.name}" has no official judge'
+
+    def finds_data_at(self, path: Path) -> bool:
+        """Whether `[dataset].file` names data this suite can read (a file; a suite may accept a folder)."""
+        return path.is_file()
 
     def missing_file_hint(self, path: str) -> str:
         """What to do when `[dataset].file` names no file (`path`, resolved): the way that leads to a run."""

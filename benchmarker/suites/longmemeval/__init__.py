@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from benchmarker.config_schema import Problem, RunConfig
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
@@ -31,6 +32,21 @@ class LongMemEval(Suite):
     official_judge = True
     replayable = True
     needs_case = False
+
+    def data_problems(self, cfg: RunConfig) -> list[Problem]:
+        if cfg.eval.judge == "official" and not cfg.dataset_repo_path:
+            return [Problem(("dataset_repo_path",), 'required when [eval].judge = "official" (its evaluation '
+                            "scripts are run from the clone)")]
+        return []
+
+    def official_prompts(self, config: RunConfig) -> tuple[Any | None, str]:
+        """LongMemEval's prompt builder from the clone's src/evaluation/evaluate_qa.py."""
+        from benchmarker.suites.longmemeval.official import load_official_prompt_builder
+
+        builder, reason = load_official_prompt_builder(config.dataset_repo_path)
+        if builder is None:
+            return None, reason
+        return builder, f"official LongMemEval evaluator prompts from {config.dataset_repo_path}"
 
     def data_file(self, config: Any, run_dir: Path) -> tuple[Path, str]:
         """The LongMemEval-format file to read, and its description for the manifest."""

@@ -1,0 +1,223 @@
+"""BEAM ("Beyond a Million Tokens", Tavakoli et al. 2025): ten memory abilities over conversations of 128K
+to 10M tokens. One case per conversation (ingested once), then its probing questions; each answer graded
+per rubric item (the clone's official judge, our LLM judge, or the deterministic grader: scoring.py);
+per-ability mean scores with bootstrap intervals and their mean (summary.py); retrieval scored on the
+questions' evidence message ids (`source_chat_ids`, turn and session level)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from benchmarker.agent.prompts import load_prompt
+from benchmarker.config_schema import Problem, RunConfig, each_once
+from benchmarker.datasets.schema import Case, Question
+from benchmarker.datasets.selection import select_question_ids
+from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
+from benchmarker.scoring.judges import with_eval_tokens
+from benchmarker.scoring.records import grading_fields
+from benchmarker.suites.base import Record, Suite, need_case
+from benchmarker.suites.beam.data import (
+    ABILITIES,
+    CHAT_FILE,
+    QUESTIONS_FILE,
+    RECORD_KIND,
+    SIZES,
+    beam_cases,
+    conversation_dirs,
+    load_beam,
+    question_index,
+)
+from benchmarker.suites.beam.official import OfficialPrompts, load_official_prompts
+from benchmarker.suites.beam.scoring import Grader, grade_answer
+from benchmarker.suites.beam.summary import beam_section, beam_summary, compare_rows
+
+if TYPE_CHECKING:
+    from benchmarker.scoring.judges import Judge
+
+log = logging.getLogger(__name__)
+BEAM_REPO = "https://github.com/mohammadtavakoli78/BEAM"
+RUBRIC_PROMPT, SAME_EVENT_PROMPT = "judge_beam_rubric", "judge_beam_same_event"
+ITEMS_PER_QUESTION, ANSWER_TOKENS, ITEM_OUTPUT = 3, 250, 40   # estimate: a question's judge calls
+PASS_SCORE = 0.5   # a question's `label` (accuracy, attribution): its score is at least this
+
+
+class BeamOptions(BaseModel):
+    """BEAM's own [dataset] keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    size: Literal["100K", "500K", "1M", "10M"] = "100K"
+    # the conversations to run, by number (folder name) or Hugging Face conversation_id; empty: all of them
+    chats: Annotated[tuple[int | str, ...], AfterValidator(each_once)] = Field(default=(), strict=False)
+
+
+class BEAM(Suite):
+    name = "beam"
+    record_kinds = (RECORD_KIND,)
+    reads_file = True
+    question_types = ABILITIES
+    official_judge = True
+    conversation_cases = True
+    adversary_refusal = "is scored by rubrics written with its data, which a new question has none of; not supported"
+    judge_note = " (BEAM's judge: one call per rubric item, plus event ordering's alignment calls)"
+    dataset_options = BeamOptions
+
+    def data_problems(self, cfg: RunConfig) -> list[Problem]:
+        if not cfg.dataset.file:
+            return [Problem(("dataset", "file"), f'required for kind "beam": clone the benchmark (git clone '
+                            f"{BEAM_REPO}) and set file to the clone, one of its chats/<size> folders, or a "
+                            "Hugging Face export (Mohammadta/BEAM) of rows {conversation_id, chat, probing_questions}")]
+        return []
+
+    def finds_data_at(self, path: Path) -> bool:
+        return path.exists()
+
+    def missing_file_hint(self, path: str) -> str:
+        return f"clone the benchmark there: git clone {BEAM_REPO} {path}"
+
+    def _options(self, config: Any) -> BeamOptions:
+        got = self.options(config)
+        assert isinstance(got, BeamOptions)
+        return got
+
+    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+        """One case per conversation holding its selected questions; `[run]` question_ids / question_types
+        (abilities) / sample (stratified by ability) / limit select them, and a conversation none of whose
+        questions is selected is not ingested."""
+        path, options = Path(config.dataset.file), self._options(config)
+        chats = [str(c) for c in options.chats]
+        parsed = load_beam(path, options.size, chats)   # validates every wanted conversation before anything runs
+        index, dropped = question_index(parsed, options.size)
+        run = config.run
+        wanted = set(select_question_ids(index, question_ids=list(run.question_ids),
+                                         question_types=list(run.question_types), limit=run.limit,
+                                         sample=run.sample, sample_seed=run.sample_seed, source=str(path),
+                                         known_types=ABILITIES))
+        conversations = [c.conversation_id for c in parsed.conversations]
+        tokens = sum(c.tokens_estimate for c in parsed.conversations)
+        del parsed   # the cases are read again, one conversation at a time, when the graph streams them
+        told = f"; {sum(len(d['ids']) for d in dropped)} evidence id(s) name no message" if dropped else ""
+        description = (f"BEAM {options.size} {path}: {len(wanted)} questions over {len(conversations)} "
+                       f"conversation(s) (~{tokens:,} tokens of chat){told}")
+        if dropped:
+            log.warning("BEAM: %d question(s) cite message ids their conversation lacks (listed in the manifest's "
+                        "dataset.evidence)", len(dropped))
+
+        def cases() -> Any:
+            return beam_cases(load_beam(path, options.size, conversations), options.size, wanted)
+
+        return DatasetPlan([CaseGroup("cases", len(wanted), cases)], str(path), _sha256(path, options.size, chats),
+                           description, details={"size": options.size, "conversations": conversations,
+                                                 "chat_tokens_estimate": tokens, "evidence": {"dropped": dropped}})
+
+    def official_prompts(self, config: RunConfig) -> tuple[Any | None, str]:
+        """The clone's rubric prompt and alignment messages ([dataset] file must be the clone's root)."""
+        prompts, reason = load_official_prompts(_clone_root(Path(config.dataset.file)))
+        if prompts is None:
+            return None, reason
+        return prompts, f"official BEAM judge prompts from {prompts.source}"
+
+    # --- scoring -----------------------------------------------------------------------------
+
+    async def score(self, record: Record, case: Case | None, judge: Judge) -> Record:
+        """Every rubric item graded (module docstring); label: the question's score >= 0.5."""
+        question = next(q for q in need_case(case, record).questions if q.question_id == record.get("question_id"))
+        builder = getattr(judge, "prompt_builder", lambda: None)()
+        official = builder if isinstance(builder, OfficialPrompts) else None
+        grader = Grader(judge.llm, official, rubric_template=load_prompt(RUBRIC_PROMPT),
+                        same_template=load_prompt(SAME_EVENT_PROMPT), retries=judge.retries)
+        block = await grade_answer(grader, ability=question.question_type, question=question.question,
+                                   rubric=list(question.rubric.get("items") or []),
+                                   answer=str(record.get("hypothesis") or ""), abstention=question.is_abstention)
+        score = block["score"]
+        label = None if score is None else score >= PASS_SCORE
+        which = "official" if official is not None else "llm" if judge.llm is not None else "deterministic"
+        reason = (f"BEAM {which}: {len(block['items'])} rubric item(s), score "
+                  + ("unjudged" if score is None else f"{score:.3f}") + f" ({grader.calls} judge call(s))")
+        grading = grading_fields(label, judge=judge.name, model=_model_id(judge.llm), reason=reason,
+                                 attempts=max(1, grader.calls), template=None if judge.llm is None else
+                                 ("beam_official" if official is not None else RUBRIC_PROMPT), score=score,
+                                 input_tokens=grader.input_tokens, output_tokens=grader.output_tokens)
+        return with_eval_tokens(record, grading | {"beam": block})
+
+    # --- summary, report, compare --------------------------------------------------------------
+
+    def summary_blocks(self, results: list[Record], notes: list[str]) -> Record:
+        if not any(r.get("kind") == RECORD_KIND for r in results):
+            return {}
+        notes.append("BEAM: the headline is the mean over abilities of each ability's mean question score (0-1); "
+                     f"accuracy and attribution count a question correct when its score is >= {PASS_SCORE}")
+        return {self.name: beam_summary(results)}
+
+    def console_rows(self, summary: Record) -> list[tuple[str, str]]:
+        overall = (summary.get(self.name) or {}).get("overall") or {}
+        mean, ci = overall.get("mean_over_abilities"), overall.get("ci95")
+        if mean is None:
+            return []
+        return [("BEAM mean over abilities", f"{mean:.3f}" + (f" [{ci[0]:.3f}-{ci[1]:.3f}]" if ci else "")
+                 + f" ({overall.get('abilities', 0)} abilities, n={overall.get('scored', 0)})")]
+
+    def qa_report_lines(self, summary: Record) -> list[str]:
+        return beam_section(summary[self.name]) if summary.get(self.name) else []
+
+    def compare_blocks(self, results: list[Record]) -> Record:
+        return {self.name: beam_summary(results)}
+
+    def compare_lines(self, runs: list[Record]) -> list[str]:
+        return compare_rows(runs, self.name) if runs and all(r.get(self.name) for r in runs) else []
+
+    def judge_tokens(self, chars_per_token: float) -> tuple[int, int] | None:
+        """A question's judge calls: ~3 rubric items, each the rubric prompt with the answer."""
+        template = load_prompt(RUBRIC_PROMPT)
+        return ITEMS_PER_QUESTION * (round(len(template) / chars_per_token) + ANSWER_TOKENS), \
+            ITEMS_PER_QUESTION * ITEM_OUTPUT
+
+    # --- graph ---------------------------------------------------------------------------------
+
+    def retrieval_evidence(self, case: Case, question: Question) -> bool:
+        return True
+
+    def answer_fields(self, case: Case, question: Question) -> Record:
+        """The evidence message ids the file names (and those naming no message), for the run browser."""
+        out: Record = {"evidence_message_ids": list(question.evidence.get("message_ids") or [])}
+        if question.evidence.get("dropped"):
+            out["evidence_dropped"] = list(question.evidence["dropped"])
+        return out
+
+
+def _model_id(model: Any | None) -> str | None:
+    if model is None:
+        return None
+    from benchmarker.scoring.judge import model_id
+
+    return model_id(model)
+
+
+def _clone_root(path: Path) -> Path:
+    """The BEAM clone a `[dataset] file` sits in (the file may name the clone, chats/, or chats/<size>)."""
+    for candidate in (path, *path.parents):
+        if (candidate / "src" / "prompts.py").is_file():
+            return candidate
+    return path
+
+
+def _sha256(path: Path, size: str, chats: list[str]) -> str:
+    """The file's sha256; for a folder, the sha256 over each selected conversation's two files (name and digest)."""
+    if path.is_file():
+        return dataset_sha256(path)
+    digest = hashlib.sha256()
+    for folder in conversation_dirs(path, size):
+        if chats and folder.name not in chats:
+            continue
+        for name in (CHAT_FILE, str(QUESTIONS_FILE)):
+            digest.update(f"{folder.name}/{name}:{dataset_sha256(folder / name)}\n".encode())
+    return digest.hexdigest()
+
+
+SUITE = BEAM()
+__all__ = ["BEAM", "SIZES", "SUITE"]
