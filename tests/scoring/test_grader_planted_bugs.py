@@ -23,3 +23,12 @@ def test_a_hedge_is_right_on_an_abstention_question():
                                               ("It took 4 weeks.", True), ("four weeks", True)])
 def test_a_number_inside_a_date_without_a_year_is_not_a_count(hypothesis, label):
     assert grade_deterministic("temporal-reasoning", "q1", "4 weeks", hypothesis).label is label
+
+
+@pytest.mark.parametrize("qtype,gold,hypothesis", [("multi-session", "4", "It was on March 4."),
+                                                   ("temporal-reasoning", "4", "on 4 March"),
+                                                   ("multi-session", "4 times", "I went on March 4 a few times.")])
+def test_a_count_is_never_the_day_of_a_date_without_a_year(qtype, gold, hypothesis):
+    """The count alone is the answer here, so only the md: (month-day) rule stands between the day and a
+    false match; "4 weeks" above also needs its unit and let the mutant `("date:",)` live."""
+    assert grade_deterministic(qtype, "q1", gold, hypothesis).label is False
