@@ -5,8 +5,11 @@ from __future__ import annotations
 from bench.import_graph import cycles, file_graph, folder_graph, strongly_connected
 
 # Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
-STAGES = ("errors", "redact", "registry", "tool_mapping", "metric_names", "datasets", "config_schema", "config", "log",
-          "memory", "agent", "subjects", "scoring", "reporting", "suites", "graph", "run", "view", "commands", "cli")
+# The suites registry sits above the suites it discovers (it loads them by name) and below everything that asks it
+# for one; nothing under it (config_schema, datasets, log, scoring, reporting) names it or a suite.
+STAGES = ("errors", "redact", "tool_mapping", "metric_names", "datasets", "config_schema", "log",
+          "memory", "agent", "subjects", "scoring", "reporting", "suites", "registry", "score", "config", "graph", "run", "view",
+          "commands", "cli")
 
 
 def test_no_folder_level_import_loop():

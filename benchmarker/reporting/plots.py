@@ -52,6 +52,31 @@ def plot_accuracy_by_type(qa: dict[str, Any], path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def plot_mean_scores(rows: list[tuple[str, float, list[float] | None, int]], path: Path, *,
+                     xlabel: str) -> Path | None:
+    """Horizontal bars of mean scores in 0..1 (label, mean, 95% interval or None, n), the last row highlighted
+    (an overall mean); None when there is no row."""
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.2))
+    means = [mean for _, mean, _, _ in rows]
+    err = [[max(0.0, mean - ci[0]) if ci else 0.0 for _, mean, ci, _ in rows],
+           [max(0.0, ci[1] - mean) if ci else 0.0 for _, mean, ci, _ in rows]]
+    colors = [COLORS["bar"]] * (len(rows) - 1) + ["#55A868"]
+    ax.barh(range(len(rows)), means, xerr=err, color=colors, capsize=3, ecolor="#333333")
+    for y, value in enumerate(means):
+        inside = value >= 0.12
+        ax.text(0.015 if inside else value + 0.015, y, f"{value:.3f}", va="center", fontsize=8,
+                color="white" if inside else "#222222", fontweight="bold")
+    ax.set_yticks(range(len(rows)), [f"{label} (n={n})" for label, _, _, n in rows], fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(xlabel)
+    ax.invert_yaxis()
+    ax.grid(axis="x", color=COLORS["grid"])
+    ax.set_axisbelow(True)
+    return _save(fig, path)
+
+
 def plot_agreement_by_type(summary: dict[str, Any], path: Path) -> Path | None:
     """A judge's agreement with the labels per question type (and over all), kappa beside each bar."""
     rows = [(name, b) for name, b in (summary.get("by_type") or {}).items() if b.get("n")]

@@ -286,7 +286,7 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
         lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
         for suite in suites_of_summary(suites, summary):
-            lines += suite.qa_report_lines(summary)
+            lines += suite.qa_report_lines(summary) + suite.report_figures(summary, plots)
     lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
         lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))

@@ -140,6 +140,10 @@ class Suite(ABC):
         """Report lines right after the QA section (markdown)."""
         return []
 
+    def report_figures(self, summary: Record, plots: Path) -> list[str]:
+        """Markdown lines showing figures the suite draws into `plots` (after its QA lines); none by default."""
+        return []
+
     def report_sections(self, summary: Record) -> list[tuple[str, str]]:
         """(title, markdown) report sections from its summary keys."""
         return []

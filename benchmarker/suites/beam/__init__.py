@@ -165,6 +165,20 @@ class BEAM(Suite):
     def qa_report_lines(self, summary: Record) -> list[str]:
         return beam_section(summary[self.name]) if summary.get(self.name) else []
 
+    def report_figures(self, summary: Record, plots: Path) -> list[str]:
+        """Per-ability mean scores as bars (95% bootstrap intervals), the mean over abilities last."""
+        from benchmarker.reporting.plots import plot_mean_scores
+
+        block = summary.get(self.name) or {}
+        rows = [(name, float(s["mean"]), s.get("ci95"), int(s["scored"]))
+                for name, s in (block.get("by_ability") or {}).items() if s.get("mean") is not None]
+        overall = block.get("overall") or {}
+        if rows and overall.get("mean_over_abilities") is not None:
+            rows.append(("mean over abilities", float(overall["mean_over_abilities"]), overall.get("ci95"),
+                         int(overall.get("scored") or 0)))
+        plot = plot_mean_scores(rows, plots / "beam_abilities.png", xlabel="mean score (0-1) with 95% bootstrap interval")
+        return [f"![BEAM mean score per ability](plots/{plot.name})", ""] if plot else []
+
     def compare_blocks(self, results: list[Record]) -> Record:
         return {self.name: beam_summary(results)}
 
