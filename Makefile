@@ -68,7 +68,7 @@ docs: install
 docs-serve: install
 	$(VENV)/bin/mkdocs serve
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view bench-beam
 
 # Local vs Ray (2 workers) on a retrieval sweep with minilm; writes runs/bench/ray.json (issue 15).
 bench-ray: install
@@ -82,6 +82,12 @@ bench-tracing: install
 # (target < 1 s) and question pages, timed over HTTP; writes runs/bench/view.json.
 bench-view: install
 	$(PYTHON) bench/bench_view.py
+
+# BEAM at scale (issue 35): retrieval-only on one 500K and one 10M-size conversation (wall, peak RSS, writes/s,
+# search latency); BEAM=path/to/a/BEAM/clone uses its real conversations, else built from ../shared's 128K ones.
+BEAM ?= data/BEAM
+bench-beam: install
+	$(PYTHON) bench/bench_beam.py $(if $(wildcard $(BEAM)/chats),--clone $(BEAM),)
 
 bench-locomo: install
 	$(PYTHON) bench/bench_locomo.py
