@@ -100,7 +100,7 @@ class MemoryClient:
 
     def __init__(self, session: Any, tools: list[Any], *, url: str = "", on_call: CallObserver | None = None,
                  timeout_s: float = CALL_TIMEOUT_S, waits: WaitLimit | None = None,
-                 max_request_bytes: int | None = None):
+                 max_request_bytes: int | None = None, lost: _Lost | None = None):
         self.session = session
         self.tools = tools
         self.url = url
@@ -108,6 +108,7 @@ class MemoryClient:
         self.timeout_s = timeout_s
         self.waits = waits or WaitLimit()
         self.max_request_bytes = max_request_bytes   # the server's request-body limit, when known
+        self.lost = lost   # a stdio server: how its connection closing mid-run is reported (MemoryServerLost)
 
     @classmethod
     @asynccontextmanager
@@ -167,7 +168,8 @@ class MemoryClient:
 
         try:
             async with cls._open(streams(), target, timeout_s=timeout_s, waits=waits, on_call=on_call,
-                                 keepalive_s=None, stderr_path=stderr_path) as client:
+                                 keepalive_s=None, stderr_path=stderr_path,
+                                 lost=_Lost(target, stderr_path)) as client:
                 yield client
         finally:
             errlog.close()
@@ -177,7 +179,8 @@ class MemoryClient:
     async def _open(cls, streams: Any, target: str, *, timeout_s: float, waits: WaitLimit | None,
                     on_call: CallObserver | None, keepalive_s: float | None,
                     stderr_path: str | None = None,
-                    max_request_bytes: int | None = None) -> AsyncIterator[MemoryClient]:
+                    max_request_bytes: int | None = None,
+                    lost: _Lost | None = None) -> AsyncIterator[MemoryClient]:
         import anyio
         import httpx
         from langchain_mcp_adapters.tools import load_mcp_tools
@@ -195,13 +198,13 @@ class MemoryClient:
                     anyio.create_task_group() as background:
                 await session.initialize()
                 tools = await load_mcp_tools(session, tool_interceptors=[
-                    _limits_for(session, waits, timeout_s, _SizeLimit(target, max_request_bytes))])
+                    _limits_for(session, waits, timeout_s, _SizeLimit(target, max_request_bytes), lost)])
                 opened = True
                 if keepalive_s:
                     background.start_soon(_keep_alive, session, keepalive_s)
                 try:
                     yield cls(session, tools, url=target, on_call=on_call, timeout_s=timeout_s, waits=waits,
-                              max_request_bytes=max_request_bytes)
+                              max_request_bytes=max_request_bytes, lost=lost)
                     finished = True
                 finally:
                     background.cancel_scope.cancel()
@@ -231,6 +234,8 @@ class MemoryClient:
                                       "variable named by [memory].auth_token_env") from leaf
             if opened and not finished and isinstance(leaf, httpx.TransportError):  # this session's own transport
                 raise _lost(target, leaf, stderr_path) from leaf
+            if opened and not finished and lost is not None and leaf is not None and _connection_closed(leaf):
+                raise lost(leaf) from leaf  # a stdio server that exited mid-run
             if leaf is None:
                 raise
             raise leaf from None
@@ -242,7 +247,7 @@ class MemoryClient:
     def with_observer(self, on_call: CallObserver | None) -> MemoryClient:
         """A view on the same session that reports harness calls to another observer (per case)."""
         return MemoryClient(self.session, self.tools, url=self.url, on_call=on_call, timeout_s=self.timeout_s,
-                            waits=self.waits, max_request_bytes=self.max_request_bytes)
+                            waits=self.waits, max_request_bytes=self.max_request_bytes, lost=self.lost)
 
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools]
@@ -271,6 +276,8 @@ class MemoryClient:
             raise
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
+            if self.lost is not None and _connection_closed(exc):
+                raise self.lost(exc) from exc
             raise
         finally:
             if self.on_call is not None:
@@ -381,16 +388,48 @@ class _SizeLimit:
                                         "--max-body-bytes); not sent: this case fails, the run goes on")
 
 
-def _limits_for(session: Any, waits: WaitLimit, call_s: float, size: _SizeLimit | None = None) -> Any:
+@dataclass(frozen=True)
+class _Lost:
+    """A stdio server's connection closing after the session opened (the process exited): the SDK fails
+    the calls in flight with McpError "Connection closed" and any later call with anyio's
+    ClosedResourceError / BrokenResourceError. Either one is a MemoryServerLost naming the command."""
+
+    target: str
+    stderr_path: str | None
+
+    def __call__(self, err: BaseException) -> MemoryServerLost:
+        return _lost(self.target, err, self.stderr_path, stdio=True)
+
+
+def _connection_closed(exc: BaseException) -> bool:
+    """The MCP session's streams are gone: the SDK's own "Connection closed" error (sent to every request
+    pending when the read stream ends) or a closed / broken stream on a later send."""
+    import anyio
+    from mcp.shared.exceptions import McpError
+    from mcp.types import CONNECTION_CLOSED
+
+    if isinstance(exc, McpError):
+        return exc.error.code == CONNECTION_CLOSED and exc.error.message == "Connection closed"
+    return isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream))
+
+
+def _limits_for(session: Any, waits: WaitLimit, call_s: float, size: _SizeLimit | None = None,
+                lost: _Lost | None = None) -> Any:
     """A langchain-mcp-adapters interceptor: each of the memory agent's tool calls gets its own limit (the
     await limit for a wait tool, else the call limit), as the harness's calls do; the adapter would use the
-    session's default, which only bounds the handshake. A call over the server's body limit is not sent."""
+    session's default, which only bounds the handshake. A call over the server's body limit is not sent; a
+    stdio server gone mid-call is MemoryServerLost, as in `MemoryClient.call`."""
 
     async def intercept(request: Any, handler: Any) -> Any:
         if size is not None:
             size.check(request.name, dict(request.args or {}))
         limit = timedelta(seconds=waits.for_tool(request.name, call_s))
-        return await session.call_tool(request.name, request.args, read_timeout_seconds=limit)
+        try:
+            return await session.call_tool(request.name, request.args, read_timeout_seconds=limit)
+        except Exception as exc:
+            if lost is not None and _connection_closed(exc):
+                raise lost(exc) from exc
+            raise
 
     return intercept
 
@@ -410,10 +449,11 @@ def _is_auth_refusal(exc: BaseException | None) -> bool:
     return getattr(response, "status_code", None) == 401
 
 
-def _lost(target: str, err: BaseException, stderr_path: str | None) -> MemoryServerLost:
+def _lost(target: str, err: BaseException, stderr_path: str | None, *, stdio: bool = False) -> MemoryServerLost:
     where = (f" (its stderr: {stderr_path})" if stderr_path
-             else " (the embedded service logs to memory-service.log in the run directory)")
-    return MemoryServerLost(f"the memory MCP server at {target} stopped answering mid-run ({type(err).__name__}: "
+             else "" if stdio else " (the embedded service logs to memory-service.log in the run directory)")
+    server = f"the memory MCP server {target!r}" if stdio else f"the memory MCP server at {target}"
+    return MemoryServerLost(f"{server} stopped answering mid-run ({type(err).__name__}: "
                             f"{err or 'connection lost'}){where}; the cases in flight are in errors.jsonl; bring the "
                             "server back and run the same command again to resume")
 
