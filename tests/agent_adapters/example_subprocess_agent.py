@@ -5,6 +5,8 @@ agent that does not. `--mode` scripts misbehaviour on the answer op: `bad-json`,
 `double` (writes its answer twice); `stubborn` ignores stdin closing and SIGTERM. With `--once FLAG_FILE`
 the misbehaviour happens once across processes (the first answer finding FLAG_FILE absent creates it
 and misbehaves; later answers behave).
+A learn line whose `idempotency_key` was already taken since the last reset is acknowledged and not
+stored again (a retried message), as the HTTP example does with its Idempotency-Key header.
 EXAMPLE_AGENT_TRANSCRIPT names a file that receives every request and reply, one JSON object a
 line, for the schema checks and for counting calls.
 """
@@ -31,6 +33,7 @@ def main() -> int:
     mode = options.mode
     transcript = os.environ.get("EXAMPLE_AGENT_TRANSCRIPT")
     memory = KeywordMemory()
+    keys: set[str] = set()  # idempotency_key values taken since the last reset
     print(f"example agent started in mode {mode}", file=sys.stderr, flush=True)
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -48,11 +51,17 @@ def main() -> int:
         request = json.loads(line)
         op = request.get("op")
         if op == "learn":
+            key = request.get("idempotency_key") or ""
+            if key and key in keys:  # a retry of a message already taken: success, stored once
+                reply({"ok": True}, request)
+                continue
+            keys.add(key)
             reported = memory.learn(request)
             print(f"learned {len(memory.items)} items", file=sys.stderr, flush=True)
             reply({"ok": True, **reported}, request)
         elif op == "reset":
             memory.reset()
+            keys.clear()
             reply({"ok": True}, request)
         elif op == "answer":
             if options.once and mode != "normal":
