@@ -46,7 +46,7 @@ ABILITIES = ("abstention", "contradiction_resolution", "event_ordering", "inform
 # following have none: what compliance looks like stands in for it).
 REFERENCE_KEYS = ("answer", "ideal_answer", "ideal_response", "ideal_summary", "expected_compliance")
 CHAT_FILE, QUESTIONS_FILE = "chat.json", Path("probing_questions") / "probing_questions.json"
-_MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")
+_MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*(?:\d+|N/A)\s*$")   # "->-> 2,N/A" occurs too
 _ANCHOR_FORMATS = ("%B-%d-%Y", "%b-%d-%Y", "%B %d, %Y", "%Y-%m-%d", "%m/%d/%Y")
 _PLAN = re.compile(r"^plan-(\d+)$")
 
