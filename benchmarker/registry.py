@@ -36,7 +36,7 @@ SUITES_PACKAGE = "benchmarker.suites"
 ENTRY_POINT_GROUP = "mycelian_longmemeval.suites"
 # The order the docs and messages list the built-in kinds in; any other built-in follows (by name),
 # then the entry-point suites (by name). Only the order: a kind missing here is still found.
-BUILTIN_ORDER = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo")
+BUILTIN_ORDER = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo", "beam")
 
 
 

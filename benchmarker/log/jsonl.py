@@ -99,6 +99,28 @@ def repair_tail(path: Path) -> None:
         handle.truncate(0)
 
 
+def end_whole_last_line(path: Path) -> None:
+    """Give a whole last row that lost its newline (an editor, a copy) its newline back. The writer cuts
+    an unterminated last line off as torn; this journal reads it as a batch it waits on, and cutting it
+    would make the run after forget that batch and pay for its requests again."""
+    if not path.exists():
+        return
+    with open(path, "rb", opener=open_regular) as handle:   # never read through a planted link
+        if handle.seek(0, os.SEEK_END) == 0:
+            return
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) == b"\n":
+            return
+        handle.seek(0)
+        last = handle.read().rsplit(b"\n", 1)[-1]
+    try:
+        json.loads(last)
+    except ValueError:
+        return   # torn mid-write: the writer cuts it off
+    with open(path, "ab", opener=open_regular) as handle:
+        handle.write(b"\n")
+
+
 class JsonlWriter:
     """Thread-safe appender. `durable=True` fsyncs every record (results); else flush only."""
 

@@ -58,7 +58,7 @@ def test_report_and_compare_on_a_damaged_results_line_name_the_line_and_key(tmp_
 def test_compare_out_a_folder_is_refused_and_leaves_nothing(tmp_path, capsys):
     good = {"question_id": "q1", "question_type": "single-session-user", "label": True, "retrieved": []}
     run = _run_dir(tmp_path, '{"run_id": "run"}', [good])
-    out = tmp_path / "out"
+    out = tmp_path / "out.md"   # a name compare accepts, naming a folder
     out.mkdir()
     assert main(["compare", str(run), str(run), "--out", str(out)]) == 2
     assert "not a regular file" in capsys.readouterr().err

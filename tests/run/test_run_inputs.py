@@ -11,7 +11,7 @@ import pytest
 
 from benchmarker.agent.prompts import PROMPTS_ENV, prompts_dir
 from benchmarker.cli import main
-from tests.datasets.test_longmemeval_loader import instance
+from tests.suites.longmemeval.test_longmemeval_loader import instance
 
 CONFIG = """
 run_id = "pinned"

@@ -21,7 +21,7 @@ from benchmarker.errors import UserError
 from benchmarker.suites.sample import Sample
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILTINS = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo")
+BUILTINS = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo", "beam")
 TINY = """
 run_id = "tiny"
 [dataset]
@@ -198,7 +198,7 @@ def test_discovery_finds_the_built_ins_in_the_documented_order_and_derives_recor
     assert dict(registry.SUITES) == {kind: f"benchmarker.suites.{kind}" for kind in BUILTINS}
     assert list(registry.RECORD_KINDS.items()) == [
         ("longmemeval", "longmemeval"), ("long_horizon", "long_horizon"), ("level", "levels"),
-        ("fact_extraction", "fact_extraction"), ("locomo", "locomo")]
+        ("fact_extraction", "fact_extraction"), ("locomo", "locomo"), ("beam", "beam")]
     assert registry.dataset_kinds_where("reads_file") == ["longmemeval", "fact_extraction", "locomo"]
 
 

@@ -17,7 +17,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,8 +25,7 @@ from typing import Any
 from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest
 from benchmarker.agent.batch.slot import case_slot
 from benchmarker.errors import ProviderError
-from benchmarker.log.jsonl import JsonlWriter
-from benchmarker.log.safe_open import open_regular
+from benchmarker.log.jsonl import JsonlWriter, end_whole_last_line
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +74,7 @@ class BatchJournal:
 
     def _append(self, path: Path, row: dict[str, Any]) -> None:
         """One fsynced line through the run's masking writer (a batch id must survive a kill)."""
-        _end_whole_last_line(path)
+        end_whole_last_line(path)
         writer = JsonlWriter(path, durable=True)
         try:
             writer.write(row)
@@ -126,26 +124,6 @@ class BatchJournal:
             self._append(self.results_path, reply.as_dict())
 
 
-def _end_whole_last_line(path: Path) -> None:
-    """Give a whole last row that lost its newline (an editor, a copy) its newline back. The writer cuts
-    an unterminated last line off as torn; this journal reads it as a batch it waits on, and cutting it
-    would make the run after forget that batch and pay for its requests again."""
-    if not path.exists():
-        return
-    with open(path, "rb", opener=open_regular) as handle:   # never read through a planted link
-        if handle.seek(0, os.SEEK_END) == 0:
-            return
-        handle.seek(-1, os.SEEK_END)
-        if handle.read(1) == b"\n":
-            return
-        handle.seek(0)
-        last = handle.read().rsplit(b"\n", 1)[-1]
-    try:
-        json.loads(last)
-    except ValueError:
-        return   # torn mid-write: the writer cuts it off
-    with open(path, "ab", opener=open_regular) as handle:
-        handle.write(b"\n")
 
 
 def _journaled_reply(row: dict[str, Any]) -> BatchReply | None:
