@@ -2,7 +2,9 @@
 the nav or an unreadable mkdocs.yml fails here, so `make test` fails on it (`make docs` is the same build).
 
 Also: every page in docs/ is in the nav, and every docs page the README links to exists (the README is
-read on GitHub, outside the site, so mkdocs does not check its links).
+read on GitHub, outside the site, so mkdocs does not check its links). And "What a run writes" names every
+`*.jsonl` file the package writes, the embedded database's lock and WAL files, and (with docs/judging.md)
+every file `calibrate` leaves in its folder.
 """
 
 from __future__ import annotations
@@ -71,3 +73,65 @@ def test_readme_is_a_newcomer_readme() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 250, "the README is the first screens; move reference material into docs/"
     assert "make run" in readme and "make test" in readme and "make test-fast" in readme
+
+
+RUN_FILES = DOCS / "run-files.md"
+# *.jsonl names in the package that are not written into a run directory: batch input files uploaded to a
+# provider (OpenAI's files API, Bedrock's S3 bucket)
+NOT_RUN_FILES = {"batch.jsonl", "input.jsonl"}
+
+
+def test_run_files_page_names_every_jsonl_file_the_package_writes() -> None:
+    """A new kind of log line gets a row in "What a run writes" (or in the calibrate folder's list there)."""
+    names = {name for path in (REPO / "benchmarker").rglob("*.py")
+             for name in re.findall(r"""["']([A-Za-z0-9_.-]+\.jsonl)["']""", path.read_text(encoding="utf-8"))}
+    assert {"answers.jsonl", "results.jsonl", "verdicts.jsonl"} <= names, "the scan finds the package's file names"
+    page = RUN_FILES.read_text(encoding="utf-8")
+    missing = sorted(n for n in names - NOT_RUN_FILES if f"`{n}`" not in page)
+    assert not missing, f"docs/run-files.md does not name: {missing}"
+
+
+def test_run_files_page_names_the_embedded_databases_files(tmp_path: Path) -> None:
+    """memory.sqlite's lock and SQLite's WAL files sit in the run directory beside it: each has a row."""
+    from benchmarker.memory.service.store import Store
+
+    store = Store(tmp_path / "memory.sqlite")
+    try:
+        names = sorted(p.name for p in tmp_path.iterdir())
+    finally:
+        store.close()
+    assert "memory.sqlite.lock" in names, names
+    page = RUN_FILES.read_text(encoding="utf-8")
+    missing = [n for n in names if f"`{n}`" not in page]
+    assert not missing, f"docs/run-files.md does not name: {missing}"
+
+
+def test_every_file_calibrate_writes_for_the_grader_is_named_where_its_folder_is_described(tmp_path: Path) -> None:
+    """`calibrate` with the deterministic grader (no model, no key): every file and folder it leaves is named
+    in docs/judging.md's output list and in docs/run-files.md's calibration folder (verdicts.jsonl included:
+    the grader writes it too, not only an LLM judge)."""
+    import json
+
+    from benchmarker.cli import main
+
+    (tmp_path / "questions.json").write_text(json.dumps([
+        {"question_id": "q1", "question_type": "single-session-user", "question": "Which city did I move to?",
+         "answer": "Paris"},
+        {"question_id": "q2", "question_type": "multi-session", "question": "How many bikes do I own?", "answer": 3}]),
+        encoding="utf-8")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"question_id": "q1", "hypothesis": "You moved to Paris.", "label": True}) + "\n"
+                      + json.dumps({"question_id": "q2", "hypothesis": "Two.", "label": True}) + "\n", encoding="utf-8")
+    config = tmp_path / "calibrate.toml"
+    config.write_text('[dataset]\nfile = "questions.json"\n[provider]\ntype = "offline"\n[run]\nprogress = false\n'
+                      'output_dir = "out"\n', encoding="utf-8")
+    assert main(["calibrate", str(config), "--labels", str(labels)]) == 0
+    folder = tmp_path / "out" / "calibration" / "deterministic"
+    written = sorted(p.name for p in folder.iterdir())
+    assert {"verdicts.jsonl", "calibration.json", ".lock"} <= set(written), written
+    judging = (DOCS / "judging.md").read_text(encoding="utf-8")
+    output = judging[judging.index("- **Output**"):judging.index("- **An LLM judge**")]
+    calibration = RUN_FILES.read_text(encoding="utf-8").split("`calibration/<judge label>/`", 1)[1][:600]
+    for text, page in ((output, "judging.md's Output list"), (calibration, "run-files.md's calibration folder")):
+        missing = [n for n in written if f"`{n}" not in text]
+        assert not missing, f"docs/{page} does not name: {missing}"
