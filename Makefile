@@ -21,7 +21,7 @@ CALIBRATE_CONFIG ?= configs/calibrate.toml
 JUDGE_DATA ?= ../shared/data/judge
 JUDGES ?=
 
-.PHONY: install servers run calibrate lint test test-fast docs docs-serve bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view fuzz clean-runs
+.PHONY: install servers run calibrate lint test test-fast docs docs-serve bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view bench-beam grader-holdout fuzz clean-runs
 
 install: $(STAMP)
 
@@ -88,6 +88,11 @@ bench-view: install
 BEAM ?= data/BEAM
 bench-beam: install
 	$(PYTHON) bench/bench_beam.py $(if $(wildcard $(BEAM)/chats),--clone $(BEAM),)
+
+# The deterministic grader on each ../shared/data/judge file: held out (the grader before its rules saw any of
+# them, from a temporary git worktree) beside today's development fit; writes runs/bench/grader_holdout.json.
+grader-holdout: install
+	$(PYTHON) bench/grader_holdout.py
 
 bench-locomo: install
 	$(PYTHON) bench/bench_locomo.py

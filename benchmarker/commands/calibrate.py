@@ -14,6 +14,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--labels", type=Path, action="append", required=True,
                         help="labelled answers (LongMemEval eval-results JSONL, or {question_id, hypothesis, "
                              "label} lines); repeat for more files")
+    parser.add_argument("--development", type=Path, action="append", default=[], metavar="FILE",
+                        help="a labels file the judge was developed on (its rules or prompts were tuned while looking "
+                             "at it): calibrated too, but reported apart as a development fit, never as the "
+                             "calibration; repeat for more. The deterministic grader knows its own (../shared's)")
     parser.add_argument("--judge", action="append", default=[], choices=("deterministic", "llm", "official"),
                         help="calibrate this judge instead of the config's (repeat: several judges, same labels)")
     parser.add_argument("--json", action="store_true", help="print each judge's summary as one JSON object a line")

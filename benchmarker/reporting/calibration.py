@@ -78,19 +78,48 @@ def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]]
            f"- Cohen's kappa {_kappa(summary['kappa'])} {_ci(summary['kappa_ci95'])}, agreement {pct(summary['agreement'])} "
            f"on {summary['n']} answers ({summary['unjudged']} unjudged); kappa interval: seeded bootstrap "
            f"({summary['bootstrap']['iterations']} resamples of the answers)",
-           "- precision / recall are those of the judge's \"correct\" against the labels' \"correct\"", ""]
+           "- precision / recall are those of the judge's \"correct\" against the labels' \"correct\"", "",
+           *_development_lines(summary)]
     tokens = (summary.get("tokens") or {}).get("total") or {}
     if tokens.get("calls"):
         usd = "no price in [prices]" if tokens.get("cost_usd") is None else f"${tokens['cost_usd']:,.4f}"
         out += [f"- judge tokens: {tokens.get('input_tokens', 0):,} in, {tokens.get('output_tokens', 0):,} out "
                 f"over {tokens['calls']} calls, {usd}", ""]
-    out += ["## All", "", *HEAD, _row("**all**", summary), "", "## By question type", "",
+    if summary.get("development_fit"):
+        out += ["## Held out (the calibration)", ""]
+        out += [*HEAD, _row("**held out**", summary["held_out"])] if summary.get("held_out") else \
+            ["None: every labels file given was used in developing this judge."]
+        out += ["", "## Development fit (not a calibration)", "", *HEAD,
+                _row("**development fit**", summary["development_fit"]), ""]
+    out += ["## All files together" if summary.get("development_fit") else "## All", "", *HEAD,
+            _row("**all**", summary), "", "## By question type", "",
             "`_abs` questions count in their type and again in the abstention row.", "", *HEAD]
     out += [_row(t, b) for t, b in summary["by_type"].items()]
     out += ["", f"![agreement by question type]({plot})"] if plot else []
     out += ["", "## By labels file", "", *HEAD]
-    out += [_row(f, b) for f, b in summary["by_file"].items()]
+    developed = {f["file"] for f in summary.get("labels") or [] if f.get("development")}
+    out += [_row(f + (" (development)" if f in developed else ""), b) for f, b in summary["by_file"].items()]
     return "\n".join(out + _disagreement_lines(summary, disagreements)) + "\n"
+
+
+def _development_lines(summary: dict[str, Any]) -> list[str]:
+    """Which labels files shaped the judge: their agreement is a fit, never presented as the calibration."""
+    developed = [f for f in summary.get("labels") or [] if f.get("development")]
+    if not developed:
+        return []
+    held = summary.get("held_out")
+    out = ["> " + ("The calibration is the held-out files only. " if held else
+                   "No held-out labels: every labels file given was used in developing this judge, so the figures "
+                   "below are a development fit, not a calibration. ")
+           + "A judge agrees better with answers it was developed on than with answers it never saw.", ""]
+    out += [f"- development file `{f['file']}`: {f['development']}" for f in developed]
+    fit = summary["development_fit"]
+    out.append(f"- development fit (not a calibration): kappa {_kappa(fit['kappa'])}, agreement {pct(fit['agreement'])} "
+               f"on {fit['n']} answers")
+    if held:
+        out.append(f"- **held out (the calibration)**: kappa {_kappa(held['kappa'])} {_ci(held['kappa_ci95'])}, "
+                   f"agreement {pct(held['agreement'])} on {held['n']} answers")
+    return out + [""]
 
 
 def _disagreement_lines(summary: dict[str, Any], disagreements: list[dict[str, Any]]) -> list[str]:

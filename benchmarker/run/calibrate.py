@@ -139,21 +139,31 @@ def format_estimate(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-async def calibrate(config, label_files: list[Path], kinds: list[str], root: Path | None = None) -> list[dict[str, Any]]:
-    """Calibrate each chosen judge; return their summaries (each also in its calibration.json)."""
-    answers = load_answers(config, label_files)
-    return [await calibrate_one(choice, answers, out_dir(config, choice, root), label_files)
+async def calibrate(config, label_files: list[Path], kinds: list[str], root: Path | None = None,
+                    development: list[Path] | None = None) -> list[dict[str, Any]]:
+    """Calibrate each chosen judge; return their summaries (each also in its calibration.json). The
+    `development` files (also calibrated) are reported apart, as a fit: the judge was developed on them."""
+    marked = list(development or [])
+    files = with_development(label_files, marked)
+    answers = load_answers(config, files)
+    return [await calibrate_one(choice, answers, out_dir(config, choice, root), files, marked)
             for choice in choose_judges(config, kinds)]
 
 
+def with_development(label_files: list[Path], development: list[Path]) -> list[Path]:
+    """The labels files to read: --labels, then any --development file not already among them."""
+    seen = {Path(p).resolve() for p in label_files}
+    return [*label_files, *(p for p in development if Path(p).resolve() not in seen)]
+
+
 async def calibrate_one(choice: JudgeChoice, answers: list[LabelledAnswer], folder: Path,
-                        label_files: list[Path]) -> dict[str, Any]:
+                        label_files: list[Path], marked: list[Path] | None = None) -> dict[str, Any]:
     from benchmarker.run.run_lock import hold_run_lock
 
     folder.mkdir(parents=True, exist_ok=True)
     with hold_run_lock(folder, "calibrate"):
         verdicts, tokens = await _judge_all(choice, answers, folder)
-    return _write(choice, answers, verdicts, tokens, folder, label_files)
+    return _write(choice, answers, verdicts, tokens, folder, label_files, list(marked or []))
 
 
 async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
@@ -219,12 +229,13 @@ def _reason(grade: dict[str, Any]) -> str:
 
 
 def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[str, dict[str, Any]],
-           tokens: dict[str, Any], folder: Path, label_files: list[Path]) -> dict[str, Any]:
+           tokens: dict[str, Any], folder: Path, label_files: list[Path], marked: list[Path]) -> dict[str, Any]:
     from collections import Counter
 
     from benchmarker.reporting.calibration import FILES, write_calibration
     from benchmarker.run.manifest import utc_now
     from benchmarker.scoring.calibration.agreement import summarise
+    from benchmarker.scoring.calibration.development import development_notes
 
     rows, disagreements = [], []
     for a in answers:
@@ -238,16 +249,19 @@ def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[st
                                   "labelled_by": a.model, "verdict": verdict, "unjudged": verdict is None,
                                   "reason": _reason(line.get("grade") or {})})
     config = choice.config
+    names = file_names(label_files)
+    development = development_notes(label_files, names, marked=marked, developed_on=judge_class(choice.kind).developed_on)
     labels = [{"file": name, "path": str(path), "n": sum(1 for a in answers if a.file == name),
-               "models": dict(Counter(a.model for a in answers if a.file == name))}
-              for name, path in zip(file_names(label_files), label_files, strict=True)]
+               "models": dict(Counter(a.model for a in answers if a.file == name)),
+               "development": development.get(name)}
+              for name, path in zip(names, label_files, strict=True)]
     summary = {"schema_version": SCHEMA_VERSION, "created_at": utc_now(),
                "judge": {"label": choice.label, "kind": choice.kind,
                          "model": config.models.eval if judge_class(choice.kind).needs_model else None,
                          "note": choice.note, "thresholds": config.eval.thresholds.model_dump(mode="json"),
                          "votes": config.eval.votes},
                "dataset_file": str(config.dataset_path), "labels": labels,
-               "labels_models": dict(Counter(a.model for a in answers))} | summarise(rows)
+               "labels_models": dict(Counter(a.model for a in answers))} | summarise(rows, development)
     summary |= {"disagreements": sum(1 for d in disagreements if not d["unjudged"]), "tokens": tokens,
                 "files": {name: str(folder / name) for name in FILES}}
     write_calibration(folder, summary, disagreements)  # calibration.json once, with the paths it lists
@@ -264,6 +278,11 @@ def format_summary(summary: dict[str, Any]) -> str:
 
     out = [f"{summary['judge']['label']}: {summary['disagreements']} disagreements, {summary['unjudged']} unjudged",
            row("all", summary)]
+    if summary.get("development_fit"):
+        held = summary.get("held_out")
+        out.append(row("held out (the calibration)", held) if held else
+                   "  held out: none: every labels file given was used in developing this judge")
+        out.append(row("development fit (not a calibration)", summary["development_fit"]))
     out += [row(t, b) for t, b in summary["by_type"].items()]
     if len(summary["by_file"]) > 1:
         out += [row(f, b) for f, b in summary["by_file"].items()]
@@ -283,10 +302,10 @@ def run_calibrate_verb(args) -> int:
     if args.out is not None:
         _check_out_folder(Path(args.out))
     if args.estimate:
-        rows = estimate(config, args.labels, args.judge, args.out)
+        rows = estimate(config, with_development(args.labels, args.development), args.judge, args.out)
         print("\n".join(json.dumps(r) for r in rows) if args.json else format_estimate(rows))
         return 0
-    summaries = asyncio.run(calibrate(config, args.labels, args.judge, args.out))
+    summaries = asyncio.run(calibrate(config, args.labels, args.judge, args.out, args.development))
     print("\n".join(json_line(s) if args.json else format_summary(s) for s in summaries))
     return 0
 

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.errors import ConfigError, RunAbortedError
 from benchmarker.log.records import ResultRecord
+from benchmarker.scoring.calibration.development import GRADER_DEVELOPED_ON
 
 Record = dict[str, Any]
 
@@ -49,6 +50,8 @@ class Judge(ABC):
 
     name: ClassVar[str]                      # as summary.json and the manifest name it
     needs_model: ClassVar[bool] = True
+    # sha256 of labels files this judge was developed on -> how (calibrate reports them as a fit, not a calibration)
+    developed_on: ClassVar[Mapping[str, str]] = {}
 
     model: Any | None = None                 # a chat model (required unless the grader)
     retries: int = 3                         # re-asks after an unusable reply
@@ -76,6 +79,7 @@ class Judge(ABC):
 class DeterministicGrader(Judge):
     name: ClassVar[str] = "deterministic"
     needs_model: ClassVar[bool] = False
+    developed_on: ClassVar[Mapping[str, str]] = GRADER_DEVELOPED_ON
 
     async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
         from benchmarker.scoring.grader import grade_deterministic

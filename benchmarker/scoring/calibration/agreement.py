@@ -10,7 +10,7 @@ same), chance agreement explains everything it could show.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -83,10 +83,13 @@ def agreement_block(labels: Sequence[bool], verdicts: Sequence[bool | None], *, 
             "label_correct": _ratio(sum(ys), n), "verdict_correct": _ratio(sum(vs), n)}
 
 
-def summarise(rows: Sequence[tuple[str, str, bool, bool, bool | None]]) -> dict[str, Any]:
+def summarise(rows: Sequence[tuple[str, str, bool, bool, bool | None]],
+              development: Collection[str] = ()) -> dict[str, Any]:
     """The whole calibration from (file, question_type, abstention, label, verdict) rows: the
     overall block, then by question type (`_abs` ids counted in their type and again in an
-    "abstention" row, as LongMemEval's print_qa_metrics reports them) and by labels file."""
+    "abstention" row, as LongMemEval's print_qa_metrics reports them) and by labels file; then
+    `held_out` (the files not in `development`: the calibration) and `development_fit` (those that
+    shaped the judge: a fit, not a calibration), each None when no file is on that side."""
     def block(chosen: list[tuple[str, str, bool, bool, bool | None]]) -> dict[str, Any]:
         return agreement_block([r[3] for r in chosen], [r[4] for r in chosen])
 
@@ -95,6 +98,10 @@ def summarise(rows: Sequence[tuple[str, str, bool, bool, bool | None]]) -> dict[
     if any(r[2] for r in rows):
         by_type["abstention"] = block([r for r in rows if r[2]])
     files = list(dict.fromkeys(r[0] for r in rows))
+    held = [r for r in rows if r[0] not in development]
+    fit = [r for r in rows if r[0] in development]
     return block(list(rows)) | {"by_type": by_type,
                                 "by_file": {f: block([r for r in rows if r[0] == f]) for f in files},
+                                "held_out": block(held) if held else None,
+                                "development_fit": block(fit) if fit else None,
                                 "bootstrap": {"iterations": ITERATIONS, "seed": SEED}}

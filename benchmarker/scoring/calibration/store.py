@@ -59,9 +59,14 @@ def find_calibration(run_dir: Path, results: list[dict[str, Any]],
         return None
     if not isinstance(data, dict) or not isinstance(data.get("n"), int):
         return None
-    return {"path": str(path), "judge": label, "n": data["n"], "kappa": data.get("kappa"),
-            "kappa_ci95": data.get("kappa_ci95"), "agreement": data.get("agreement"),
-            "labels_models": data.get("labels_models") or {}, "created_at": data.get("created_at")}
+    # Labels the judge was developed on are a fit: quote the held-out files, or say there were none.
+    fit, held = data.get("development_fit"), data.get("held_out")
+    chosen = held if isinstance(fit, dict) and isinstance(held, dict) else fit if isinstance(fit, dict) else data
+    return {"path": str(path), "judge": label, "n": chosen.get("n"), "kappa": chosen.get("kappa"),
+            "kappa_ci95": chosen.get("kappa_ci95"), "agreement": chosen.get("agreement"),
+            "labels_models": data.get("labels_models") or {}, "created_at": data.get("created_at"),
+            **({"development_only": True} if chosen is fit else {}),
+            **({"held_out": True} if chosen is held else {})}
 
 
 def calibration_line(block: dict[str, Any] | None) -> str | None:
@@ -74,5 +79,10 @@ def calibration_line(block: dict[str, Any] | None) -> str | None:
         kappa += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
     agreement = "n/a" if block.get("agreement") is None else f"{100 * block['agreement']:.1f}%"
     models = ", ".join(f"{m or 'unknown'} ({n})" for m, n in (block.get("labels_models") or {}).items()) or "unknown"
+    if block.get("development_only"):
+        return (f"- judge development fit ({block['judge']}), not a calibration: every labels file it was measured on "
+                f"was used in developing it; Cohen's kappa {kappa}, agreement {agreement} on {block['n']} answers "
+                f"labelled by {models} (`{block['path']}`)")
+    held = " held-out" if block.get("held_out") else ""
     return (f"- judge calibration ({block['judge']}): Cohen's kappa {kappa}, agreement {agreement} on "
-            f"{block['n']} answers labelled by {models} (`{block['path']}`)")
+            f"{block['n']}{held} answers labelled by {models} (`{block['path']}`)")
