@@ -34,7 +34,7 @@ from benchmarker.errors import UserError
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
 from benchmarker.registry import suite
 from benchmarker.run.concurrent import run_all_or_stop
-from benchmarker.scoring.calibration.labels import LabelledAnswer, file_names, read_gold, read_labels
+from benchmarker.scoring.calibration.labels import LabelledAnswer, file_names, read_labels
 from benchmarker.scoring.calibration.store import CALIBRATION_DIR, judge_label
 from benchmarker.scoring.judges import judge_class
 
@@ -54,11 +54,18 @@ class JudgeChoice:
 
 
 def load_answers(config, label_files: list[Path]) -> list[LabelledAnswer]:
-    """The labelled answers joined with CONFIG's gold (`[dataset] file`)."""
-    if not suite(config.dataset.kind).official_judge or config.dataset_path is None:  # LongMemEval-format gold
-        raise UserError(f"{config.config_path}: calibrate needs a LongMemEval-format gold file: set [dataset] file "
-                        "(e.g. ../shared/data/judge/longmemeval_questions.json), or dataset_repo_path")
-    return read_labels(list(label_files), read_gold(Path(config.dataset_path)))
+    """The labelled answers joined with CONFIG's gold (`[dataset] file`, read by its suite)."""
+    return read_labels(list(label_files), calibration_gold(config)[0])
+
+
+def calibration_gold(config) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(question_id -> Gold, question_id -> case) from the config's suite; one line when it has none."""
+    got = suite(config.dataset.kind).calibration_gold(config)
+    if got is None:
+        raise UserError(f"{config.config_path}: calibrate needs gold answers it can read: a LongMemEval-format file "
+                        "([dataset] file, e.g. ../shared/data/judge/longmemeval_questions.json, or "
+                        f"dataset_repo_path) or a BEAM clone (kind = \"beam\"); kind \"{config.dataset.kind}\" has none")
+    return got
 
 
 def choose_judges(config, kinds: list[str]) -> list[JudgeChoice]:
@@ -145,8 +152,9 @@ async def calibrate(config, label_files: list[Path], kinds: list[str], root: Pat
     `development` files (also calibrated) are reported apart, as a fit: the judge was developed on them."""
     marked = list(development or [])
     files = with_development(label_files, marked)
-    answers = load_answers(config, files)
-    return [await calibrate_one(choice, answers, out_dir(config, choice, root), files, marked)
+    gold, cases = calibration_gold(config)
+    answers = read_labels(list(files), gold)
+    return [await calibrate_one(choice, answers, out_dir(config, choice, root), files, marked, cases)
             for choice in choose_judges(config, kinds)]
 
 
@@ -157,18 +165,20 @@ def with_development(label_files: list[Path], development: list[Path]) -> list[P
 
 
 async def calibrate_one(choice: JudgeChoice, answers: list[LabelledAnswer], folder: Path,
-                        label_files: list[Path], marked: list[Path] | None = None) -> dict[str, Any]:
+                        label_files: list[Path], marked: list[Path] | None = None,
+                        cases: dict[str, Any] | None = None) -> dict[str, Any]:
     from benchmarker.run.run_lock import hold_run_lock
 
     folder.mkdir(parents=True, exist_ok=True)
     with hold_run_lock(folder, "calibrate"):
-        verdicts, tokens = await _judge_all(choice, answers, folder)
+        verdicts, tokens = await _judge_all(choice, answers, folder, cases or {})
     return _write(choice, answers, verdicts, tokens, folder, label_files, list(marked or []))
 
 
-async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
-                     folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-    """key -> verdict line for every answer (resumed ones too), and the ledger's snapshot."""
+async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer], folder: Path,
+                     cases: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """key -> verdict line for every answer (resumed ones too), and the ledger's snapshot; `cases` holds the
+    case of each question whose suite scores from it (a BEAM rubric)."""
     from benchmarker.agent.ledger import TokenLedger
     from benchmarker.graph.progress import RunProgress
     from benchmarker.run.models import build_models
@@ -202,7 +212,7 @@ async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer],
 
             async def one(answer: LabelledAnswer) -> None:
                 async with semaphore:
-                    result = await score(answer.record(), None, judge)
+                    result = await score(answer.record(), cases.get(answer.gold.question_id), judge)
                 line = {"key": answer.key, "question_id": answer.gold.question_id, "verdict": result.label,
                         "grade": result.grade}
                 writer.write(line)

@@ -79,6 +79,11 @@ class Suite(ABC):
         """Whether `[dataset].file` names data this suite can read (a file; a suite may accept a folder)."""
         return path.is_file()
 
+    def calibration_gold(self, config: RunConfig) -> tuple[dict[str, Any], dict[str, Case]] | None:
+        """For `calibrate`: question_id -> Gold (scoring.calibration.labels) of the config's data, and the
+        case of each question whose scoring reads one; None when the suite cannot be calibrated against."""
+        return None
+
     def missing_file_hint(self, path: str) -> str:
         """What to do when `[dataset].file` names no file (`path`, resolved): the way that leads to a run."""
         return "fix the path"

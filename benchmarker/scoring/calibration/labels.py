@@ -36,6 +36,7 @@ class Gold:
     question_type: str
     question: str
     answer: str
+    kind: str = DEFAULT_RECORD_KIND   # the record kind whose suite scores it (benchmarker.score)
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class LabelledAnswer:
     def record(self) -> dict[str, Any]:
         """The answer line the judge (benchmarker.score.score) grades."""
         g = self.gold
-        return {"kind": DEFAULT_RECORD_KIND, "case_id": g.question_id, "question_id": g.question_id,
+        return {"kind": g.kind, "case_id": g.question_id, "question_id": g.question_id,
                 "question_type": g.question_type, "question": g.question, "answer": g.answer,
                 "hypothesis": self.hypothesis, "is_abstention": self.abstention}
 

@@ -122,6 +122,21 @@ class BEAM(Suite):
             return None, reason
         return prompts, f"official BEAM judge prompts from {prompts.source}"
 
+    def calibration_gold(self, config: RunConfig) -> tuple[dict[str, Any], dict[str, Case]] | None:
+        """Every question of the configured conversations (its reference answer as gold) and its case, whose
+        rubric the judge grades by; a labels line's `label` is whether the answer deserves a score >= 0.5."""
+        from benchmarker.scoring.calibration.labels import Gold
+
+        options = self._options(config)
+        gold: dict[str, Any] = {}
+        cases: dict[str, Case] = {}
+        for case in beam_cases(load_beam(Path(config.dataset.file), options.size, [str(c) for c in options.chats]),
+                               options.size):
+            for q in case.questions:
+                gold[q.question_id] = Gold(q.question_id, q.question_type, q.question, q.answer, kind=RECORD_KIND)
+                cases[q.question_id] = case
+        return gold, cases
+
     # --- scoring -----------------------------------------------------------------------------
 
     async def score(self, record: Record, case: Case | None, judge: Judge) -> Record:

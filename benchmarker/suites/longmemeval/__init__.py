@@ -48,6 +48,14 @@ class LongMemEval(Suite):
             return None, reason
         return builder, f"official LongMemEval evaluator prompts from {config.dataset_repo_path}"
 
+    def calibration_gold(self, config: RunConfig) -> tuple[dict[str, Any], dict[str, Case]] | None:
+        """LongMemEval-format gold: a full file (haystacks streamed past) or a questions-only one."""
+        if config.dataset_path is None:
+            return None
+        from benchmarker.scoring.calibration.labels import read_gold
+
+        return read_gold(Path(config.dataset_path)), {}
+
     def data_file(self, config: Any, run_dir: Path) -> tuple[Path, str]:
         """The LongMemEval-format file to read, and its description for the manifest."""
         path = Path(config.dataset_path)
