@@ -27,6 +27,7 @@ from benchmarker.reporting.attribution_compare import stage_counts, stage_lines,
 from benchmarker.reporting.fmt import pct
 from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
+from benchmarker.reporting.summary_model import MemoryInfo, load_summary
 from benchmarker.scoring.qa_metrics import qa_metrics
 from benchmarker.scoring.records import load_results
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
@@ -42,15 +43,15 @@ def _run_name(run_dir: Path) -> str:
 
 def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
     """mode, embedder, alpha and top_k of a run: what you changed between two runs of a sweep."""
-    run = read_json_object(run_dir / "summary.json").get("run") or {}
+    run = load_summary(run_dir / "summary.json").run
     first = results[0] if results else {}
-    memory = run.get("memory") or {}
-    alpha = run.get("alpha", first.get("alpha"))
+    memory = run.memory or MemoryInfo()
+    alpha = run.alpha if "alpha" in run.model_fields_set else first.get("alpha")
     # a replay runs in agent mode but no agent model wrote its memory: "agent" would hide the one difference
-    replayed = run.get("replay") or read_json_object(run_dir / "manifest.json").get("replay")
-    return {"mode": "replay" if replayed else run.get("mode") or first.get("mode"), "embedder": memory.get("embedder"),
-            "alpha": alpha if alpha is not None else memory.get("alpha"),
-            "top_k": run.get("top_k") or first.get("top_k")}
+    replayed = run.replay or read_json_object(run_dir / "manifest.json").get("replay")
+    return {"mode": "replay" if replayed else run.mode or first.get("mode"), "embedder": memory.embedder,
+            "alpha": alpha if alpha is not None else memory.alpha,
+            "top_k": run.top_k or first.get("top_k")}
 
 
 def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:

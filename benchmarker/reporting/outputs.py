@@ -15,6 +15,7 @@ from typing import Any
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
+from benchmarker.reporting.summary_model import load_summary, parse_summary
 from benchmarker.scoring.records import checked_results
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
@@ -62,6 +63,7 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
     calibration = find_calibration(run_dir, results, run_meta.get("thresholds"))
     if calibration:  # how far this judge agrees with published labels (`calibrate`)
         summary["judge_calibration"] = calibration
+    parse_summary(summary, answers_dir / "summary.json")  # what `report`, `compare` and `view` will read back
     write_json_atomic(answers_dir / "summary.json", summary)
     for suite in suites_of_results(suites, results):
         suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
@@ -81,10 +83,11 @@ def attribution_and_oracle(results: list[dict[str, Any]], decisions: list[dict[s
     block = attribution_block(results, stages)
     if block:
         out["attribution"] = block
-    oracle = read_json_object(answers_dir / "oracle" / "summary.json").get("qa")
-    if oracle:
-        out["oracle"] = {"questions": (oracle.get("overall") or {}).get("n", 0), "overall": oracle.get("overall"),
-                         "by_type": oracle.get("by_type") or {}}
+    oracle = load_summary(answers_dir / "oracle" / "summary.json").qa
+    if oracle is not None and not oracle.is_empty():
+        overall = oracle.overall.as_dict() if oracle.overall is not None else None
+        out["oracle"] = {"questions": (overall or {}).get("n", 0), "overall": overall,
+                         "by_type": {t: cell.as_dict() for t, cell in (oracle.by_type or {}).items()}}
     return out
 
 
@@ -180,7 +183,7 @@ def _manifest_facts(run_dir: Path) -> dict[str, Any]:
 
 def _written_run(answers_dir: Path) -> dict[str, Any]:
     """The `run` block the run itself wrote to summary.json ({} when there is none yet)."""
-    return read_json_object(answers_dir / "summary.json").get("run") or {}
+    return load_summary(answers_dir / "summary.json").run.as_dict()
 
 
 def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]],

@@ -17,7 +17,7 @@ from benchmarker.view.lines import Indexes, Row, parse
 from benchmarker.view.links import ServerLinks
 from benchmarker.view.listing import ListQuery, facets, paginate, select, verdict
 from benchmarker.view.question import question_view, show
-from benchmarker.view.runinfo import JsonFiles, RunInfo, get, run_info
+from benchmarker.view.runinfo import JsonFiles, RunInfo, run_info
 
 SHOWN_LINES = 1000  # disagreements and errors listed on a page
 
@@ -95,9 +95,11 @@ class Site:
         pairs = [p for p in self.pairs() if ref.id in p]
         others = [] if links.bundle else sorted(i for i in self.catalog.runs if i != ref.id)
         summary = info.summary
-        metrics = {k: v for k, v in (get(summary, "retrieval", "metrics") or {}).items() if isinstance(v, int | float)}
-        return self.render("run.html", links, title=ref.id, info=info, summary=summary, metrics=metrics,
-                           chart=attribution_chart(summary.get("attribution")), plots=ref.names("plots", ".png"),
+        retrieval = (summary.retrieval.metrics if summary.retrieval else None) or {}
+        metrics = {k: v for k, v in retrieval.items() if isinstance(v, int | float)}
+        attribution = summary.attribution.as_dict() if summary.attribution is not None else None
+        return self.render("run.html", links, title=ref.id, info=info, summary=summary.as_dict(), metrics=metrics,
+                           chart=attribution_chart(attribution), plots=ref.names("plots", ".png"),
                            points=self.catalog.children(ref, "points"), scores=self.catalog.children(ref, "scores"),
                            query=query, page=page, total=len(rows), types=types, stages=stages, pairs=pairs,
                            others=others, errors=self._lines(ref, "errors.jsonl"), refresh=not links.bundle and info.in_progress)

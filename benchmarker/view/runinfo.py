@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from benchmarker.reporting.summary_model import RunSummary, summary_error
 from benchmarker.view.catalog import Catalog, Folder
 
 RECALL_KEYS = ("turn.recall_any@10", "session.recall_any@5")
@@ -58,7 +61,8 @@ class RunInfo:
 
     ref: Folder
     manifest: dict[str, Any]
-    summary: dict[str, Any]
+    summary: RunSummary
+    summary_error: str | None = None  # summary.json is not shaped as documented: the page says so, shows no figures
 
     @property
     def suite(self) -> str:
@@ -75,24 +79,25 @@ class RunInfo:
 
     @property
     def questions(self) -> Any:
-        return get(self.summary, "counts", "questions") or get(self.manifest, "dataset", "questions")
+        counts = self.summary.counts
+        return (counts.questions if counts else None) or get(self.manifest, "dataset", "questions")
 
     @property
     def overall(self) -> dict[str, Any] | None:
-        cell = get(self.summary, "qa", "overall")
-        return cell if isinstance(cell, dict) else None
+        cell = self.summary.qa.overall if self.summary.qa else None
+        return cell.as_dict() if cell is not None else None
 
     @property
     def recall(self) -> tuple[str, float] | None:
-        metrics = get(self.summary, "retrieval", "metrics") or {}
+        metrics = (self.summary.retrieval.metrics if self.summary.retrieval else None) or {}
         for key in RECALL_KEYS:
-            if isinstance(metrics.get(key), int | float):
-                return key, float(metrics[key])
+            if isinstance(value := metrics.get(key), int | float):
+                return key, float(value)
         return None
 
     @property
     def cost(self) -> float | None:
-        usd = get(self.summary, "cost", "usd", "total")
+        usd = ((self.summary.cost.usd if self.summary.cost else None) or {}).get("total")
         return float(usd) if isinstance(usd, int | float) else None
 
     @property
@@ -106,4 +111,8 @@ def run_info(catalog: Catalog, ref: Folder, files: JsonFiles) -> RunInfo:
     manifest = files.read(ref.file("manifest.json"))
     if not manifest and ref.parent and (parent := catalog.runs.get(ref.parent)):
         manifest = files.read(parent.file("manifest.json"))
-    return RunInfo(ref, manifest, files.read(ref.file("summary.json")))
+    path = ref.file("summary.json")
+    try:
+        return RunInfo(ref, manifest, RunSummary.model_validate(files.read(path)))
+    except ValidationError as err:  # one bad run must not take the runs table down with it
+        return RunInfo(ref, manifest, RunSummary(), summary_error(path or "summary.json", err))

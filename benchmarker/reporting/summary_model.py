@@ -1,0 +1,229 @@
+"""`RunSummary`: summary.json as a typed object, for the code that reads it (`report`, `compare`, the run browser).
+
+summary.json is still written as the plain dict `build_summary` and `write_outputs` compute (its bytes, keys and
+schema_version are exactly as before; summary.py's docstring documents them). This model describes the
+top-level blocks the readers use, with their real types:
+
+- every field is optional: a summary from an older version, a sweep point's or a hand-written one may lack a block,
+  and a reader treats a missing block as "not available" as it always did; a block that *is* there must have
+  its documented type (a `qa` that is a string is an error naming the file and `qa`, not a KeyError later);
+- every model allows extra keys (`extra="allow"`), so the suites' blocks (locomo, beam, long_horizon, levels,
+  fact_extraction, ...), rounds, graders, analyst, judge_calibration and any later key pass through unchanged;
+- numbers are `int | float` where a block may hold either, so a validated summary dumps its numbers as read:
+  `RunSummary.model_validate(s).model_dump(exclude_unset=True, by_alias=True) == s` for every summary we write.
+
+`load_summary(path)` reads and validates one summary.json; `summary_error` turns a pydantic error into the
+one-line message a user sees.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from benchmarker.errors import UserError
+
+Num = int | float  # a smart union: an int stays an int and a float a float, so a dump writes the numbers as read
+
+
+class Block(BaseModel):
+    """A summary block: its documented keys typed, every other key kept as it is."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The block as written: the keys it had, with their values (extra keys included)."""
+        return self.model_dump(exclude_unset=True, by_alias=True)
+
+    def is_empty(self) -> bool:
+        """No key at all (a block written as {}): what a reader of the dict tested as falsy."""
+        return not self.model_fields_set and not self.__pydantic_extra__
+
+
+class Cell(Block):
+    """An accuracy cell (qa.overall, qa.by_type[t], oracle.overall, ...): 95% Wilson interval."""
+
+    n: int | None = None
+    correct: int | None = None
+    accuracy: Num | None = None
+    ci95: list[Num] | None = None
+    unjudged: int | None = None
+
+
+class TaskAveraged(Block):
+    accuracy: Num | None = None
+    types: list[str] | None = None
+    n_types: int | None = None
+
+
+class QaBlock(Block):
+    """summary.json's `qa` (scoring/qa_metrics.py)."""
+
+    overall: Cell | None = None
+    task_averaged: TaskAveraged | None = None
+    abstention: Cell | None = None
+    by_type: dict[str, Cell] | None = None
+    judged: int | None = None
+    unjudged: int | None = None
+    not_graded: int | None = None
+
+
+class RetrievalBlock(Block):
+    """summary.json's `retrieval` (scoring/retrieval_metrics.py); metrics are null where not available."""
+
+    available: bool | None = None
+    k_values: list[int] | None = None
+    top_k: list[int] | None = None
+    metrics: dict[str, Num | None] | None = None
+    n: dict[str, int] | None = None
+    excluded_abstention: int | None = None
+    questions: dict[str, int] | None = None
+    by_type: dict[str, Any] | None = None
+    notes: list[str] | None = None
+
+
+class CostBlock(Block):
+    """summary.json's `cost` (reporting/summary.py cost_block)."""
+
+    tokens: dict[str, dict[str, int]] | None = None
+    tokens_total: dict[str, int] | None = None
+    cache_hit_share: dict[str, Num | None] | None = None
+    usd: dict[str, Num | None] | None = None
+    usd_per_question: Num | None = None
+    floor_usd: Num | None = None
+    floor_ratio: Num | None = None
+    source: dict[str, str] | None = None
+    unpriced_models: list[str] | None = None
+    price_notes: list[str] | None = None
+
+
+class Latency(Block):
+    n: int | None = None
+    p50: Num | None = None
+    p95: Num | None = None
+    mean: Num | None = None
+    max: Num | None = None
+
+
+class SpeedBlock(Block):
+    """summary.json's `speed` (reporting/summary.py speed_block)."""
+
+    phases: dict[str, dict[str, Num | None]] | None = None
+    tool_latency_ms: Latency | None = None
+    tool_latency_by_tool_ms: dict[str, Latency] | None = None
+
+
+class CountsBlock(Block):
+    """summary.json's `counts` (reporting/summary.py counts_block, scoring/searchable.py)."""
+
+    questions: int | None = None
+    judged: int | None = None
+    unjudged: int | None = None
+    not_graded: int | None = None
+    abstention: int | None = None
+    by_type: dict[str, int] | None = None
+    by_kind: dict[str, int] | None = None
+    judges: dict[str, int] | None = None
+    judge_models: list[str] | None = None
+    not_searchable: dict[str, Any] | None = None
+
+
+class MemoryInfo(Block):
+    """run.memory: what memory the run searched (MemoryDriver.describe, without where it ran)."""
+
+    backend: str | None = None
+    embedder: str | None = None
+    alpha: Num | None = None
+    lacks: list[str] | None = None
+
+
+class RunBlock(Block):
+    """summary.json's `run`: the run metadata as given; the search settings `compare` and `report` read."""
+
+    run_id: str | None = None
+    mode: str | None = None
+    point: str | None = None
+    top_k: int | None = None
+    alpha: Num | None = None
+    memory: MemoryInfo | None = None
+    replay: dict[str, Any] | None = None
+
+
+class AttributionBlock(Block):
+    """summary.json's `attribution` (scoring/attribution.py): which stage lost each judged answer."""
+
+    stages: list[str] | None = None
+    n: int | None = None
+    counts: dict[str, int] | None = None
+    shares: dict[str, Num] | None = None
+    lost_by_memory: int | None = None
+    by_type: dict[str, Any] | None = None
+    write_match: str | None = None
+    seen_match: str | None = None
+    notes: list[str] | None = None
+
+
+class OracleBlock(Block):
+    """summary.json's `oracle`, after `oracle RUN_DIR`: accuracy with the gold evidence only."""
+
+    questions: int | None = None
+    overall: Cell | None = None
+    by_type: dict[str, Cell] | None = None
+
+
+class RunSummary(Block):
+    """One summary.json (reporting/summary.py documents every key); suites' blocks are extra keys."""
+
+    schema_version: int | None = None
+    run_id: str | None = None
+    offline: bool | None = None
+    notes: list[str] | None = None
+    run: RunBlock = Field(default_factory=RunBlock)  # unset (and so never dumped) when the file has none
+    qa: QaBlock | None = None
+    retrieval: RetrievalBlock | None = None
+    cost: CostBlock | None = None
+    speed: SpeedBlock | None = None
+    counts: CountsBlock | None = None
+    attribution: AttributionBlock | None = None
+    oracle: OracleBlock | None = None
+
+
+def summary_error(path: Path | str, err: ValidationError) -> str:
+    """One line naming the file and the first field that is not as documented."""
+    first = err.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    return (f"{path}: `{field}` is not as documented: {first['msg']}{more}; `report RUN_DIR` rewrites "
+            "summary.json from the run's files (move the broken one aside first)")
+
+
+def parse_summary(data: dict[str, Any], path: Path | str = "summary.json") -> RunSummary:
+    """A summary dict as a RunSummary; a UserError naming `path` and the field when it is not as documented."""
+    try:
+        return RunSummary.model_validate(data)
+    except ValidationError as err:
+        raise UserError(summary_error(path, err)) from None
+
+
+def load_summary(path: Path | str) -> RunSummary:
+    """summary.json at `path` as a RunSummary: empty (every block unset) when the file does not exist; a one-line
+    UserError naming the file (and the field) when it is not JSON, not an object or not shaped as documented."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return RunSummary()
+    except (OSError, UnicodeDecodeError) as err:
+        raise UserError(f"{path}: cannot be read ({err})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise UserError(f"{path}: not valid JSON ({err}); `report RUN_DIR` rewrites summary.json from the run's "
+                        "files (move the broken one aside first)") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: not a JSON object; `report RUN_DIR` rewrites summary.json from the run's files "
+                        "(move the broken one aside first)")
+    return parse_summary(data, path)
