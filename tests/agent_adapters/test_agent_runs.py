@@ -17,6 +17,7 @@ from benchmarker.run.runner import execute_run
 from benchmarker.suites.sample.data import write_sample
 from tests.agent_adapters.example_http_agent import ExampleHttpAgent
 from tests.floor import offline_floor, pinned
+from tests.shared_data import SHARED
 
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent
@@ -24,6 +25,7 @@ SECRET = "sk-agent-test-secret-7731"
 SAMPLE = '[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3\n'
 LEVELS = '[dataset]\nkind = "levels"\nlevels = ["L1", "L13", "L16"]\n'
 LOCOMO = HERE.parent / "suites" / "locomo" / "fixtures" / "locomo_mini.json"  # two conversations, 15 questions
+BEAM_100K = SHARED / "data" / "beam" / "chats" / "100K"  # three conversations, 20 questions each
 
 
 def lines(path: Path) -> list[dict]:
@@ -218,6 +220,8 @@ def test_subprocess_agents_one_per_concurrent_case_on_every_suite(tmp_path: Path
     suites = {"sample": (SAMPLE, 9), "levels": (LEVELS, 17), "longmemeval": (f'dataset_file = "{lme}"\n', 9),
               "long_horizon": ('[dataset]\nkind = "long_horizon"\nturns = 100\nquestions = 5\n', 5),
               "locomo": (f'[dataset]\nkind = "locomo"\nfile = "{LOCOMO}"\n', 15)}
+    if (BEAM_100K / "1" / "chat.json").is_file():   # BEAM's shared sample: one conversation, 20 questions
+        suites["beam"] = (f'[dataset]\nkind = "beam"\nfile = "{BEAM_100K}"\nchats = [1]\n', 20)
     for name, (data, expected) in suites.items():
         tmp = tmp_path / name
         tmp.mkdir()
