@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from pathlib import Path
 
 from benchmarker.commands.base import Command
@@ -21,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmarker.reporting.fmt import pct
     from benchmarker.reporting.outputs import rebuild_outputs
+    from benchmarker.reporting.summary_model import Cell, load_summary
     from benchmarker.run.oracle import estimate_oracle, run_config, run_oracle
     from benchmarker.run.run_lock import hold_run_lock, run_root
 
@@ -36,10 +36,11 @@ def run(args: argparse.Namespace) -> int:
     with hold_run_lock(run_root(run_dir), "oracle"):
         summary, out = asyncio.run(run_oracle(run_dir, config))
         report = rebuild_outputs(run_dir, SUITE_LOOKUP)  # the run's report now shows memory vs gold evidence
-    mine = json.loads((run_dir / "summary.json").read_text(encoding="utf-8")).get("qa", {}).get("overall") or {}
+    qa = load_summary(run_dir / "summary.json").qa
+    mine = qa.overall if qa is not None and qa.overall is not None else Cell()
     gold = summary.get("qa", {}).get("overall") or {}
     usd = (summary.get("cost") or {}).get("usd", {}).get("total")
-    print(f"oracle: {out}\nreport: {report}\naccuracy with memory {pct(mine.get('accuracy'))}, with the gold evidence "
+    print(f"oracle: {out}\nreport: {report}\naccuracy with memory {pct(mine.accuracy)}, with the gold evidence "
           f"{pct(gold.get('accuracy'))} (n={gold.get('n', 0)}); cost {'n/a' if usd is None else f'${usd:,.4f}'}")
     return 0
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import read_json_object, read_jsonl
+from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP, suite_of_record
@@ -126,7 +126,9 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
 
 def original_run(run_dir: Path) -> dict[str, Any]:
     """The `run` block of the run's own summary.json (its search settings, memory and write tool)."""
-    return read_json_object(run_dir / "summary.json").get("run") or {}
+    from benchmarker.reporting.summary_model import load_summary
+
+    return load_summary(run_dir / "summary.json").run.as_dict()
 
 
 def _run_mode(answers: dict[str, AnswerRecord]) -> str:
