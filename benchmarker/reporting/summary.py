@@ -1,6 +1,7 @@
 """summary.json: every number of a run, computed from its results lines alone.
 
-Keys (schema_version 1; a null is "not available", never zero):
+Keys (schema_version 1; a null is "not available", never zero). Written as this dict; read back (by `report`,
+`compare`, `oracle`, `score` and the run browser) as reporting/summary_model.py's typed `RunSummary`:
 
     schema_version   1
     run_id           run_meta["run_id"] or null
