@@ -136,7 +136,7 @@ class MemoryInfo(Block):
 
     backend: str | None = None
     embedder: str | None = None
-    alpha: Num | None = None
+    alpha: Num | str | None = None   # "service default" on a Mycelian stack, whose alpha the harness does not set
     lacks: list[str] | None = None
 
 

@@ -145,3 +145,9 @@ def test_the_run_browser_shows_a_bad_summary_s_error_not_a_traceback(reported_ru
     assert info.summary_error and "`qa`" in info.summary_error and info.overall is None
     html = site.run_page(info.ref, ListQuery(), ServerLinks())
     assert "`qa` is not as documented" in html
+
+
+def test_a_mycelian_stack_s_alpha_is_a_word_not_a_number() -> None:
+    # runner.py writes "service default" for a Mycelian stack, whose alpha the harness does not set
+    summary = RunSummary.model_validate({"run": {"memory": {"backend": "mcp", "alpha": "service default"}}})
+    assert summary.run is not None and summary.run.memory is not None and summary.run.memory.alpha == "service default"
