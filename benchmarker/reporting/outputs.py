@@ -9,6 +9,7 @@ anything.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,8 @@ from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_model import load_summary, parse_summary
 from benchmarker.scoring.records import checked_results
+
+log = logging.getLogger(__name__)
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
 # What `report` keeps from the run's own summary.json: the search settings, and what only the run could
@@ -63,7 +66,11 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
     calibration = find_calibration(run_dir, results, run_meta.get("thresholds"))
     if calibration:  # how far this judge agrees with published labels (`calibrate`)
         summary["judge_calibration"] = calibration
-    parse_summary(summary, answers_dir / "summary.json")  # what `report`, `compare` and `view` will read back
+    try:   # what `report`, `compare` and `view` will read back
+        parse_summary(summary, answers_dir / "summary.json")
+    except UserError as err:   # our own bug, found after the run paid for its answers: keep every file, say it loudly
+        log.warning("summary.json does not match its documented shape (RunSummary); written anyway, please report "
+                    "it: %s", err)
     write_json_atomic(answers_dir / "summary.json", summary)
     for suite in suites_of_results(suites, results):
         suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])

@@ -151,3 +151,18 @@ def test_a_mycelian_stack_s_alpha_is_a_word_not_a_number() -> None:
     # runner.py writes "service default" for a Mycelian stack, whose alpha the harness does not set
     summary = RunSummary.model_validate({"run": {"memory": {"backend": "mcp", "alpha": "service default"}}})
     assert summary.run is not None and summary.run.memory is not None and summary.run.memory.alpha == "service default"
+
+
+def test_a_summary_off_its_documented_shape_is_still_written_with_a_warning(tmp_path: Path, caplog) -> None:
+    # a shape the model does not know (here a memory embedder that is no string) is our bug found after a paid run:
+    # every file is kept and the warning asks for a report, instead of the run failing at its last step
+    run_dir = write_run(tmp_path / "run", small_run())
+    _manifest(run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    manifest["memory"]["embedder"] = {"name": "static"}
+    (run_dir / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        rebuild_outputs(run_dir, SUITE_LOOKUP)
+    written = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert written["run"]["memory"]["embedder"] == {"name": "static"} and (run_dir / "report.html").is_file()
+    assert "does not match its documented shape" in caplog.text and "memory" in caplog.text
