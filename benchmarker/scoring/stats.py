@@ -16,7 +16,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import binomtest
 
 Z95 = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
 
@@ -36,6 +35,8 @@ def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value from the discordant counts; 1.0 when there are none."""
     if b + c == 0:
         return 1.0
+    from scipy.stats import binomtest  # here, not at import: scipy.stats costs ~0.6 s of every CLI start
+
     return float(binomtest(min(b, c), b + c, 0.5, alternative="two-sided").pvalue)
 
 

@@ -27,8 +27,6 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from scipy.stats import kendalltau
-
 from benchmarker.scoring.abstention import abstains
 from benchmarker.scoring.json_reply import first_json_object
 from benchmarker.scoring.normalize import token_texts
@@ -104,6 +102,9 @@ def ordering_metrics(reference: list[str], system: list[str]) -> Record:
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    # scipy.stats imported here, not at import: it costs ~0.6 s, and every config load imports every suite
+    from scipy.stats import kendalltau
+
     ref_ranks, sys_ranks = tau_b_ranks(reference, system)
     tau = float(kendalltau(ref_ranks, sys_ranks, variant="b", method="auto").statistic) if len(ref_ranks) > 1 \
         else math.nan
