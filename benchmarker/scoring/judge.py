@@ -27,15 +27,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from typing import TYPE_CHECKING, Any
 
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.scoring.json_reply import json_objects
 from benchmarker.scoring.judge_policy import ask_until_parsed
 from benchmarker.scoring.records import grading_fields
+
+if TYPE_CHECKING:   # langchain is imported where a model judges: every config load imports this module (suites)
+    from langchain_core.language_models import BaseChatModel
 
 TEMPLATES = {
     "abstention": "judge_abstention",
@@ -194,6 +194,8 @@ async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retri
     judge_model = _at_zero_temperature(model)
     words = ("CORRECT", "WRONG") if template in LOCOMO_TEMPLATES.values() else ("yes", "no")
     parse = parse_label if words[0] == "CORRECT" else parse_yes_no
+    from langchain_core.messages import HumanMessage
+
     got = await ask_until_parsed(lambda _: judge_model.ainvoke([HumanMessage(prompt)]), parse, retries)
     if got.value is not None:
         reason = f"judge replied {words[0] if got.value else words[1]}"

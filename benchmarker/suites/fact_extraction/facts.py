@@ -30,7 +30,6 @@ from statistics import fmean
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.scoring import normalize
@@ -123,6 +122,8 @@ def match_facts(
     assigned string also states counts as found: one entry summary often states several atomic
     facts. `compound=False` is the strict one-to-one count.
     """
+    from scipy.optimize import linear_sum_assignment  # here: scipy.optimize would cost every CLI start ~0.3 s
+
     thresholds = thresholds or ThresholdsConfig()
     threshold = thresholds.fact_match
     facts = [_as_fact(e) for e in expected]
