@@ -23,29 +23,14 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from proc_rss import children, vm_hwm_kb  # noqa: E402
+
 ROOT = HERE.parent
 SHARED = ROOT.parent / "shared" / "data" / "beam" / "chats" / "100K"
 COPIES = {"500K": 4, "1M": 8, "10M": 78}
 
 
-def vm_hwm_kb(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
 
 
 def built_conversation(folder: Path, copies: int) -> tuple[Path, str]:

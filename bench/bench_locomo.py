@@ -21,27 +21,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-
-
-def vm_hwm_kb(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def children(pid: int) -> list[int]:
-    """Child processes started by any thread of `pid` (the memory service's launcher)."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
+sys.path.insert(0, str(HERE))
+from proc_rss import children, vm_hwm_kb  # noqa: E402
 
 
 def main() -> None:
@@ -85,8 +66,8 @@ def main() -> None:
         conversations = len(json.loads(data.read_text()))
         ingested = sum(1 for m in memories if m["status"] == "ingested")
         metrics = summary["retrieval"]["metrics"]
-        print(f"| data | conversations | ingestions | questions | mode | wall s | s / question | harness peak RSS MB "
-              f"| service peak RSS MB | session recall_any@5 | turn recall_any@10 |")
+        print("| data | conversations | ingestions | questions | mode | wall s | s / question | harness peak RSS MB "
+              "| service peak RSS MB | session recall_any@5 | turn recall_any@10 |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         print(f"| {'file ' + data.name if args.file else 'generated'} | {conversations} | {ingested} | "
               f"{summary['counts']['questions']} | {args.mode} | {wall:.1f} | "

@@ -18,6 +18,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.outputs import rebuild_outputs
 from benchmarker.reporting.summary import build_summary
 from benchmarker.reporting.summary_model import RunSummary, load_summary
+from tests.run.test_bad_input_round3 import _one_error_line
 from tests.scoring.synthetic_run import TYPES, hits_for, result, small_run, write_run
 
 
@@ -105,14 +106,6 @@ def test_any_built_summary_round_trips_exactly(lines, offline, mode, alpha) -> N
     meta = {"run_id": "p", "offline": offline, "mode": mode, "alpha": alpha, "top_k": 10,
             "memory": {"backend": "embedded", "embedder": "none", "alpha": 0.5, "lacks": []}}
     _same(build_summary(results, run_meta=meta, suites=SUITE_LOOKUP))
-
-
-def _one_error_line(capsys) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def test_a_summary_whose_qa_is_a_string_is_one_line_naming_the_file_and_field(reported_run: Path, capsys) -> None:
