@@ -15,16 +15,14 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from proc_rss import children, vm_hwm_kb  # noqa: E402
+from proc_rss import run_watched  # noqa: E402
 
 ROOT = HERE.parent
 SHARED = ROOT.parent / "shared" / "data" / "beam" / "chats" / "100K"
@@ -53,18 +51,7 @@ def run_one(data: Path, size: str, embedder: str, tmp: Path) -> dict[str, Any]:
     config.write_text(f'[dataset]\nkind = "beam"\nfile = "{data}"\nsize = "{size}"\nchats = ["1"]\n'
                       f'[memory]\nembedder = "{embedder}"\n[run]\nmode = "retrieval"\noutput_dir = "runs-{size}"\n'
                       'progress = false\n', encoding="utf-8")
-    started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "benchmarker.cli", "run", str(config)], cwd=tmp,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak_harness = peak_service = 0
-    while proc.poll() is None:
-        peak_harness = max(peak_harness, vm_hwm_kb(proc.pid))
-        for child in children(proc.pid):
-            peak_service = max(peak_service, vm_hwm_kb(child))
-        time.sleep(0.2)
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"{size}: run failed ({proc.returncode}): {proc.stderr.read()[-2000:] if proc.stderr else ''}")
+    wall, peak_harness, peak_service = run_watched(config, cwd=tmp)
     (run_dir,) = (tmp / f"runs-{size}").iterdir()
     summary = json.loads((run_dir / "summary.json").read_text())
     speed = summary["speed"]

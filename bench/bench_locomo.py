@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from proc_rss import children, vm_hwm_kb  # noqa: E402
+from proc_rss import run_watched  # noqa: E402
 
 
 def main() -> None:
@@ -48,18 +46,7 @@ def main() -> None:
         config.write_text(f'[dataset]\nkind = "locomo"\nfile = "{data}"\n[memory]\nembedder = "{args.embedder}"\n'
                           f'[run]\nmode = "{args.mode}"\nconcurrency = {args.concurrency}\noutput_dir = "runs"\n'
                           'progress = false\n', encoding="utf-8")
-        started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "benchmarker.cli", "run", str(config)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        peak_harness = peak_service = 0
-        while proc.poll() is None:
-            peak_harness = max(peak_harness, vm_hwm_kb(proc.pid))
-            for child in children(proc.pid):
-                peak_service = max(peak_service, vm_hwm_kb(child))
-            time.sleep(0.2)
-        wall = time.perf_counter() - started
-        if proc.returncode != 0:
-            raise SystemExit(f"run failed ({proc.returncode}): {proc.stderr.read()[-2000:]}")
+        wall, peak_harness, peak_service = run_watched(config)
         (run_dir,) = (tmp / "runs").iterdir()
         memories = [json.loads(line) for line in (run_dir / "memories.jsonl").read_text().splitlines()]
         summary = json.loads((run_dir / "summary.json").read_text())

@@ -25,3 +25,26 @@ def children(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def run_watched(config: Path, cwd: Path | None = None) -> tuple[float, int, int]:
+    """`mycelian-longmemeval run CONFIG` in a subprocess: (wall seconds, harness peak RSS KiB, memory service's
+    peak RSS KiB), sampled every 0.2 s; SystemExit with the end of stderr when the run fails."""
+    import subprocess
+    import sys
+    import time
+
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarker.cli", "run", str(config)], cwd=cwd,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak_harness = peak_service = 0
+    while proc.poll() is None:
+        peak_harness = max(peak_harness, vm_hwm_kb(proc.pid))
+        for child in children(proc.pid):
+            peak_service = max(peak_service, vm_hwm_kb(child))
+        time.sleep(0.2)
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"{config.name}: run failed ({proc.returncode}): "
+                         f"{proc.stderr.read()[-2000:] if proc.stderr else ''}")
+    return wall, peak_harness, peak_service
