@@ -68,6 +68,10 @@ class Judge(ABC):
         """The model for LLM-graded parts, None when grading deterministically."""
         return self.model if self.needs_model else None
 
+    def prompt_builder(self) -> Any | None:
+        """The benchmark's own judge prompts (the official judge's), or None for ours or no model."""
+        return None
+
     @abstractmethod
     async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
         """The grading fields (label, autoeval_label, grade, tokens) of one LongMemEval-shaped answer line
@@ -92,10 +96,6 @@ class DeterministicGrader(Judge):
 @dataclass(frozen=True)
 class LLMJudge(Judge):
     name: ClassVar[str] = "llm"
-
-    def prompt_builder(self) -> Any | None:
-        """LongMemEval's prompt builder, or None for our own prompts."""
-        return None
 
     async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
         from benchmarker.scoring.judge import judge_answer  # langchain: loaded when a model judges

@@ -29,8 +29,8 @@ from benchmarker.suites.beam.data import (
     SIZES,
     beam_cases,
     conversation_dirs,
-    load_beam,
-    question_index,
+    iter_conversations,
+    scan,
 )
 from benchmarker.suites.beam.official import OfficialPrompts, load_official_prompts
 from benchmarker.suites.beam.scoring import Grader, grade_answer
@@ -91,16 +91,13 @@ class BEAM(Suite):
         questions is selected is not ingested."""
         path, options = Path(config.dataset.file), self._options(config)
         chats = [str(c) for c in options.chats]
-        parsed = load_beam(path, options.size, chats)   # validates every wanted conversation before anything runs
-        index, dropped = question_index(parsed, options.size)
+        scanned = scan(path, options.size, chats)   # validates every wanted conversation before anything runs
+        dropped, conversations, tokens = scanned.dropped, scanned.conversations, scanned.tokens_estimate
         run = config.run
-        wanted = set(select_question_ids(index, question_ids=list(run.question_ids),
+        wanted = set(select_question_ids(scanned.index, question_ids=list(run.question_ids),
                                          question_types=list(run.question_types), limit=run.limit,
                                          sample=run.sample, sample_seed=run.sample_seed, source=str(path),
                                          known_types=ABILITIES))
-        conversations = [c.conversation_id for c in parsed.conversations]
-        tokens = sum(c.tokens_estimate for c in parsed.conversations)
-        del parsed   # the cases are read again, one conversation at a time, when the graph streams them
         told = f"; {sum(len(d['ids']) for d in dropped)} evidence id(s) name no message" if dropped else ""
         description = (f"BEAM {options.size} {path}: {len(wanted)} questions over {len(conversations)} "
                        f"conversation(s) (~{tokens:,} tokens of chat){told}")
@@ -108,8 +105,8 @@ class BEAM(Suite):
             log.warning("BEAM: %d question(s) cite message ids their conversation lacks (listed in the manifest's "
                         "dataset.evidence)", len(dropped))
 
-        def cases() -> Any:
-            return beam_cases(load_beam(path, options.size, conversations), options.size, wanted)
+        def cases() -> Any:   # read again, one conversation at a time, as the graph streams them
+            return beam_cases(iter_conversations(path, options.size, conversations), options.size, wanted)
 
         return DatasetPlan([CaseGroup("cases", len(wanted), cases)], str(path), _sha256(path, options.size, chats),
                            description, details={"size": options.size, "conversations": conversations,
@@ -130,7 +127,7 @@ class BEAM(Suite):
         options = self._options(config)
         gold: dict[str, Any] = {}
         cases: dict[str, Case] = {}
-        for case in beam_cases(load_beam(Path(config.dataset.file), options.size, [str(c) for c in options.chats]),
+        for case in beam_cases(iter_conversations(Path(config.dataset.file), options.size, [str(c) for c in options.chats]),
                                options.size):
             for q in case.questions:
                 gold[q.question_id] = Gold(q.question_id, q.question_type, q.question, q.answer, kind=RECORD_KIND)
@@ -142,7 +139,7 @@ class BEAM(Suite):
     async def score(self, record: Record, case: Case | None, judge: Judge) -> Record:
         """Every rubric item graded (module docstring); label: the question's score >= 0.5."""
         question = next(q for q in need_case(case, record).questions if q.question_id == record.get("question_id"))
-        builder = getattr(judge, "prompt_builder", lambda: None)()
+        builder = judge.prompt_builder()
         official = builder if isinstance(builder, OfficialPrompts) else None
         grader = Grader(judge.llm, official, rubric_template=load_prompt(RUBRIC_PROMPT),
                         same_template=load_prompt(SAME_EVENT_PROMPT), retries=judge.retries)

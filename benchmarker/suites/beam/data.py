@@ -65,10 +65,12 @@ class Conversation:
 
 @dataclass
 class Parsed:
-    """Every conversation read, and the evidence ids that named no message (with their question)."""
+    """Every conversation read (a test's or calibrate's whole view; a run streams them: iter_conversations)."""
 
     conversations: list[Conversation]
-    dropped: list[dict[str, Any]] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Conversation]:
+        return iter(self.conversations)
 
 
 # --- finding the files ------------------------------------------------------------------------
@@ -334,19 +336,25 @@ def questions_of(conv: Conversation, size: str, dropped: list[dict[str, Any]]) -
     return out
 
 
-def load_beam(path: Path, size: str, chats: Iterable[str] = ()) -> Parsed:
-    """Every wanted conversation of `path`, parsed and validated (questions included)."""
-    parsed = Parsed([])
+def iter_conversations(path: Path, size: str, chats: Iterable[str] = ()) -> Iterator[Conversation]:
+    """Each wanted conversation of `path`, parsed and validated, one at a time (a 10M one is ~40 MB of text:
+    never hold them all); DatasetError when there is none."""
+    found = False
     for cid, source, chat, questions in read_source(path, size, chats):
-        parsed.conversations.append(parse_conversation(cid, source, chat, questions))
-    if not parsed.conversations:
+        found = True
+        yield parse_conversation(cid, source, chat, questions)
+    if not found:
         raise DatasetError(f"{path}: no BEAM conversation to run")
-    return parsed
 
 
-def beam_cases(parsed: Parsed, size: str, wanted: set[str] | None = None) -> Iterator[Case]:
+def load_beam(path: Path, size: str, chats: Iterable[str] = ()) -> Parsed:
+    """Every wanted conversation of `path`, parsed and validated (questions included), all at once."""
+    return Parsed(list(iter_conversations(path, size, chats)))
+
+
+def beam_cases(conversations: Iterable[Conversation], size: str, wanted: set[str] | None = None) -> Iterator[Case]:
     """One case per conversation holding its selected questions (a conversation with none is skipped)."""
-    for conv in parsed.conversations:
+    for conv in conversations:
         questions = tuple(q for q in questions_of(conv, size, []) if wanted is None or q.question_id in wanted)
         if questions:
             yield Case(case_id=f"beam-{size}-{conv.conversation_id}", kind=RECORD_KIND, sessions=tuple(conv.sessions),
@@ -354,9 +362,22 @@ def beam_cases(parsed: Parsed, size: str, wanted: set[str] | None = None) -> Ite
                                                       "source": conv.source})
 
 
-def question_index(parsed: Parsed, size: str) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
-    """(question_id, ability) of every question, for selection; and the evidence ids dropped."""
-    dropped: list[dict[str, Any]] = []
-    index = [(q.question_id, q.question_type) for conv in parsed.conversations
-             for q in questions_of(conv, size, dropped)]
-    return index, dropped
+@dataclass
+class Scan:
+    """What planning needs of the data, read one conversation at a time: the (question_id, ability) index
+    for selection, the evidence ids that name no message, and each conversation's id and size."""
+
+    index: list[tuple[str, str]] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    conversations: list[str] = field(default_factory=list)
+    tokens_estimate: int = 0
+
+
+def scan(path: Path, size: str, chats: Iterable[str] = ()) -> Scan:
+    """Validate every wanted conversation and index its questions, holding one conversation at a time."""
+    got = Scan()
+    for conv in iter_conversations(path, size, chats):
+        got.index += [(q.question_id, q.question_type) for q in questions_of(conv, size, got.dropped)]
+        got.conversations.append(conv.conversation_id)
+        got.tokens_estimate += conv.tokens_estimate
+    return got

@@ -176,11 +176,15 @@ class Grader:
         prompt = (self.official.rubric_prompt(item, answer) if self.official is not None else
                   self.rubric_template.format(question=question, rubric_item=item, response=answer))
 
+        model = self.model
+
         async def call(_: str) -> Any:
-            text = await self._ask([HumanMessage(prompt)])
-            return _Text(text)
+            self.calls += 1
+            return await model.ainvoke([HumanMessage(prompt)])
 
         got = await ask_until_parsed(call, parse_item_score, self.retries)
+        self.input_tokens += got.input_tokens
+        self.output_tokens += got.output_tokens
         reason = ""
         if got.value is not None:
             found = first_json_object(got.reply, accept=lambda o: "score" in o) or {}
@@ -202,14 +206,6 @@ class Grader:
             return "yes" in (await self._ask(messages)).lower()
         except Exception:  # the wrapper's retries are spent: the pair is not matched, as a NO would be
             return False
-
-
-class _Text:
-    """A reply as ask_until_parsed reads it (its usage is counted by Grader._ask instead)."""
-
-    def __init__(self, text: str) -> None:
-        self.content = text
-        self.usage_metadata: dict[str, int] = {}
 
 
 async def grade_answer(grader: Grader, *, ability: str, question: str, rubric: list[str], answer: str,
