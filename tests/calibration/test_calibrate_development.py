@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchmarker.cli import main
-from benchmarker.scoring.calibration.development import GRADER_DEVELOPED_ON, sha256_of
+from benchmarker.datasets.source import dataset_sha256
+from benchmarker.scoring.calibration.development import GRADER_DEVELOPED_ON
 from benchmarker.scoring.calibration.store import calibration_line, find_calibration
 from tests.calibration.test_calibrate import JUDGE_DATA, setup
 
@@ -61,4 +62,4 @@ def test_without_development_files_nothing_changes(tmp_path, capsys):
 @pytest.mark.skipif(not JUDGE_DATA.is_dir(), reason="../shared/data/judge absent")
 def test_the_grader_knows_the_shared_labels_it_was_developed_on():
     shared = sorted(JUDGE_DATA.glob("*.eval-results-*.jsonl"))
-    assert shared and all(sha256_of(p) in GRADER_DEVELOPED_ON for p in shared)
+    assert shared and all(dataset_sha256(p) in GRADER_DEVELOPED_ON for p in shared)

@@ -10,9 +10,10 @@ below; bench/grader_holdout.py measures the grader as it was before any of them 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from benchmarker.datasets.source import dataset_sha256
 
 _TUNED = ("its rules were tuned while bench/grader_agreement.py read every ../shared/data/judge labels file "
           "(commits 5a7e987 to c4490ba, 2026-11-26)")
@@ -27,13 +28,6 @@ GRADER_DEVELOPED_ON: Mapping[str, str] = {
 MARKED = "marked with --development: used in developing this judge"
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while chunk := stream.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
 
 def development_notes(paths: Iterable[Path], names: Iterable[str], *, marked: Iterable[Path],
                       developed_on: Mapping[str, str]) -> dict[str, str]:
@@ -43,6 +37,6 @@ def development_notes(paths: Iterable[Path], names: Iterable[str], *, marked: It
     for path, name in zip(paths, names, strict=True):
         if Path(path).resolve() in marked_paths:
             notes[name] = MARKED
-        elif developed_on and (known := developed_on.get(sha256_of(Path(path)))):
+        elif developed_on and (known := developed_on.get(dataset_sha256(path))):
             notes[name] = known
     return notes
