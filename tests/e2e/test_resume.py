@@ -40,9 +40,18 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l.strip().endswith("}")]
 
 
+def _as_a_foreground_job() -> None:
+    """Ctrl-C reaches a run started from a terminal. A job a non-interactive shell starts in the
+    background (`cmd &`, as CI and tool runners launch the suite) inherits SIGINT ignored, Python then
+    installs no KeyboardInterrupt handler, and the SIGINT this test sends would be dropped: the run
+    would finish with exit 0. Restore the terminal's default before the run's Python starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(cfg: Path, cwd: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "benchmarker.cli", "run", str(cfg)], cwd=cwd,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_as_a_foreground_job)
 
 
 def _per_case(memories: list[dict], cases: set[str]) -> dict[str, list[tuple[int, str]]]:
