@@ -7,7 +7,7 @@ from bench.import_graph import cycles, file_graph, folder_graph, strongly_connec
 # Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
 # The suites registry sits above the suites it discovers (it loads them by name) and below everything that asks it
 # for one; nothing under it (config_schema, datasets, log, scoring, reporting) names it or a suite.
-STAGES = ("errors", "redact", "tool_mapping", "metric_names", "datasets", "config_schema", "log",
+STAGES = ("errors", "redact", "tool_mapping", "metric_names", "token_count", "datasets", "config_schema", "log",
           "memory", "agent", "subjects", "scoring", "reporting", "suites", "registry", "score", "config", "graph", "run", "view",
           "commands", "cli")
 
