@@ -21,7 +21,7 @@ CALIBRATE_CONFIG ?= configs/calibrate.toml
 JUDGE_DATA ?= ../shared/data/judge
 JUDGES ?=
 
-.PHONY: install servers run calibrate lint test test-fast docs docs-serve bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view bench-beam grader-holdout fuzz clean-runs
+.PHONY: install servers run calibrate lint test test-fast docs docs-serve bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-baselines bench-ray bench-tracing bench-view bench-beam grader-holdout fuzz clean-runs
 
 install: $(STAMP)
 
@@ -68,7 +68,7 @@ docs: install
 docs-serve: install
 	$(VENV)/bin/mkdocs serve
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-ray bench-tracing bench-view bench-beam
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-baselines bench-ray bench-tracing bench-view bench-beam
 
 # Local vs Ray (2 workers) on a retrieval sweep with minilm; writes runs/bench/ray.json (issue 15).
 bench-ray: install
@@ -96,6 +96,11 @@ grader-holdout: install
 
 bench-locomo: install
 	$(PYTHON) bench/bench_locomo.py
+
+# The full-context baseline on a LoCoMo-sized run (10 conversations, ~1,990 questions), offline: wall time and
+# peak RSS; writes runs/bench/baselines.json (issue 41).
+bench-baselines: install
+	$(PYTHON) bench/bench_baselines.py
 
 bench-presets: install servers
 	$(PYTHON) bench/bench_presets.py

@@ -9,6 +9,7 @@
     judge-online CONFIG   the fact-enumeration judge (P / R / F1) over traced memory-extraction runs
     calibrate CONFIG --labels FILE ...   how far CONFIG's judge agrees with published labels
     oracle RUN_DIR [CONFIG]  the run's questions again with only their gold evidence as context
+    baselines RUN_DIR [CONFIG]  the run's questions again with no memory and with the whole history
     view [DIR ...]        browse run directories in a local web page (--bundle OUT: a static copy)
     compare RUN_DIR ...   side by side, per-question flips and a paired significance test
     serve-memory          the embedded Mycelian-compatible memory service (MCP over streamable HTTP
@@ -37,6 +38,7 @@ EPILOG = """typical use:
 
 exit codes: 0 done; 1 the run stopped (failures in a row, a lost memory server, a full disk);
 2 a usage, config, dataset or run-directory problem (one line says which and how to fix it);
+3 `run` finished but the run is INVALID (summary.json's validity says why; its accuracy is not a score);
 130 interrupted (everything finished so far is kept: the same command resumes)."""
 
 

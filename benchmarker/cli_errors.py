@@ -8,6 +8,9 @@ run path wrapped them in is unwrapped first: asyncio and anyio task groups raise
 SQLite's "database or disk is full") anywhere in what arrived is one line naming the file, exit 1
 (disk_full.py). Anything else is a bug in the harness (or in a library under it) and keeps its
 traceback.
+
+Not an error, so not here: `run` returns 3 itself when the run finished but its validity verdict is false
+(commands/run.py INVALID_EXIT_CODE; scoring/validity.py): the table says why, and the number is not a score.
 """
 
 from __future__ import annotations

@@ -54,8 +54,10 @@ NON_RESULT_KEYS: dict[str, Any] = {
               "subprocess": {"name", "timeout_s", "close_grace_s"}},
     "provider": {"openai": {"api_key_env"}, "anthropic": {"api_key_env"}},
     "tracing": True,   # traces are a view of a run, not part of it
+    "validity": True,  # thresholds that judge a run's files, not settings of what it computes
     "sweep": {"metric", "tie_break"},  # how the best point is chosen, not what any point computes
     "batch": True,     # a batch API is sent the same prompts as the synchronous one: it changes price and latency
+    "baselines": True,  # read a finished run's questions again beside it; change no result of the run
     "multi_agent": {"analyst", "analyst_explain", "explain_max", "graders", "baseline_run"},  # read a run's answers, change none
 }
 
@@ -101,6 +103,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent",), ("memory", "call_timeout_s"),
     ("agent", "raw_entry"), ("agent", "context_update"), ("agent", "context_every_sessions"),
     ("memory", "device"),
+    ("run", "context_budget_tokens"),  # 0 (measured only) keeps the run ids of runs from before budgets
 )
 
 

@@ -335,6 +335,8 @@ class RunSection(_Table):
     progress: bool = True
     progress_interval_s: float = Field(30.0, ge=1.0, le=3600.0)  # not on a terminal: a status line at least this often
     max_failures_in_a_row: int = Field(5, ge=1, le=10_000)  # stop a run whose cases keep failing
+    # The reader's context in cl100k_base tokens (graph/budget.py): 0 = measured only; set, lowest-ranked hits go.
+    context_budget_tokens: int = Field(0, ge=0, le=10_000_000)
     # Where cases run: in this process (asyncio), or spread over Ray actors (run/ray_executor.py).
     # None of these keys changes what a run computes, so a run resumes under either executor.
     executor: Literal["local", "ray"] = "local"
@@ -413,6 +415,26 @@ class EvalConfig(_Table):
     thresholds: ThresholdsConfig = ThresholdsConfig()
 
 
+class ValidityConfig(_Table):
+    """How much of each failure a run may carry and still be a score (scoring/validity.py): each a share of what
+    its check counts (questions, searches, writes or cases). Judges the run's files, so it is not in the run id."""
+
+    unanswered: Weight = 0.0          # selected questions with no answer (a crashed or skipped case)
+    unjudged: Weight = 0.0            # answered questions with no verdict (no results line, or label null)
+    judge_errors: Weight = 0.0        # verdicts lost because every judge call raised
+    judge_refusals: Weight = 0.0      # verdicts lost because the judge never said yes or no
+    reader_errors: Weight = 0.0       # questions searched whose reader call failed
+    agent_errors: Weight = 0.0        # cases an outside agent failed by its protocol (AdapterError)
+    memory_replaced: Weight = 0.0     # cases whose memory was gone or emptied at question time
+    not_searchable: Weight = 0.0      # questions on an index that never became searchable
+    search_errors: Weight = 0.01      # searches that raised (a transient error is tolerated this much)
+    search_timeouts: Weight = 0.01    # searches that timed out
+    search_empty: Weight = 0.5        # searches with no hit although the memory holds entries (keyword search misses some)
+    write_failures: Weight = 0.05     # memory writes the server refused or failed
+    hits_above_top_k: Weight = 1.0    # searches that returned more than top_k (trimmed before the reader: counted)
+    reader_above_top_k: Weight = 0.0  # answers whose reader saw more hits than top_k (not trimmed)
+
+
 class RetryConfig(_Table):
     max_attempts: int = Field(6, ge=1, le=50)
     initial_backoff_s: float = Field(1.0, gt=0.0, le=600.0)
@@ -453,6 +475,12 @@ class BatchConfig(_Table):
         if value and not re.fullmatch(r"s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/.*)?", value):
             raise ValueError(f'got {value!r}; use "s3://bucket/prefix"')
         return value
+
+
+class BaselinesConfig(_Table):
+    """`baselines RUN_DIR`: the no-memory and full-context readers beside a run (run/baselines.py)."""
+
+    full_context_tokens: int = Field(120_000, ge=1_000, le=2_000_000)  # the history's cut, oldest sessions first
 
 
 class TracingConfig(_Table):
@@ -589,6 +617,8 @@ class RunConfig(_Table):
     online: OnlineConfig = OnlineConfig()
     multi_agent: MultiAgentConfig = MultiAgentConfig()
     batch: BatchConfig = BatchConfig()
+    validity: ValidityConfig = ValidityConfig()
+    baselines: BaselinesConfig = BaselinesConfig()
 
     _config_path: str = PrivateAttr("")
     _config_sha256: str = PrivateAttr("")

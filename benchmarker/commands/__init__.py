@@ -13,7 +13,8 @@ from functools import cache
 from benchmarker.commands.base import Command
 
 # The order the verbs show in `mycelian-longmemeval --help`; a verb missing here comes last, by name.
-ORDER = ("run", "estimate", "report", "score", "replay", "judge-online", "calibrate", "oracle", "view", "compare",
+ORDER = ("run", "estimate", "report", "score", "replay", "judge-online", "calibrate", "oracle", "baselines",
+         "view", "compare",
          "serve-memory", "sample")
 NOT_COMMANDS = frozenset({"base"})
 

@@ -17,6 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run directories (or sweep points, runs/<id>/points/<label>); the first is the baseline")
     parser.add_argument("--out", type=Path, default=None,
                         help="also write the comparison here: FILE.html a self-contained page, FILE.md markdown")
+    parser.add_argument("--allow-invalid", action="store_true",
+                        help="compare runs whose validity verdict is false (each labelled INVALID at the top); "
+                             "without it such a run is refused (exit 2): its accuracy is not a score")
 
 
 def out_format(out: Path) -> str:
@@ -35,8 +38,12 @@ def run(args: argparse.Namespace) -> int:
     for run_dir in args.run_dirs:
         if not (run_dir / "results.jsonl").exists():
             raise UserError(f"{run_dir}: no results.jsonl here; is it a run directory (or a sweep point)?")
+    from benchmarker.reporting.validity_report import invalid_runs
+
+    invalid = invalid_runs(list(args.run_dirs), allow=args.allow_invalid, verb="compare")  # exit 2 unless allowed
     comparison = compare_runs(list(args.run_dirs), SUITE_LOOKUP)
-    text = format_compare(comparison, SUITE_LOOKUP)
+    text = "".join(f"**{line}** (run `{run_dir}`): its accuracy below is not a score.\n\n"
+                   for run_dir, line in invalid.items()) + format_compare(comparison, SUITE_LOOKUP)
     print(text)
     if args.out:
         from benchmarker.log.jsonl import write_text_atomic
@@ -49,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
 
 COMMAND = Command(name="compare", help="compare runs: per type, flips, McNemar / paired bootstrap",
                   add_arguments=add_arguments, run=run,
-                  description="Compare runs side by side against the first (the baseline): accuracy per question "
+                  description="Compare runs side by side against the first (the baseline), after a like-for-like "
+                              "check (same dataset, questions, judge, top_k, context within 10%; each difference "
+                              "one line at the top): accuracy per question "
                               "type with Wilson intervals, retrieval recall / nDCG, the questions that flipped, an "
                               "exact McNemar test and a paired bootstrap interval. Printed as markdown; --out also "
                               "writes it as a web page (.html) or markdown (.md).",

@@ -28,7 +28,15 @@ def run(args: argparse.Namespace) -> int:
     if complete is not None:
         print(already_complete_line(complete, config.run_dir, config.run.mode))
     print_outcome(outcome)
-    return 0
+    return INVALID_EXIT_CODE if invalid_points(outcome.points) else 0
+
+
+INVALID_EXIT_CODE = 3  # the run finished, but its number is not a score (summary.json's validity)
+
+
+def invalid_points(points: list[tuple[str, Path, dict]]) -> list[str]:
+    """The results directories whose summary's validity verdict is false ("" names a plain run's)."""
+    return [label for label, _, summary in points if (summary.get("validity") or {}).get("valid") is False]
 
 
 def finished_questions(run_dir: Path, labels: list[str]) -> int | None:
@@ -65,9 +73,12 @@ lands in the same directory.
 Resume: running the same command again picks up where it stopped (finished cases are kept, failed ones
 retried). To start fresh, remove that directory, or set another run_id or [run] output_dir.
 
-Exit codes: 0 done; 1 the run stopped (max_failures_in_a_row failures, a lost memory server, a full
-disk: see errors.jsonl, fix, run again to resume); 2 a config, dataset or run-directory problem (one
-line names the key and the fix); 130 interrupted (the same command resumes)."""
+Exit codes: 0 done, and the run is valid; 1 the run stopped (max_failures_in_a_row failures, a lost memory
+server, a full disk: see errors.jsonl, fix, run again to resume); 2 a config, dataset or run-directory problem
+(one line names the key and the fix); 3 the run finished but is INVALID (cases that did not finish, failed
+searches, a memory gone between phases, unjudged answers...: summary.json's `validity` and the first line of
+the table say which; its accuracy is not a score; re-running the same command retries failed cases);
+130 interrupted (the same command resumes)."""
 
 COMMAND = Command(name="run", help="run or resume the benchmark described by a TOML config",
                   add_arguments=add_arguments, run=run, description=DESCRIPTION,

@@ -27,6 +27,7 @@ from langgraph.runtime import Runtime
 
 from benchmarker.agent.adapters import AgentAdapter, ToolCall, learn_item
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.graph.budget import reported_context
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.qa import base_record
 from benchmarker.graph.scoring import score_answers
@@ -109,6 +110,7 @@ async def _answer(ctx: RunContext, agent: AgentAdapter, case: Case, question: Qu
         "reasoning_trace": reply.reasoning_trace,
         "confidence": reply.confidence,
         "agent_metadata": dict(reply.metadata),
+        **reported_context(reply.context_tokens, ctx.config.run.context_budget_tokens),
         # ingest_s is the whole case's learning, repeated on each of its questions.
         "timings": {"ingest_s": learned.ingest_s, "qa_s": qa_s},
         "mode": ctx.mode,

@@ -18,8 +18,9 @@ from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.errors import IndexNotSearchableError
+from benchmarker.graph.budget import fit_context, trim_to_top_k
 from benchmarker.graph.context import RunContext
-from benchmarker.graph.retrieval import build_context
+from benchmarker.graph.search_log import failed_searches_logged
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
 from benchmarker.memory.driver import Searcher
@@ -103,6 +104,7 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                                             timeout_s=ctx.config.params.consistency_timeout_s,
                                             alpha=ctx.search.alpha)
     searchable = searcher.searchable
+    searcher = failed_searches_logged(searcher, ctx.log, case, "retrieval" if ctx.mode == "retrieval" else "harness")
     ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_wait_searchable",
                                   latency_ms=round((time.monotonic() - waited) * 1000, 1),
                                   result_preview="searchable" if searchable else "timed out: index still lagging"))
@@ -127,13 +129,16 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
     started = time.monotonic()
     t0 = time.monotonic()
     found = await searcher.search(question.question, ctx.search.top_k, ctx.search.alpha)
-    result, hits = found.result, found.hits
+    result = found.result
+    hits, trimmed = trim_to_top_k(found.hits, ctx.search.top_k)  # a server returning more than asked gets no more
     search_ms = (time.monotonic() - t0) * 1000
     caller = "retrieval" if ctx.mode == "retrieval" else "harness"  # the measured search of a retrieval run
     ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=question.question_id, caller=caller,
                                   tool=found.tool, args=found.args, result_preview=f"{result.get('count', 0)} hits",
                                   latency_ms=round(search_ms, 1)))
-    context = build_context(result, hits, ctx.config.params.qa_max_context_chars)
+    budget = ctx.config.run.context_budget_tokens if ctx.mode != "retrieval" else 0  # retrieval: no reader
+    fitted = fit_context(result, hits, ctx.config.params.qa_max_context_chars, budget)
+    context, hits = fitted.text, fitted.hits  # `retrieved`: the hits that reached the reader
     hypothesis, tokens = "", {"input": 0, "output": 0}
     if ctx.mode != "retrieval":
         template = load_prompt("qa_reader.txt", directory=ctx.prompts_dir)  # a self-improve candidate's copy
@@ -155,6 +160,8 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
         "alpha": ctx.search.alpha,
         "context_chars": len(context),
         "reader_context": context,  # what the reader saw, whole (attribution and `view` read it)
+        "hits_returned": len(found.hits), "hits_trimmed": trimmed,  # above top_k, dropped before the reader
+        **fitted.fields(budget),  # context_tokens (cl100k_base), the budget, and its cut
         "index_searchable": searcher.searchable,
         "memory_id": memory.memory_id,
         "memory_server": ctx.memory.server_name,

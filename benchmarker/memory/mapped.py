@@ -132,12 +132,13 @@ def _line_hits(spec: SearchSpec, text: str) -> list[Hit]:
 
 
 async def search(client: Any, mapping: ToolMapping, scope: str, query: str, top_k: int) -> tuple[list[Hit], int]:
-    """The top_k hits for `query` and how many tool calls it took (keyword mode fans out)."""
+    """The hits for `query` and how many tool calls it took (keyword mode fans out and fuses to top_k). A server
+    asked for top_k hits may return more: they are passed on, so the qa node trims and counts them."""
     spec = mapping.search
     assert spec is not None
     if spec.query == "question":
         text = await client.call(spec.tool, render(spec.arguments, {"query": query, "top_k": top_k, "scope": scope}))
-        return parse_hits(spec, text)[:top_k], 1
+        return parse_hits(spec, text), 1
     words = keywords(query, spec.max_keywords)
     votes: dict[str, tuple[int, int, int, Hit]] = {}   # key -> (words that found it, best rank, order, hit)
     for order, word in enumerate(words):

@@ -13,7 +13,8 @@ alpha, top_k) come from its summary.json, else from its results lines. When ever
 run, LoCoMo's overall judge accuracy, F1 and BLEU-1 (categories 1-4) and its category 5
 (abstention) accuracy are shown side by side too (its suite's compare rows), not paired. Where the results
 lines carry an attribution, the stage counts are shown side by side and each pair lists how questions moved
-between stages (attribution_compare.py).
+between stages (attribution_compare.py). Before any figure, a like-for-like check of each run against the baseline
+(like_for_like.py): dataset sha256, question set, judge, top_k and mean context tokens, one line per difference.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.reporting.attribution_compare import stage_counts, stage_lines, stage_moves
 from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.like_for_like import check_lines, like_for_like, run_facts
 from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_model import MemoryInfo, load_summary
@@ -94,7 +96,9 @@ def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
     types = sorted({t for run in runs for t in run["qa"]["by_type"]})
     pairs = [{"baseline": runs[0]["name"], "run": run["name"],
               **compare_pair(runs[0]["results"], run["results"])} for run in runs[1:]]
+    facts = [run_facts(r["name"], Path(r["run_dir"]), r["results"], r["settings"].get("top_k")) for r in runs]
     return {"baseline": runs[0]["name"] if runs else None, "types": types,
+            "like_for_like": [like_for_like(facts[0], other) for other in facts[1:]],  # said first, before any figure
             "runs": [{k: v for k, v in run.items() if k != "results"} for run in runs], "pairs": pairs}
 
 
@@ -108,7 +112,9 @@ def accuracy_cell(c: dict[str, Any] | None) -> str:
 def format_compare(comparison: dict[str, Any], suites: SuiteLookup) -> str:
     """The comparison as markdown: settings, accuracy and retrieval tables, then each run vs the baseline."""
     runs = comparison["runs"]
-    lines = ["# Run comparison", "", f"Baseline: **{comparison['baseline']}**", "",
+    lines = ["# Run comparison", ""] + [line for check in comparison.get("like_for_like") or []
+                                        for line in check_lines(check) + [""]]
+    lines += [f"Baseline: **{comparison['baseline']}**", "",
              "| | " + " | ".join(r["name"] for r in runs) + " |",
              "|---|" + "---|" * len(runs)]
     for key in ("mode", "embedder", "alpha", "top_k"):

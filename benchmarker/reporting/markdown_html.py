@@ -4,7 +4,7 @@ Supported: headings (#..####), pipe tables, fenced code (closed by a fence at le
 the one that opened it, so a text holding ``` can be fenced with ````), "-"/"*" bullet lists,
 "> " quotes, images on their own line, collapsed blocks (a line `<details><summary>TEXT</summary>`
 ... a line `</details>`, TEXT rendered inline), paragraphs, and inline `code`, **bold** and
-[links](url) (http, https, mailto or relative only: a `javascript:` link in a run's name stays text).
+~~struck~~ and [links](url) (http, https, mailto or relative only: a `javascript:` link in a run's name stays text).
 Everything else is escaped text. Why not the `markdown` package: one dependency less, and
 report.html must be self-contained, so images go through `image_src` (it turns a plot path
 into a base64 data URI).
@@ -33,6 +33,7 @@ def inline(text: str) -> str:
             continue
         s = html.escape(part, quote=False)
         s = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", s)
+        s = re.sub(r"~~(.+?)~~", r"<del>\1</del>", s)  # an invalid run's accuracy: struck, not a score
         s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", _link, s)
         out.append(s)
     return "".join(out)

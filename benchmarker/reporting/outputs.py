@@ -61,6 +61,20 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
         block = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
         summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))
     summary.update(attribution_and_oracle(results, decisions, answers_dir, run_meta.get("write_tool")))
+    from benchmarker.scoring.validity import validity_block
+
+    summary["validity"] = validity_block(answers_dir, run_dir)  # is this number a score? (scoring/validity.py)
+    from benchmarker.reporting.baselines_report import baselines_block
+
+    summary.update(baselines_block(results, answers_dir))  # after `baselines RUN_DIR`: is memory needed here?
+    if results:  # what each reader saw, in tokens, and what top_k and the budget cut (reporting/budget.py)
+        from benchmarker.reporting.budget import budget_block
+
+        summary["budget"] = budget_block(results)
+    from benchmarker.scoring.judge_sensitivity import judge_sensitivity
+
+    if sensitivity := judge_sensitivity(answers_dir):  # judged again by `score` (scores/<judge>/): do the judges agree?
+        summary["judge_sensitivity"] = sensitivity
     from benchmarker.scoring.calibration.store import find_calibration
 
     calibration = find_calibration(run_dir, results, run_meta.get("thresholds"))

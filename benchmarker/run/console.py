@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from benchmarker.registry import suites_of
+from benchmarker.scoring.validity import headline
 
 
 def _pct(cell: dict[str, Any] | None) -> str:
@@ -18,20 +20,28 @@ def _pct(cell: dict[str, Any] | None) -> str:
     return f"{cell['accuracy'] * 100:.1f}%{ci} (n={cell.get('n', 0)})"
 
 
+def _not_a_score(value: str) -> str:
+    return f"[strike]{escape(value)}[/strike] not a score"
+
+
 def summary_table(summary: dict[str, Any], title: str) -> Table:
     table = Table(title=title, show_header=True)
     table.add_column("metric")
     table.add_column("value")
+    invalid = headline(summary.get("validity"))
+    if invalid:  # an invalid run says so first, and its accuracy is not a score (scoring/validity.py)
+        table.add_row("[bold red]verdict[/]", f"[bold red]{escape(invalid)}[/]")
+    score = _not_a_score if invalid else str
     qa = summary.get("qa") or {}
     if qa.get("judged"):
-        table.add_row("overall accuracy", _pct(qa.get("overall")))
+        table.add_row("overall accuracy", score(_pct(qa.get("overall"))))
         ta = qa.get("task_averaged") or {}
         if ta.get("accuracy") is not None:
-            table.add_row("task-averaged accuracy", f"{ta['accuracy'] * 100:.1f}%")
+            table.add_row("task-averaged accuracy", score(f"{ta['accuracy'] * 100:.1f}%"))
         if (qa.get("abstention") or {}).get("n"):
-            table.add_row("abstention accuracy", _pct(qa.get("abstention")))
+            table.add_row("abstention accuracy", score(_pct(qa.get("abstention"))))
         for qtype, cell in sorted((qa.get("by_type") or {}).items()):
-            table.add_row(f"  {qtype}", _pct(cell))
+            table.add_row(f"  {qtype}", score(_pct(cell)))
     metrics = (summary.get("retrieval") or {}).get("metrics") or {}
     for key in ("session.recall_any@5", "session.recall_all@10", "turn.recall_any@10"):
         if metrics.get(key) is not None:

@@ -35,6 +35,8 @@ graders and the analyst's explanations, each kept apart in `roles.eval.parts`.
     tool_schema_tokens    {all_tools, configured, saved_per_call, configured_tools}
     system_prompt_tokens  {message, exchange, session}
     assumptions           [text, ...]
+    token_count           how the token figures are counted: "approximation: ~4 characters per token" (a run's
+                          summary.json `budget` measures its readers' context with cl100k_base)
     price_notes           [text, ...]  (cache reads / writes priced at the input price for lack of a price)
     unpriced_models       [model, ...]
 """
@@ -242,6 +244,8 @@ def _llm_judged(config) -> bool:
 def _answer(est: Estimate, config, kind: str, n: int, part: str, outside: bool) -> None:
     """n questions of a case: a reader call each (qa) and a judge call each (eval, under `part`)."""
     context = min(config.params.top_k * ENTRY_TOKENS, config.params.qa_max_context_chars / CHARS_PER_TOKEN)
+    if config.run.context_budget_tokens:  # the reader's context is cut to the budget
+        context = min(context, config.run.context_budget_tokens)
     if not outside:  # an outside agent answers itself: no reader call of ours
         est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + context)), n * QA_OUTPUT))
     if _llm_judged(config):
@@ -396,10 +400,14 @@ def schema_tokens(est: Estimate) -> dict[str, Any]:
             "configured_tools": list(est.configured.tools)}
 
 
+# How every token figure here is counted: an approximation, not the tokenizer a run's budget block measures with.
+TOKEN_COUNT = f"approximation: ~{CHARS_PER_TOKEN:g} characters per token"
+
+
 def assumptions(est: Estimate, config) -> list[str]:
     policy = cache_policy(config.provider.type, config.models.agent, True)  # what the cache-on rows mean
-    out = [f"~{CHARS_PER_TOKEN:g} characters per token (tiktoken cannot load its vocabularies offline; real "
-           "tokenizers differ by some 10-20%)."]
+    out = [f"{TOKEN_COUNT} (real tokenizers differ by some 10-20%; a run measures what each reader saw with "
+           "cl100k_base instead: summary.json `budget`)."]
     if est.model is not None:
         out += _agent_assumptions(config, policy)
         if config.memory.preset != "mycelian" or config.memory.mapping:
@@ -501,6 +509,7 @@ def estimate_json(est: Estimate, config) -> dict[str, Any]:
         "tool_schema_tokens": schema_tokens(est),
         "system_prompt_tokens": {u: est.model.system_tokens(u) for u in UNITS} if est.model else {},
         "assumptions": assumptions(est, config),
+        "token_count": TOKEN_COUNT,
         "price_notes": notes,
         "unpriced_models": unpriced,
     }
@@ -593,6 +602,7 @@ def format_estimate(est: Estimate, config) -> str:
                   f"tokens per call, {t['saved_per_call'] * est.agent_calls:,} over this run's agent calls)."]
     else:
         lines += ["", "no memory-agent calls in this run (retrieval mode, no ingest phase, or an outside agent)."]
+    lines += ["", f"token counts: {data['token_count']} (no tokenizer runs here)"]
     lines += ["", "Assumptions: " + " ".join(f"({i}) {a}" for i, a in enumerate(data["assumptions"], start=1))]
     lines += [f"note: {n}" for n in data["price_notes"]]
     return "\n".join(lines)

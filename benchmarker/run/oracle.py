@@ -29,6 +29,7 @@ from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.run.concurrent import run_all_or_stop
+from benchmarker.token_count import count_tokens
 
 ORACLE_DIR = "oracle"
 # What an answers line keeps in the oracle's copy: the question and its gold, never what memory returned.
@@ -127,7 +128,7 @@ async def _ask(reader: Any, template: str, gold: AnswerRecord, config) -> Answer
     line = gold.to_line()
     return AnswerRecord(**{k: line[k] for k in QUESTION_KEYS if k in line}, **{
         "hypothesis": message_text(reply).strip(), "mode": "oracle", "offline": config.provider.type == "offline",
-        "reader_context": context, "context_chars": len(context),
+        "reader_context": context, "context_chars": len(context), "context_tokens": count_tokens(context),
         "tokens": {"qa": {"input": usage.input_tokens, "output": usage.output_tokens,
                           "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}}})
 

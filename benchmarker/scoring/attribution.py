@@ -167,7 +167,7 @@ def _outside_agent(result: dict[str, Any]) -> bool:
 def attribute(result: dict[str, Any], writes: list[Write]) -> Attribution | None:
     """The stage that lost this question (None: not judged, so nothing to attribute)."""
     label = result.get("label")
-    if label is None or result.get("mode") == "oracle":  # an oracle answer read the gold evidence, not memory
+    if label is None or result.get("mode") in ("oracle", "baseline"):  # read the gold evidence or no memory
         return None
     abstention = bool(result.get("is_abstention")) or str(result.get("question_id", "")).endswith("_abs")
     evidence = evidence_of(result)

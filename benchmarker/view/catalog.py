@@ -20,7 +20,7 @@ MAX_DEPTH = 3
 RUN_FILES = ("manifest.json", "results.jsonl")
 CALIBRATION_FILE = "calibration.json"
 # Folders inside a run that hold no run of their own (oracle/ holds the oracle reader's answers to this run's questions).
-NOT_RUNS = frozenset({"oracle", "memory-servers", "official", "plots", "data", "self_improve", "__pycache__"})
+NOT_RUNS = frozenset({"oracle", "baselines", "memory-servers", "official", "plots", "data", "self_improve", "__pycache__"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import ChainableUndefined, Environment, PackageLoader, Undefined
 
 from benchmarker.redact import redact_text
+from benchmarker.view.baselines_chart import baselines_chart
 from benchmarker.view.catalog import Catalog, Folder
 from benchmarker.view.charts import attribution_chart
 from benchmarker.view.decisions import Decisions
@@ -100,6 +101,7 @@ class Site:
         attribution = summary.attribution.as_dict() if summary.attribution is not None else None
         return self.render("run.html", links, title=ref.id, info=info, summary=summary.as_dict(), metrics=metrics,
                            chart=attribution_chart(attribution), plots=ref.names("plots", ".png"),
+                           baselines_chart=baselines_chart(summary.as_dict().get("baselines")),
                            points=self.catalog.children(ref, "points"), scores=self.catalog.children(ref, "scores"),
                            query=query, page=page, total=len(rows), types=types, stages=stages, pairs=pairs,
                            others=others, errors=self._lines(ref, "errors.jsonl"), refresh=not links.bundle and info.in_progress)
@@ -112,7 +114,21 @@ class Site:
 
     def compare_page(self, a: Folder, b: Folder, links: ServerLinks) -> str:
         return self.render("compare.html", links, title=f"{a.id} vs {b.id}", a=a, b=b,
-                           result=compare(self.rows(a), self.rows(b)))
+                           result=compare(self.rows(a), self.rows(b)), like=self._like_for_like(a, b))
+
+    def _like_for_like(self, a: Folder, b: Folder) -> dict[str, Any] | None:
+        """reporting/like_for_like.py's check of B against A, as `compare` opens with it (None without results)."""
+        from benchmarker.log.jsonl import latest_by, read_jsonl
+        from benchmarker.reporting.like_for_like import like_for_like, run_facts
+
+        facts = []
+        for ref in (a, b):
+            path = ref.file("results.jsonl")
+            if path is None:
+                return None
+            results = latest_by(read_jsonl(path), "question_id")
+            facts.append(run_facts(ref.id, ref.path, results, self.info(ref).summary.run.top_k))
+        return like_for_like(*facts)
 
     def calibration_page(self, ref: Folder, links: ServerLinks) -> str:
         summary = self.files.read(ref.file("calibration.json"))

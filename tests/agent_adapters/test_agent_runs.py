@@ -184,7 +184,7 @@ def test_http_failures_fail_their_case_clearly_and_a_rerun_redoes_only_those(tmp
     script = {2: "learn-500", 3: "answer-500", 5: "garbage", 7: "slow"}
     with ScriptedAgent(script) as agent:
         cfg = http_config(tmp_path, agent.url, SAMPLE, extra)
-        assert main(["run", str(cfg)]) == 0  # failed cases are reported, the run goes on
+        assert main(["run", str(cfg)]) == 3  # failed cases are reported, the run goes on, and it is invalid
         run_dir = tmp_path / "runs" / "agent"
         dataset = json.loads((run_dir / "data" / "sample_longmemeval.json").read_text())
         ids = [q["question_id"] for q in dataset]
@@ -242,7 +242,7 @@ def test_subprocess_agents_one_per_concurrent_case_on_every_suite(tmp_path: Path
 def test_a_subprocess_agent_that_dies_fails_one_case_and_is_replaced(tmp_path: Path) -> None:
     flag = tmp_path / "died-once"
     cfg = subprocess_config(tmp_path, SAMPLE, ["--mode", "die", "--once", str(flag)], concurrency=1)
-    assert main(["run", str(cfg)]) == 0
+    assert main(["run", str(cfg)]) == 3  # finished, but a case is unanswered: invalid (summary.json's validity)
     run_dir = tmp_path / "runs" / "agent"
     errors = lines(run_dir / "errors.jsonl")
     assert len(errors) == 1 and "answer failed" in errors[0]["error"] and "exited with code 3" in errors[0]["error"]
@@ -259,10 +259,12 @@ def test_a_subprocess_agent_that_breaks_the_protocol_fails_its_case_and_a_fresh_
     flag = tmp_path / "doubled-once"
     cfg = subprocess_config(tmp_path, f'[dataset]\nkind = "locomo"\nfile = "{LOCOMO}"\n',
                             ["--mode", "double", "--once", str(flag)], concurrency=1)
-    assert main(["run", str(cfg)]) == 0
+    assert main(["run", str(cfg)]) == 3  # finished, but a case is unanswered: invalid (summary.json's validity)
     run_dir = tmp_path / "runs" / "agent"
     errors = lines(run_dir / "errors.jsonl")
     assert len(errors) == 1 and "protocol violation" in errors[0]["error"] and "retired" in errors[0]["error"]
+    agent_errors = json.loads((run_dir / "summary.json").read_text())["validity"]["checks"]["agent_errors"]
+    assert (agent_errors["count"], agent_errors["ok"]) == (1, False)
     answers = lines(run_dir / "answers.jsonl")
     transcript = lines(tmp_path / "transcript.jsonl")
     pids = list(dict.fromkeys(t["pid"] for t in transcript))

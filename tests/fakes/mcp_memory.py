@@ -18,6 +18,7 @@ import logging
 import re
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -66,8 +67,11 @@ def _words(text: str) -> set[str]:
 
 
 def build_fake_memory_mcp(state: FakeMemoryState, calls: list[tuple[str, dict[str, Any]]], *,
-                          empty_prompts: bool = False) -> FastMCP:
-    """The FastMCP app; `calls` receives (tool, args) for every call."""
+                          empty_prompts: bool = False, search_returns: int = 0,
+                          search_fault: Callable[[str, int], str | None] | None = None) -> FastMCP:
+    """The FastMCP app; `calls` receives (tool, args) for every call. `search_returns` > 0: search ignores its
+    top_k and returns up to that many hits (a server handing its reader more than it was asked for). `search_fault`
+    (query, top_k) -> "fail" (the search raises, as an HTTP 503 would), "empty" (no hits) or None (a normal search)."""
     mcp = FastMCP("fake-mycelian", host="127.0.0.1", log_level="WARNING")
     lock = threading.Lock()
 
@@ -195,7 +199,10 @@ def build_fake_memory_mcp(state: FakeMemoryState, calls: list[tuple[str, dict[st
         log("search_memories", memory_id=memory_id, query=query, top_k=top_k, alpha=alpha)
         if memory_id not in state.memories:
             raise ToolFailure(f"memory {memory_id} not found")
-        q = _words(query)
+        fault = search_fault(query, top_k) if search_fault else None  # a broken server, on the test's say
+        if fault == "fail":
+            raise ToolFailure("HTTP 503 from the memory server: search backend unavailable")
+        q = _words(query) if fault != "empty" else set()
         scored = []
         for entry in state.entries[memory_id]:
             overlap = len(q & _words(entry["rawEntry"] + " " + entry["summary"]))
@@ -203,7 +210,8 @@ def build_fake_memory_mcp(state: FakeMemoryState, calls: list[tuple[str, dict[st
                 scored.append({**entry, "score": overlap / max(1, len(q))})
         scored.sort(key=lambda e: -e["score"])
         ctx = state.contexts[memory_id][-1]
-        return json.dumps({"entries": scored[:top_k], "count": len(scored[:top_k]), "latestContext": ctx,
+        shown = scored[:search_returns or top_k]
+        return json.dumps({"entries": shown, "count": len(shown), "latestContext": ctx,
                            "contextTimestamp": state.clock.isoformat(), "bestContext": ctx,
                            "bestContextTimestamp": state.clock.isoformat(), "bestContextScore": 0.0})
 
@@ -224,10 +232,12 @@ def build_fake_memory_mcp(state: FakeMemoryState, calls: list[tuple[str, dict[st
 class FakeMemoryServer(FakeServer):
     """The fake memory MCP server on 127.0.0.1 in a thread; `.url` ends in /mcp."""
 
-    def __init__(self, *, empty_prompts: bool = False):
+    def __init__(self, *, empty_prompts: bool = False, search_returns: int = 0,
+                 search_fault: Callable[[str, int], str | None] | None = None):
         self.state = FakeMemoryState()
         self.calls: list[tuple[str, dict[str, Any]]] = []
-        self.mcp = build_fake_memory_mcp(self.state, self.calls, empty_prompts=empty_prompts)
+        self.mcp = build_fake_memory_mcp(self.state, self.calls, empty_prompts=empty_prompts,
+                                         search_returns=search_returns, search_fault=search_fault)
         self._runner = ThreadedUvicorn(self.mcp.streamable_http_app())
         self.url = ""
 

@@ -54,4 +54,6 @@ async def test_summarise_of_a_retrieval_run_names_the_index_and_keeps_tool_stats
     assert [d["caller"] for d in searches] == ["retrieval"]  # the measured search, not a harness lookup
     report = (config.run_dir / "report.md").read_text(encoding="utf-8")
     assert "embedder `none` (BM25 only), alpha `0.0` (the service's), top_k `5`" in report
-    assert "## Worst questions by retrieval" in report and "unjudged" not in report
+    scores, validity = report.split("## Validity")  # the verdict lists every check; judging ones do not apply
+    assert "## Worst questions by retrieval" in validity and "unjudged" not in scores
+    assert "Not applicable here (retrieval mode: nothing is judged): `unjudged`, `judge_errors`" in validity

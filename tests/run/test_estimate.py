@@ -202,8 +202,9 @@ def test_estimate_json_has_the_documented_keys(tmp_path: Path, capsys: pytest.Ca
     data = json.loads(capsys.readouterr().out)
     assert data["schema_version"] == 1
     assert set(data) == {"schema_version", "dataset", "setting", "roles", "total_usd", "comparison", "floor",
-                         "tool_schema_tokens", "system_prompt_tokens", "assumptions", "price_notes",
+                         "tool_schema_tokens", "system_prompt_tokens", "assumptions", "token_count", "price_notes",
                          "unpriced_models"}
+    assert data["token_count"] == "approximation: ~4 characters per token"  # says it is not a tokenizer's count
     assert data["dataset"] == {"questions": 1, "cases": 1, "sessions": 1, "messages": 2}
     assert data["setting"]["ingest_unit"] == "exchange" and data["setting"]["prompt_cache"] is True
     assert set(data["roles"]) == {"agent", "qa", "eval"}

@@ -51,7 +51,7 @@ def _compare(run_dirs: list, out) -> int:
 
     from benchmarker.commands import command_named
 
-    return command_named("compare").run(argparse.Namespace(run_dirs=run_dirs, out=out))
+    return command_named("compare").run(argparse.Namespace(run_dirs=run_dirs, out=out, allow_invalid=False))
 
 
 def test_compare_out_html_is_a_page_with_every_run_and_type_name_escaped(tmp_path, capsys):

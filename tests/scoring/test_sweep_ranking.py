@@ -86,8 +86,8 @@ def test_auto_metric_uses_the_largest_k_every_point_measures(tmp_path):
     rows5 = point_results(dict.fromkeys(QIDS, 3), {}, 5)
     rows10 = point_results(dict.fromkeys(QIDS, 8), {}, 10)
     for rows in (rows5, rows10):
-        for row in rows:
-            row.update(label=None, autoeval_label=None)
+        for row in rows:  # not graded, as a retrieval run's lines are (unjudged ones would make the points invalid)
+            row.update(label=None, autoeval_label=None, grade={"judge": "none"})
     table = sweep_json(sweep_dir(tmp_path, {"alpha=0.0_topk=5": rows5, "alpha=0.0_topk=10": rows10}))
     assert table["metric"] == "session.recall_all@5"
     assert table["best"]["label"] == "alpha=0.0_topk=5"  # the evidence at rank 3 is inside @5; at rank 8 it is not

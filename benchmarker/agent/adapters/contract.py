@@ -68,6 +68,7 @@ class AgentResponse:
     reasoning_trace: str = ""
     confidence: float | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    context_tokens: int | None = None   # what the agent says its reader saw (checked against a context budget)
 
     @classmethod
     def from_wire(cls, reply: Mapping[str, Any]) -> AgentResponse:
@@ -76,7 +77,8 @@ class AgentResponse:
         return cls(answer=str(reply["answer"]), tool_calls=ToolCall.all_from_wire(reply),
                    reasoning_trace=str(reply.get("reasoning_trace") or ""),
                    confidence=float(confidence) if confidence is not None else None,
-                   metadata=dict(reply.get("metadata") or {}))
+                   metadata=dict(reply.get("metadata") or {}),
+                   context_tokens=reply.get("context_tokens"))
 
 
 class AdapterError(RuntimeError):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarker.cli import main
+from benchmarker.token_count import count_tokens
 from tests.attribution_check import check_attribution
 from tests.e2e.cli import read_lines
 from tests.floor import offline_floor, pinned
@@ -90,6 +91,7 @@ def test_locomo_agent_and_retrieval_runs(tmp_path, capsys):
     assert main(["oracle", str(agent)]) == 0  # the gold evidence alone, then the run's report shows both
     oracle = read_lines(agent / "oracle" / "results.jsonl")
     assert len(oracle) == 15 and all(r["mode"] == "oracle" and "attribution" not in r for r in oracle)
+    assert all(r["context_tokens"] == count_tokens(r["reader_context"]) > 0 for r in oracle if r["evidence"])
     assert "with gold evidence" in capsys.readouterr().out.replace("the gold evidence", "gold evidence")
     assert main(["report", str(agent)]) == 0
     assert "1 evidence id(s) dropped" in (agent / "report.md").read_text()

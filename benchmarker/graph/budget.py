@@ -1,0 +1,73 @@
+"""Equal budgets for every reader: at most `top_k` hits, and a context of at most `[run] context_budget_tokens`.
+
+A server that returns more hits than asked would hand its reader a bigger context than its peers get, so hits
+above `top_k` are dropped before the reader sees them and counted (`hits_trimmed`). With a token budget, the
+lowest-ranked whole hits are dropped until the context fits; only when the memory's own contexts (latest /
+best) alone exceed it is the text itself cut to a prefix. `[params] qa_max_context_chars` still applies first,
+inside `build_context`: a context obeys both limits, the stricter one deciding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarker.graph.retrieval import build_context
+from benchmarker.token_count import count_tokens, cut_to_tokens
+
+
+def trim_to_top_k(hits: list[dict[str, Any]], top_k: int) -> tuple[list[dict[str, Any]], int]:
+    """The first `top_k` hits (the server's ranking) and how many it returned beyond them."""
+    return hits[:top_k], max(0, len(hits) - top_k)
+
+
+@dataclass(frozen=True)
+class ReaderContext:
+    """What the reader sees: the text, the hits in it, its cl100k_base tokens and what the budget cut."""
+
+    text: str
+    hits: list[dict[str, Any]]
+    tokens: int
+    cut: dict[str, Any] | None = None   # {"hits_dropped", "tokens_before", "text_cut"} when the budget cut
+
+    def fields(self, budget: int) -> dict[str, Any]:
+        """The answers line's budget fields."""
+        return {"context_tokens": self.tokens, "context_budget_tokens": budget,
+                **({"budget_cut": self.cut} if self.cut is not None else {})}
+
+
+def fit_context(search_result: dict[str, Any], hits: list[dict[str, Any]], max_chars: int,
+                budget: int) -> ReaderContext:
+    """The reader's context within `budget` tokens (0: no budget, measured only), lowest-ranked hits out first."""
+    text = build_context(search_result, hits, max_chars)
+    tokens = count_tokens(text)
+    if budget <= 0 or tokens <= budget:
+        return ReaderContext(text, list(hits), tokens)
+    # The largest number of leading hits whose context fits; a context only grows with another hit.
+    low, high = 0, len(hits) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count_tokens(build_context(search_result, hits[:middle], max_chars)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    kept = list(hits[:low])
+    fitted = build_context(search_result, kept, max_chars)
+    fitted_tokens = count_tokens(fitted)
+    text_cut = fitted_tokens > budget   # the memory's own contexts alone are over the budget
+    limit = budget
+    while fitted_tokens > budget and limit > 0:   # a decoded prefix can re-encode a token longer: shrink until it fits
+        fitted = cut_to_tokens(fitted, limit)
+        fitted_tokens = count_tokens(fitted)
+        limit -= 1
+    return ReaderContext(fitted, kept, fitted_tokens,
+                         {"hits_dropped": len(hits) - len(kept), "tokens_before": tokens, "text_cut": text_cut})
+
+
+def reported_context(context_tokens: int | None, budget: int) -> dict[str, Any]:
+    """An outside agent's answer fields: the context it reports (protocol v2's optional `context_tokens`; the
+    harness cannot see it), the budget, and `over_budget` when the report is above it. Nothing reported: nothing."""
+    if context_tokens is None:
+        return {}
+    return {"context_tokens": context_tokens, "context_tokens_source": "agent", "context_budget_tokens": budget,
+            **({"over_budget": True} if budget > 0 and context_tokens > budget else {})}

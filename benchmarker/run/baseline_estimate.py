@@ -1,0 +1,84 @@
+"""`baselines RUN_DIR --estimate`: tokens and USD of the baselines' pending reader and judge calls, with the
+prompt-cache reads a shared conversation earns.
+
+Reader input is counted with the tokenizer the baselines measure with (cl100k_base; a Claude or Nova model
+counts somewhat differently), reader output is assumed (`QA_OUTPUT` per answer, as `estimate` does), the
+judge's calls as `estimate` sizes them. The cache is modelled per case as the run sends it: its first
+question writes the history prefix (Anthropic, Bedrock) or sends it plain (OpenAI), each later question of
+the same case reads it, when it is at least the provider's shortest cacheable prefix (OpenAI: in 128-token
+blocks); nothing expires between two questions of one case.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchmarker.log.store import RunLog
+from benchmarker.run.baselines import BASELINES_DIR, Histories, prompt_messages, run_answers
+from benchmarker.token_count import TOKENIZER, count_tokens
+
+APPROXIMATION = (f"reader input counted in {TOKENIZER} tokens (the provider's own tokenizer may differ by ~10%), "
+                 "reader output assumed at {qa_output} tokens an answer, judge calls sized as `estimate` sizes them; "
+                 "cache: per case, the first question sends the history prefix and every later one reads it")
+
+
+def _prefix_tokens(name: str, answer: Any, context: str, config: Any) -> tuple[int, int]:
+    """(prefix, whole prompt) tokens of one question's two messages."""
+    head, tail = (m.text for m in prompt_messages(name, answer, context, "openai", config.models.qa))
+    prefix = count_tokens(head)
+    return prefix, prefix + count_tokens(tail)
+
+
+def _cached(prefix: int, first: bool, policy: Any) -> tuple[int, int]:
+    """(cache read, cache write) tokens of one call whose prefix is `prefix` tokens."""
+    from benchmarker.run.estimate_model import OPENAI_BLOCK
+
+    if policy.kind == "none" or prefix < policy.min_tokens:
+        return 0, 0
+    if policy.kind == "automatic":
+        return (0, 0) if first else (prefix // OPENAI_BLOCK * OPENAI_BLOCK, 0)
+    return (0, prefix) if first else (prefix, 0)
+
+
+def estimate_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, Any]) -> dict[str, Any]:
+    """One baseline's pending calls: reader (with its cache reads and writes) and judge, in tokens and USD."""
+    from benchmarker.agent.ledger import Usage
+    from benchmarker.run.estimate import QA_OUTPUT, _llm_judged, _usd, judge_tokens
+    from benchmarker.run.estimate_model import cache_policy
+
+    out_dir = run_dir / BASELINES_DIR / name
+    done = RunLog(run_dir, answers_dir=out_dir).done if out_dir.is_dir() else None
+    pending = [a for q, a in answers.items() if done is None or q not in done.judged]
+    asked = [a for a in pending if done is None or a.question_id not in done.answered]
+    policy = cache_policy(config.provider.type, config.models.qa, True)
+    histories = Histories(config, run_dir, sorted({a.case_id for a in asked}) if name == "full_context" else [])
+    qa, seen = Usage(), set()
+    for answer in asked:
+        context = histories.get(answer.case_id).text if name == "full_context" else ""
+        prefix, whole = _prefix_tokens(name, answer, context, config)
+        read, write = _cached(prefix, answer.case_id not in seen, policy)
+        seen.add(answer.case_id)
+        qa.add(Usage(1, whole, QA_OUTPUT, read, write))
+    judge = Usage()
+    if _llm_judged(config):
+        for a in pending:
+            j_in, j_out = judge_tokens(a.kind)
+            judge.add(Usage(1, j_in, j_out))
+    qa_usd, eval_usd = _usd(qa, config, config.models.qa), _usd(judge, config, config.models.eval)
+    return {"pending": len(pending), "cases": len({a.case_id for a in asked}), "qa": qa.as_dict(),
+            "eval": judge.as_dict(), "cache": policy.note,
+            "usd": None if qa_usd is None or eval_usd is None else qa_usd + eval_usd}
+
+
+def estimate_baselines(run_dir: Path, config: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """Every named baseline's estimate, their total USD and the approximation they use."""
+    from benchmarker.run.estimate import QA_OUTPUT
+
+    answers = run_answers(run_dir)
+    each = {name: estimate_baseline(name, run_dir, config, answers) for name in names}
+    prices = [b["usd"] for b in each.values()]
+    return {"questions": len(answers), "baselines": each,
+            "usd": None if any(p is None for p in prices) else sum(prices),
+            "models": {"qa": config.models.qa, "eval": config.models.eval or None},
+            "approximation": APPROXIMATION.format(qa_output=QA_OUTPUT)}
