@@ -31,6 +31,8 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
     invalid = headline(summary.get("validity"))
     if invalid:  # an invalid run says so first, and its accuracy is not a score (scoring/validity.py)
         table.add_row("[bold red]verdict[/]", f"[bold red]{escape(invalid)}[/]")
+    elif checks := (summary.get("validity") or {}).get("checks"):
+        table.add_row("verdict", escape(f"valid: {len(checks)} checks within their [validity] thresholds"))
     score = _not_a_score if invalid else str
     qa = summary.get("qa") or {}
     if qa.get("judged"):
@@ -49,6 +51,8 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
     for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
         for name, value in suite.console_rows(summary):
             table.add_row(name, value)
+    if reader := _reader_context(summary.get("budget") or {}):
+        table.add_row("reader context", escape(reader))
     cost = summary.get("cost") or {}
     tokens = cost.get("tokens_total") or {}
     if tokens:
@@ -65,6 +69,20 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
     if summary.get("offline"):
         table.add_row("note", "offline models: a reproducible floor, not a model's score")
     return table
+
+
+def _reader_context(budget: dict[str, Any]) -> str:
+    """What the readers saw, in measured tokens (reporting/budget.py), so two runs' budgets can be told apart."""
+    measured = budget.get("context_tokens") or {}
+    if not measured.get("n"):
+        return ""
+    line = (f"mean {measured['mean']:,.0f}, p95 {measured['p95']:,.0f}, max {measured['max']:,} tokens "
+            f"({budget.get('tokenizer')}); top_k {budget.get('top_k')}")
+    if budget.get("context_budget_tokens"):
+        cut = (budget.get("cut") or {}).get("questions", 0)
+        line += f"; budget {budget['context_budget_tokens']:,} ({cut} question(s) cut)"
+    trimmed = budget.get("hits_trimmed") or {}
+    return line + (f"; {trimmed['hits']} hit(s) above top_k trimmed" if trimmed.get("hits") else "")
 
 
 def sweep_console_table(sweep: dict[str, Any]) -> Table:
