@@ -439,6 +439,7 @@ class RetryConfig(_Table):
     max_attempts: int = Field(6, ge=1, le=50)
     initial_backoff_s: float = Field(1.0, gt=0.0, le=600.0)
     max_backoff_s: float = Field(60.0, gt=0.0, le=3600.0)
+    request_timeout_s: float = Field(300.0, gt=0.0, le=3600.0)  # a model call unanswered this long fails (retried)
 
 
 class Price(_Table):

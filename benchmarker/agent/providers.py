@@ -16,6 +16,7 @@ from benchmarker.errors import UserError
 
 PROVIDERS = ("openai", "bedrock", "anthropic", "offline")
 ROLES = ("agent", "qa", "eval")
+DEFAULT_TIMEOUT_S = 300.0  # [retry] request_timeout_s
 
 
 def _api_key(api_key_env: str | None, default_env: str, provider: str) -> str:
@@ -29,8 +30,9 @@ def _api_key(api_key_env: str | None, default_env: str, provider: str) -> str:
 
 def make_chat_model(provider: str, model_id: str, *, role: str, base_url: str | None = None,
                     api_key_env: str | None = None, region: str | None = None, temperature: float = 0.0,
-                    max_tokens: int = 1024) -> BaseChatModel:
-    """The chat model for one role; raises UserError for an unknown provider/role or a missing key."""
+                    max_tokens: int = 1024, request_timeout_s: float = DEFAULT_TIMEOUT_S) -> BaseChatModel:
+    """The chat model for one role; raises UserError for an unknown provider/role or a missing key. A call still
+    unanswered after `request_timeout_s` raises the SDK's timeout error, which `agent.retry` retries."""
     if role not in ROLES:
         raise UserError(f"unknown model role {role!r}; expected one of {', '.join(ROLES)}")
     if not model_id:
@@ -38,11 +40,11 @@ def make_chat_model(provider: str, model_id: str, *, role: str, base_url: str | 
     if provider == "offline" or model_id.startswith("offline-"):  # an offline model keeps a role offline anywhere
         return _offline_model(model_id, role)
     if provider == "openai":
-        return _openai(model_id, base_url, api_key_env, temperature, max_tokens)
+        return _openai(model_id, base_url, api_key_env, temperature, max_tokens, request_timeout_s)
     if provider == "anthropic":
-        return _anthropic(model_id, base_url, api_key_env, temperature, max_tokens)
+        return _anthropic(model_id, base_url, api_key_env, temperature, max_tokens, request_timeout_s)
     if provider == "bedrock":
-        return _bedrock(model_id, region, base_url, temperature, max_tokens)
+        return _bedrock(model_id, region, base_url, temperature, max_tokens, request_timeout_s)
     raise UserError(f"unknown provider {provider!r} in [provider].type; expected one of {', '.join(PROVIDERS)}")
 
 
@@ -58,7 +60,7 @@ def _offline_model(model_id: str, role: str) -> BaseChatModel:
 
 
 def _openai(model_id: str, base_url: str | None, api_key_env: str | None, temperature: float,
-            max_tokens: int) -> BaseChatModel:
+            max_tokens: int, timeout_s: float) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     kwargs: dict[str, Any] = {
@@ -66,6 +68,7 @@ def _openai(model_id: str, base_url: str | None, api_key_env: str | None, temper
         "use_responses_api": False,   # chat completions: what every OpenAI-compatible server speaks
         "stream_usage": True,         # usage also when a caller streams
         "max_retries": 0,
+        "timeout": timeout_s,
         "temperature": temperature,
         "max_tokens": max_tokens,
     }
@@ -75,12 +78,13 @@ def _openai(model_id: str, base_url: str | None, api_key_env: str | None, temper
 
 
 def _anthropic(model_id: str, base_url: str | None, api_key_env: str | None, temperature: float,
-               max_tokens: int) -> BaseChatModel:
+               max_tokens: int, timeout_s: float) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     kwargs: dict[str, Any] = {
         "api_key": _api_key(api_key_env, "ANTHROPIC_API_KEY", "anthropic"),
         "max_retries": 0,
+        "timeout": timeout_s,
         "temperature": temperature,
         "max_tokens": max_tokens,
     }
@@ -90,7 +94,7 @@ def _anthropic(model_id: str, base_url: str | None, api_key_env: str | None, tem
 
 
 def _bedrock(model_id: str, region: str | None, endpoint_url: str | None, temperature: float,
-             max_tokens: int) -> BaseChatModel:
+             max_tokens: int, timeout_s: float) -> BaseChatModel:
     from botocore.config import Config
     from langchain.chat_models import init_chat_model
 
@@ -99,7 +103,7 @@ def _bedrock(model_id: str, region: str | None, endpoint_url: str | None, temper
     # Credentials come from the AWS default chain at call time; botocore makes one attempt only.
     kwargs: dict[str, Any] = {
         "region_name": region,
-        "config": Config(retries={"total_max_attempts": 1, "mode": "standard"}, read_timeout=300),
+        "config": Config(retries={"total_max_attempts": 1, "mode": "standard"}, read_timeout=timeout_s),
         "temperature": temperature,
         "max_tokens": max_tokens,
     }

@@ -151,12 +151,13 @@ def _batched(hub: Any, config, role: str, ledger: Any) -> Any:
 
 def _provider_kwargs(config) -> dict[str, Any]:
     p = config.provider
+    timeout = {"request_timeout_s": config.retry.request_timeout_s}  # a hung call fails (and is retried), never waits
     if p.type == "openai":
-        return {"base_url": p.openai.base_url or None, "api_key_env": p.openai.api_key_env}
+        return {"base_url": p.openai.base_url or None, "api_key_env": p.openai.api_key_env} | timeout
     if p.type == "anthropic":
-        return {"base_url": p.anthropic.base_url or None, "api_key_env": p.anthropic.api_key_env}
+        return {"base_url": p.anthropic.base_url or None, "api_key_env": p.anthropic.api_key_env} | timeout
     if p.type == "bedrock":
-        return {"region": p.bedrock.region}
+        return {"region": p.bedrock.region} | timeout
     return {}
 
 

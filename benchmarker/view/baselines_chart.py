@@ -11,6 +11,7 @@ CONDITIONS = ("no_memory", "memory", "full_context", "oracle")  # scoring/headro
 COLORS = {"no_memory": "#9e9e9e", "memory": "#1565c0", "full_context": "#ef6c00", "oracle": "#2e7d32"}
 WORDS = {"no_memory": "no memory", "memory": "memory", "full_context": "full context", "oracle": "oracle"}
 PLOT_H, BAR_W, GAP, LEFT, TOP = 160, 14, 18, 40, 10
+LABEL_CHAR_W = 6.5  # px a character of a type name takes at the legend's font size
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class GroupedChart:
     height: int
     base_y: int
     legend: list[tuple[str, str]]
+    legend_y: int
 
 
 def _y(share: float) -> float:
@@ -63,5 +65,10 @@ def baselines_chart(block: Any) -> GroupedChart | None:
             x += BAR_W
         groups.append((label, round((start + x) / 2, 2)))
         x += GAP
-    return GroupedChart(groups, bars, int(x) + 10, TOP + PLOT_H + 70, TOP + PLOT_H,
-                        [(WORDS[c], COLORS[c]) for c in present])
+    # type names run to ~25 characters, far wider than a group: set at 30 degrees, below and right of their bars
+    longest = max((len(label) for label, _ in groups), default=0)
+    legend_y = TOP + PLOT_H + round(longest * LABEL_CHAR_W * 0.5) + 24
+    width = max([int(x) + 10, LEFT + 110 * len(present),
+                 *(round(centre + len(label) * LABEL_CHAR_W * 0.87) + 10 for label, centre in groups)])
+    return GroupedChart(groups, bars, width, legend_y + 20, TOP + PLOT_H, [(WORDS[c], COLORS[c]) for c in present],
+                        legend_y)

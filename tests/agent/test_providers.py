@@ -25,12 +25,15 @@ def test_openai_settings(monkeypatch):
     assert model.openai_api_base == "http://127.0.0.1:1/v1" and model.max_retries == 0
     assert model.use_responses_api is False and model.stream_usage is True and model.max_tokens == 256
     assert model.openai_api_key.get_secret_value() == "sk-x"
+    assert model.request_timeout == 300.0  # [retry] request_timeout_s's default: a hung call fails, then is retried
 
 
 def test_anthropic_settings(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant")
     model = make_chat_model("anthropic", "claude-3-5-haiku-latest", role="qa")
     assert type(model).__name__ == "ChatAnthropic" and model.max_retries == 0
+    timed = make_chat_model("anthropic", "claude-3-5-haiku-latest", role="qa", request_timeout_s=12.5)
+    assert timed.default_request_timeout == 12.5
 
 
 def test_bedrock_builds_offline_with_region_and_no_sdk_retries(monkeypatch):
@@ -41,6 +44,7 @@ def test_bedrock_builds_offline_with_region_and_no_sdk_retries(monkeypatch):
     assert type(model).__name__ == "ChatBedrockConverse"
     assert model.region_name == "eu-west-1" and model.client.meta.region_name == "eu-west-1"
     assert model.client.meta.config.retries["total_max_attempts"] == 1
+    assert model.client.meta.config.read_timeout == 300.0
     with pytest.raises(UserError, match="region"):
         make_chat_model("bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0", role="agent")
 

@@ -1,5 +1,6 @@
 """The five shared LongMemEval_S questions through the offline memory agent: one entry per message, sessions
-in date order, and every miss attributed to one stage (the offline floor's counts pinned). Its own file: at
+in date order, every miss attributed to one stage (the offline floor's counts pinned), and the same run's
+no-memory, full-context and oracle baselines beside it. Its own file: at
 80 s it is the suite's longest test, and `make test` hands out whole files (--dist loadfile)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from benchmarker.suites.longmemeval.data import parse_date
 from tests.attribution_check import check_attribution
 from tests.e2e.cli import read_lines as lines
 from tests.e2e.cli import run_cli as cli
+from tests.e2e.four_way import four_way
 from tests.shared_data import REAL_5Q
 
 ATTRIBUTION_5Q: dict[str, int] = {"correct": 1, "false_answer": 1, "not_retrieved": 1, "not_used": 2}  # offline floor
@@ -32,6 +34,8 @@ embedder = "static"
 concurrency = 2
 output_dir = "{tmp_path / 'runs'}"
 progress = false
+[baselines]
+full_context_tokens = 20000
 """, encoding="utf-8")
     proc = cli("run", str(cfg), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -52,3 +56,9 @@ progress = false
         assert parsed == sorted(parsed)
     # Every miss attributed to one stage, as the files define it; the offline floor's counts pinned.
     assert check_attribution(run_dir) == ATTRIBUTION_5Q, check_attribution(run_dir)
+    # Is memory needed here? The same run with no memory, its whole history and its gold evidence (issue 41).
+    four_way(run_dir, tmp_path)
+    full = lines(run_dir / "baselines" / "full_context" / "answers.jsonl")
+    # LongMemEval_S haystacks are ~115k tokens: cut to 20,000 by dropping the oldest sessions first
+    assert len(full) == 5 and all(a["history_cut"]["sessions_dropped"] > 0 for a in full)
+    assert all(a["context_tokens"] <= 20_000 < a["history_cut"]["tokens_before"] for a in full)
