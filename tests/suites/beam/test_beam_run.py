@@ -14,6 +14,7 @@ import pytest
 
 from benchmarker.cli import main
 from benchmarker.suites.beam.data import ABILITIES
+from benchmarker.token_count import count_tokens
 from tests.e2e.cli import read_lines
 from tests.once import built_once
 from tests.suites.beam.conftest import BEAM_100K
@@ -25,12 +26,16 @@ pytestmark = pytest.mark.slow
 FLOOR = {"mean_over_abilities": 0.1773, "turn.recall_any@10": 0.8704, "session.recall_any@10": 1.0}
 
 
-def _run(base: Path) -> Path:
+def _config(base: Path, extra: str = "") -> Path:
     config = base / "beam.toml"
     config.write_text(f'[dataset]\nkind = "beam"\nfile = "{BEAM_100K}"\nsize = "100K"\n[provider]\ntype = "offline"\n'
                       f'[run]\nmode = "agent"\nconcurrency = 2\nprogress = false\noutput_dir = "{base / "runs"}"\n'
-                      '[memory]\nembedder = "static"\n', encoding="utf-8")
-    assert main(["run", str(config)]) == 0
+                      f'[memory]\nembedder = "static"\n{extra}', encoding="utf-8")
+    return config
+
+
+def _run(base: Path) -> Path:
+    assert main(["run", str(_config(base))]) == 0
     (found,) = (base / "runs").glob("*")
     return found
 
@@ -97,3 +102,27 @@ def test_retrieval_is_scored_on_the_evidence_message_ids(beam_run: Path) -> None
 def test_the_report_shows_the_beam_section(beam_run: Path) -> None:
     report = (beam_run / "report.md").read_text(encoding="utf-8")
     assert "BEAM" in report and "event_ordering" in report
+
+
+def test_validity_budget_and_baselines_on_beam(beam_run: Path, tmp_path: Path) -> None:
+    """Issue 41 on BEAM: the run is valid, its readers' context is measured, and the baselines share each
+    conversation's history (cut to 4,000 tokens here, oldest batches first, to keep the test short)."""
+    summary = summary_of(beam_run)
+    assert summary["validity"]["valid"] is True and summary["validity"]["reasons"] == []
+    answers = read_lines(beam_run / "answers.jsonl")
+    assert summary["budget"]["context_tokens"]["n"] == len(answers) == 60
+    # counted on what the reader saw; the line keeps it with secret-looking values masked (***), so compare the rest
+    unmasked = [a for a in answers if "***" not in a["reader_context"]]
+    assert len(unmasked) > 30 and all(a["context_tokens"] == count_tokens(a["reader_context"]) for a in unmasked)
+    assert main(["baselines", str(beam_run), str(_config(tmp_path, "[baselines]\nfull_context_tokens = 4000\n"))]) == 0
+    full = read_lines(beam_run / "baselines" / "full_context" / "answers.jsonl")
+    histories: dict[str, set[str]] = {}
+    for line in full:
+        histories.setdefault(line["case_id"], set()).add(line["reader_context"])
+        assert line["context_tokens"] <= 4000 < line["history_cut"]["tokens_before"]
+        assert line["history_cut"]["sessions_dropped"] > 0
+    assert len(histories) == 3 and all(len(h) == 1 for h in histories.values())  # one shared prefix a conversation
+    block = summary_of(beam_run)["baselines"]
+    assert block["conditions"][:3] == ["no_memory", "memory", "full_context"]
+    assert block["accuracy"]["memory"]["overall"]["accuracy"] == summary["qa"]["overall"]["accuracy"]
+
