@@ -184,7 +184,7 @@ def test_every_readme_command_parses() -> None:
     commands = readme_commands()
     verbs = {_verb(argv_of(c)) for c in commands}
     assert {"run", "estimate", "report", "score", "replay", "compare", "calibrate", "judge-online", "sample",
-            "serve-memory", "oracle", "view"} <= verbs
+            "serve-memory", "oracle", "baselines", "view"} <= verbs
     parser = _parser()
     for command in commands:
         try:
@@ -230,7 +230,7 @@ def test_offline_configs_estimate_and_run_and_readme_commands_run(repo: Path, mo
         assert main(argv) == 0, command
         done.add(tuple(t for t in argv if t != "-v"))
         ran.append(_verb(argv))
-    assert {"run", "estimate", "report", "score", "replay", "compare", "sample", "oracle"} <= set(ran), ran
+    assert {"run", "estimate", "report", "score", "replay", "compare", "sample", "oracle", "baselines"} <= set(ran), ran
     for pattern in ("replay_bm25-replay-*", "longmemeval_offline_replay_bm25-replay-*"):   # README's, docs/workflow.md's
         replay = _run_dir(repo, pattern)
         assert replay is not None and json.loads((replay / "manifest.json").read_text())["replay"], pattern
