@@ -18,6 +18,7 @@ from benchmarker.agent.prompts import parse_memory_system_prompt
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.service.launcher import EmbeddedMemoryService
 from benchmarker.memory.service.settings import ServiceSettings
+from benchmarker.token_count import count_tokens
 from tests.e2e.cli import run_cli
 from tests.fakes.openai_server import ScriptedOpenAIServer, http_error, reply, tool_call
 
@@ -151,3 +152,12 @@ progress = false
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["tokens"]["roles"]["agent"]["input_tokens"] > 0
     assert manifest["tokens"]["roles"]["agent"]["cost_usd"] > 0
+
+    # A number that defends itself: the run is valid, and what the reader saw (the context inside the prompt the
+    # server got) is measured in cl100k_base tokens on its line and in the summary's budget block.
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["validity"]["valid"] is True and summary["validity"]["reasons"] == []
+    answer = json.loads((run_dir / "answers.jsonl").read_text().splitlines()[0])
+    assert answer["reader_context"] and answer["reader_context"] in qa[0]["messages"][-1]["content"]
+    assert answer["context_tokens"] == count_tokens(answer["reader_context"])
+    assert summary["budget"]["context_tokens"]["max"] == answer["context_tokens"]
