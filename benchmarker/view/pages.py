@@ -114,7 +114,19 @@ class Site:
 
     def compare_page(self, a: Folder, b: Folder, links: ServerLinks) -> str:
         return self.render("compare.html", links, title=f"{a.id} vs {b.id}", a=a, b=b,
-                           result=compare(self.rows(a), self.rows(b)), like=self._like_for_like(a, b))
+                           result=compare(self.rows(a), self.rows(b)), like=self._like_for_like(a, b),
+                           invalid=self._invalid(a, b))
+
+    def _invalid(self, a: Folder, b: Folder) -> dict[str, str]:
+        """{"A"|"B": its INVALID line} for the runs whose verdict is false: `compare` refuses them; the page labels them."""
+        from benchmarker.scoring.validity import headline
+
+        out = {}
+        for name, ref in (("A", a), ("B", b)):
+            validity = self.info(ref).summary.validity
+            if (line := headline(validity.as_dict() if validity is not None else None)) is not None:
+                out[name] = line
+        return out
 
     def _like_for_like(self, a: Folder, b: Folder) -> dict[str, Any] | None:
         """reporting/like_for_like.py's check of B against A, as `compare` opens with it (None without results)."""

@@ -41,3 +41,11 @@ def test_an_invalid_run_page_opens_with_the_banner_and_every_check(client):
 
 def test_a_valid_run_page_has_no_banner(client):
     assert "invalid-banner" not in client.get("/runs/run-b").text
+
+
+def test_the_compare_page_labels_an_invalid_run_first(client):
+    page = client.get("/compare/run-a/run-b").text
+    assert "Run A is INVALID: 3 of 9 searches failed" in page and "Run B is" not in page
+    assert "<script>alert(1)</script>" not in page and page.index("invalid-banner") < page.index("questions in both")
+    assert "invalid-banner" not in client.get("/compare/run-b/run-b").text
+
