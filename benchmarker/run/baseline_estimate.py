@@ -44,7 +44,7 @@ def _cached(prefix: int, first: bool, policy: Any) -> tuple[int, int]:
 def estimate_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, Any]) -> dict[str, Any]:
     """One baseline's pending calls: reader (with its cache reads and writes) and judge, in tokens and USD."""
     from benchmarker.agent.ledger import Usage
-    from benchmarker.run.estimate import QA_OUTPUT, _llm_judged, _usd, judge_tokens
+    from benchmarker.run.estimate import QA_OUTPUT, _usd, judge_usage
     from benchmarker.run.estimate_model import cache_policy
 
     out_dir = run_dir / BASELINES_DIR / name
@@ -60,11 +60,7 @@ def estimate_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, 
         read, write = _cached(prefix, answer.case_id not in seen, policy)
         seen.add(answer.case_id)
         qa.add(Usage(1, whole, QA_OUTPUT, read, write))
-    judge = Usage()
-    if _llm_judged(config):
-        for a in pending:
-            j_in, j_out = judge_tokens(a.kind)
-            judge.add(Usage(1, j_in, j_out))
+    judge = judge_usage(config, pending)
     qa_usd, eval_usd = _usd(qa, config, config.models.qa), _usd(judge, config, config.models.eval)
     return {"pending": len(pending), "cases": len({a.case_id for a in asked}), "qa": qa.as_dict(),
             "eval": judge.as_dict(), "cache": policy.note,

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.datasets.schema import Case, Session
-from benchmarker.errors import UserError
 from benchmarker.token_count import count_tokens
 
 
@@ -85,16 +84,6 @@ def build_history(case: Case, limit: int) -> History:
 
 def history_cases(config: Any, run_dir: Path, case_ids: Iterable[str]) -> dict[str, Case]:
     """The run's cases (its sessions) by id, rebuilt from the dataset its config names."""
-    from benchmarker.registry import plan_dataset
+    from benchmarker.run.rescore import cases_named
 
-    wanted = set(case_ids)
-    cases: dict[str, Case] = {}
-    for group in plan_dataset(config, run_dir).groups:
-        for case in group.cases():
-            if case.case_id in wanted:
-                cases[case.case_id] = case
-    missing = sorted(wanted - set(cases))
-    if missing:
-        raise UserError(f"{run_dir}: {len(missing)} answered cases (e.g. {missing[0]}) are not in the dataset its "
-                        "config describes; pass the config the run was made with: baselines RUN_DIR CONFIG")
-    return cases
+    return cases_named(config, run_dir, set(case_ids), "baselines")

@@ -28,7 +28,7 @@ from benchmarker.agent.ledger import usage_of
 from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.errors import UserError
-from benchmarker.log.records import AnswerRecord, read_records
+from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.run.baseline_history import History, build_history, history_cases
@@ -55,34 +55,18 @@ def chosen(only: str | None) -> tuple[str, ...]:
     return names
 
 
-def run_config(run_dir: Path, config_path: Path | None) -> Any:
-    """CONFIG when given (another reader, judge or `[baselines]`), else the config the run recorded."""
-    from pydantic import ValidationError
+def run_config(run_dir: Path, config_path: Path | None):
+    """CONFIG when given (another reader or judge), else the config the run was made with (its manifest)."""
+    from benchmarker.run.run_files import config_of_run
 
-    from benchmarker.config import load_config
-    from benchmarker.config_schema import RunConfig
-    from benchmarker.run.run_files import read_manifest
-
-    if config_path is not None:
-        return load_config(config_path)
-    manifest, _ = read_manifest(run_dir, "baselines")
-    try:
-        return RunConfig.model_validate((manifest.get("config") or {}).get("config") or {})
-    except ValidationError as exc:
-        raise UserError(f"{run_dir / 'manifest.json'}: the config it records no longer validates "
-                        f"({exc.errors()[0]['msg']}); pass the config: baselines RUN_DIR CONFIG") from None
+    return config_of_run(run_dir, config_path, "baselines")
 
 
 def run_answers(run_dir: Path) -> dict[str, AnswerRecord]:
     """The run's answered questions (the dataset's own, not adversarial rounds), by id."""
-    from benchmarker.run.run_files import require_whole
+    from benchmarker.run.run_files import answered_questions
 
-    path = run_dir / "answers.jsonl"
-    require_whole(path, "baselines")
-    answers = {a.question_id: a for a in read_records(path, AnswerRecord) if not a.get("round")}
-    if not answers:
-        raise UserError(f"{run_dir}: no answers.jsonl lines; baselines re-ask the questions of a run that answered them")
-    return answers
+    return answered_questions(run_dir, "baselines")
 
 
 def prompt_messages(name: str, answer: AnswerRecord, context: str, provider: str, model: str) -> list[HumanMessage]:

@@ -43,6 +43,7 @@ graders and the analyst's explanations, each kept apart in `roles.eval.parts`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -301,6 +302,16 @@ def grader_input_tokens(name: str) -> int:
 def analyst_input_tokens() -> int:
     """One explanation call: its prompt plus the diagnosed answer, its evidence and its hits."""
     return _prompt_tokens("analyst_explain") + ANALYST_TEXT_TOKENS
+
+
+def judge_usage(config, answers: Iterable[Any]) -> Usage:
+    """The judge calls these answers will cost (`oracle`, `baselines`): none when no model judges them."""
+    judge = Usage()
+    if _llm_judged(config):
+        for answer in answers:
+            j_in, j_out = judge_tokens(answer.kind)
+            judge.add(Usage(1, j_in, j_out))
+    return judge
 
 
 def judge_tokens(kind: str) -> tuple[int, int]:

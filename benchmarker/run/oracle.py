@@ -25,7 +25,7 @@ from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.errors import UserError
 from benchmarker.graph.retrieval import build_context
-from benchmarker.log.records import AnswerRecord, read_records
+from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.run.concurrent import run_all_or_stop
@@ -40,31 +40,16 @@ QUESTION_KEYS = ("case_id", "question_id", "question_type", "category", "kind", 
 
 def run_config(run_dir: Path, config_path: Path | None):
     """CONFIG when given (another reader or judge), else the config the run was made with (its manifest)."""
-    from pydantic import ValidationError
+    from benchmarker.run.run_files import config_of_run
 
-    from benchmarker.config import load_config
-    from benchmarker.config_schema import RunConfig
-    from benchmarker.run.run_files import read_manifest
-
-    if config_path is not None:
-        return load_config(config_path)
-    manifest, _ = read_manifest(run_dir, "oracle")
-    try:
-        return RunConfig.model_validate((manifest.get("config") or {}).get("config") or {})
-    except ValidationError as exc:
-        raise UserError(f"{run_dir / 'manifest.json'}: the config it records no longer validates "
-                        f"({exc.errors()[0]['msg']}); pass the config: oracle RUN_DIR CONFIG") from None
+    return config_of_run(run_dir, config_path, "oracle")
 
 
 def gold_answers(run_dir: Path) -> dict[str, AnswerRecord]:
-    """The run's answered questions (the dataset's own, not adversarial rounds), by id."""
-    from benchmarker.run.run_files import require_whole
+    """The run's answered questions (the dataset's own, not adversarial rounds), by id, with their evidence text."""
+    from benchmarker.run.run_files import answered_questions
 
-    path = run_dir / "answers.jsonl"
-    require_whole(path, "oracle")
-    answers = {a.question_id: a for a in read_records(path, AnswerRecord) if not a.get("round")}
-    if not answers:
-        raise UserError(f"{run_dir}: no answers.jsonl lines; oracle re-asks the questions of a run that answered them")
+    answers: dict[str, AnswerRecord] = answered_questions(run_dir, "oracle")
     if not any(a.get("evidence") for a in answers.values()) and any(a.evidence_turns for a in answers.values()):
         raise UserError(f"{run_dir}: its answers carry no evidence text (the run predates it); re-run its QA phase "
                         "with this version (phases = [\"qa\", \"eval\"] in a copy of its config) and try again")
@@ -136,7 +121,7 @@ async def _ask(reader: Any, template: str, gold: AnswerRecord, config) -> Answer
 def estimate_oracle(run_dir: Path, config) -> dict[str, Any]:
     """Tokens and USD of the oracle's pending reader and judge calls (characters / 4, as `estimate` counts)."""
     from benchmarker.agent.ledger import Usage
-    from benchmarker.run.estimate import QA_OUTPUT, _llm_judged, _usd, judge_tokens
+    from benchmarker.run.estimate import QA_OUTPUT, _usd, judge_usage
     from benchmarker.run.estimate_model import tokens
 
     answers = gold_answers(run_dir)
@@ -146,11 +131,7 @@ def estimate_oracle(run_dir: Path, config) -> dict[str, Any]:
     asked = [a for a in pending if done is None or a.question_id not in done.answered]
     qa = Usage(len(asked), sum(tokens(len(template) + len(a.question) + len(oracle_context(
         a, config.params.qa_max_context_chars))) for a in asked), len(asked) * QA_OUTPUT)
-    judge = Usage()
-    if _llm_judged(config):
-        for a in pending:
-            j_in, j_out = judge_tokens(a.kind)
-            judge.add(Usage(1, j_in, j_out))
+    judge = judge_usage(config, pending)
     qa_usd, eval_usd = _usd(qa, config, config.models.qa), _usd(judge, config, config.models.eval)
     return {"questions": len(answers), "pending": len(pending), "qa": qa.as_dict(), "eval": judge.as_dict(),
             "usd": None if qa_usd is None or eval_usd is None else qa_usd + eval_usd,

@@ -34,9 +34,14 @@ def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
 
 def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
     """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset."""
+    return cases_named(config, run_dir, {a.case_id for a in answers.values() if suite_of_record(a.kind).needs_case})
+
+
+def cases_named(config, run_dir: Path, wanted: set[str], verb: str = "") -> dict[str, Any]:
+    """The cases `wanted` names, by id, rebuilt from the dataset `config` describes (UserError naming a missing one:
+    the run was made with another config)."""
     from benchmarker.registry import plan_dataset
 
-    wanted = {a.case_id for a in answers.values() if suite_of_record(a.kind).needs_case}
     if not wanted:
         return {}
     cases = {}
@@ -46,8 +51,9 @@ def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[
                 cases[case.case_id] = case
     missing = sorted(wanted - set(cases))
     if missing:
-        raise UserError(f"{run_dir}: {len(missing)} answered cases (e.g. {missing[0]}) are not in the dataset that "
-                        f"{config.config_path} describes; pass the config the run was made with")
+        where = f"that {config.config_path}" if config.config_path else "its config"
+        raise UserError(f"{run_dir}: {len(missing)} answered cases (e.g. {missing[0]}) are not in the dataset {where} "
+                        f"describes; pass the config the run was made with{f': {verb} RUN_DIR CONFIG' if verb else ''}")
     return cases
 
 

@@ -38,3 +38,34 @@ def read_manifest(run_dir: Path, verb: str) -> tuple[dict[str, Any], bytes]:
         raise UserError(f"{path}: expected a JSON object, got {type(manifest).__name__}; the run's manifest is "
                         "damaged")
     return manifest, raw
+
+
+def config_of_run(run_dir: Path, config_path: Path | None, verb: str) -> Any:
+    """CONFIG when given (another reader or judge), else the config the run was made with (its manifest)."""
+    from pydantic import ValidationError
+
+    from benchmarker.config import load_config
+    from benchmarker.config_schema import RunConfig
+
+    if config_path is not None:
+        return load_config(config_path)
+    manifest, _ = read_manifest(run_dir, verb)
+    try:
+        return RunConfig.model_validate((manifest.get("config") or {}).get("config") or {})
+    except ValidationError as exc:
+        raise UserError(f"{run_dir / 'manifest.json'}: the config it records no longer validates "
+                        f"({exc.errors()[0]['msg']}); pass the config: {verb} RUN_DIR CONFIG") from None
+
+
+def answered_questions(run_dir: Path, verb: str) -> dict[str, Any]:
+    """The run's answers lines (the dataset's own questions, not adversarial rounds) by question id; a verb that
+    re-asks them (`oracle`, `baselines`) has nothing to do without them."""
+    from benchmarker.log.records import AnswerRecord, read_records
+
+    path = run_dir / "answers.jsonl"
+    require_whole(path, verb)
+    answers = {a.question_id: a for a in read_records(path, AnswerRecord) if not a.get("round")}
+    if not answers:
+        raise UserError(f"{run_dir}: no answers.jsonl lines; {verb} re-asks the questions of a run that answered them")
+    return answers
+
