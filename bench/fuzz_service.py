@@ -15,8 +15,14 @@ each means), with the service's RSS before and after the group:
   adapters  outside agents (subprocess, HTTP) that break the pairing, dribble, flood, leak children or secrets
   rundirs   score / replay / judge-online on damaged run directories (cut-off lines, bad manifest, ...)
   symlinks  report / score / a resumed run on a run directory seeded with <file> -> victim links
+  dirlinks  report / oracle / score / baselines / a resumed run on a run directory whose plots/, official/,
+            oracle/, scores/, baselines/ or data/ is a link to another folder (issue 42): refused, the folder untouched
   batches   damaged batch journals and provider results files against the batch hub: nothing lost,
             nothing paid twice, the bad line named
+  beam      BEAM exports with duplicate conversation ids or hostile values (issue 42): one line naming
+            the row, and the plan's question count is what the run's cases hold
+  deep      run files and BEAM files nested 100,000 deep (issue 42) through report / compare / oracle /
+            score, the run browser and the BEAM loader: one line naming the file, never a traceback
 Without --url the service is launched on a temp database (with a random API key, so the auth
 cases run). The kill9 group always launches its own. The script reports; it does not judge:
 it exits 0 after a completed run, whatever the counts (tests/memory/test_fuzz_service.py judges).
@@ -39,7 +45,10 @@ sys.path.insert(0, str(ROOT))
 from bench.fuzz import (  # noqa: E402
     adapter_attack,
     batch_attack,
+    beam_attack,
     dataset_attack,
+    deep_attack,
+    dirlink_attack,
     http_attack,
     kill9,
     mapping_attack,
@@ -52,9 +61,12 @@ from bench.fuzz.outcome import Tally  # noqa: E402
 from bench.fuzz.report import findings, short_table, table, write_json  # noqa: E402
 from bench.fuzz.target import ServiceHandle  # noqa: E402
 
-GROUPS = ("tools", "http", "writers", "kill9", "datasets", "mappings", "adapters", "rundirs", "symlinks", "batches")
+GROUPS = ("tools", "http", "writers", "kill9", "datasets", "mappings", "adapters", "rundirs", "symlinks", "batches", "beam",
+          "deep", "dirlinks")
 HARNESS_GROUPS = {"mappings": mapping_attack.run, "adapters": adapter_attack.run, "rundirs": rundir_attack.run,
-                  "symlinks": symlink_attack.run, "batches": batch_attack.run}
+                  "symlinks": symlink_attack.run, "batches": batch_attack.run,
+                  "beam": beam_attack.run, "deep": deep_attack.run,
+                  "dirlinks": dirlink_attack.run}
 SERVICE_GROUPS = ("tools", "http", "writers")
 
 

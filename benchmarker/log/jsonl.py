@@ -14,11 +14,13 @@ import io
 import json
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.log.confined import parent_folder
+from benchmarker.log.json_limits import load_json
 from benchmarker.log.safe_open import check_regular, create_exclusive, open_regular
 from benchmarker.redact import redact, redact_text
 
@@ -36,7 +38,7 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
         if not raw.strip():
             continue
         try:
-            yield json.loads(raw)
+            yield load_json(raw)
         except json.JSONDecodeError as exc:
             if number == len(lines) and not torn_tail:
                 return  # the last complete-looking line was itself torn (fsync raced the kill)
@@ -59,7 +61,7 @@ def torn_tail(path: Path) -> int | None:
     if number == len(lines):  # no newline after it
         return number
     try:
-        json.loads(raw)
+        load_json(raw)
     except json.JSONDecodeError:
         return number
     return None
@@ -75,12 +77,17 @@ def latest_by(lines: Iterable[dict[str, Any]], key: str) -> list[dict[str, Any]]
 
 def repair_tail(path: Path) -> None:
     """Truncate a file to its last complete line so appends start on a fresh line."""
-    check_regular(path)
-    if not path.exists() or path.stat().st_size == 0:
+    try:
+        with parent_folder(path, create=False) as folder, open(path, "rb+", opener=_regular_in(folder)) as handle:
+            _cut_torn_tail(handle)
+    except FileNotFoundError:
         return
-    with open(path, "rb+", opener=open_regular) as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
+
+
+def _cut_torn_tail(handle: Any) -> None:
+    handle.seek(0, os.SEEK_END)
+    size = handle.tell()
+    if size:
         handle.seek(max(0, size - 1))
         if handle.read(1) == b"\n":
             return
@@ -105,8 +112,8 @@ def end_whole_last_line(path: Path) -> None:
     would make the run after forget that batch and pay for its requests again."""
     if not path.exists():
         return
-    with open(path, "rb", opener=open_regular) as handle:   # never read through a planted link
-        if handle.seek(0, os.SEEK_END) == 0:
+    with parent_folder(path, create=False) as folder, open(path, "rb", opener=_regular_in(folder)) as handle:
+        if handle.seek(0, os.SEEK_END) == 0:   # never read through a planted link, at any level
             return
         handle.seek(-1, os.SEEK_END)
         if handle.read(1) == b"\n":
@@ -114,10 +121,10 @@ def end_whole_last_line(path: Path) -> None:
         handle.seek(0)
         last = handle.read().rsplit(b"\n", 1)[-1]
     try:
-        json.loads(last)
+        load_json(last)
     except ValueError:
         return   # torn mid-write: the writer cuts it off
-    with open(path, "ab", opener=open_regular) as handle:
+    with parent_folder(path, create=False) as folder, open(path, "ab", opener=_regular_in(folder)) as handle:
         handle.write(b"\n")
 
 
@@ -127,9 +134,9 @@ class JsonlWriter:
     def __init__(self, path: Path, *, durable: bool = False):
         self.path = path
         self.durable = durable
-        path.parent.mkdir(parents=True, exist_ok=True)
         repair_tail(path)
-        self._handle = open(path, "a", encoding="utf-8", opener=open_regular)  # noqa: SIM115 (never through a link)
+        with parent_folder(path) as folder:   # no link at any level below the run directory (log/confined.py)
+            self._handle = open(path, "a", encoding="utf-8", opener=_regular_in(folder))  # noqa: SIM115
         self._lock = threading.Lock()
 
     def write(self, record: dict[str, Any]) -> None:
@@ -161,9 +168,15 @@ def _masked_str(value: Any) -> str:
     return redact_text(str(value))
 
 
-def _exclusive(path: str, flags: int) -> int:
-    """open()'s opener for a temporary: a new file, never one planted there (safe_open.create_exclusive)."""
-    return create_exclusive(path)
+def _exclusive_in(folder: int) -> Callable[[str, int], int]:
+    """open()'s opener for a temporary in the open folder `folder`: a new file, never one planted there
+    (safe_open.create_exclusive)."""
+    return lambda path, flags: create_exclusive(path, 0o644, folder)
+
+
+def _regular_in(folder: int) -> Callable[[str, int], int]:
+    """open()'s opener for a file in the open folder `folder` that is never a link (safe_open.open_regular)."""
+    return lambda path, flags: open_regular(path, flags, 0o644, folder)
 
 
 def write_figure(path: Path, fig: Any) -> None:
@@ -173,23 +186,28 @@ def write_figure(path: Path, fig: Any) -> None:
     _write_atomic(Path(path), buffer.getvalue())
 
 
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write bytes (a generated dataset) through the same temp file + rename, unmasked: they are the harness's own."""
+    _write_atomic(Path(path), data)
+
+
 def _write_atomic(path: Path, text: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    check_regular(path)  # replacing a planted link would be harmless, but it says something is wrong
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    if isinstance(text, bytes):
-        with open(tmp, "wb", opener=_exclusive) as binary:
-            binary.write(text)
-    else:
-        with open(tmp, "w", encoding="utf-8", opener=_exclusive) as handle:
-            handle.write(text)
-    os.replace(tmp, path)
+    with parent_folder(path) as folder:   # no link at any level below the run directory (log/confined.py)
+        check_regular(path, dir_fd=folder)  # replacing a planted link would be harmless, but it says something is wrong
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        if isinstance(text, bytes):
+            with open(tmp, "wb", opener=_exclusive_in(folder)) as binary:
+                binary.write(text)
+        else:
+            with open(tmp, "w", encoding="utf-8", opener=_exclusive_in(folder)) as handle:
+                handle.write(text)
+        os.replace(tmp.name, path.name, src_dir_fd=folder, dst_dir_fd=folder)
 
 
 def parse_object(raw: bytes) -> dict[str, Any] | None:
     """One JSONL line as an object; None for a torn or damaged one (whoever reads it decides what that means)."""
     try:
-        value = json.loads(raw)
+        value = load_json(raw)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -210,7 +228,7 @@ def lines_at(path: Path, offsets: list[int]) -> list[bytes]:
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON object file (manifest.json, summary.json); {} when it is missing, broken or not an object."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = load_json(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

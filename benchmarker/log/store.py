@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, overload
 
+from benchmarker.log.confined import make_folders
 from benchmarker.log.jsonl import JsonlWriter, latest_by, lines_at, parse_object, read_jsonl, write_json_atomic
 from benchmarker.log.records import (
     SCHEMA_VERSION,
@@ -58,8 +59,8 @@ class RunLog:
         # Sweep points and self-improve candidates keep their own answers/results/summary but
         # share one ingestion (memories and decisions stay in run_dir).
         self.answers_dir = Path(answers_dir) if answers_dir else self.run_dir
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.answers_dir.mkdir(parents=True, exist_ok=True)
+        make_folders(self.run_dir)       # never through a link below a held run directory (log/confined.py)
+        make_folders(self.answers_dir)
         self._writers: dict[Path, JsonlWriter] = {}
         self._traces: dict[str, list[DecisionRecord]] = {}   # this process's agent tool calls per case
         self._traces_on_disk: dict[str, list[DecisionRecord]] | None = None

@@ -7,6 +7,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.confined import make_folders
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 from benchmarker.reporting.fmt import pct
 from benchmarker.reporting.markdown_html import fence_for
@@ -19,7 +20,7 @@ FILES = (SUMMARY_FILE, DISAGREEMENTS_FILE, "report.md", "report.html")  # what w
 
 def write_calibration(out_dir: Path, summary: dict[str, Any], disagreements: list[dict[str, Any]]) -> dict[str, Path]:
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folders(out_dir)   # never through a link below a held folder (log/confined.py)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     tmp = out_dir / (DISAGREEMENTS_FILE + ".tmp")
     writer = JsonlWriter(tmp)

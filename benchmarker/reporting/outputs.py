@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_model import load_summary, parse_summary
@@ -118,7 +119,7 @@ def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:
     if not manifest_path.exists():
         raise UserError(f"{run_dir}: no manifest.json; is this a run directory?")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = load_json(manifest_path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as err:
         raise UserError(f"{manifest_path}: not valid JSON ({err}); `run` writes it: run the same command again "
                         "to rewrite it, or restore it") from None

@@ -18,13 +18,13 @@ one-line message a user sees.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchmarker.errors import UserError
+from benchmarker.log.json_limits import load_json
 
 Num = int | float  # a smart union: an int stays an int and a float a float, so a dump writes the numbers as read
 
@@ -347,7 +347,7 @@ def load_summary(path: Path | str) -> RunSummary:
     except (OSError, UnicodeDecodeError) as err:
         raise UserError(f"{path}: cannot be read ({err})") from None
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except ValueError as err:
         raise UserError(f"{path}: not valid JSON ({err}); `report RUN_DIR` rewrites summary.json from the run's "
                         "files (move the broken one aside first)") from None

@@ -119,12 +119,13 @@ async def ask(name: str, reader: Any, answer: AnswerRecord, history: History | N
 def _models(config: Any, out_dir: Path) -> tuple[Any, Any]:
     """The reader and judge, their ledger continuing the baseline's journal (ledger.jsonl) and writing to it."""
     from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
+    from benchmarker.log.confined import make_folders
     from benchmarker.log.jsonl import JsonlWriter, read_jsonl
     from benchmarker.run.models import build_models
 
     journal = out_dir / JOURNAL_FILE
     models = build_models(config, earlier_tokens=journal_totals(read_jsonl(journal)), with_agent=False)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folders(out_dir)   # never through a link below the run directory (log/confined.py)
     writer = JsonlWriter(journal, durable=True)
     models.ledger.journal_to(writer.write)
     return models, writer

@@ -170,9 +170,9 @@ async def calibrate_one(choice: JudgeChoice, answers: list[LabelledAnswer], fold
     from benchmarker.run.run_lock import hold_run_lock
 
     folder.mkdir(parents=True, exist_ok=True)
-    with hold_run_lock(folder, "calibrate"):
+    with hold_run_lock(folder, "calibrate"):   # held while writing too: no write below `folder` follows a link
         verdicts, tokens = await _judge_all(choice, answers, folder, cases or {})
-    return _write(choice, answers, verdicts, tokens, folder, label_files, list(marked or []))
+        return _write(choice, answers, verdicts, tokens, folder, label_files, list(marked or []))
 
 
 async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer], folder: Path,

@@ -21,13 +21,13 @@ manifest records where the writes came from under "replay".
 from __future__ import annotations
 
 import hashlib
-import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from benchmarker.errors import UserError
+from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.registry import dataset_kinds_where, suite
 from benchmarker.run.run_files import read_manifest, require_whole
@@ -281,7 +281,7 @@ async def execute_replay(run_dir: Path, config) -> RunOutcome:
 
 def _json(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return load_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
 

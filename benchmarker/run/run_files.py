@@ -5,11 +5,11 @@ without a word (a run resuming skips a cut-off last line and redoes that work; t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import torn_tail
 
 
@@ -31,7 +31,7 @@ def read_manifest(run_dir: Path, verb: str) -> tuple[dict[str, Any], bytes]:
                         "the manifest a run writes")
     raw = path.read_bytes()
     try:
-        manifest = json.loads(raw)
+        manifest = load_json(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid JSON ({exc}); the run's manifest is damaged") from None
     if not isinstance(manifest, dict):

@@ -4,7 +4,8 @@ Two processes writing one run directory would append every answer twice and inte
 manifest (seen with two outside-agent runs); the embedded memory service's SQLite lock only
 caught it for that backend, with a traceback. So every writing verb takes this lock first, and a
 second process is refused at once (`UserError`, exit 2) with one line naming the run directory and
-the holder (PID, host, verb, start time), which is written into the lock file.
+the holder (PID, host, verb, start time), which is written into the lock file. While the lock is
+held, every writer of a path below the run directory refuses a link at any level of it (log/confined.py).
 
 It is `fcntl.flock` (non-blocking) on an open file, not a PID file: the kernel releases it when
 the holder's file is closed, which happens when the process ends in any way, also on SIGKILL or
@@ -39,6 +40,8 @@ from datetime import UTC
 from pathlib import Path
 
 from benchmarker.errors import UserError
+from benchmarker.log import confined
+from benchmarker.log.json_limits import load_json
 from benchmarker.log.safe_open import open_regular
 
 LOCK_FILE = ".lock"
@@ -50,8 +53,12 @@ class RunDirLock:
 
     path: Path
     fd: int | None
+    confining: bool = False   # while held, no write below the run directory passes through a link (log/confined.py)
 
     def release(self) -> None:
+        if self.confining:
+            self.confining = False
+            confined.release(self.path.parent)
         fd, self.fd = self.fd, None
         if fd is None:
             return
@@ -98,7 +105,8 @@ def acquire_run_lock(run_dir: Path, verb: str) -> RunDirLock:
               "started_at": datetime.now(UTC).isoformat(timespec="seconds")}
     os.ftruncate(fd, 0)
     os.pwrite(fd, (json.dumps(holder) + "\n").encode(), 0)
-    return RunDirLock(path, fd)
+    confined.confine(run_dir)
+    return RunDirLock(path, fd, confining=True)
 
 
 @contextlib.contextmanager
@@ -127,7 +135,7 @@ def in_use_message(run_dir: Path, holder: dict) -> str:
 def _read_holder(fd: int) -> dict:
     try:
         text = os.pread(fd, 4096, 0).decode("utf-8", errors="replace").strip()
-        holder = json.loads(text) if text else {}
+        holder = load_json(text) if text else {}
     except (OSError, ValueError):
         return {}
     return holder if isinstance(holder, dict) else {}

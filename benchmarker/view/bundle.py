@@ -3,11 +3,11 @@ host). The question list is filtered, sorted and paged by static/view.js over al
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import write_text_atomic
+from benchmarker.log.confined import confined_to, make_folders
+from benchmarker.log.jsonl import write_bytes_atomic, write_text_atomic
 from benchmarker.view.assets import static_files
 from benchmarker.view.catalog import Catalog
 from benchmarker.view.links import BundleLinks, bundle_path
@@ -22,7 +22,6 @@ class _Out:
 
     def page(self, rel: str, html: str) -> None:
         path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, html)  # masked again on the way out, like every file the harness writes
         self.pages += 1
 
@@ -31,10 +30,15 @@ def write_bundle(catalog: Catalog, out: Path) -> int:
     """Write every page under `out` (absent or empty); returns the number of pages."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError(f"view --bundle: {out} is not an empty folder; give a new or empty one")
+    with confined_to(out):   # a link planted below `out` while it is written is refused (log/confined.py)
+        return _write_pages(catalog, out)
+
+
+def _write_pages(catalog: Catalog, out: Path) -> int:
     catalog.refresh(force=True)
     site, dest = Site(catalog), _Out(out)
     dest.page("index.html", site.index_page(BundleLinks("index.html")))
-    (out / "static").mkdir(parents=True, exist_ok=True)
+    make_folders(out / "static")
     for name, data in static_files().items():
         write_text_atomic(out / "static" / name, data.decode("utf-8"))
     for ref in catalog.runs.values():
@@ -43,8 +47,7 @@ def write_bundle(catalog: Catalog, out: Path) -> int:
         for name in ref.names("plots", ".png"):
             source, target = ref.file("plots", name), out / bundle_path("plot", ref.id, name)
             if source is not None:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, target)
+                write_bytes_atomic(target, source.read_bytes())
         for row in sorted(site.rows(ref).values(), key=lambda r: r.case_id):  # a case's calls are read once
             here = bundle_path("question", ref.id, row.qid)
             if (html := site.question_page(ref, row.qid, BundleLinks(here))) is not None:

@@ -47,16 +47,22 @@ class _Tail:
         return replaced, self._scan()
 
     def _scan(self) -> Iterator[tuple[int, bytes]]:
-        with open(self.path, "rb") as f:
-            f.seek(self._end)
-            offset = self._end
-            for raw in f:
-                if not raw.endswith(b"\n") and parse(raw) is None:
-                    break  # torn or still being written: read again next time
-                self._end = offset + len(raw)
-                if raw.strip():
-                    yield offset, raw
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self._end)
                 offset = self._end
+                for raw in f:
+                    if not raw.endswith(b"\n") and parse(raw) is None:
+                        break  # torn or still being written: read again next time
+                    self._end = offset + len(raw)
+                    if raw.strip():
+                        yield offset, raw
+                    offset = self._end
+        except BaseException:
+            # A scan that failed part-way leaves the stamp void, so the next read scans the whole file
+            # again (a stored stamp showed "0 of 0 questions" until the file changed).
+            self._stamp, self._end = None, 0
+            raise
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from benchmarker.log.json_limits import JsonLimitError, load_json
 from benchmarker.reporting.summary_model import RunSummary, summary_error
 from benchmarker.view.catalog import Catalog, Folder
 
@@ -18,11 +18,20 @@ RECALL_KEYS = ("turn.recall_any@10", "session.recall_any@5")
 
 
 class JsonFiles:
-    """JSON objects read from disk, kept until the file's size or mtime changes; {} for a missing or bad file."""
+    """JSON objects read from disk, kept until the file's size or mtime changes; {} for a missing or bad file.
+
+    A file nested too deep or too big (json_limits) is also {}, and `problem` says why, so the run it
+    belongs to is shown with that line instead of taking every page down (RecursionError was a 500)."""
 
     def __init__(self) -> None:
         self._cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+        self._problems: dict[Path, str] = {}
         self._lock = threading.Lock()
+
+    def problem(self, path: Path | None) -> str | None:
+        """Why the last `read` of `path` gave {} for a file that is there, when it was over a limit."""
+        with self._lock:
+            return self._problems.get(path) if path is not None else None
 
     def read(self, path: Path | None) -> dict[str, Any]:
         if path is None:
@@ -36,13 +45,20 @@ class JsonFiles:
             cached = self._cache.get(path)
         if cached and cached[0] == stamp:
             return cached[1]
+        problem = None
         try:
-            value = json.loads(path.read_bytes())
+            value = load_json(path.read_bytes())
+        except JsonLimitError as err:
+            value, problem = {}, f"{path}: not read: {err.msg}"
         except (OSError, ValueError):
             value = {}
         value = value if isinstance(value, dict) else {}
         with self._lock:
             self._cache[path] = (stamp, value)
+            if problem is None:
+                self._problems.pop(path, None)
+            else:
+                self._problems[path] = problem
         return value
 
 
@@ -113,6 +129,9 @@ def run_info(catalog: Catalog, ref: Folder, files: JsonFiles) -> RunInfo:
         manifest = files.read(parent.file("manifest.json"))
     path = ref.file("summary.json")
     try:
-        return RunInfo(ref, manifest, RunSummary.model_validate(files.read(path)))
+        summary = files.read(path)
+        if problem := files.problem(path) or files.problem(ref.file("manifest.json")):
+            return RunInfo(ref, manifest, RunSummary(), problem)
+        return RunInfo(ref, manifest, RunSummary.model_validate(summary))
     except ValidationError as err:  # one bad run must not take the runs table down with it
         return RunInfo(ref, manifest, RunSummary(), summary_error(path or "summary.json", err))

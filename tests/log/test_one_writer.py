@@ -14,7 +14,6 @@ ALLOWED = {
     "memory/service/launcher.py": "the embedded service's log: its own output (its CLI masks it) and the command line",
     "memory/service/store.py": "the database lock file (a PID)",
     "memory/service/embedders.py": "a lock file",
-    "suites/sample/data.py": "the generated sample dataset (`sample` verb), not run output",
 }
 
 

@@ -22,6 +22,7 @@ from urllib.parse import urlparse
 import httpx
 
 from benchmarker.errors import UserError
+from benchmarker.log.json_limits import load_json
 from benchmarker.redact import redact
 
 log = logging.getLogger(__name__)
@@ -93,7 +94,7 @@ def _jsonl(text: str, source: str, key: str = "custom_id") -> list[tuple[int, di
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = load_json(line)
         except json.JSONDecodeError as err:
             log.warning("%s line %d: not valid JSON (%s); skipped: its request is sent again", source, number, err.msg)
             continue

@@ -25,6 +25,7 @@ from typing import Any
 from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest
 from benchmarker.agent.batch.slot import case_slot
 from benchmarker.errors import ProviderError
+from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import JsonlWriter, end_whole_last_line
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ class BatchJournal:
             if not raw.strip():
                 continue
             try:
-                row = json.loads(raw)
+                row = load_json(raw)
             except ValueError:
                 log.warning("%s:%d: not valid JSON; skipped (the other lines are kept)", path, number)
                 continue

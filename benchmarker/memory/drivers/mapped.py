@@ -21,6 +21,7 @@ from typing import Any
 
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError, UserError
+from benchmarker.log.confined import make_folders
 from benchmarker.log.records import MemoryRecord
 from benchmarker.log.store import RunLog
 from benchmarker.memory import mapped
@@ -170,7 +171,7 @@ class MappedDriver:
         if scope is None or self.launch is None or scope.directory is None:
             yield dataclasses.replace(self, scope=scope)
             return
-        scope_folder(log.run_dir, scope.directory).mkdir(parents=True, exist_ok=True)
+        make_folders(scope_folder(log.run_dir, scope.directory))   # never through a link (log/confined.py)
         # the case's own server gets the run's limits (call_timeout_s, the consistency wait, start_timeout_s)
         async with connect_within(self.launch.for_scope(scope.directory, scope.title), self.start_timeout_s,
                                   timeout_s=self.client.timeout_s, waits=self.client.waits) as client:

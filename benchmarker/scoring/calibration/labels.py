@@ -25,6 +25,7 @@ from typing import Any
 import ijson
 
 from benchmarker.errors import UserError
+from benchmarker.log.json_limits import load_json
 from benchmarker.log.records import DEFAULT_RECORD_KIND
 
 GOLD_FIELDS = ("question_id", "question_type", "question", "answer")
@@ -163,7 +164,7 @@ def read_labels(paths: list[Path], gold: dict[str, Gold]) -> list[LabelledAnswer
 def _parse_line(text: str, gold: dict[str, Gold]) -> tuple[str, str, bool, str] | str:
     """(question_id, hypothesis, label, model), or what is wrong with the line."""
     try:
-        obj = json.loads(text)
+        obj = load_json(text)
     except json.JSONDecodeError as exc:
         return f"not a JSON object ({exc.msg})"
     if not isinstance(obj, dict):

@@ -17,6 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.json_limits import load_json
+
 CALIBRATION_DIR = "calibration"
 SUMMARY_FILE = "calibration.json"
 
@@ -54,7 +56,7 @@ def find_calibration(run_dir: Path, results: list[dict[str, Any]],
     label = judge_label(judge[0], judge[1], thresholds)
     path = Path(run_dir).parent / CALIBRATION_DIR / label / SUMMARY_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("n"), int):

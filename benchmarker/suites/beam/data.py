@@ -36,6 +36,8 @@ from typing import Any
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
+from benchmarker.log.json_limits import JsonLimitError, load_json
+from benchmarker.suites.beam.ids import SeenConversations, conversation_id, evidence_id, plan_number, whole_number
 
 RECORD_KIND = "beam"   # the `kind` its cases and lines carry
 SIZES = ("100K", "500K", "1M", "10M")
@@ -48,7 +50,6 @@ REFERENCE_KEYS = ("answer", "ideal_answer", "ideal_response", "ideal_summary", "
 CHAT_FILE, QUESTIONS_FILE = "chat.json", Path("probing_questions") / "probing_questions.json"
 _MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*(?:\d+|N/A)\s*$")   # "->-> 2,N/A" occurs too
 _ANCHOR_FORMATS = ("%B-%d-%Y", "%b-%d-%Y", "%B %d, %Y", "%Y-%m-%d", "%m/%d/%Y")
-_PLAN = re.compile(r"^plan-(\d+)$")
 
 
 @dataclass
@@ -91,7 +92,8 @@ def conversation_dirs(path: Path, size: str) -> list[Path]:
 
 
 def _numeric_name(path: Path) -> tuple[int, str]:
-    return (int(path.name), "") if path.name.isdigit() else (1 << 30, path.name)
+    number = whole_number(path.name)   # not str.isdigit(): a folder named "²" passes that, and int() refuses it
+    return (number, "") if number is not None else (1 << 62, path.name)
 
 
 def read_source(path: Path, size: str, chats: Iterable[str] = ()) -> Iterator[tuple[str, str, Any, Any]]:
@@ -99,14 +101,14 @@ def read_source(path: Path, size: str, chats: Iterable[str] = ()) -> Iterator[tu
     wanted = [str(c) for c in chats]
     if path.is_file():
         rows = _rows(path)
-        seen = set()
+        seen = SeenConversations()
         for i, row in rows:
             where = f"{path}: row {i}"
             if not isinstance(row, dict):
                 raise DatasetError(f"{where}: expected an object with conversation_id, chat and probing_questions, "
                                    f"got {type(row).__name__}")
-            cid = str(row.get("conversation_id", i + 1))
-            seen.add(cid)
+            cid = conversation_id(row.get("conversation_id", i + 1), where)
+            seen.add(cid, where, f"row {i}")
             if wanted and cid not in wanted:
                 continue
             for key in ("chat", "probing_questions"):
@@ -114,10 +116,10 @@ def read_source(path: Path, size: str, chats: Iterable[str] = ()) -> Iterator[tu
                     raise DatasetError(f"{where} (conversation {cid}): missing field `{key}`")
             yield cid, where, _literal(row["chat"], f"{where}: chat"), \
                 _literal(row["probing_questions"], f"{where}: probing_questions")
-        _check_wanted(wanted, seen, str(path))
+        _check_wanted(wanted, seen.ids(), str(path))
         return
     dirs = conversation_dirs(path, size)
-    names = {d.name for d in dirs}
+    names = {conversation_id(d.name, str(d)) for d in dirs}
     _check_wanted(wanted, names, str(path))
     for folder in dirs:
         if wanted and folder.name not in wanted:
@@ -139,13 +141,19 @@ def _check_wanted(wanted: list[str], present: set[str], source: str) -> None:
 def _rows(path: Path) -> Iterator[tuple[int, Any]]:
     """Rows of a Hugging Face export: a JSON array, or JSON lines."""
     if path.suffix == ".jsonl":
-        with open(path, encoding="utf-8") as stream:
-            for n, line in enumerate(stream, 1):
+        with open(path, "rb") as stream:   # bytes: a bad byte is named by its line, not by a decoder's chunk
+            for n, raw in enumerate(stream, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DatasetError(f"{path}: line {n}: not UTF-8 at byte {exc.start}") from None
                 if line.strip():
                     try:
-                        yield n, json.loads(line)
+                        yield n, load_json(line)
                     except json.JSONDecodeError as exc:
                         raise DatasetError(f"{path}: line {n}: not JSON ({exc.msg})") from None
+                    except ValueError:   # a number past int()'s 4,300 digits
+                        raise DatasetError(f"{path}: line {n}: holds a number too long to read") from None
         return
     data = _json_file(path)
     if isinstance(data, dict):   # {"100K": [rows]} or one row
@@ -158,27 +166,34 @@ def _rows(path: Path) -> Iterator[tuple[int, Any]]:
 def _json_file(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as stream:
-            return json.load(stream)
+            return load_json(stream.read())
     except FileNotFoundError:
         raise DatasetError(f"{path}: not found") from None
     except UnicodeDecodeError as exc:
         raise DatasetError(f"{path}: not UTF-8 at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path}: line {exc.lineno} column {exc.colno}: not JSON ({exc.msg})") from None
+    except ValueError:   # a number past int()'s 4,300 digits
+        raise DatasetError(f"{path}: holds a number too long to read") from None
 
 
 def _literal(value: Any, where: str) -> Any:
     """A field the Hugging Face rows hold as a JSON or Python-literal string (never evaluated as code)."""
     if not isinstance(value, str):
         return value
+    json_problem = ""
     try:
-        return json.loads(value)
+        return load_json(value)
+    except JsonLimitError as exc:  # a Python literal's quoted brackets can look deep: it may still parse below
+        json_problem = f"; as JSON: {exc.msg}"
     except json.JSONDecodeError:
+        pass
+    except ValueError:   # a number past int()'s 4,300 digits; literal_eval refuses it too, below
         pass
     try:
         return ast.literal_eval(value)
     except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
-        raise DatasetError(f"{where}: neither JSON nor a Python literal ({type(exc).__name__})") from None
+        raise DatasetError(f"{where}: neither JSON nor a Python literal ({type(exc).__name__}{json_problem})") from None
 
 
 # --- conversations ----------------------------------------------------------------------------
@@ -190,6 +205,9 @@ def parse_conversation(cid: str, source: str, chat: Any, questions: Any) -> Conv
     date = ""
     chars = 0
     for b, (anchor, messages) in enumerate(_batches(chat, f"{source}: chat"), 1):
+        if anchor is not None and not isinstance(anchor, str):
+            raise DatasetError(f"{source}: chat batch {b}: field `time_anchor` must be a string, "
+                               f"got {type(anchor).__name__}")
         date = _date(anchor) or date
         session_id = f"beam-{cid}-b{b}"
         kept: list[Message] = []
@@ -214,6 +232,9 @@ def parse_conversation(cid: str, source: str, chat: Any, questions: Any) -> Conv
         raise DatasetError(f"{source}: probing_questions must be an object {{ability: [questions]}}, "
                            f"got {type(questions).__name__}")
     for ability, items in questions.items():
+        if not isinstance(ability, str):   # a Python-literal row may key it by anything
+            raise DatasetError(f"{source}: probing_questions: key {repr(ability)[:40]} must be a string (an ability name), "
+                               f"got {type(ability).__name__}")
         if not isinstance(items, list):
             raise DatasetError(f"{source}: probing_questions.{ability} must be a list, got {type(items).__name__}")
     return Conversation(cid, source, sessions, places, questions, tokens_estimate=round(chars / 4))
@@ -224,8 +245,8 @@ def _batches(chat: Any, where: str) -> Iterator[tuple[str | None, list[dict[str,
     if not isinstance(chat, list):
         raise DatasetError(f"{where}: expected a list of batches, got {type(chat).__name__}")
     top = -1
-    for item in chat:
-        plans = _plans(item)
+    for k, item in enumerate(chat):
+        plans = _plans(item, f"{where}[{k}]")
         if plans is None:
             yield _batch(item, where)
             continue
@@ -239,12 +260,15 @@ def _batches(chat: Any, where: str) -> Iterator[tuple[str | None, list[dict[str,
             top = max([top, *(i + shift for i in ids)])
 
 
-def _plans(item: Any) -> list[tuple[int, list[Any]]] | None:
+def _plans(item: Any, where: str) -> list[tuple[int, list[Any]]] | None:
     """A 10M entry `{"plan-k": [batches], "plan-j": None, ...}` as (k, batches); None for a plain batch."""
-    if not isinstance(item, dict) or not item or not all(_PLAN.match(str(k)) for k in item):
+    if not isinstance(item, dict) or not item:
         return None
-    return sorted((int(_PLAN.match(str(k)).group(1)), v) for k, v in item.items()  # type: ignore[union-attr]
-                  if isinstance(v, list))
+    numbers = [plan_number(k, where) for k in item]
+    if any(n is None for n in numbers):
+        return None
+    return sorted(((n, v) for n, v in zip(numbers, item.values(), strict=True) if n is not None and isinstance(v, list)),
+                  key=lambda plan: plan[0])
 
 
 def _batch(batch: Any, where: str) -> tuple[str | None, list[dict[str, Any]]]:
@@ -278,8 +302,9 @@ def _date(anchor: str | None) -> str:
 
 # --- questions --------------------------------------------------------------------------------
 
-def source_ids(item: dict[str, Any]) -> list[int]:
-    """A question's evidence message ids: `source_chat_ids` as a list, or the lists of a dict, in order."""
+def source_ids(item: dict[str, Any], where: str = "probing question") -> list[int]:
+    """A question's evidence message ids: `source_chat_ids` as a list, or the lists of a dict, in order; a
+    string that is not ASCII digits is one DatasetError naming `where`."""
     raw = item.get("source_chat_ids")
     values = raw.values() if isinstance(raw, dict) else [raw] if raw is not None else []
     ids: list[int] = []
@@ -287,8 +312,8 @@ def source_ids(item: dict[str, Any]) -> list[int]:
         for one in value if isinstance(value, list) else [value]:
             if isinstance(one, int) and not isinstance(one, bool) and one not in ids:
                 ids.append(one)
-            elif isinstance(one, str) and one.strip().isdigit() and int(one) not in ids:
-                ids.append(int(one))
+            elif isinstance(one, str) and (number := evidence_id(one, where)) not in ids:
+                ids.append(number)
     return ids
 
 
@@ -310,6 +335,9 @@ def questions_of(conv: Conversation, size: str, dropped: list[dict[str, Any]]) -
             where = f"{conv.source}: probing_questions.{ability}[{i}]"
             if not isinstance(item, dict):
                 raise DatasetError(f"{where}: expected an object, got {type(item).__name__}")
+            if not all(isinstance(key, str) for key in item):
+                raise DatasetError(f"{where}: field names must be strings, got "
+                                   f"{next(repr(k) for k in item if not isinstance(k, str))[:40]}")
             question = item.get("question")
             if not isinstance(question, str) or not question.strip():
                 raise DatasetError(f"{where}: field `question` must be a non-empty string")
@@ -319,7 +347,8 @@ def questions_of(conv: Conversation, size: str, dropped: list[dict[str, Any]]) -
             qid = f"beam-{size}-{conv.conversation_id}-{ability}-{i}" + ("_abs" if ability == "abstention" else "")
             turns: list[list[Any]] = []
             missing: list[int] = []
-            for mid in source_ids(item):
+            evidence_ids = source_ids(item, where)
+            for mid in evidence_ids:
                 if mid in conv.places:
                     turns.append(list(conv.places[mid]))
                 else:
@@ -332,7 +361,7 @@ def questions_of(conv: Conversation, size: str, dropped: list[dict[str, Any]]) -
                 question_id=qid, question_type=ability, question=question, answer=reference_of(item, where),
                 question_date=last_date, answer_session_ids=tuple(dict.fromkeys(str(t[0]) for t in turns)),
                 category=ability, rubric={"items": list(rubric), "ability": ability, "fields": extra},
-                evidence={"turns": turns, "message_ids": source_ids(item), **({"dropped": missing} if missing else {})}))
+                evidence={"turns": turns, "message_ids": evidence_ids, **({"dropped": missing} if missing else {})}))
     return out
 
 

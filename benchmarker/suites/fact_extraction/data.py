@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator
 
 from benchmarker.datasets.schema import Case, Message, Session
 from benchmarker.errors import DatasetError
+from benchmarker.log.json_limits import load_json
 
 FACT_EXTRACTION = "fact_extraction"   # the `kind` its cases and lines carry (the suite's record_kinds)
 SCENARIOS = (
@@ -106,7 +107,7 @@ def load_fact_cases(path: Path | str | None = None) -> list[FactCase]:
         except OSError as exc:
             raise DatasetError(f"{label}: cannot read fact case file ({exc.strerror or exc}).") from exc
     try:
-        doc = json.loads(text)
+        doc = load_json(text)
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{label}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.") from exc
     validator = Draft202012Validator(fact_cases_schema())

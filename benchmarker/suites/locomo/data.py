@@ -36,6 +36,7 @@ from typing import Any
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
+from benchmarker.log.json_limits import load_json
 from benchmarker.suites.locomo.evidence import NO_TURN, UNPARSEABLE, canonical, parse_evidence
 
 # LoCoMo's `category` -> the question_type every results line carries. Category 5 (adversarial:
@@ -104,7 +105,7 @@ def turn_text(turn: dict[str, Any]) -> str:
 def load_locomo(path: Path) -> LocomoFile:
     """Every sample of the file as a Case; DatasetError lists every problem (sample, id, field)."""
     try:
-        data = json.loads(Path(path).read_bytes())
+        data = load_json(Path(path).read_bytes())
     except UnicodeDecodeError as err:
         raise DatasetError(f"{path}: not UTF-8 ({err.reason} at byte {err.start})") from None
     except json.JSONDecodeError as err:

@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.confined import make_folders
 from benchmarker.log.jsonl import write_text_atomic
 from benchmarker.scoring.judge import LONGMEMEVAL_TYPES, PromptBuilder
 
@@ -93,7 +94,7 @@ def _safe(name: str) -> str:
 def write_official_outputs(run_dir: str | Path, results: list[dict[str, Any]]) -> dict[str, Path]:
     """Write official/hypotheses.jsonl, its .eval-results-<model> file and references.json."""
     out = Path(run_dir) / "official"
-    out.mkdir(parents=True, exist_ok=True)
+    make_folders(out)   # never through a link below the run directory (log/confined.py)
     model = official_model_name(results)
     paths = {"hypotheses": out / "hypotheses.jsonl",
              "eval_results": out / f"hypotheses.jsonl.eval-results-{_safe(model)}",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.datasets.schema import Case
+from benchmarker.log.jsonl import write_bytes_atomic
 from benchmarker.suites.longmemeval.data import QUESTION_TYPES, iter_stream
 
 ABSTENTION_TYPES = ("single-session-user", "multi-session", "temporal-reasoning")
@@ -52,8 +53,7 @@ def sample_bytes(**kw: Any) -> bytes:
 def write_sample(path: str | Path, **kw: Any) -> Path:
     """Write the generated dataset to `path` (a LongMemEval-format JSON file) and return it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(sample_bytes(**kw))
+    write_bytes_atomic(path, sample_bytes(**kw))   # never through a link below a run directory (log/confined.py)
     return path
 
 
