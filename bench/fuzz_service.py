@@ -3,7 +3,7 @@
     .venv/bin/python bench/fuzz_service.py [--quick] [--url URL --api-key KEY --pid PID] [--out FILE]
     make fuzz                      # the full set; make fuzz FUZZ_ARGS=--quick for the CI size
 
-Ten groups (issue 12; mappings, adapters, rundirs issue 26; symlinks, batches issue 36), each counted
+Thirteen groups (issue 12; mappings, adapters, rundirs issue 26; symlinks, batches issue 36; beam, deep, dirlinks issue 42),
 per case as ok / clean / unclear / wrong / 5xx / crash / accepted / lost (bench/fuzz/outcome.py says what
 each means), with the service's RSS before and after the group:
   tools     bad arguments for all 13 MCP tools, generated from their schemas (real SDK client)
