@@ -17,6 +17,7 @@ from pathlib import Path
 
 from bench.fuzz.outcome import Tally
 from bench.fuzz.rundir_attack import Outcome, make_source, run_cli
+from bench.fuzz.symlink_attack import case_copy, refusal
 
 KEEP = "the other folder's own file\n"
 # verb -> the folders below the run directory it writes into
@@ -45,16 +46,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def judge(outcome: Outcome, link: Path, before: dict[str, bytes], other: Path) -> tuple[str, str]:
     if snapshot(other) != before:
         return "leaked", f"{link.name}: written through the link into {other}"
-    if outcome.error:
-        return "crash", f"traceback: {outcome.error}"
-    if outcome.code == 0:
-        return "ok", ""
-    errors = [line for line in outcome.stderr.splitlines() if line.startswith("error:")]
-    if "Traceback" in outcome.stderr or not errors:
-        return "crash", f"exit {outcome.code}, no error line: {outcome.stderr.strip()[-300:]!r}"
-    if str(link) not in errors[0]:
-        return "unclear", f"does not name {link}: {errors[0][:300]}"
-    return "clean", ""
+    return refusal(outcome, link)
 
 
 def run(workdir: Path, tally: Tally, *, quick: bool) -> Tally:
@@ -64,11 +56,7 @@ def run(workdir: Path, tally: Tally, *, quick: bool) -> Tally:
     for verb, subs in (QUICK if quick else WRITES).items():
         for sub in subs:
             number += 1
-            work = base / f"case{number}"
-            shutil.copytree(source, work / "fz-src", ignore=shutil.ignore_patterns(".lock"))
-            text = (base / "source" / "source.toml").read_text(encoding="utf-8")
-            (work / "source.toml").write_text(text.replace(f'output_dir = "{base / "source"}"',
-                                                           f'output_dir = "{work}"'), encoding="utf-8")
+            work = case_copy(base, source, number)
             other = work / "other"
             other.mkdir()
             (other / "keep.txt").write_text(KEEP, encoding="utf-8")

@@ -43,6 +43,11 @@ def argv(verb: str, work: Path) -> list[str]:
 def judge(outcome: Outcome, link: Path, victim: Path) -> tuple[str, str]:
     if victim.read_text(encoding="utf-8") != VICTIM:
         return "leaked", f"{link.name}: the victim was written through the link"
+    return refusal(outcome, link)
+
+
+def refusal(outcome: Outcome, link: Path) -> tuple[str, str]:
+    """Nothing leaked: how the verb answered (ok, a clean one-line refusal naming `link`, unclear, a crash)."""
     if outcome.error:
         return "crash", f"traceback: {outcome.error}"
     if outcome.code == 0:
@@ -55,6 +60,16 @@ def judge(outcome: Outcome, link: Path, victim: Path) -> tuple[str, str]:
     return "clean", ""
 
 
+def case_copy(base: Path, source: Path, number: int) -> Path:
+    """A fresh copy of the source run (`<case>/fz-src`) whose config (`<case>/source.toml`) writes there."""
+    work = base / f"case{number}"
+    shutil.copytree(source, work / "fz-src", ignore=shutil.ignore_patterns(".lock"))
+    text = (base / "source" / "source.toml").read_text(encoding="utf-8")
+    (work / "source.toml").write_text(text.replace(f'output_dir = "{base / "source"}"', f'output_dir = "{work}"'),
+                                      encoding="utf-8")
+    return work
+
+
 def run(workdir: Path, tally: Tally, *, quick: bool) -> Tally:
     base = workdir / "symlinks"
     source = make_source(base / "source", limit=1)
@@ -62,11 +77,7 @@ def run(workdir: Path, tally: Tally, *, quick: bool) -> Tally:
     for verb, names in (QUICK if quick else WRITES).items():
         for name in names:
             number += 1
-            work = base / f"case{number}"
-            shutil.copytree(source, work / "fz-src", ignore=shutil.ignore_patterns(".lock"))
-            text = (base / "source" / "source.toml").read_text(encoding="utf-8")
-            (work / "source.toml").write_text(text.replace(f'output_dir = "{base / "source"}"',
-                                                           f'output_dir = "{work}"'), encoding="utf-8")
+            work = case_copy(base, source, number)
             victim = work / "victim.txt"
             victim.write_text(VICTIM, encoding="utf-8")
             link = work / "fz-src" / name

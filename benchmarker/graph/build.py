@@ -33,6 +33,7 @@ from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.setup import setup
 from benchmarker.graph.state import CaseState, RunState, Setup
 from benchmarker.graph.summarise import summarise
+from benchmarker.log.safe_open import UnsafePathError
 from benchmarker.registry import suite_of_record
 
 
@@ -80,6 +81,8 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
             raise
         except RunAbortedError as err:  # systematic already (e.g. the judge failed N answers in a row)
             ctx.log.log_error(case.case_id, err)
+            raise
+        except UnsafePathError:  # a run file the harness must not write (a planted link): every case would fail on it
             raise
         except Exception as err:  # one bad case must not cost the rest of a paid run
             failures_in_a_row += 1

@@ -193,3 +193,19 @@ def test_each_writing_verb_refuses_a_linked_subfolder(run, other, verb, sub, cap
     line = one_error_line(capsys)
     assert f"{link} is a symbolic link" in line
     assert untouched(other)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("directory_links")
+def test_a_resumed_run_whose_results_file_is_a_link_stops_in_one_line(run, tmp_path, capsys):
+    """A link planted at results.jsonl fails the write inside a case: that is the run directory's fault, not the
+    case's, so the run stops with the one line (exit 2) instead of failing every case and finishing INVALID."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the victim's own line\n", encoding="utf-8")
+    (run / "results.jsonl").unlink()
+    (run / "results.jsonl").symlink_to(victim)
+    capsys.readouterr()
+    assert main(["run", str(run.parent / "source.toml")]) == 2
+    assert f"{run / 'results.jsonl'} is a symbolic link" in one_error_line(capsys)
+    assert victim.read_text(encoding="utf-8") == "the victim's own line\n"
+
