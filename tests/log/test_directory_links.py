@@ -18,6 +18,7 @@ from benchmarker.log.confined import confined_to, make_folders
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 from benchmarker.log.safe_open import UnsafePathError
 from benchmarker.run.run_lock import acquire_run_lock
+from tests.run.test_damaged_run_dirs import finished, run  # a copied offline run, its config beside it
 from tests.scoring.synthetic_run import small_run, write_run
 
 KEEP = "the other folder's own file\n"
@@ -148,34 +149,7 @@ def test_report_refuses_a_linked_subfolder_and_leaves_the_other_folder_alone(rep
 
 # -- run, oracle, score, baselines: one real offline run (module fixture), copied per test --------------
 
-SOURCE = """run_id = "src"
-[dataset]
-kind = "sample"
-questions_per_type = 1
-sessions_per_question = 3
-[run]
-limit = 2
-output_dir = "{out}"
-progress = false
-"""
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("source")
-    (base / "source.toml").write_text(SOURCE.format(out=base), encoding="utf-8")
-    assert main(["run", str(base / "source.toml")]) == 0
-    return base
-
-
-@pytest.fixture
-def run(finished: Path, tmp_path: Path) -> Path:
-    """A copy of the finished run (tmp_path/src) with its config (tmp_path/source.toml)."""
-    shutil.copytree(finished / "src", tmp_path / "src", ignore=shutil.ignore_patterns(".lock"))
-    text = (finished / "source.toml").read_text(encoding="utf-8").replace(str(finished), str(tmp_path))
-    (tmp_path / "source.toml").write_text(text, encoding="utf-8")
-    return tmp_path / "src"
-
+__all__ = ["finished", "run"]  # fixtures used by name (tests/run/test_damaged_run_dirs.py)
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("directory_links")
