@@ -3,7 +3,8 @@
     .venv/bin/python bench/fuzz_service.py [--quick] [--url URL --api-key KEY --pid PID] [--out FILE]
     make fuzz                      # the full set; make fuzz FUZZ_ARGS=--quick for the CI size
 
-Thirteen groups (issue 12; mappings, adapters, rundirs issue 26; symlinks, batches issue 36; beam, deep, dirlinks issue 42),
+Fifteen groups (issue 12; mappings, adapters, rundirs issue 26; symlinks, batches issue 36; beam, deep, dirlinks, viewfiles,
+plugins issue 42),
 per case as ok / clean / unclear / wrong / 5xx / crash / accepted / lost (bench/fuzz/outcome.py says what
 each means), with the service's RSS before and after the group:
   tools     bad arguments for all 13 MCP tools, generated from their schemas (real SDK client)
@@ -18,11 +19,16 @@ each means), with the service's RSS before and after the group:
   dirlinks  report / oracle / score / baselines / a resumed run on a run directory whose plots/, official/,
             oracle/, scores/, baselines/ or data/ is a link to another folder (issue 42): refused, the folder untouched
   batches   damaged batch journals and provider results files against the batch hub: nothing lost,
-            nothing paid twice, the bad line named
+            nothing paid twice, the bad line named; a journal that lost its own batch's row (issue 42) finds
+            the batch at the provider by its metadata, or refuses in one line
   beam      BEAM exports with duplicate conversation ids or hostile values (issue 42): one line naming
             the row, and the plan's question count is what the run's cases hold
   deep      run files and BEAM files nested 100,000 deep (issue 42) through report / compare / oracle /
             score, the run browser and the BEAM loader: one line naming the file, never a traceback
+  viewfiles `view` under changing or odd files (issue 42): results rewritten in place, symlink loops, odd values,
+            a nested `questions` run, bundles into dangling links, bad --host / --port, an oversized line
+  plugins   suite plugins that exit, interrupt, raise, give the wrong object or clash (issue 42): built-in kinds
+            still work, the plugin's kind is one line naming its entry point
 Without --url the service is launched on a temp database (with a random API key, so the auth
 cases run). The kill9 group always launches its own. The script reports; it does not judge:
 it exits 0 after a completed run, whatever the counts (tests/memory/test_fuzz_service.py judges).
@@ -52,9 +58,11 @@ from bench.fuzz import (  # noqa: E402
     http_attack,
     kill9,
     mapping_attack,
+    plugin_attack,
     rundir_attack,
     symlink_attack,
     tool_attack,
+    view_attack,
     writers,
 )
 from bench.fuzz.outcome import Tally  # noqa: E402
@@ -62,11 +70,12 @@ from bench.fuzz.report import findings, short_table, table, write_json  # noqa: 
 from bench.fuzz.target import ServiceHandle  # noqa: E402
 
 GROUPS = ("tools", "http", "writers", "kill9", "datasets", "mappings", "adapters", "rundirs", "symlinks", "batches", "beam",
-          "deep", "dirlinks")
+          "deep", "dirlinks", "viewfiles", "plugins")
 HARNESS_GROUPS = {"mappings": mapping_attack.run, "adapters": adapter_attack.run, "rundirs": rundir_attack.run,
                   "symlinks": symlink_attack.run, "batches": batch_attack.run,
                   "beam": beam_attack.run, "deep": deep_attack.run,
-                  "dirlinks": dirlink_attack.run}
+                  "dirlinks": dirlink_attack.run, "viewfiles": view_attack.run,
+                  "plugins": plugin_attack.run}
 SERVICE_GROUPS = ("tools", "http", "writers")
 
 

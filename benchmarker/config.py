@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from benchmarker.config_schema import LONGMEMEVAL_VARIANTS, DatasetConfig, Problem, RunConfig, check_rules
 from benchmarker.errors import ConfigError
 from benchmarker.redact import is_secret_name
-from benchmarker.registry import DATASET_KINDS, dataset_kinds_where, suite
+from benchmarker.registry import DATASET_KINDS, dataset_kinds_where, plugins_not_loaded, refuse_plugin_kind, suite
 
 try:  # the project supports 3.11+, where tomllib is stdlib; tomli is the same parser
     import tomllib
@@ -102,7 +102,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("memory", "preset"), ("memory", "mapping"), ("memory", "transport"), ("memory", "command"),
     ("memory", "args"), ("memory", "env"), ("online",), ("multi_agent",), ("memory", "call_timeout_s"),
     ("agent", "raw_entry"), ("agent", "context_update"), ("agent", "context_every_sessions"),
-    ("memory", "device"),
+    ("memory", "device"), ("memory", "store_secrets"),
     ("run", "context_budget_tokens"),  # 0 (measured only) keeps the run ids of runs from before budgets
 )
 
@@ -243,14 +243,16 @@ def _from_pydantic(err: Mapping[str, Any]) -> Problem:
 def _kind_problems(raw: Mapping[str, Any]) -> list[Problem]:
     """`[dataset].kind` (or the `dataset = "..."` shorthand) must name a discovered suite."""
     data = raw.get("dataset")
+    if data not in LONGMEMEVAL_VARIANTS:   # a kind whose plugin did not load: one line naming its entry point
+        refuse_plugin_kind(data.get("kind") if isinstance(data, Mapping) else data)
     kinds = [f'"{k}"' for k in DATASET_KINDS]
     if isinstance(data, str) and data not in LONGMEMEVAL_VARIANTS and data not in DATASET_KINDS:
         return [Problem(("dataset",), f"got {_show(data)}; expected a LongMemEval variant (s, m, oracle), a dataset "
-                        f"kind ({', '.join(DATASET_KINDS)}) or a [dataset] table")]
+                        f"kind ({', '.join(DATASET_KINDS)}) or a [dataset] table{plugins_not_loaded()}")]
     kind = data.get("kind") if isinstance(data, Mapping) else None
     if isinstance(kind, str) and kind not in DATASET_KINDS:
         return [Problem(("dataset", "kind"), f"got {_show(kind)}; allowed values: {', '.join(kinds[:-1])} or "
-                        f"{kinds[-1]}")]
+                        f"{kinds[-1]}{plugins_not_loaded()}")]
     return []
 
 

@@ -313,6 +313,9 @@ class MemoryConfig(_Table):
     start_timeout_s: float = Field(60.0, gt=0.0, le=3600.0)
     # a mapped server: the largest tool result the harness reads (a larger one fails the call, and the case)
     max_result_mb: int = Field(16, ge=1, le=1024)
+    # embedded service: store entries and contexts as written, credentials included (default: masked, like
+    # every file of the run; docs/run-files.md)
+    store_secrets: bool = False
 
     @field_validator("search_alpha")
     @classmethod

@@ -16,8 +16,9 @@ CLI error boundary) and trace payloads all call it, so one rule decides what a c
   a header.
 
 Scheme, host, port, path and other parameters stay, so a reader can still tell which server was used.
-`redact` applies the same to a JSON-like value and, for config-like data (`keys=True`), also masks
-the values of secret-named keys.
+A text is masked whole before anything cuts it (`masked_preview`; `clean_cut` for text kept verbatim),
+since a cut prefix of a key no longer has the key's shape. `redact` applies the same to a JSON-like value
+and, for config-like data (`keys=True`), also masks the values of secret-named keys.
 
 Cost: the environment is re-read only when its set of names or a credential's value changed (a set
 comparison), and all credential values are one compiled regex alternation, so a short string costs a
@@ -47,6 +48,10 @@ SECRET_NAME = re.compile(
     r"|session[_\-]?token|token|access[_\-]?token|refresh[_\-]?token|id[_\-]?token|password|passwd|pwd|pass"
     r"|auth|authorization|credential|credentials|signature|sig|x-amz-signature|x-amz-credential"
     r"|x-amz-security-token)$", re.IGNORECASE)
+# Names that end like a credential but name data: a LangSmith feedback name, a record's question key, a
+# prompt-cache routing key, an idempotency key (masking them would hide what a run was configured with).
+NOT_SECRET_NAME = re.compile(r"(^|[_\-.])(feedback|question|prompt[_\-]?cache|cache|idempotency|sort)[_\-]?key$",
+                             re.IGNORECASE)
 # `scheme://` then userinfo up to `@`: the user part stops at `/ ? # @`, a password (after `:`) may hold
 # anything but whitespace, quotes, `? # @`, so `pa/ss` and `pa(ss)` are masked whole and
 # `http://host/users/@me` (no `:` before the `/`) is left alone.
@@ -62,7 +67,7 @@ _KNOWN_KEY = re.compile(r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}|(?:AKIA|ASI
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(SECRET_NAME.search(name))
+    return bool(SECRET_NAME.search(name)) and not NOT_SECRET_NAME.search(name)
 
 
 class _EnvSecrets:
@@ -135,6 +140,34 @@ def redact_text(text: str) -> str:
 def redact_url(url: str) -> str:
     """A URL (or any text) with its userinfo and secret-looking query values masked; the rest unchanged."""
     return redact_text(url)
+
+
+def masked_preview(text: str, limit: int, more: str = "") -> str:
+    """`text` masked whole, then cut to `limit` characters (`more` appended when cut): a cut never leaves
+    the prefix of a credential that masking would no longer recognise."""
+    masked = redact_text(text)
+    return masked if len(masked) <= limit else masked[:limit] + more
+
+
+def clean_cut(text: str, limit: int) -> str:
+    """`text[:limit]` verbatim, but moved back to the start of a credential the cut would split, so whatever
+    masks the kept text later masks every credential in it whole (memory entries, prompts)."""
+    if len(text) <= limit:
+        return text
+    spans = _secret_spans(text, _ENV.pattern())
+    end, moved = limit, True
+    while moved:
+        moved = False
+        for start, stop in spans:
+            if start < end < stop:
+                end, moved = start, True
+    return text[:end]
+
+
+def _secret_spans(text: str, env: re.Pattern[str] | None) -> list[tuple[int, int]]:
+    """Where `_mask`'s rules find a credential in `text` (each rule on the original text)."""
+    found = [m.span() for rule in (env, _USERINFO, _BEARER, _KNOWN_KEY) if rule is not None for m in rule.finditer(text)]
+    return found + [m.span(2) for m in _PARAM.finditer(text) if m.group(2) and is_secret_name(m.group(1))]
 
 
 def redact(value: Any, *, keys: bool = True) -> Any:

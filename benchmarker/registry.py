@@ -12,23 +12,34 @@ its module-level `SUITE`, then loads every entry point of the group `mycelian_lo
 `record_kinds` are the line kinds it scores (the first suite in order claiming one wins: the
 generated sample inherits LongMemEval's "longmemeval"). Adding a benchmark: one package under
 benchmarker/suites/ exposing `SUITE`, nothing else to edit; or a pip package declaring the entry
-point (`[project.entry-points."mycelian_longmemeval.suites"] name = "pkg:SUITE"`). A suite whose
-name another already has is an error naming both.
+point (`[project.entry-points."mycelian_longmemeval.suites"] name = "pkg:SUITE"`). Two suite packages
+with one name are an error naming both.
+
+A plugin never stops the others (plugin_guard.py): one that fails to load whatever its import does
+(sys.exit, KeyboardInterrupt, an exception), gives no suite, or claims a name another plugin claims is
+left out, and asking for its kind (the entry point's name, or the name it claims) is one UserError line
+naming the entry point; a message listing the kinds lists it as not loaded. A built-in's name stays the
+built-in's: a plugin claiming it is refused under its own name, with a warning when the built-in is used.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
 from collections.abc import Iterable, Iterator, MutableMapping, Sequence
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, overload
 
+from benchmarker import plugin_guard
 from benchmarker.errors import UserError
 from benchmarker.log.records import DEFAULT_RECORD_KIND
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from benchmarker.datasets.source import DatasetPlan
     from benchmarker.suites.base import Suite
 
@@ -112,7 +123,13 @@ SUITES: _Discovered = _Discovered("SUITES")
 RECORD_KINDS: _Discovered = _Discovered("RECORD_KINDS")
 DATASET_KINDS: Sequence[str] = _Kinds()
 
+log = logging.getLogger(__name__)
 _loaded: dict[str, Suite] = {}
+# A kind no suite answers for -> the one line that says why: an entry point's name (or the suite name it
+# claims) whose plugin did not load, gave no suite or clashes. Said only when that kind is asked for.
+_refused: dict[str, str] = {}
+# A built-in kind a plugin claims too -> the warning logged (once) when it is asked for.
+_shadowed: dict[str, str] = {}
 _lock = threading.RLock()
 _done = False
 _discovering = False
@@ -165,26 +182,50 @@ def _builtin_suites() -> list[tuple[str, Suite]]:
 
 
 def _plugin_suites(taken: dict[str, str]) -> list[tuple[str, Suite]]:
-    """(entry point value, suite) of the group's entry points, by name; a name already taken is an error."""
-    from importlib.metadata import entry_points
+    """(entry point value, suite) of the group's entry points that load and claim a free name, by name.
 
-    found: dict[str, tuple[str, Suite]] = {}
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: (p.name, p.value)):
-        dist = f" (from {point.dist.name} {point.dist.version})" if point.dist is not None else ""
-        where = f'the entry point "{point.name} = {point.value}"{dist} of group {ENTRY_POINT_GROUP}'
-        try:
-            loaded = point.load()
-        except Exception as exc:   # a broken plugin is named, not a traceback from deep inside it
-            raise UserError(f"{where} failed to load: {type(exc).__name__}: {exc}; fix or uninstall it") from exc
-        got = _as_suite(loaded, where)
-        if got.name in taken:
-            raise UserError(f'{where} registers the suite "{got.name}", which clashes with the built-in suite '
-                            f'"{got.name}" ({taken[got.name]}); rename the plugin\'s suite')
-        if got.name in found:
-            raise UserError(f'{where} registers the suite "{got.name}", which clashes with the suite of '
-                            f'"{found[got.name][0]}" (another installed plugin); uninstall or rename one')
-        found[got.name] = (point.value, got)
-    return [found[name] for name in sorted(found)]
+    A plugin that fails to load (whatever its import does: plugin_guard), gives no suite, or claims a name
+    another suite has is left out, and `_refused` keeps its one line for when its kind is asked for: the
+    built-ins and the other plugins go on. A built-in's name stays the built-in's (`_shadowed` warns)."""
+    points, unlisted = plugin_guard.entry_points_of(ENTRY_POINT_GROUP)
+    if unlisted:
+        log.warning(unlisted)
+    claims: dict[str, list[tuple[EntryPoint, str, Suite]]] = {}   # suite name -> (entry point, where, suite)
+    with plugin_guard.watching_sigint() as ctrl_c:
+        for point in points:
+            where = plugin_guard.describe(point, ENTRY_POINT_GROUP)
+            try:
+                got = plugin_guard.load(point, where, ctrl_c, partial(_as_plugin_suite, where=where))
+            except UserError as exc:
+                _refused.setdefault(point.name, str(exc))
+                continue
+            claims.setdefault(got.name, []).append((point, where, got))
+    found: list[tuple[str, Suite]] = []
+    for name, claimants in sorted(claims.items()):
+        if name in taken:
+            for point, where, _ in claimants:
+                _refused.setdefault(point.name, f'{where} registers the suite "{name}", which clashes with the '
+                                                f'built-in suite "{name}" ({taken[name]}); rename the plugin\'s suite')
+                _shadowed.setdefault(name, _refused[point.name] + f'; the built-in "{name}" is used')
+        elif len(claimants) > 1:
+            clash = (f'{" and ".join(where for _, where, _ in claimants)} both register the suite "{name}"; '
+                     "uninstall or rename one")
+            for kind in (name, *(point.name for point, _, _ in claimants)):
+                _refused.setdefault(kind, clash)
+        else:
+            ((point, _, got),) = claimants
+            found.append((point.value, got))
+    return found
+
+
+def _as_plugin_suite(obj: Any, where: str) -> Suite:
+    """_as_suite, and record kinds that are a tuple or list of strings (a plugin's, unlike a built-in's, unchecked)."""
+    got = _as_suite(obj, where)
+    kinds = got.record_kinds
+    if not isinstance(kinds, tuple | list) or not all(isinstance(kind, str) for kind in kinds):
+        raise UserError(f"{where}: its suite {type(got).__name__} has `record_kinds` = {type(kinds).__name__}; "
+                        "expected a tuple of strings (the `kind` its lines carry)")
+    return got
 
 
 def _discover() -> None:
@@ -216,10 +257,14 @@ def _discover() -> None:
 
 
 def suite(kind: str) -> Suite:
-    """The suite of a `[dataset].kind`; ValueError naming the known kinds for any other."""
+    """The suite of a `[dataset].kind`; UserError for a plugin's that did not load, ValueError naming the
+    known kinds for any other."""
     locator = SUITES.get(kind)
     if locator is None:
-        raise ValueError(f"unknown dataset kind {kind!r}: expected one of {', '.join(SUITES)}")
+        refuse_plugin_kind(kind)
+        raise ValueError(f"unknown dataset kind {kind!r}: expected one of {', '.join(SUITES)}{plugins_not_loaded()}")
+    if kind in _shadowed:
+        log.warning(_shadowed.pop(kind))
     if locator not in _loaded:
         _loaded[locator] = _load(locator)
     return _loaded[locator]
@@ -229,8 +274,24 @@ def suite_of_record(record_kind: str | None) -> Suite:
     """The suite that scores a case / answer / result line of this `kind` (none: LongMemEval)."""
     kind = record_kind or DEFAULT_RECORD_KIND
     if kind not in RECORD_KINDS:
-        raise ValueError(f"unknown record kind {kind!r}: expected one of {', '.join(RECORD_KINDS)}")
+        raise ValueError(f"unknown record kind {kind!r}: expected one of {', '.join(RECORD_KINDS)}"
+                         f"{plugins_not_loaded()}")
     return suite(RECORD_KINDS[kind])
+
+
+def refuse_plugin_kind(kind: object) -> None:
+    """UserError naming the entry point when `kind` is a plugin's that did not load (or clashes)."""
+    if isinstance(kind, str) and kind not in SUITES and kind in _refused:
+        raise UserError(_refused[kind])
+
+
+def plugins_not_loaded() -> str:
+    """`; plugins not loaded: "a", "b" (...)` for a message listing the kinds; "" when every plugin loaded."""
+    _discover()
+    if not _refused:
+        return ""
+    names = ", ".join(f'"{name}"' for name in sorted(_refused))
+    return f"; plugins not loaded: {names} (name one as the kind to see why)"
 
 
 def suites_of(record_kinds: Iterable[str | None]) -> list[Suite]:

@@ -120,7 +120,7 @@ def test_what_the_service_states_again_matches_the_harness(monkeypatch):
 
     for name in ("MASK", "MIN_SECRET_LEN", "NOT_SECRET_VARS"):
         assert getattr(masking, name) == getattr(redact, name), name
-    for name in ("SECRET_NAME", "_USERINFO", "_PARAM", "_BEARER", "_KNOWN_KEY"):
+    for name in ("SECRET_NAME", "NOT_SECRET_NAME", "_USERINFO", "_PARAM", "_BEARER", "_KNOWN_KEY"):
         assert getattr(masking, name).pattern == getattr(redact, name).pattern, name
     for name in ("is_secret_name", "_EnvSecrets", "_mask_param", "_mask", "redact_text", "RedactingFilter",
                  "RedactingStream", "redacting_excepthook", "redacted_terminal"):

@@ -5,9 +5,13 @@ journals in its run directory: `batches.jsonl` (each batch's id and the request 
 before anyone waits on it) and `batch_results.jsonl` (every answer fetched). Each case runs the real
 `BatchHub` against a local fake of the provider's batch API (tests/fakes/batch_servers.py) over five
 questions: a live run (its provider results file damaged, or killed while its batch waits), the journals
-damaged, then a resume and a second resume over the same run directory. Every case ends as:
+damaged, then a resume and a second resume over the same run directory. A journal that lost its own
+batch's row (torn by a kill during its write, emptied, its custom_ids no list) is recovered by finding the
+batch at the provider by its metadata (OpenAI) or refused before anything is sent (Anthropic: its batches
+carry no metadata). Every case ends as:
   clean    handled: every good line's answer kept, nothing sent twice, the bad line named (file:line,
-           or the batch and the line of the provider's file) in a warning or the call's error
+           or the batch and the line of the provider's file) in a warning or the call's error; or refused
+           in one line that names the journal and how to run again, having sent nothing twice
   ok       a control, or damage that cannot matter, handled without a word
   unclear  handled, but nothing names the bad line
   lost     a good line's answer discarded: a call without its answer, or a resume that answers a
@@ -29,7 +33,7 @@ from typing import Any
 
 from bench.fuzz.outcome import Tally
 from benchmarker.agent.batch.apis import AnthropicBatches, BatchAPI, OpenAIBatches
-from benchmarker.agent.batch.hub import BatchFailed, BatchHub
+from benchmarker.agent.batch.hub import BatchFailed, BatchHub, BatchJournalDamaged
 from benchmarker.agent.batch.model import BatchModel
 from tests.fakes.batch_servers import AnthropicBatchServer, OpenAIBatchServer
 
@@ -236,6 +240,31 @@ def journal_final_line_unterminated(run_dir: Path, ids: list[str]) -> None:
     path.write_text(path.read_text(encoding="utf-8").rstrip("\n"), encoding="utf-8")
 
 
+def _own_row(run_dir: Path) -> tuple[Path, list[str], int]:
+    """batches.jsonl's lines and the number of the killed run's own batch row (the last submitted)."""
+    path = run_dir / "batches.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    return path, lines, max(n for n, line in enumerate(lines) if '"custom_ids"' in line)
+
+
+def journal_own_row_torn(run_dir: Path, ids: list[str]) -> None:
+    """The batch's own row cut in half, no newline: what a kill during its write leaves."""
+    path, lines, n = _own_row(run_dir)
+    path.write_text("".join(lines[:n]) + lines[n][: len(lines[n]) // 2], encoding="utf-8")
+
+
+def journal_emptied(run_dir: Path, ids: list[str]) -> None:
+    (run_dir / "batches.jsonl").write_text("", encoding="utf-8")
+
+
+def journal_own_ids_not_a_list(run_dir: Path, ids: list[str]) -> None:
+    path, lines, n = _own_row(run_dir)
+    row = json.loads(lines[n])
+    row["custom_ids"] = ",".join(row["custom_ids"])
+    lines[n] = json.dumps(row) + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+
+
 def journal_unknown_batch(run_dir: Path, ids: list[str]) -> None:
     """The journal names a batch the provider no longer knows (another account's key, deleted): its calls
     fail naming it, and the next run sends them again (nothing else can answer them)."""
@@ -329,6 +358,17 @@ CASES = (
          edit=journal_final_line_unterminated),
     Case("journal.batch-the-provider-does-not-know", killed=True, edit=journal_unknown_batch,
          resend=frozenset(range(5)), names="batch_gone"),
+    # issue 42, 5: the batch's own row lost; found by its metadata (OpenAI) or refused (Anthropic)
+    Case("journal.own-row-torn", killed=True, edit=journal_own_row_torn, names="batches.jsonl:1 (not valid JSON)"),
+    Case("journal.own-row-torn.anthropic", provider="anthropic", killed=True, edit=journal_own_row_torn,
+         names="batches.jsonl:1 (not valid JSON)"),
+    Case("journal.emptied", killed=True, edit=journal_emptied, names="batches.jsonl is empty"),
+    Case("journal.emptied.anthropic", provider="anthropic", killed=True, edit=journal_emptied,
+         names="batches.jsonl is empty"),
+    Case("journal.own-custom-ids-not-a-list", killed=True, edit=journal_own_ids_not_a_list,
+         names="batches.jsonl:1 (custom_ids is not a list"),
+    Case("journal.own-custom-ids-not-a-list.anthropic", provider="anthropic", killed=True,
+         edit=journal_own_ids_not_a_list, names="batches.jsonl:1 (custom_ids is not a list"),
     Case("results.torn-line-in-the-middle", edit=results_torn_in_the_middle, resend=frozenset({1}),
          names="batch_results.jsonl:2: not valid JSON"),
     Case("results.torn-final-line", edit=results_torn_tail, resend=frozenset({4}),
@@ -341,7 +381,8 @@ CASES = (
 QUICK_LABELS = {"control.live-and-resume", "journal.final-line-without-newline", "control.killed-and-resume",
                 "output.not-json-in-the-middle",
                 "output.wrong-shape", "output.duplicate-result", "journal.torn-line-in-the-middle",
-                "journal.custom-ids-not-a-list", "results.wrong-types", "results.duplicate-answer"}
+                "journal.custom-ids-not-a-list", "results.wrong-types", "results.duplicate-answer",
+                "journal.own-row-torn", "journal.emptied.anthropic"}
 
 
 def _crashed(runs: list[Run]) -> str:
@@ -351,6 +392,17 @@ def _crashed(runs: list[Run]) -> str:
             if not isinstance(err, BatchFailed):
                 return f"question {n}: {type(err).__name__}: {err}"[:300]
     return ""
+
+
+def judge_refusal(case: Case, world: World, message: str) -> tuple[str, str]:
+    """A resume that refused to start: clean when nothing was sent twice and its one line names the
+    journal's line and how to go on."""
+    sent = world.submitted()
+    if len(sent) != len(set(sent)):
+        return "wrong", f"double-paid before refusing: {len(sent)} requests for {len(set(sent))}"
+    if "\n" in message or case.names not in message or "run the same command again" not in message:
+        return "unclear", f"the refusal does not name {case.names!r} and how to go on: {message[:300]!r}"
+    return "clean", ""
 
 
 def judge(case: Case, world: World, runs: list[Run], warned: list[str]) -> tuple[str, str]:
@@ -402,8 +454,12 @@ async def play(case: Case, run_dir: Path) -> tuple[str, str, int]:
             if case.killed_again:
                 await world.killed_while_waiting()
             server.release()
-            runs.append(await world.ask())
-            runs.append(await world.ask())
+            try:
+                runs.append(await world.ask())
+                runs.append(await world.ask())
+            except BatchJournalDamaged as err:   # refused before sending anything
+                outcome, detail = judge_refusal(case, world, str(err))
+                return outcome, detail, len(world.submitted())
             outcome, detail = judge(case, world, runs, warned.lines)
             return outcome, detail, len(world.submitted())
     finally:

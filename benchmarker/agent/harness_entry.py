@@ -15,6 +15,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
 from benchmarker.memory.limits import RAW_ENTRY_CHARS
+from benchmarker.redact import clean_cut
 
 TOOL_PROMPT = "tool_add_entry_harness"
 SERVER_TOOL_KEY = "server_tool"   # metadata key: the memory server's own add_entry behind the harness tool
@@ -24,7 +25,7 @@ def message_raw_entry(role: str, content: str, session_date: str) -> str:
     """A message as an entry's raw_entry: the dialogue's own date and the speaker, then the text verbatim,
     cut at RAW_ENTRY_CHARS (the longest entry Mycelian's REST API accepts). The prompt asks a model
     that writes raw_entry itself for the same form."""
-    return f"[{session_date}] {role}: {content}"[:RAW_ENTRY_CHARS]
+    return clean_cut(f"[{session_date}] {role}: {content}", RAW_ENTRY_CHARS)  # never inside a credential
 
 
 class HarnessAddEntryArgs(BaseModel):

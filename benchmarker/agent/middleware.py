@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from benchmarker.agent.harness_entry import EntryFillError, fill_add_entry, mark_stored, server_tool_of
 from benchmarker.agent.retry import strip_trailing_whitespace
 from benchmarker.memory.client import tool_result_text
+from benchmarker.redact import masked_preview
 
 TRACE_TAG_KEYS = ("run_id", "case_id", "question_id", "session_id", "session_date", "turn_index", "role")
 RESULT_PREVIEW_CHARS = 300
@@ -170,7 +171,8 @@ class HarnessToolMiddleware(AgentMiddleware):
             error = text if result.status == "error" else None
         else:  # a Command: nothing to flatten
             text, error = "", None
-        record = {"tool": call["name"], "args": call.get("args") or {}, "result_preview": text[:RESULT_PREVIEW_CHARS],
+        record = {"tool": call["name"], "args": call.get("args") or {},
+                  "result_preview": masked_preview(text, RESULT_PREVIEW_CHARS),  # masked whole, then cut
                   "latency_ms": round((time.perf_counter() - started) * 1000.0, 3), "error": error,
                   "tool_call_id": call.get("id")}
         if model_args is not None:

@@ -33,6 +33,7 @@ from benchmarker.graph.qa import base_record
 from benchmarker.graph.scoring import score_answers
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
+from benchmarker.redact import masked_preview
 from benchmarker.subjects import OutsideAgentSubject
 
 PREVIEW_CHARS = 300
@@ -83,7 +84,8 @@ async def _learn(ctx: RunContext, agent: AgentAdapter, case: Case) -> MemoryReco
     count = 0
     for session in case.sessions:  # in date order (the loaders sort them)
         for turn, message in enumerate(session.messages):
-            calls = await agent.learn(learn_item(message, session, case_id=case.case_id, turn=turn))
+            calls = await agent.learn(learn_item(message, session, case_id=case.case_id, turn=turn,
+                                                   attempt=record.attempt))
             _log_calls(ctx, case, calls, record.attempt, question_id=question_id, session_id=session.session_id,
                        turn=turn)
             count += 1
@@ -134,7 +136,7 @@ def _preview(output: Any) -> str | None:
     if output is None:
         return None
     text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
-    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "..."
+    return masked_preview(text, PREVIEW_CHARS, "...")  # masked whole first: a cut key is no longer recognised
 
 
 def build_agent_case_graph():

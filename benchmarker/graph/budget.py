@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarker.graph.retrieval import build_context
+from benchmarker.redact import clean_cut
 from benchmarker.token_count import count_tokens, cut_to_tokens
 
 
@@ -56,8 +57,10 @@ def fit_context(search_result: dict[str, Any], hits: list[dict[str, Any]], max_c
     fitted_tokens = count_tokens(fitted)
     text_cut = fitted_tokens > budget   # the memory's own contexts alone are over the budget
     limit = budget
+    whole = fitted
     while fitted_tokens > budget and limit > 0:   # a decoded prefix can re-encode a token longer: shrink until it fits
-        fitted = cut_to_tokens(fitted, limit)
+        fitted = cut_to_tokens(whole, limit)
+        fitted = clean_cut(whole, len(fitted)) if whole.startswith(fitted) else fitted  # never inside a credential
         fitted_tokens = count_tokens(fitted)
         limit -= 1
     return ReaderContext(fitted, kept, fitted_tokens,

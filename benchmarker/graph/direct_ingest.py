@@ -19,6 +19,7 @@ from benchmarker.graph.context import RunContext
 from benchmarker.graph.turns import turn_context
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 from benchmarker.memory.entries import entry_text
+from benchmarker.redact import masked_preview
 
 CALLER = "retrieval"
 RESULT_PREVIEW_CHARS = 300
@@ -39,7 +40,7 @@ async def logged_call(ctx: RunContext, tool: str, args: dict[str, Any], call: Aw
     finally:
         ctx.log.append(DecisionRecord(case_id=case_id, question_id=question_id, session_id=session_id, turn=turn,
                                       caller=CALLER, tool=tool, args=args,
-                                      result_preview=text[:RESULT_PREVIEW_CHARS], error=error,
+                                      result_preview=masked_preview(text, RESULT_PREVIEW_CHARS), error=error,
                                       latency_ms=round((time.perf_counter() - started) * 1000.0, 3)))
         ctx.progress.add_tool_calls()
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.redact import clean_cut
 from benchmarker.suites.long_horizon.data.adversary import Proposal, failures_text
 from benchmarker.tool_mapping import render
 
@@ -78,7 +79,7 @@ def shown_turns(case: Case, round_: int) -> list[Turn]:
 def evidence_prompt(case: Case, *, weak: list[str], categories: list[str], failures: list[tuple[str, str]], n: int,
                     template: str, round_: int) -> str:
     """The proposer's prompt: the weak categories, a few failures, and the shown turns."""
-    lines = "\n".join(f"[{t.tid}] {t.date} {t.role}: {_one_line(t.content)[:TURN_CHARS]}"
+    lines = "\n".join(f"[{t.tid}] {t.date} {t.role}: {clean_cut(_one_line(t.content), TURN_CHARS)}"
                       for t in shown_turns(case, round_))
     values = {"weak_categories": ", ".join(weak) or "(none: every answer was right)", "categories": ", ".join(categories),
               "failures": failures_text(failures), "n": str(n), "turns": lines}

@@ -24,6 +24,7 @@ from benchmarker.graph.search_log import failed_searches_logged
 from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
 from benchmarker.memory.driver import Searcher
+from benchmarker.redact import masked_preview
 from benchmarker.registry import suite_of_record
 
 
@@ -55,7 +56,7 @@ def evidence_text(case: Case, turns: list[list[Any]]) -> list[dict[str, Any]]:
             continue
         message = session.messages[index]
         out.append({"session_id": session_id, "turn_index": index, "session_date": session.date, "role": message.role,
-                    "content": message.content[:EVIDENCE_CHARS]})
+                    "content": masked_preview(message.content, EVIDENCE_CHARS)})
     return out
 
 

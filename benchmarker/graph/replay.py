@@ -15,6 +15,7 @@ from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
 from benchmarker.log.records import DecisionRecord, MemoryRecord
+from benchmarker.redact import masked_preview
 from benchmarker.subjects import ReplayWrites
 
 RESULT_PREVIEW_CHARS = 300
@@ -51,7 +52,7 @@ async def replay_into_memory(ctx: RunContext, replay: ReplayWrites, case: Case,
                 written += 1
         ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=write.question_id,
                                       session_id=write.session_id, turn=write.turn, caller="replay",
-                                      tool=write.tool, args=args, result_preview=text[:RESULT_PREVIEW_CHARS],
+                                      tool=write.tool, args=args, result_preview=masked_preview(text, RESULT_PREVIEW_CHARS),
                                       latency_ms=round((time.perf_counter() - started) * 1000.0, 3), error=error))
         ctx.progress.add_tool_calls()
     return written, failed

@@ -14,6 +14,7 @@ from benchmarker.datasets.schema import Case
 from benchmarker.log.records import DecisionRecord
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import Searcher, SearchOutcome
+from benchmarker.redact import masked_preview
 
 SEARCH_FAILED_TOOL = "search"  # the tool a failed search is logged under (its own tool name is not known then)
 ERROR_CHARS = 500
@@ -39,7 +40,7 @@ class FailedSearchesLogged:
                 case_id=self.case.case_id, question_id=question_id, caller=self.caller, tool=SEARCH_FAILED_TOOL,
                 args={"query": query, "top_k": top_k, "alpha": alpha},
                 latency_ms=round((time.monotonic() - started) * 1000, 1),
-                error=f"{type(err).__name__}: {err}"[:ERROR_CHARS] or type(err).__name__))
+                error=masked_preview(f"{type(err).__name__}: {err}", ERROR_CHARS) or type(err).__name__))
             raise
 
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
+from benchmarker.redact import masked_preview
 
 # The `kind` of a line written before lines carried one (the suite registry maps kinds to suites)
 DEFAULT_RECORD_KIND = "longmemeval"
@@ -111,7 +112,8 @@ FAILED_ARG_CHARS = 2000  # of each string argument of a failed call
 
 def _capped(value: Any) -> Any:
     if isinstance(value, str) and len(value) > FAILED_ARG_CHARS:
-        return f"{value[:FAILED_ARG_CHARS]}... ({len(value):,} characters; the rest not kept: the call failed)"
+        return (f"{masked_preview(value, FAILED_ARG_CHARS)}... ({len(value):,} characters; the rest not kept: "
+                "the call failed)")  # masked before the cut: a cut key would no longer be recognised
     if isinstance(value, dict):
         return {k: _capped(v) for k, v in value.items()}
     if isinstance(value, list):

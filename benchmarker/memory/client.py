@@ -36,6 +36,7 @@ from datetime import timedelta
 from typing import Any
 
 from benchmarker.errors import MemoryServerLost, MemoryToolError
+from benchmarker.redact import masked_preview
 
 log = logging.getLogger(__name__)
 
@@ -267,7 +268,7 @@ class MemoryClient:
                 result = await self.session.call_tool(tool, args, read_timeout_seconds=timeout)
                 text = tool_result_text(result.content)
                 if run is not None:
-                    run.end(outputs={"result": text[:4000]}, error=text if result.isError else None)
+                    run.end(outputs={"result": masked_preview(text, 4000)}, error=text if result.isError else None)
             if result.isError:
                 error = text or "tool returned an error without text"
                 raise MemoryToolError(tool, error)

@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from benchmarker.scoring.attribution import turn_number
 from benchmarker.tool_mapping import render
 
 CAUSES = ("not_written", "not_retrieved", "misread", "judged_wrong", "answered_unanswerable", "no_evidence")
@@ -45,7 +46,7 @@ def written_turns(decisions: Iterable[dict[str, Any]], memory_ids: dict[str, str
         session, turn = tags.get("session_id") or call.get("session_id"), tags.get("turn_index", call.get("turn"))
         try:
             out[case_id].add((str(session), int(turn)))  # type: ignore[arg-type]  # None: TypeError, skipped
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             continue
     return out
 
@@ -63,13 +64,15 @@ def diagnose(result: dict[str, Any], written: set[tuple[str, int]]) -> str:
         from benchmarker.scoring.abstention import abstains
 
         return "judged_wrong" if abstains(str(result.get("hypothesis", ""))) else "answered_unanswerable"
-    evidence = {(str(s), int(t)) for s, t in result.get("evidence_turns") or result.get("evidence_messages") or []}
+    # a pair whose turn is not a whole number ("x", null) is no evidence turn: skipped, never a traceback
+    evidence = {(str(p[0]), turn_number(p[1])) for p in result.get("evidence_turns") or result.get("evidence_messages") or []
+                if isinstance(p, list | tuple) and len(p) == 2 and turn_number(p[1]) is not None}
     if not evidence:
         return "no_evidence"
     if not evidence & written:
         return "not_written"
-    hits = {(str(h.get("session_id")), int(h["turn_index"])) for h in result.get("retrieved") or []
-            if h.get("turn_index") is not None}
+    hits = {(str(h.get("session_id")), turn_number(h.get("turn_index"))) for h in result.get("retrieved") or []
+            if isinstance(h, dict) and turn_number(h.get("turn_index")) is not None}
     if not evidence & hits:
         return "not_retrieved"
     return "judged_wrong" if _contains_answer(result.get("hypothesis", ""), result.get("answer")) else "misread"

@@ -25,6 +25,7 @@ document containing the turn's text or the summary of an entry written for it.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,9 +43,24 @@ PREFIX_CHARS = 200
 MIN_TEXT_CHARS = 20       # shorter texts ("Thanks!") match too much to count as evidence of anything
 WORD_SHARE = 0.5
 _WORD = re.compile(r"[^\W_]{3,}")
+_WHOLE = re.compile(r"-?[0-9]{1,18}", re.ASCII)
 _STOP = frozenset("the and for that this with you your are was were have has had not but can will would could "
                   "should what when where which who how about into from they them their there then than also just "
                   "like some any all our out its it's i'm i've don't".split())
+
+
+def turn_number(value: Any) -> int | None:
+    """A turn index as a whole number, or None for anything else ("x", null, 1.5, true, "²": a damaged line is
+    skipped, never a traceback; `"²".isdigit()` is true but int() refuses it)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
+        return int(value)
+    return None
 
 
 def fold(text: Any) -> str:
@@ -71,8 +87,9 @@ class Write:
         args = decision.get("args") or {}
         tags: dict[str, Any] = args["tags"] if isinstance(args.get("tags"), dict) else {}
         tagged = None
-        if tags.get("session_id") is not None and str(tags.get("turn_index", "")).lstrip("-").isdigit():
-            tagged = (str(tags["session_id"]), int(tags["turn_index"]))
+        turn = turn_number(tags.get("turn_index"))
+        if tags.get("session_id") is not None and turn is not None:
+            tagged = (str(tags["session_id"]), turn)
         raw = args.get("raw_entry") or args.get("rawEntry")
         if raw is None:  # a mapped server's write: every text argument is the entry
             raw = " ".join(str(v) for k, v in args.items() if isinstance(v, str) and k not in ("vault_id", "memory_id"))
@@ -147,17 +164,34 @@ class Attribution:
 
 def evidence_of(result: dict[str, Any]) -> list[EvidenceTurn]:
     """The question's gold evidence turns, with their text when the line carries it (`evidence`)."""
-    texts = {(str(e.get("session_id")), int(e.get("turn_index", -1))): e for e in result.get("evidence") or []
-             if isinstance(e, dict)}
+    texts = {(str(e.get("session_id")), turn_number(e.get("turn_index"))): e for e in _evidence_texts(result)}
     turns = []
-    # evidence_messages: a suite that names its evidence without scoring it as retrieval (long-horizon)
-    for pair in result.get("evidence_turns") or result.get("evidence_messages") or []:
-        if not isinstance(pair, list | tuple) or len(pair) != 2 or not str(pair[1]).lstrip("-").isdigit():
+    for pair in _evidence_pairs(result):
+        index = turn_number(pair[1]) if len(pair) == 2 else None
+        if index is None:
             continue
-        key = (str(pair[0]), int(pair[1]))
+        key = (str(pair[0]), index)
         known = texts.get(key, {})
         turns.append(EvidenceTurn(key[0], key[1], str(known.get("role") or ""), str(known.get("content") or "")))
     return turns
+
+
+def _evidence_pairs(result: dict[str, Any]) -> list[list[Any] | tuple[Any, ...]]:
+    # evidence_messages: a suite that names its evidence without scoring it as retrieval (long-horizon)
+    pairs = result.get("evidence_turns") or result.get("evidence_messages") or []
+    return [p for p in pairs if isinstance(p, list | tuple)] if isinstance(pairs, list) else []
+
+
+def _evidence_texts(result: dict[str, Any]) -> list[dict[str, Any]]:
+    entries = result.get("evidence")
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+def bad_turn_indexes(result: dict[str, Any]) -> list[Any]:
+    """The evidence turn indexes of a results line that are not whole numbers (skipped by attribution)."""
+    found = [e.get("turn_index") for e in _evidence_texts(result)]
+    found += [p[1] for p in _evidence_pairs(result) if len(p) == 2]
+    return [v for v in found if turn_number(v) is None]
 
 
 def _outside_agent(result: dict[str, Any]) -> bool:
@@ -192,9 +226,11 @@ def attribute(result: dict[str, Any], writes: list[Write]) -> Attribution | None
 def _mark(evidence: list[EvidenceTurn], result: dict[str, Any], writes: list[Write]) -> None:
     """Fill in what was written for each evidence turn and how (if at all) it reached the reader."""
     ranks: dict[tuple[str, int], int] = {}
-    for position, hit in enumerate(result.get("retrieved") or [], start=1):
-        if isinstance(hit, dict) and hit.get("session_id") is not None and str(hit.get("turn_index", "")).lstrip("-").isdigit():
-            ranks.setdefault((str(hit["session_id"]), int(hit["turn_index"])), int(hit.get("rank") or position))
+    hits = result.get("retrieved")
+    for position, hit in enumerate(hits if isinstance(hits, list) else [], start=1):
+        index = turn_number(hit.get("turn_index")) if isinstance(hit, dict) else None
+        if index is not None and hit.get("session_id") is not None:
+            ranks.setdefault((str(hit["session_id"]), index), turn_number(hit.get("rank")) or position)
     context = fold(result.get("reader_context"))
     for turn in evidence:
         for write in writes:
@@ -231,8 +267,7 @@ def evidence_writes(lines: list[dict[str, Any]], decisions: Iterable[dict[str, A
     some evidence turn names: memory stays bounded by the evidence, not by the haystack."""
     wanted: dict[str, set[str]] = {}
     for r in lines:
-        pairs = r.get("evidence_turns") or r.get("evidence_messages") or []
-        wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in pairs if isinstance(t, list | tuple) and t)
+        wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in _evidence_pairs(r) if t)
     relevant = (d for d in decisions if d.get("tool") in write_tools
                 and _session_of(d) in wanted.get(str(d.get("case_id")), ()))
     return case_writes(relevant, write_tools)
@@ -263,6 +298,11 @@ def attribution_block(results: list[dict[str, Any]], stages: dict[str, str]) -> 
     notes = []
     if overall["counts"]["no_evidence"]:
         notes.append(f"{overall['counts']['no_evidence']} wrong answers have no evidence labels: not attributed")
+    damaged = {str(r.get("question_id")): bad for r in results if (bad := bad_turn_indexes(r))}
+    if damaged:
+        first, values = next(iter(damaged.items()))
+        notes.append(f"{len(damaged)} results line(s) name an evidence turn_index that is not a whole number (first: "
+                     f"{first[:80]} with {json.dumps(values[0], default=str)[:40]}): those evidence turns were skipped")
     if overall["counts"]["unattributed"]:
         notes.append(f"{overall['counts']['unattributed']} wrong answers came from an outside agent that keeps its own "
                      "memory and reported no retrieval: what it wrote or found cannot be inspected")

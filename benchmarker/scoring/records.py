@@ -33,6 +33,7 @@ from typing import Any
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_jsonl
+from benchmarker.redact import masked_preview
 
 GRADING_KEYS = ("label", "autoeval_label", "grade")
 
@@ -49,7 +50,7 @@ def grading_fields(label: bool | None, *, judge: str, model: str | None, reason:
         "grade": {
             "judge": judge, "model": model, "reason": reason, "attempts": attempts,
             "unjudged": label is None, "template": template,
-            "reply": None if reply is None else reply[:200],
+            "reply": None if reply is None else masked_preview(reply, 200),
             "score": score, "tokens": {"input": input_tokens, "output": output_tokens},
             **({"judge_error": judge_error} if judge_error else {}),
         },

@@ -63,7 +63,7 @@ def _turn_key(session_id: Any, turn_index: Any) -> tuple[str, int] | None:
         return None
     try:
         return str(session_id), int(turn_index)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # "x", "²", Infinity: a damaged line is no turn
         return None
 
 

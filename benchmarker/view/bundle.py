@@ -3,6 +3,7 @@ host). The question list is filtered, sorted and paged by static/view.js over al
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from benchmarker.errors import UserError
@@ -28,10 +29,19 @@ class _Out:
 
 def write_bundle(catalog: Catalog, out: Path) -> int:
     """Write every page under `out` (absent or empty); returns the number of pages."""
+    for path in (out, *out.parents):
+        if path.is_symlink() and not path.exists():
+            raise UserError(f"view --bundle: {path} is a dangling symbolic link (to {os.readlink(path)}); "
+                            "give a new or empty folder")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError(f"view --bundle: {out} is not an empty folder; give a new or empty one")
-    with confined_to(out):   # a link planted below `out` while it is written is refused (log/confined.py)
-        return _write_pages(catalog, out)
+    try:
+        with confined_to(out):   # a link planted below `out` while it is written is refused (log/confined.py)
+            return _write_pages(catalog, out)
+    except UserError:
+        raise
+    except OSError as err:
+        raise UserError(f"view --bundle: cannot write {err.filename or out}: {err.strerror or err}") from None
 
 
 def _write_pages(catalog: Catalog, out: Path) -> int:

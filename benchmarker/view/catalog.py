@@ -21,6 +21,9 @@ RUN_FILES = ("manifest.json", "results.jsonl")
 CALIBRATION_FILE = "calibration.json"
 # Folders inside a run that hold no run of their own (oracle/ holds the oracle reader's answers to this run's questions).
 NOT_RUNS = frozenset({"oracle", "baselines", "memory-servers", "official", "plots", "data", "self_improve", "__pycache__"})
+# A run's own pages live at <id>/questions/..., <id>/plots/... (and <id>/index.html in a bundle): a run inside
+# it under one of these names gets "-run" added, so it neither hides its parent's pages nor overwrites one.
+PAGE_NAMES = frozenset({"questions", "plots", "index.html"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]")
 
 
@@ -83,8 +86,8 @@ class Catalog:
             for root in self.roots:
                 by_path: dict[Path, str] = {}
                 for path, kind in _walk(root):
-                    rel = path.relative_to(root).parts or (root.name,)
-                    ident = _unique("/".join(safe_name(p) for p in rel), runs if kind == "run" else calibrations)
+                    ident = _unique(_name(root, path, by_path if kind == "run" else {}),
+                                    runs if kind == "run" else calibrations)
                     if kind == "run":
                         parent = next((by_path[a] for a in path.parents if a in by_path), None)
                         by_path[path] = ident
@@ -106,11 +109,28 @@ class Catalog:
         return [f for f in self.runs.values() if f.parent == run.id and f.path.parent.name == kind]
 
 
+def _name(root: Path, path: Path, runs: dict[Path, str]) -> str:
+    """The folder's path under root, made safe, with "-run" added to a PAGE_NAMES folder right below a run."""
+    parts = [safe_name(p) for p in path.relative_to(root).parts or (root.name,)]
+    for above in (a for a in path.parents if a in runs):
+        below = len(above.relative_to(root).parts)
+        parts[below] += "-run" if parts[below] in PAGE_NAMES else ""
+    return "/".join(parts)
+
+
 def _unique(ident: str, taken: dict[str, Folder]) -> str:
     n, found = 2, ident
     while found in taken:
         found, n = f"{ident}-{n}", n + 1
     return found
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is (or links to) a regular file; False for a symlink loop or a link that went away."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def _walk(root: Path) -> list[tuple[Path, str]]:
@@ -124,7 +144,7 @@ def _walk(root: Path) -> list[tuple[Path, str]]:
                 entries = sorted(os.scandir(folder), key=lambda e: e.name)
             except OSError:
                 continue
-            files = {e.name for e in entries if e.is_file()}  # Folder.file still refuses one leading outside
+            files = {e.name for e in entries if _is_file(e)}  # Folder.file still refuses one leading outside
             is_run = any(name in files for name in RUN_FILES)
             if is_run:
                 found.append((folder, "run"))

@@ -21,6 +21,7 @@ DEFAULT_DIR = Path("runs")
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7575
 MIN_TOKEN = 16
+MAX_PORT = 65535
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,13 +49,9 @@ def run_view(args: argparse.Namespace) -> int:
         pages = write_bundle(catalog, args.bundle)
         print(f"view: wrote {pages} pages to {args.bundle}; open {args.bundle / 'index.html'}")
         return 0
-    sock, loopback = _bind(args.host, args.port)
-    token = _token(args.token, loopback, sock)
+    sock, token, url = prepare(args)
     from benchmarker.view.server import create_app
 
-    port = sock.getsockname()[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{host}:{port}/"
     if token:
         # The one secret meant to be shown: printed past the masking stream (it would mask ?token=).
         print(f"view: {url}?token={token}", file=sys.__stdout__ or sys.stdout, flush=True)
@@ -67,6 +64,18 @@ def run_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def prepare(args: argparse.Namespace) -> tuple[socket.socket, str | None, str]:
+    """The listening socket, the token (None on a loopback bind without --token) and the URL to print: one
+    whose Host the server answers (a loopback bind is named by its address, which the Host check accepts)."""
+    if not 0 <= args.port <= MAX_PORT:
+        raise UserError(f"view: --port {args.port} is not a port; give 1 to {MAX_PORT} (or 0: any free one)")
+    sock, address, loopback = _bind(args.host, args.port)
+    token = _token(args.token, loopback, sock)
+    shown = args.host if args.host.lower() == "localhost" or not loopback else address
+    host = f"[{shown}]" if ":" in shown else shown
+    return sock, token, f"http://{host}:{sock.getsockname()[1]}/"
+
+
 def _token(given: str | None, loopback: bool, sock: socket.socket) -> str | None:
     if given is None:
         return None if loopback else secrets.token_urlsafe(24)
@@ -77,8 +86,9 @@ def _token(given: str | None, loopback: bool, sock: socket.socket) -> str | None
     return given
 
 
-def _bind(host: str, port: int) -> tuple[socket.socket, bool]:
-    """A socket bound to host:port (so a port in use is one clear error) and whether host is loopback."""
+def _bind(host: str, port: int) -> tuple[socket.socket, str, bool]:
+    """A socket bound to host:port (so a port in use is one clear error), the address bound and whether it
+    is a loopback one."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except (socket.gaierror, UnicodeError) as err:
@@ -91,4 +101,4 @@ def _bind(host: str, port: int) -> tuple[socket.socket, bool]:
         raise UserError(f"view: cannot listen on {host}:{port}: {err.strerror or err} "
                         "(is the port in use? try --port 0)") from None
     sock.listen(128)  # connections wait in the backlog until uvicorn serves: the printed URL works at once
-    return sock, ipaddress.ip_address(address[0]).is_loopback
+    return sock, str(address[0]), ipaddress.ip_address(address[0]).is_loopback

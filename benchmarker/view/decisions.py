@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.scoring.attribution import WRITE_TOOLS, Write, case_writes
-from benchmarker.view.lines import Indexes, parse, read_raw
+from benchmarker.view.lines import Indexes, parse
 
 TIMELINE = 500
 CACHED_CASES = 16  # a LoCoMo run has 10 conversations
@@ -45,7 +45,7 @@ class Decisions:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        calls = _read(path, self._indexes.keyed(path, "case_id").offsets(case_id))
+        calls = _read(self._indexes.keyed(path, "case_id").lines(case_id))
         with self._lock:
             self._cache[key] = calls
             while len(self._cache) > CACHED_CASES:
@@ -53,8 +53,7 @@ class Decisions:
         return calls
 
 
-def _read(path: Path, offsets: list[int]) -> CaseCalls:
-    raws = read_raw(path, offsets)
+def _read(raws: list[bytes]) -> CaseCalls:
     timeline = [line for raw in raws[:TIMELINE] if (line := parse(raw)) is not None]
     writes = (line for raw in raws if any(m in raw for m in _WRITE_MARKS) and (line := parse(raw)) is not None)
     return CaseCalls(timeline, max(0, len(raws) - TIMELINE), [w for ws in case_writes(writes).values() for w in ws])

@@ -9,22 +9,32 @@ from typing import Any
 from jinja2 import ChainableUndefined, Environment, PackageLoader, Undefined
 
 from benchmarker.redact import redact_text
+from benchmarker.view import lines
 from benchmarker.view.baselines_chart import baselines_chart
 from benchmarker.view.catalog import Catalog, Folder
 from benchmarker.view.charts import attribution_chart
 from benchmarker.view.decisions import Decisions
 from benchmarker.view.flips import compare
-from benchmarker.view.lines import Indexes, Row, parse
+from benchmarker.view.lines import Indexes, Row, iter_objects
 from benchmarker.view.links import ServerLinks
 from benchmarker.view.listing import ListQuery, facets, paginate, select, verdict
 from benchmarker.view.question import question_view, show
 from benchmarker.view.runinfo import JsonFiles, RunInfo, run_info
 
 SHOWN_LINES = 1000  # disagreements and errors listed on a page
+SHOWN_CHARS = 100_000  # of one value on a page (a whole LongMemEval-S reader context is ~500,000)
 
 
 def _masked(value: Any) -> Any:
     return redact_text(value) if type(value) is str else value
+
+
+def _shown(value: Any) -> Any:
+    """A value as a page shows it: masked, then cut (masking first, so a cut never leaves part of a key)."""
+    value = _masked(value)
+    if type(value) is str and len(value) > SHOWN_CHARS:
+        return f"{value[:SHOWN_CHARS]} … ({len(value) - SHOWN_CHARS:,} more characters not shown)"
+    return value
 
 
 def _show(value: Any) -> str:
@@ -44,7 +54,7 @@ def _usd(value: Any) -> str:
 
 
 def environment() -> Environment:
-    env = Environment(loader=PackageLoader("benchmarker.view", "templates"), autoescape=True, finalize=_masked,
+    env = Environment(loader=PackageLoader("benchmarker.view", "templates"), autoescape=True, finalize=_shown,
                       trim_blocks=True, lstrip_blocks=True, undefined=ChainableUndefined)
     env.filters.update(pct=_pct, num=_num, usd=_usd, show=_show, verdict=verdict)
     return env
@@ -90,6 +100,8 @@ class Site:
     def run_page(self, ref: Folder, query: ListQuery, links: ServerLinks) -> str:
         info = self.info(ref)
         rows = list(self.rows(ref).values())
+        results = ref.file("results.jsonl")
+        oversized = self.indexes.results(results).oversized if results else 0
         types, stages = facets(rows)
         matched = rows if links.bundle else select(rows, query)  # the bundle's script filters all rows
         page = paginate(matched, query.page, size=len(matched) or 1) if links.bundle else paginate(matched, query.page)
@@ -103,7 +115,8 @@ class Site:
                            chart=attribution_chart(attribution), plots=ref.names("plots", ".png"),
                            baselines_chart=baselines_chart(summary.as_dict().get("baselines")),
                            points=self.catalog.children(ref, "points"), scores=self.catalog.children(ref, "scores"),
-                           query=query, page=page, total=len(rows), types=types, stages=stages, pairs=pairs,
+                           query=query, page=page, total=len(rows), oversized=oversized,
+                           max_line=lines.MAX_LINE_BYTES, types=types, stages=stages, pairs=pairs,
                            others=others, errors=self._lines(ref, "errors.jsonl"), refresh=not links.bundle and info.in_progress)
 
     def question_page(self, ref: Folder, qid: str, links: ServerLinks) -> str | None:
@@ -130,7 +143,7 @@ class Site:
 
     def _like_for_like(self, a: Folder, b: Folder) -> dict[str, Any] | None:
         """reporting/like_for_like.py's check of B against A, as `compare` opens with it (None without results)."""
-        from benchmarker.log.jsonl import latest_by, read_jsonl
+        from benchmarker.log.jsonl import latest_by
         from benchmarker.reporting.like_for_like import like_for_like, run_facts
 
         facts = []
@@ -138,7 +151,7 @@ class Site:
             path = ref.file("results.jsonl")
             if path is None:
                 return None
-            results = latest_by(read_jsonl(path), "question_id")
+            results = latest_by(iter_objects(path), "question_id")  # a damaged or over-long line is skipped
             facts.append(run_facts(ref.id, ref.path, results, self.info(ref).summary.run.top_k))
         return like_for_like(*facts)
 
@@ -151,5 +164,4 @@ class Site:
         path = ref.file(name)
         if path is None:
             return []
-        with open(path, "rb") as f:
-            return list(islice((line for raw in f if (line := parse(raw)) is not None), SHOWN_LINES))
+        return list(islice(iter_objects(path), SHOWN_LINES))

@@ -4,6 +4,7 @@ wrote for each evidence turn, the hits with evidence marks, the reader's context
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,10 @@ from typing import Any
 from benchmarker.scoring.attribution import EvidenceTurn, attribute
 from benchmarker.view.catalog import Catalog, Folder
 from benchmarker.view.decisions import CaseCalls, Decisions
-from benchmarker.view.lines import Indexes, parse, read_lines
+from benchmarker.view.lines import Indexes, iter_objects, parse
 from benchmarker.view.listing import verdict
+
+SHOWN_HITS = 1000  # retrieved hits listed on a page (a run's top_k is 10 to 50)
 
 
 def show(value: Any) -> str:
@@ -47,6 +50,8 @@ class QuestionView:
     calls: CaseCalls
     oracle: dict[str, Any] | None
     errors: list[dict[str, Any]] = field(default_factory=list)
+    hits_more: int = 0  # hits left out of the list
+    problem: str = ""   # why the attribution could not be recomputed from this line
 
 
 def question_view(catalog: Catalog, run: Folder, qid: str, indexes: Indexes, decisions: Decisions) -> QuestionView | None:
@@ -57,19 +62,33 @@ def question_view(catalog: Catalog, run: Folder, qid: str, indexes: Indexes, dec
     case_id = str(line.get("case_id") or qid)
     calls = decisions.of_case(run.file("decisions.jsonl") or _parent_file(catalog, run, "decisions.jsonl"), case_id)
     # Marks do not depend on the verdict: an unjudged line is marked as if it were wrong, its stage left empty.
-    found = attribute(line if line.get("label") is not None else {**line, "label": False}, calls.writes)
+    problem = ""
+    try:
+        found = attribute(line if line.get("label") is not None else {**line, "label": False}, calls.writes)
+    except (ValueError, TypeError, OverflowError, AttributeError, KeyError, IndexError) as err:
+        # a field not as documented (a turn_index "x" or Infinity): the page shows the line as it is, and why
+        found, problem = None, f"attribution not recomputed: a field of this line is not as documented ({err})"
     computed = found.stage if found and line.get("label") is not None else ""
     stage = str(line.get("attribution") or computed)
     pairs = line.get("evidence_turns") or line.get("evidence_messages") or []  # as attribution reads them
-    evidence_keys = {(str(p[0]), str(p[1])) for p in pairs if isinstance(p, list) and len(p) == 2}
+    evidence_keys = {(str(p[0]), str(p[1])) for p in (pairs if isinstance(pairs, list) else [])
+                     if isinstance(p, list) and len(p) == 2}
+    retrieved = line.get("retrieved")
+    found_hits = sorted((h for h in retrieved if isinstance(h, dict)), key=_rank) if isinstance(retrieved, list) else []
     hits = [Hit(h, (str(h.get("session_id")), str(h.get("turn_index"))) in evidence_keys)
-            for h in sorted((h for h in line.get("retrieved") or [] if isinstance(h, dict)), key=lambda h: h.get("rank") or 0)]
+            for h in found_hits[:SHOWN_HITS]]
     oracle_file = run.file("oracle", "results.jsonl")
     return QuestionView(line=line, verdicts=_verdicts(catalog, run, line, indexes), stage=stage,
                         reason=found.reason if found and found.stage == stage else "",
                         evidence=found.evidence if found else [], hits=hits, calls=calls,
                         oracle=indexes.results(oracle_file).line(qid) if oracle_file else None,
-                        errors=_errors(run, case_id))
+                        errors=_errors(run, case_id), hits_more=max(0, len(found_hits) - SHOWN_HITS), problem=problem)
+
+
+def _rank(hit: dict[str, Any]) -> float:
+    """A hit's rank to sort by; one that is not a finite number sorts last."""
+    rank = hit.get("rank")
+    return float(rank) if isinstance(rank, int | float) and not isinstance(rank, bool) and math.isfinite(rank) else math.inf
 
 
 def _parent_file(catalog: Catalog, run: Folder, name: str) -> Path | None:
@@ -96,8 +115,8 @@ def _verdicts(catalog: Catalog, run: Folder, line: dict[str, Any], indexes: Inde
             out.append(_grade(scores.label, other))
     graders = run.file("graders.jsonl")
     if graders:
-        for g in read_lines(graders, indexes.keyed(graders, "question_id").offsets(qid)):
-            if g is not None:
+        for raw in indexes.keyed(graders, "question_id").lines(qid):
+            if (g := parse(raw)) is not None:
                 label = g.get("label")
                 out.append(Verdict(f"grader: {g.get('perspective')}", verdict(label if isinstance(label, bool) else None),
                                    show(g.get("reason")), f"score {g.get('score')}; {g.get('status')}"))
@@ -108,5 +127,4 @@ def _errors(run: Folder, case_id: str) -> list[dict[str, Any]]:
     path = run.file("errors.jsonl")
     if path is None:
         return []
-    with open(path, "rb") as f:  # one line per failed case attempt: small
-        return [e for raw in f if case_id.encode() in raw and (e := parse(raw)) is not None and str(e.get("case_id")) == case_id]
+    return [e for e in iter_objects(path) if str(e.get("case_id")) == case_id]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import threading
 from dataclasses import dataclass
@@ -15,13 +16,16 @@ from benchmarker.reporting.summary_model import RunSummary, summary_error
 from benchmarker.view.catalog import Catalog, Folder
 
 RECALL_KEYS = ("turn.recall_any@10", "session.recall_any@5")
+MAX_JSON_FILE_BYTES = 64 * 2**20  # a manifest or summary is a few kB; a calibration.json well under 1 MB
+_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
 
 
 class JsonFiles:
     """JSON objects read from disk, kept until the file's size or mtime changes; {} for a missing or bad file.
 
-    A file nested too deep or too big (json_limits) is also {}, and `problem` says why, so the run it
-    belongs to is shown with that line instead of taking every page down (RecursionError was a 500)."""
+    A file that is there but is not a JSON object (a list, a string, a byte order mark, broken JSON, nested
+    too deep or too big) is also {}, and `problem` says why, so the run it belongs to is shown with that
+    line instead of as if the file were missing (or taking every page down: RecursionError was a 500)."""
 
     def __init__(self) -> None:
         self._cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
@@ -29,7 +33,7 @@ class JsonFiles:
         self._lock = threading.Lock()
 
     def problem(self, path: Path | None) -> str | None:
-        """Why the last `read` of `path` gave {} for a file that is there, when it was over a limit."""
+        """Why the last `read` of `path` gave {} for a file that is there."""
         with self._lock:
             return self._problems.get(path) if path is not None else None
 
@@ -45,21 +49,35 @@ class JsonFiles:
             cached = self._cache.get(path)
         if cached and cached[0] == stamp:
             return cached[1]
-        problem = None
-        try:
-            value = load_json(path.read_bytes())
-        except JsonLimitError as err:
-            value, problem = {}, f"{path}: not read: {err.msg}"
-        except (OSError, ValueError):
-            value = {}
-        value = value if isinstance(value, dict) else {}
+        value, problem = _object(path, st.st_size)
         with self._lock:
             self._cache[path] = (stamp, value)
             if problem is None:
                 self._problems.pop(path, None)
             else:
-                self._problems[path] = problem
+                self._problems[path] = f"{path}: not read: {problem}"
         return value
+
+
+def _object(path: Path, size: int) -> tuple[dict[str, Any], str | None]:
+    """The file's JSON object, or {} and why it is not one (None: unreadable now, as if missing)."""
+    if size > MAX_JSON_FILE_BYTES:
+        return {}, f"larger than {MAX_JSON_FILE_BYTES} bytes"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}, None
+    if data.startswith(codecs.BOM_UTF8):
+        return {}, "it starts with a byte order mark (BOM); save it as UTF-8 without one"
+    try:
+        value = load_json(data)
+    except JsonLimitError as err:
+        return {}, err.msg
+    except ValueError as err:
+        return {}, f"not valid JSON ({getattr(err, 'msg', err)})"
+    if not isinstance(value, dict):
+        return {}, f"not a JSON object (a JSON {_KINDS.get(type(value), type(value).__name__)})"
+    return value, None
 
 
 def get(data: Any, *keys: str) -> Any:

@@ -1,7 +1,8 @@
 """The run browser's HTTP side: read-only GET routes over a `Site`.
 
-Safety: without a token (loopback binds only) a request must name a loopback Host, so a web page
-elsewhere cannot reach the pages through DNS rebinding; with a token every request carries it (the query
+Safety: without a token (loopback binds only) a request must name a loopback Host (localhost or a
+loopback address such as 127.0.0.2 or [::1]), so a web page elsewhere cannot reach the pages through DNS
+rebinding; with a token every request carries it (the query
 parameter once, then an HttpOnly cookie) or gets 403. Every answer carries a Content-Security-Policy
 that allows no inline script. Run ids and file names from the URL are looked up in the catalog and
 the folders' listings, never joined to a path: anything else is 404.
@@ -9,6 +10,7 @@ the folders' listings, never joined to a path: anything else is 404.
 
 from __future__ import annotations
 
+import ipaddress
 from secrets import compare_digest
 
 from starlette.applications import Starlette
@@ -30,13 +32,25 @@ CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
 COOKIE = "view_token"
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+LOOPBACK_NAMES = frozenset({"localhost"})  # and every loopback address, written as one
 
 
 def _hostname(host: str) -> str:
     if host.startswith("["):
         return host[1:host.find("]")]
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether a Host header names this machine: `localhost` or a loopback address (a DNS name an attacker
+    controls is neither, whatever it resolves to)."""
+    name = _hostname(host).lower()
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 class Gate(BaseHTTPMiddleware):
@@ -49,7 +63,7 @@ class Gate(BaseHTTPMiddleware):
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         fresh = False
         if self.token is None:
-            if _hostname(request.headers.get("host", "")).lower() not in LOOPBACK_NAMES:
+            if not is_loopback_host(request.headers.get("host", "")):
                 return _secured(PlainTextResponse("forbidden: this server answers to localhost only", 403))
         else:
             given = request.query_params.get("token")

@@ -179,7 +179,7 @@ async def test_learn_tool_calls_that_break_the_schema_fail_without_retry(agent):
 
 async def test_a_learn_retried_after_a_timeout_carries_the_same_key_and_is_stored_once(agent):
     """The agent took the message but its reply was lost to the timeout: the retry carries the same
-    Idempotency-Key (case / session / turn), so the agent stores it once (issue 36, 7)."""
+    Idempotency-Key (case / attempt / session / turn), so the agent stores it once (issue 36, 7)."""
     from benchmarker.agent.adapters import learn_item
     from benchmarker.datasets.schema import Message, Session
 
@@ -192,5 +192,5 @@ async def test_a_learn_retried_after_a_timeout_carries_the_same_key_and_is_store
             await adapter.learn(item)
     learns = [r for r in agent.requests if r["path"] == "/learn"]
     keys = [{k.lower(): v for k, v in r["headers"].items()}["idempotency-key"] for r in learns]
-    assert keys == ["case-1/s1/0", "case-1/s1/0", "case-1/s1/1"]  # the first one twice: its reply was lost
+    assert keys == ["case-1/1/s1/0", "case-1/1/s1/0", "case-1/1/s1/1"]  # the first one twice: its reply was lost
     assert [i["content"] for i in agent.memory.items] == [i.content for i in items]  # each stored once

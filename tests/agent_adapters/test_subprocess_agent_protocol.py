@@ -259,17 +259,17 @@ def test_the_stderr_tail_keeps_its_last_lines_and_caps_each():
 
 
 async def test_every_learn_carries_the_messages_idempotency_key(tmp_path):
-    """Issue 36 (7), the subprocess side: the same `<case>/<session>/<turn>` key an HTTP agent gets as
+    """Issue 36 (7), the subprocess side: the same `<case>/<attempt>/<session>/<turn>` key an HTTP agent gets as
     Idempotency-Key, in the learn line as `idempotency_key`, valid against the published schema."""
     from dataclasses import replace
 
     transcript = tmp_path / "transcript.jsonl"
-    keyed = replace(ITEMS[0], key="q1/s1/0")
+    keyed = replace(ITEMS[0], key="q1/1/s1/0")
     async with adapter(env={"EXAMPLE_AGENT_TRANSCRIPT": str(transcript)}) as agent:
         await agent.learn(keyed)
         await agent.learn(keyed)   # sent again (a retried case): the same key
         await agent.learn(ITEMS[1])
     requests = [json.loads(line)["request"] for line in transcript.read_text().splitlines()]
-    assert [r.get("idempotency_key") for r in requests] == ["q1/s1/0", "q1/s1/0", None]
+    assert [r.get("idempotency_key") for r in requests] == ["q1/1/s1/0", "q1/1/s1/0", None]
     assert all(problems("subprocess", "Request", r) == [] for r in requests)
     assert problems("subprocess", "Request", {**requests[0], "idempotency_key": 7})  # a string, as documented

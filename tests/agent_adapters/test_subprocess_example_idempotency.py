@@ -13,7 +13,7 @@ from tests.agent_adapters.test_subprocess_agent_adapter import ITEMS, adapter
 
 async def test_the_example_agent_stores_a_keyed_message_once(tmp_path):
     transcript = tmp_path / "transcript.jsonl"
-    keyed = replace(ITEMS[0], key="q1/s1/0")
+    keyed = replace(ITEMS[0], key="q1/1/s1/0")
     async with adapter(env={"EXAMPLE_AGENT_TRANSCRIPT": str(transcript)}) as agent:
         await agent.learn(keyed)
         await agent.learn(keyed)     # a retry after a timeout: the agent already took it
@@ -24,5 +24,5 @@ async def test_the_example_agent_stores_a_keyed_message_once(tmp_path):
     lines = [json.loads(line) for line in transcript.read_text().splitlines()]
     learns = [(line["request"].get("idempotency_key"), "tool_calls" in line["reply"]) for line in lines
               if line["request"]["op"] == "learn"]
-    assert learns == [("q1/s1/0", True), ("q1/s1/0", False), (None, True), (None, True), ("q1/s1/0", True)]
+    assert learns == [("q1/1/s1/0", True), ("q1/1/s1/0", False), (None, True), (None, True), ("q1/1/s1/0", True)]
     assert all(problems("subprocess", "Ack", line["reply"]) == [] for line in lines)

@@ -75,13 +75,15 @@ class _BatchFake(FakeServer):
 
 
 class OpenAIBatchServer(_BatchFake):
-    """`POST /v1/files`, `POST /v1/batches`, `GET /v1/batches/{id}`, `GET /v1/files/{id}/content`."""
+    """`POST /v1/files`, `POST /v1/batches` (with `metadata`), `GET /v1/batches` (newest first, `limit` and
+    `after`), `GET /v1/batches/{id}`, `GET /v1/files/{id}/content`."""
 
     def routes(self) -> list[Route]:
         self._files: dict[str, str] = {}
         return [Route("/v1/files", self._upload, methods=["POST"]),
                 Route("/v1/files/{file_id}/content", self._content, methods=["GET"]),
                 Route("/v1/batches", self._create, methods=["POST"]),
+                Route("/v1/batches", self._list, methods=["GET"]),
                 Route("/v1/batches/{batch_id}", self._get, methods=["GET"])]
 
     async def _upload(self, request: Request) -> Response:
@@ -98,14 +100,26 @@ class OpenAIBatchServer(_BatchFake):
         lines = [json.loads(x) for x in self._files[body["input_file_id"]].splitlines() if x.strip()]
         if body.get("endpoint") != "/v1/chat/completions" or body.get("completion_window") != "24h":
             return JSONResponse({"error": {"message": "bad endpoint or window"}}, status_code=400)
-        batch = self._new_batch([{"id": line["custom_id"], "body": line["body"]} for line in lines])
+        batch = self._new_batch([{"id": line["custom_id"], "body": line["body"]} for line in lines],
+                                input_file_id=body["input_file_id"], metadata=body.get("metadata"))
         return JSONResponse(self._view(batch, ended=False))
+
+    async def _list(self, request: Request) -> Response:
+        limit = min(100, int(request.query_params.get("limit", 20)))
+        ids = sorted(self._batches, reverse=True)   # newest first
+        if after := request.query_params.get("after"):
+            ids = ids[ids.index(after) + 1:]
+        page = [self._view(self._batches[i], ended=not self.hold) for i in ids[:limit]]
+        return JSONResponse({"object": "list", "data": page, "first_id": page[0]["id"] if page else None,
+                             "last_id": page[-1]["id"] if page else None, "has_more": len(ids) > limit})
 
     def _view(self, batch: dict[str, Any], *, ended: bool) -> dict[str, Any]:
         n = len(batch["rows"])
         status = ("failed" if batch["failed"] else "completed") if ended else "in_progress"
         done = n if ended and not batch["failed"] else 0
         return {"id": batch["id"], "object": "batch", "status": status, "endpoint": "/v1/chat/completions",
+                "input_file_id": batch.get("input_file_id"), "metadata": batch.get("metadata"),
+                "created_at": 1_700_000_000 + int(batch["id"].removeprefix("batch_")),
                 "request_counts": {"total": n, "completed": done, "failed": 0},
                 "output_file_id": f"out-{batch['id']}" if done else None, "error_file_id": None}
 

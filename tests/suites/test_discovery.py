@@ -157,20 +157,23 @@ def test_a_suite_installed_through_the_entry_point_is_a_dataset_kind(tmp_path: P
                    "kinds": [*BUILTINS, "plugin_module", "plugin_toy"], "kind": "plugin_toy"}
 
 
-def test_a_plugin_named_like_a_built_in_suite_is_a_user_error_naming_both(tmp_path: Path) -> None:
+def test_a_plugin_named_like_a_built_in_suite_leaves_the_built_in_and_is_refused_naming_both(tmp_path: Path) -> None:
     plugins = write_plugin(tmp_path / "site", "clash_plugin", "clash_plugin", {"sample_again": "clash_plugin:SUITE"}, """
         from benchmarker.suites.sample import Sample
 
         SUITE = Sample()
     """)
-    write_config(tmp_path / "work", "sample")
-    script = ("import sys; from benchmarker.cli_errors import run_verb; from benchmarker.config import load_config; "
-              "sys.exit(run_verb(lambda: load_config('cfg.toml') and 0))")   # the CLI's error boundary around a verb
-    proc = python("-c", script, pythonpath=[plugins, ROOT], cwd=tmp_path / "work")
-    assert proc.returncode == 2, proc.stderr[-4000:]
-    assert "Traceback" not in proc.stderr
-    assert 'the entry point "sample_again = clash_plugin:SUITE" (from clash_plugin 0.1)' in proc.stderr
-    assert 'clashes with the built-in suite "sample" (benchmarker.suites.sample)' in proc.stderr
+    named = 'the entry point "sample_again = clash_plugin:SUITE" (from clash_plugin 0.1)'
+    clash = 'clashes with the built-in suite "sample" (benchmarker.suites.sample)'
+    for kind, code in (("sample", 0), ("sample_again", 2)):   # the built-in runs (with a warning); the plugin's is refused
+        write_config(tmp_path / kind, kind)
+        script = ("import sys; from benchmarker.cli_errors import run_verb; from benchmarker.config import load_config; "
+                  "sys.exit(run_verb(lambda: load_config('cfg.toml') and 0))")   # the CLI's error boundary around a verb
+        proc = python("-c", script, pythonpath=[plugins, ROOT], cwd=tmp_path / kind)
+        assert proc.returncode == code, proc.stderr[-4000:]
+        assert "Traceback" not in proc.stderr
+        (line,) = proc.stderr.splitlines()
+        assert named in line and clash in line
 
 
 # --- the registry itself, in process ------------------------------------------------------------
@@ -181,6 +184,8 @@ def fresh(monkeypatch):
     """The registry as if nothing had been discovered yet (restored afterwards)."""
     monkeypatch.setattr(registry, "_done", False)
     monkeypatch.setattr(registry, "_loaded", {})
+    monkeypatch.setattr(registry, "_refused", {})
+    monkeypatch.setattr(registry, "_shadowed", {})
     monkeypatch.setattr(registry.SUITES, "data", {})
     monkeypatch.setattr(registry.RECORD_KINDS, "data", {})
     return monkeypatch
@@ -218,8 +223,9 @@ def test_an_entry_point_may_give_a_suite_or_a_module_and_nothing_else(fresh) -> 
     fresh.setattr(registry, "_done", False)
     fresh.setattr(registry.SUITES, "data", {})
     fresh.setattr(module, "SUITE", "not a suite")
+    assert registry.suite("sample").name == "sample"   # a broken plugin stops only its own kind
     with pytest.raises(UserError, match=r'"plugged = plugged_module".* is not a benchmark suite'):
-        registry.suite("sample")
+        registry.suite("plugged")
 
 
 def test_two_suite_packages_with_one_name_are_refused_naming_both(fresh, tmp_path: Path) -> None:

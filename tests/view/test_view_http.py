@@ -15,9 +15,12 @@ from view_fixture import XSS_HYPOTHESIS, XSS_QUESTION, write_runs
 from benchmarker.errors import UserError
 from benchmarker.view import add_arguments, run_view
 from benchmarker.view.catalog import Catalog
-from benchmarker.view.server import CSP, create_app
+from benchmarker.view.cli import MIN_TOKEN, prepare
+from benchmarker.view.server import create_app
 
 LOCAL = "http://127.0.0.1"
+# Written out, not imported: a page may run only the package's own scripts, never an inline one.
+EXPECTED_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'"
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +46,9 @@ def qids(html: str) -> list[str]:
 def test_every_page_answers_with_the_security_headers(client, path):
     response = client.get(path)
     assert response.status_code == 200, path
-    assert response.headers["content-security-policy"] == CSP
+    assert response.headers["content-security-policy"] == EXPECTED_CSP
+    directives = dict(d.strip().split(" ", 1) for d in response.headers["content-security-policy"].split(";"))
+    assert directives["script-src"] == "'self'"
     assert response.headers["x-content-type-options"] == "nosniff"
 
 
@@ -231,3 +236,33 @@ def test_bundle_writes_relative_pages(runs, tmp_path, capsys):
     assert (out / "compare" / "run-a" / "run-b.html").is_file()
     assert (out / "calibrations" / "calibration" / "llm" / "index.html").is_file()
     assert "TOP SECRET" not in "".join(p.read_text() for p in out.rglob("*.html"))
+
+
+def test_a_non_loopback_host_without_a_token_always_gets_a_generated_one(runs):
+    tokens = []
+    for _ in range(2):
+        sock, token, _ = prepare(_args(str(runs), "--host", "0.0.0.0", "--port", "0"))
+        sock.close()
+        assert token is not None and len(token) >= MIN_TOKEN
+        tokens.append(token)
+    assert tokens[0] != tokens[1]  # generated each time, not a constant
+    sock, token, _ = prepare(_args(str(runs), "--port", "0"))  # loopback: no token unless asked for
+    sock.close()
+    assert token is None
+
+
+def test_a_plot_url_one_level_up_is_not_served(client):
+    assert client.get("/runs/run-a/plots/accuracy_by_type.png").status_code == 200
+    response = client.get("/runs/run-a/plots/..%2fdecisions.jsonl")
+    assert response.status_code == 404 and "search_memories" not in response.text
+
+
+def test_a_run_id_with_characters_after_it_is_not_that_run(client):
+    assert client.get("/runs/run-a").status_code == 200
+    for path in ("/runs/run-aX", "/runs/run-aX/questions/q-correct", "/runs/run-a-/"):
+        assert client.get(path).status_code == 404, path
+
+
+def test_an_ipv6_loopback_host_is_served(runs):
+    assert TestClient(create_app(Catalog([runs])), base_url="http://[::1]:7575").get("/").status_code == 200
+    assert TestClient(create_app(Catalog([runs])), base_url="http://[::2]:7575").get("/").status_code == 403

@@ -37,7 +37,7 @@ class LearnItem:
     role: str
     session_id: str
     date: str
-    key: str = ""   # case / session / turn: the same on every retry, so an agent can take a message once
+    key: str = ""   # case / attempt / session / turn: the same on every retry, so an agent can take a message once
 
     def fields(self) -> dict[str, str]:
         """The wire form shared by both protocols."""

@@ -37,7 +37,7 @@ BODY_EXCERPT_CHARS = 300
 ERROR_BODY_READ_BYTES = 64 * 1024  # of a non-2xx body, only enough for the excerpt is read
 
 
-IDEMPOTENCY_HEADER = "Idempotency-Key"  # on every /learn: <case_id>/<session_id>/<turn>
+IDEMPOTENCY_HEADER = "Idempotency-Key"  # on every /learn: <case_id>/<attempt>/<session_id>/<turn>
 
 @dataclass(frozen=True)
 class HttpAgentSettings:
@@ -113,8 +113,8 @@ class HttpAgentAdapter:
         return ALL_CAPABILITIES
 
     async def learn(self, item: LearnItem) -> tuple[ToolCall, ...]:
-        # Idempotency-Key: the same on every retry of this message; an agent that got it already (a reply
-        # lost to a timeout) takes it once (schemas/http_agent.schema.json)
+        # Idempotency-Key: the same on every retry of this message within the case's learning attempt; an
+        # agent that got it already (a reply lost to a timeout) takes it once (schemas/http_agent.schema.json)
         response = await self._post("learn", item.fields(), headers={IDEMPOTENCY_HEADER: item.key} if item.key else None)
         try:
             body: Any = response.json() if response.content else None

@@ -15,9 +15,14 @@ def message_text(message: Message, session: Session) -> str:
     return f"[{session.date}] session {session.session_id} {message.role}: {message.content}"
 
 
-def learn_item(message: Message, session: Session, *, case_id: str = "", turn: int | None = None) -> LearnItem:
-    """One message as the adapter's `learn` argument; its key names it (case / session / turn)."""
-    key = f"{case_id}/{session.session_id}/{turn}" if turn is not None else ""
+def learn_item(message: Message, session: Session, *, case_id: str = "", turn: int | None = None,
+               attempt: int = 1) -> LearnItem:
+    """One message as the adapter's `learn` argument; its key names it (case / attempt / session / turn).
+
+    `attempt` is the case's learning attempt (memories.jsonl's): a case learnt again after a reset (a
+    resumed run) sends each message under a new key, which an agent that remembers keys past a reset
+    must not take for a repeat; retries of one message within an attempt keep its key."""
+    key = f"{case_id}/{attempt}/{session.session_id}/{turn}" if turn is not None else ""
     return LearnItem(content=message_text(message, session), role=message.role,
                      session_id=session.session_id, date=session.date, key=key)
 

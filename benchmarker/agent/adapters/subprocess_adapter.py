@@ -176,8 +176,8 @@ class SubprocessAgentAdapter:
         self._readers = [asyncio.create_task(self._read_stdout()), asyncio.create_task(self._read_stderr())]
 
     async def learn(self, item: LearnItem) -> tuple[ToolCall, ...]:
-        """Send one message; its idempotency key (case/session/turn, as the HTTP agent's Idempotency-Key) lets
-        the agent take a message sent again (a retried case, a resumed run) only once."""
+        """Send one message; its idempotency key (case/attempt/session/turn, as the HTTP agent's Idempotency-Key)
+        lets the agent take a message sent again within one learning attempt only once."""
         request = {"op": "learn", **item.fields(), **({"idempotency_key": item.key} if item.key else {})}
         return ToolCall.all_from_wire(await self._call("learn", request, "Ack"))
 

@@ -5,5 +5,6 @@ at about half the price, within up to 24 hours. `model.BatchModel` stands where 
 judge's model stands (same `ainvoke`); `hub.BatchHub` gathers the calls of every case waiting at
 once into one batch, writes the batch id to the run directory before it waits (`batches.jsonl`),
 and keeps every answer it fetched (`batch_results.jsonl`), so a restarted run picks a submitted
-batch up instead of paying for it twice; `apis` speaks each provider's wire.
+batch up instead of paying for it twice (`journal` reads both, and finds where a damaged journal may
+have lost a batch); `apis` speaks each provider's wire.
 """

@@ -1,8 +1,10 @@
 """The three providers' batch wires: submit requests, read a batch's status, fetch its answers.
 
 OpenAI: upload a JSONL file (`POST /files`, purpose batch), `POST /batches` (chat completions, 24 h
-window), `GET /batches/{id}`, the output and error files (`GET /files/{id}/content`).
+window, tagged with the run in `metadata`), `GET /batches/{id}`, the output and error files
+(`GET /files/{id}/content`); `GET /batches` finds a run's batches by that tag when the journal lost one.
 Anthropic: `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`, its `results_url` (JSONL).
+Anthropic and Bedrock batches carry no metadata of ours to search by (`searchable = False`).
 Bedrock: the input JSONL (`recordId`, `modelInput` = an InvokeModel body of the Anthropic messages
 form) put to S3, `CreateModelInvocationJob`, `GetModelInvocationJob`, the output
 `<output prefix>/<job id>/<input file>.out` read back from S3 (boto3; credentials from the AWS chain).
@@ -58,13 +60,36 @@ class BatchStatus:
     failed: str = ""    # why the whole batch failed (expired, cancelled, a validation error)
 
 
+@dataclass(frozen=True)
+class FoundBatch:
+    """A batch of this run found at the provider by its metadata, with the request ids it was sent."""
+
+    batch_id: str
+    custom_ids: tuple[str, ...]
+    model: str
+    state: str
+    created_at: float = 0.0
+
+
 class BatchAPI(Protocol):
     name: str
     id_chars: int       # how long a custom id may be (Bedrock's recordId: 11)
+    searchable: bool    # whether `find` can list this run's batches by the tags `submit` gave them
 
-    async def submit(self, requests: list[BatchRequest]) -> str: ...
+    async def submit(self, requests: list[BatchRequest], tags: dict[str, str] | None = None) -> str: ...
     async def status(self, batch_id: str) -> BatchStatus: ...
     async def results(self, batch_id: str) -> list[BatchReply]: ...
+    async def find(self, tags: dict[str, str]) -> list[FoundBatch]: ...
+
+
+class _NotSearchable:
+    """A provider whose batches carry no tags of ours: the hub refuses a damaged journal instead."""
+
+    name: str
+    searchable = False
+
+    async def find(self, tags: dict[str, str]) -> list[FoundBatch]:
+        raise NotImplementedError(f"{self.name}'s batches cannot be searched by run")
 
 
 def _key(env: str, default: str, provider: str) -> str:
@@ -121,7 +146,8 @@ def _replies(text: str, source: str, reply: Callable[[dict[str, Any]], BatchRepl
 
 
 class OpenAIBatches:
-    name, id_chars = "openai", 64
+    name, id_chars, searchable = "openai", 64, True
+    list_pages = 100   # `find` reads at most this many pages of 100 batches (newest first)
 
     def __init__(self, base_url: str, api_key: str, *, timeout_s: float = 120.0):
         self._base = (base_url or "https://api.openai.com/v1").rstrip("/")
@@ -131,7 +157,7 @@ class OpenAIBatches:
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(base_url=self._base, headers=self._headers, timeout=self._timeout)
 
-    async def submit(self, requests: list[BatchRequest]) -> str:
+    async def submit(self, requests: list[BatchRequest], tags: dict[str, str] | None = None) -> str:
         lines = [json.dumps({"custom_id": r.custom_id, "method": "POST", "url": "/v1/chat/completions",
                              "body": {"model": r.model, "messages": list(r.messages), "max_tokens": r.max_tokens,
                                       "temperature": r.temperature}}) for r in requests]
@@ -141,9 +167,45 @@ class OpenAIBatches:
             upload.raise_for_status()
             created = await client.post("/batches", json={"input_file_id": upload.json()["id"],
                                                           "endpoint": "/v1/chat/completions",
-                                                          "completion_window": "24h"})
+                                                          "completion_window": "24h",
+                                                          **({"metadata": tags} if tags else {})})
             created.raise_for_status()
             return str(created.json()["id"])
+
+    async def find(self, tags: dict[str, str]) -> list[FoundBatch]:
+        """Every batch whose metadata holds `tags`, with the request ids of its input file; a failed batch
+        (refused before it ran: nothing answered, nothing paid) is left out."""
+        found: list[FoundBatch] = []
+        async with self._client() as client:
+            after = ""
+            for _ in range(self.list_pages):
+                page = await client.get("/batches", params={"limit": 100, **({"after": after} if after else {})})
+                page.raise_for_status()
+                body = page.json()
+                for batch in body.get("data") or []:
+                    meta = batch.get("metadata") if isinstance(batch, dict) else None
+                    if not isinstance(meta, dict) or any(meta.get(k) != v for k, v in tags.items()):
+                        continue
+                    if batch.get("status") != "failed":
+                        found += await self._found(client, batch)
+                after = str(body.get("last_id") or "")
+                if not body.get("has_more") or not after:
+                    return found
+        log.warning("openai batches: stopped looking after %d pages of batches; an older batch of this run "
+                    "would be missed", self.list_pages)
+        return found
+
+    async def _found(self, client: httpx.AsyncClient, batch: dict[str, Any]) -> list[FoundBatch]:
+        """The batch with the request ids of its input file; none when that file cannot be read."""
+        source = f"batch {batch.get('id')} input file {batch.get('input_file_id')}"
+        content = await client.get(f"/files/{batch.get('input_file_id')}/content")
+        if content.status_code >= 400:
+            log.warning("%s: cannot be read (HTTP %d); its requests cannot be told", source, content.status_code)
+            return []
+        rows = [row for _, row in _jsonl(content.text, source)]
+        model = next((str(r["body"].get("model", "")) for r in rows if isinstance(r.get("body"), dict)), "")
+        return [FoundBatch(str(batch["id"]), tuple(r["custom_id"] for r in rows), model, str(batch.get("status")),
+                           float(batch.get("created_at") or 0))]
 
     async def status(self, batch_id: str) -> BatchStatus:
         async with self._client() as client:
@@ -185,7 +247,7 @@ class OpenAIBatches:
                                                               "cache_read": int(cached), "cache_write": 0})
 
 
-class AnthropicBatches:
+class AnthropicBatches(_NotSearchable):
     name, id_chars = "anthropic", 64
 
     def __init__(self, base_url: str, api_key: str, *, timeout_s: float = 120.0):
@@ -202,8 +264,8 @@ class AnthropicBatches:
         return {"model": r.model, "max_tokens": r.max_tokens, "temperature": r.temperature, "messages": messages,
                 **({"system": system} if system else {})}
 
-    async def submit(self, requests: list[BatchRequest]) -> str:
-        async with self._client() as client:
+    async def submit(self, requests: list[BatchRequest], tags: dict[str, str] | None = None) -> str:
+        async with self._client() as client:   # a message batch takes no metadata: `tags` cannot go with it
             created = await client.post("/v1/messages/batches", json={
                 "requests": [{"custom_id": r.custom_id, "params": self.params(r)} for r in requests]})
             created.raise_for_status()
@@ -250,7 +312,7 @@ def _message_reply(custom_id: str, message: dict[str, Any]) -> BatchReply:
                                                    "cache_read": read, "cache_write": write})
 
 
-class BedrockBatches:
+class BedrockBatches(_NotSearchable):
     """Bedrock batch inference for Anthropic models on Bedrock (the InvokeModel messages body)."""
 
     name, id_chars = "bedrock", 11
@@ -270,7 +332,7 @@ class BedrockBatches:
     def _key(self, *parts: str) -> str:
         return "/".join(p for p in (self._prefix, *parts) if p)
 
-    async def submit(self, requests: list[BatchRequest]) -> str:
+    async def submit(self, requests: list[BatchRequest], tags: dict[str, str] | None = None) -> str:
         name = f"mlme-{requests[0].custom_id}-{len(requests)}"
         lines = []
         for r in requests:

@@ -7,6 +7,13 @@ a call whose answer is there gets it at once, a call in a submitted batch waits 
 only a call never submitted goes into a new batch. A custom id is a hash of the whole request, so the
 same question asked again is the same request.
 
+A journal that may have lost a submitted batch's row (a row torn by a kill during its write, an emptied
+file, `custom_ids` that is no list) must not make the run pay for that batch again. Each batch is tagged
+with the run (`mlme_run`, the run directory's name) where the provider keeps metadata (OpenAI): before
+such a run sends anything, it lists the provider's batches of this run and waits on the ones its journal
+lost instead. Where batches carry no metadata (Anthropic, Bedrock) the hub refuses to start, in one line
+naming the journal's line and how to go on.
+
 While a call waits, its case gives back its place among `[run] concurrency` (`case_slot`): other
 cases ingest meanwhile, and more calls join the next batch.
 """
@@ -22,11 +29,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest
+from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest, FoundBatch
+from benchmarker.agent.batch.journal import BatchJournal, BatchJournalDamaged, refusal
 from benchmarker.agent.batch.slot import case_slot
 from benchmarker.errors import ProviderError
-from benchmarker.log.json_limits import load_json
-from benchmarker.log.jsonl import JsonlWriter, end_whole_last_line
 
 log = logging.getLogger(__name__)
 
@@ -39,112 +45,35 @@ class BatchStillRunning(BatchFailed):
     """The batch outlived `max_wait_s`: it may still answer, so its id stays for the next run."""
 
 
+def run_tag(name: str) -> str:
+    """The run as a metadata value (OpenAI: at most 512 characters)."""
+    return name if len(name) <= 200 else f"{name[:180]}-{hashlib.sha256(name.encode()).hexdigest()[:16]}"
+
+
 def custom_id(request: dict[str, Any], length: int) -> str:
     """A stable id of the request's content (model, messages, max_tokens, temperature)."""
     text = json.dumps(request, sort_keys=True, ensure_ascii=False)
     return "r" + hashlib.sha256(text.encode()).hexdigest()[: length - 1]
 
 
-class BatchJournal:
-    """`batches.jsonl` (submitted batches) and `batch_results.jsonl` (answers fetched) in the run dir."""
-
-    def __init__(self, run_dir: Path):
-        self.batches_path = Path(run_dir) / "batches.jsonl"
-        self.results_path = Path(run_dir) / "batch_results.jsonl"
-
-    def _read(self, path: Path) -> list[tuple[int, dict[str, Any]]]:
-        """Every good line, with its number: a damaged one (a kill mid-write, an edit) is named in a warning
-        and skipped, never a reason to forget the rest (which would send every request again, and pay for it)."""
-        if not path.exists():
-            return []
-        rows = []
-        for number, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = load_json(raw)
-            except ValueError:
-                log.warning("%s:%d: not valid JSON; skipped (the other lines are kept)", path, number)
-                continue
-            if isinstance(row, dict):
-                rows.append((number, row))
-            else:
-                log.warning("%s:%d: a JSON %s, not an object; skipped (the other lines are kept)", path, number,
-                            type(row).__name__)
-        return rows
-
-    def _append(self, path: Path, row: dict[str, Any]) -> None:
-        """One fsynced line through the run's masking writer (a batch id must survive a kill)."""
-        end_whole_last_line(path)
-        writer = JsonlWriter(path, durable=True)
-        try:
-            writer.write(row)
-        finally:
-            writer.close()
-
-    def submitted(self) -> dict[str, dict[str, Any]]:
-        """batch id -> its row (provider, role, model, custom_ids, submitted_at); a row whose custom_ids
-        is not a list of ids is named and skipped (its requests cannot be told apart)."""
-        batches: dict[str, dict[str, Any]] = {}
-        for number, row in self._read(self.batches_path):
-            if not isinstance(row.get("batch_id"), str):
-                log.warning("%s:%d: no batch_id; skipped", self.batches_path, number)
-                continue
-            ids = row.get("custom_ids", [])
-            if not isinstance(ids, list) or not all(isinstance(c, str) for c in ids):
-                log.warning("%s:%d: custom_ids is not a list of request ids; skipped", self.batches_path, number)
-                continue
-            batches.setdefault(row["batch_id"], {}).update(row)
-        return batches
-
-    def answers(self) -> dict[str, BatchReply]:
-        """custom id -> its answer; the first good one journaled, as the live run used it. A line of the
-        wrong shape, or a second answer for one request, is named and skipped."""
-        found: dict[str, BatchReply] = {}
-        for number, row in self._read(self.results_path):
-            reply = _journaled_reply(row)
-            if reply is None:
-                log.warning("%s:%d: not an answer (custom_id, text, usage, error of the wrong type); skipped",
-                            self.results_path, number)
-            elif reply.custom_id in found:
-                log.warning("%s:%d: a second answer for %s; the first is kept", self.results_path, number,
-                            reply.custom_id)
-            else:
-                found[reply.custom_id] = reply
-        return found
-
-    def add_batch(self, row: dict[str, Any]) -> None:
-        self._append(self.batches_path, row)
-
-    def end_batch(self, batch_id: str, state: str) -> None:
-        """The batch ended: its unanswered requests are sent again by the next run, not waited on."""
-        self._append(self.batches_path, {"batch_id": batch_id, "ended": state})
-
-    def add_answers(self, replies: list[BatchReply]) -> None:
-        for reply in replies:
-            self._append(self.results_path, reply.as_dict())
-
-
-
-
-def _journaled_reply(row: dict[str, Any]) -> BatchReply | None:
-    """A batch_results.jsonl row as the reply it recorded; None when a field has the wrong type (a reply
-    with a text that is no text would fail the question that reads it, far from the line to blame)."""
-    cid, text, error, usage = row.get("custom_id"), row.get("text", ""), row.get("error", ""), row.get("usage") or {}
-    if not (isinstance(cid, str) and isinstance(text, str) and isinstance(error, str) and isinstance(usage, dict)):
-        return None
-    if not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in usage.items()):
-        return None
-    return BatchReply(cid, text, usage, error)
+def _ids_hash(ids: list[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()[:16]
 
 
 class BatchHub:
-    """One per run: the pending calls per model, the batches in flight, the answers known."""
+    """One per run: the pending calls per model, the batches in flight, the answers known.
+
+    Raises BatchJournalDamaged when the journal may have lost a batch and the provider cannot be searched."""
 
     def __init__(self, api: BatchAPI, run_dir: Path, *, poll_s: float, max_wait_s: float, max_requests: int,
                  collect_s: float, clock: Callable[[], float] = time.monotonic):
         self.api = api
         self.journal = BatchJournal(run_dir)
+        self.tags = {"mlme_run": run_tag(Path(run_dir).name)}
+        self._damage = self.journal.damage()
+        if self._damage and not api.searchable:
+            raise BatchJournalDamaged(refusal(self._damage, api.name))
+        self._search: asyncio.Task[None] | None = None   # the one look-up of this run's batches at the provider
         self.poll_s, self.max_wait_s, self.max_requests, self.collect_s = poll_s, max_wait_s, max_requests, collect_s
         self.progress: Any | None = None   # RunProgress of the current sweep point (the runner sets it)
         self._clock = clock
@@ -219,12 +148,25 @@ class BatchHub:
             self._pollers[f"submit:{requests[0].custom_id}"] = task
 
     async def _submit(self, requests: list[BatchRequest]) -> None:
-        try:
-            batch_id = await self.api.submit(requests)
-        except Exception as err:  # nothing was submitted (or we cannot know): every waiter fails, a rerun retries
-            self._fail([r.custom_id for r in requests], f"batch submission failed: {type(err).__name__}: {err}")
-            return
+        if self._damage:
+            try:
+                await self._find_lost_batches()
+            except Exception as err:  # nothing sent: a rerun looks again
+                self._fail([r.custom_id for r in requests], f"{self._damage[0]}: looking this run's batches up at "
+                           f"{self.api.name} failed, so nothing was sent: {type(err).__name__}: {err}")
+                return
+            for batch_id in {self._in_batch[r.custom_id] for r in requests if r.custom_id in self._in_batch}:
+                self._watch(batch_id)
+            requests = [r for r in requests if r.custom_id not in self._in_batch]
+            if not requests:
+                return
         ids = [r.custom_id for r in requests]
+        tags = {**self.tags, "mlme_requests": f"{len(ids)}:{_ids_hash(ids)}"}
+        try:
+            batch_id = await self.api.submit(requests, tags)
+        except Exception as err:  # nothing was submitted (or we cannot know): every waiter fails, a rerun retries
+            self._fail(ids, f"batch submission failed: {type(err).__name__}: {err}")
+            return
         self.journal.add_batch({"batch_id": batch_id, "provider": self.api.name, "model": requests[0].model,
                                 "roles": sorted({self._roles.get(c, "") for c in ids}), "custom_ids": ids,
                                 "submitted_at": time.time()})
@@ -233,6 +175,35 @@ class BatchHub:
             self._in_batch[cid] = batch_id
         self._note(f"batch {batch_id}: {len(ids)} requests submitted ({self.api.name})")
         self._watch(batch_id)
+
+    async def _find_lost_batches(self) -> None:
+        """Once per process: wait on every batch of this run the provider has and the journal lost."""
+        if self._search is None:
+            self._search = asyncio.create_task(self._look_up())
+        try:
+            await asyncio.shield(self._search)
+        except Exception:
+            self._search = None   # the next batch looks again
+            raise
+
+    async def _look_up(self) -> None:
+        self._adopt(await self.api.find(self.tags))
+
+    def _adopt(self, found: list[FoundBatch]) -> None:
+        log.warning("%s: may have lost a batch's record; %d batches of run %r found at %s by their metadata",
+                    self._damage[0], len(found), self.tags["mlme_run"], self.api.name)
+        known = self.journal.submitted()
+        for batch in found:
+            waiting = [c for c in batch.custom_ids if c not in self._answers and c not in self._in_batch]
+            if batch.batch_id in known or not waiting:
+                continue
+            self.journal.add_batch({"batch_id": batch.batch_id, "provider": self.api.name, "model": batch.model,
+                                    "roles": [], "custom_ids": list(batch.custom_ids),
+                                    "submitted_at": batch.created_at, "found_by": "metadata"})
+            for cid in waiting:
+                self._in_batch[cid] = batch.batch_id
+            self._note(f"batch {batch.batch_id}: found at {self.api.name} by its metadata ({batch.state}); "
+                       f"its {len(waiting)} requests are waited on, not sent again")
 
     def _watch(self, batch_id: str) -> None:
         if batch_id not in self._pollers:

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarker.errors import UserError
 from benchmarker.graph.self_improve.candidate import ingest_key, prompts_of
 from benchmarker.log.jsonl import write_json_atomic
+from benchmarker.redact import masked_preview
 
 if TYPE_CHECKING:
     from benchmarker.graph.state import Setup
@@ -186,9 +187,9 @@ def question_row(result: dict[str, Any], mode: str) -> dict[str, Any]:
             "cause": failure_cause(score, found_any, found_all, result),
             "recall_any": found_any, "recall_all": found_all, "hits": len(result.get("retrieved") or []),
             "context_chars": result.get("context_chars"),
-            "question": str(result.get("question") or "")[:TEXT_CHARS],
-            "answer": str(result.get("answer") or "")[:TEXT_CHARS],
-            "hypothesis": str(result.get("hypothesis") or "")[:TEXT_CHARS]}
+            "question": masked_preview(str(result.get("question") or ""), TEXT_CHARS),
+            "answer": masked_preview(str(result.get("answer") or ""), TEXT_CHARS),
+            "hypothesis": masked_preview(str(result.get("hypothesis") or ""), TEXT_CHARS)}
 
 
 def failure_cause(score: float | None, found_any: float | None, found_all: float | None,

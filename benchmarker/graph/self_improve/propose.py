@@ -28,6 +28,7 @@ from benchmarker.agent.messages import message_text
 from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, check_proposal
 from benchmarker.graph.self_improve.analyze import WRITE_CAUSES, analysis_text
 from benchmarker.graph.self_improve.candidate import INGEST_PROMPTS, candidate_key, describe
+from benchmarker.redact import masked_preview
 
 WRITE_KNOB = "context_cadence"  # the one tunable that changes what ingestion writes (agent mode)
 
@@ -116,7 +117,7 @@ async def model_proposal(model, *, best: dict[str, Any], prompts: dict[str, str]
     data = parse_json_object(reply_text(reply.content))
     kind = str(data.get("kind") or ("diff" if data.get("diff") else "config")).lower()
     return {"kind": kind, "delta": data.get("delta") or {}, "diff": data.get("diff"),
-            "rationale": str(data.get("rationale") or "")[:2000], "source": "model"}
+            "rationale": masked_preview(str(data.get("rationale") or ""), 2000), "source": "model"}
 
 
 async def propose(model, *, best, prompts, analysis, history, tried, space, config) -> dict[str, Any] | None:
@@ -134,7 +135,7 @@ async def propose(model, *, best, prompts, analysis, history, tried, space, conf
             proposal = await model_proposal(model, best=best, prompts=prompts, analysis=shown,
                                             history=history, space=space)
         except Exception as err:  # an unusable reply costs the iteration nothing: fall back
-            note = f"model proposal unusable ({type(err).__name__}: {str(err)[:200]}); "
+            note = f"model proposal unusable ({type(err).__name__}: {masked_preview(str(err), 200)}); "
         else:
             try:
                 return _noted(_applicable(check_proposal(proposal), space, prompts), analysis, space, best, config)

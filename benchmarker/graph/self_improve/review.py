@@ -15,6 +15,7 @@ from typing import Any
 from benchmarker.graph.self_improve.analyze import READER_CAUSES, RETRIEVAL_CAUSES, WRITE_CAUSES, analysis_text
 from benchmarker.graph.self_improve.candidate import INGEST_PROMPTS
 from benchmarker.graph.self_improve.propose import current, parse_json_object, reply_text
+from benchmarker.redact import masked_preview
 
 REVIEWERS = {
     "quality": "Does the change address the failures the analysis found, for the right cause?",
@@ -168,8 +169,8 @@ async def model_votes(model, proposal: dict[str, Any], analysis: dict[str, Any],
                           proposal=_show(proposal), analysis=analysis_text(analysis),
                           critique=challenge["critique"], defence=challenge["defence"])
         if data is not None and isinstance(data.get("approve"), bool):
-            votes.append({"reviewer": name, "approve": data["approve"], "reason": str(data.get("reason") or "")[:500],
-                          "source": "model"})
+            votes.append({"reviewer": name, "approve": data["approve"],
+                          "reason": masked_preview(str(data.get("reason") or ""), 500), "source": "model"})
         else:
             votes.append(rule | {"source": "offline (model reply unusable)"})
     return votes

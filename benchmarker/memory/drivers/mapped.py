@@ -30,6 +30,7 @@ from benchmarker.memory.driver import MemoryPlace, PromptKit, SearchOutcome, Set
 from benchmarker.memory.entries import entry_text
 from benchmarker.memory.launch import ServerLaunch
 from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
+from benchmarker.redact import masked_preview
 from benchmarker.tool_mapping import ToolMapping, agent_tool_names, placeholders, render, scope_dir_escapes
 
 SERVERS_DIR = "memory-servers"
@@ -278,7 +279,7 @@ class _MappedSearcher:
             shaped.append({"entry_id": hit.id, "score": hit.score, "rank": hit.rank,
                            "session_id": origin.get("session_id"), "session_date": origin.get("session_date"),
                            "turn_index": origin.get("turn_index"), "role": origin.get("role"),
-                           "summary": "", "raw_preview": hit.text[:PREVIEW_CHARS], "raw_entry": hit.text})
+                           "summary": "", "raw_preview": masked_preview(hit.text, PREVIEW_CHARS), "raw_entry": hit.text})
         assert self.mapping.search is not None
         return SearchOutcome(result={"count": len(shaped)}, hits=shaped, tool=self.mapping.search.tool,
                              args={"query": query, "top_k": top_k, "calls": calls}, traced=traced)

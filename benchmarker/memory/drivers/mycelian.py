@@ -23,6 +23,7 @@ from benchmarker.log.store import RunLog
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.driver import MemoryPlace, PromptKit, SearchOutcome, SetupResult
 from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
+from benchmarker.redact import masked_preview
 from benchmarker.tool_mapping import agent_tool_names
 
 REQUIRED_TOOLS = ("create_vault", "list_vaults", "create_memory_in_vault", "list_memories", "add_entry",
@@ -190,7 +191,7 @@ async def map_hits(client: MemoryClient, vault_id: str, memory_id: str,
             "turn_index": int(turn) if isinstance(turn, (int, float, str)) and str(turn).lstrip("-").isdigit() else None,
             "role": tags.get("role"),
             "summary": hit.get("summary") or "",
-            "raw_preview": (hit.get("rawEntry") or "")[:PREVIEW_CHARS],
+            "raw_preview": masked_preview(hit.get("rawEntry") or "", PREVIEW_CHARS),
             "raw_entry": hit.get("rawEntry") or "",
         })
     return mapped

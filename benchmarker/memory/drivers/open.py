@@ -73,7 +73,7 @@ async def memory_server(config: RunConfig, run_dir: Path, mapping: ToolMapping) 
                                embedder=mem.embedder, index_lag_ms=mem.index_lag_ms,
                                placeholder_context=mem.placeholder_context, vector_cache_mb=mem.vector_cache_mb,
                                embed_batch_size=mem.embed_batch_size, device=mem.device,
-                               await_timeout_s=mem.await_timeout_s)
+                               await_timeout_s=mem.await_timeout_s, store_secrets=mem.store_secrets)
     if mem.transport == "stdio":
         yield embedded_stdio_launch(settings, run_dir / "memory-service.log")
         return

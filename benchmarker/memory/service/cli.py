@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="start new memories without Mycelian's placeholder context")
     parser.add_argument("--lenient-titles", dest="strict_titles", action="store_false",
                         help="accept any title up to 50 characters (Mycelian allows only letters, digits, hyphen)")
+    parser.add_argument("--store-secrets", action="store_true",
+                        help="store entries and contexts as written, credentials included (default: credentials in "
+                             "them are masked as *** before they are stored, like every file a run writes)")
     parser.add_argument("--max-raw-entry-bytes", type=int, default=_DEFAULTS.max_raw_entry_bytes,
                         help="largest add_entry raw_entry in UTF-8 bytes; a larger one is refused "
                              f"(default {_DEFAULTS.max_raw_entry_bytes}; Mycelian's REST API allows 9,000 characters)")
@@ -106,7 +109,7 @@ def settings_from_args(args: argparse.Namespace) -> ServiceSettings:
     return ServiceSettings(
         host=args.host, port=args.port, db_path=args.db, alpha=args.alpha, embedder=args.embedder,
         index_lag_ms=args.index_lag_ms, placeholder_context=args.placeholder_context,
-        strict_titles=args.strict_titles, max_raw_entry_bytes=args.max_raw_entry_bytes,
+        strict_titles=args.strict_titles, store_secrets=args.store_secrets, max_raw_entry_bytes=args.max_raw_entry_bytes,
         max_summary_bytes=args.max_summary_bytes, max_context_bytes=args.max_context_bytes,
         max_query_bytes=args.max_query_bytes, max_tags_bytes=args.max_tags_bytes,
         embed_batch_size=args.embed_batch_size, device=args.device, await_timeout_s=args.await_timeout_s,

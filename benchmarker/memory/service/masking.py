@@ -1,4 +1,4 @@
-"""The service's own terminal masking: what `python -m benchmarker.memory.service` prints or logs is masked.
+"""The service's own masking: what `python -m benchmarker.memory.service` prints, logs or stores is masked.
 
 The service imports nothing of the harness, so it carries this copy of the harness's terminal masking
 (benchmarker/redact.py's text rules, `RedactingFilter`, `RedactingStream` and `redacted_terminal`), rule for
@@ -7,11 +7,14 @@ least `MIN_SECRET_LEN` characters, not absolute paths), URL userinfo, secret-loo
 bearer / basic tokens. benchmarker.redact cannot import this module (it is an earlier stage than memory,
 and memory imports it), so tests/test_import_graph.py checks that both mask the same texts the same way.
 The harness's `serve-memory` verb runs under benchmarker.redact's `redacted_terminal`; `__main__` under this one.
+The service also masks what it stores with these rules (entries, their tags, contexts) unless started with
+`--store-secrets` (`[memory] store_secrets = true`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
@@ -32,6 +35,10 @@ SECRET_NAME = re.compile(
     r"|session[_\-]?token|token|access[_\-]?token|refresh[_\-]?token|id[_\-]?token|password|passwd|pwd|pass"
     r"|auth|authorization|credential|credentials|signature|sig|x-amz-signature|x-amz-credential"
     r"|x-amz-security-token)$", re.IGNORECASE)
+# Names that end like a credential but name data: a LangSmith feedback name, a record's question key, a
+# prompt-cache routing key, an idempotency key (masking them would hide what a run was configured with).
+NOT_SECRET_NAME = re.compile(r"(^|[_\-.])(feedback|question|prompt[_\-]?cache|cache|idempotency|sort)[_\-]?key$",
+                             re.IGNORECASE)
 # `scheme://` then userinfo up to `@`: the user part stops at `/ ? # @`, a password (after `:`) may hold
 # anything but whitespace, quotes, `? # @`, so `pa/ss` and `pa(ss)` are masked whole and
 # `http://host/users/@me` (no `:` before the `/`) is left alone.
@@ -47,7 +54,7 @@ _KNOWN_KEY = re.compile(r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}|(?:AKIA|ASI
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(SECRET_NAME.search(name))
+    return bool(SECRET_NAME.search(name)) and not NOT_SECRET_NAME.search(name)
 
 
 class _EnvSecrets:
@@ -115,6 +122,21 @@ def _mask(text: str, env: re.Pattern[str] | None) -> str:
 def redact_text(text: str) -> str:
     """`text` with the process's credentials, URL userinfo, secret query values and bearer tokens masked."""
     return _mask(text, _ENV.pattern())
+
+
+def redact_stored(tags_json: str) -> str:
+    """An entry's tags (compact JSON text) with every string in them, keys included, masked."""
+
+    def masked(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact_text(value)
+        if isinstance(value, dict):
+            return {redact_text(key): masked(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [masked(item) for item in value]
+        return value
+
+    return json.dumps(masked(json.loads(tags_json)), ensure_ascii=False, separators=(",", ":"))
 
 
 class RedactingFilter(logging.Filter):

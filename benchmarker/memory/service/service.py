@@ -20,6 +20,7 @@ from benchmarker.memory.service import validation as check
 from benchmarker.memory.service.embedders import Embedder, create_embedder
 from benchmarker.memory.service.errors import NotFoundError, ServiceError
 from benchmarker.memory.service.indexer import Indexer
+from benchmarker.memory.service.masking import redact_stored, redact_text
 from benchmarker.memory.service.prompts import default_prompts
 from benchmarker.memory.service.records import Memory, Vault
 from benchmarker.memory.service.search import HybridSearcher
@@ -140,6 +141,8 @@ class MemoryService:
         summ = check.text("summary", summary, max_bytes=self.settings.max_summary_bytes, allow_empty=True)
         tags_json = check.tags(tags, max_bytes=self.settings.max_tags_bytes)
         memory = self._memory(memory_id, vault_id)
+        if not self.settings.store_secrets:  # dataset text holds keys too: the database keeps them masked
+            raw, summ, tags_json = redact_text(raw), redact_text(summ), redact_stored(tags_json)
         entry = self.store.add_entry(memory, raw, summ, tags_json)
         self.indexer.enqueue("entry", memory.mkey, entry.seq)
         return ENQUEUED
@@ -167,6 +170,7 @@ class MemoryService:
 
     def put_context(self, vault_id: Any, memory_id: Any, content: Any) -> str:
         text = check.text("content", content, max_bytes=self.settings.max_context_bytes)
+        text = text if self.settings.store_secrets else redact_text(text)
         memory = self._memory(memory_id, vault_id)
         context = self.store.add_context(memory, text)
         self.indexer.enqueue("context", memory.mkey, context.seq)

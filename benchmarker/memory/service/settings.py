@@ -66,6 +66,7 @@ class ServiceSettings:
     await_timeout_s: float = 600.0
     vector_cache_mb: int = 512  # RAM for per-memory vector matrices (least recently used dropped)
     log_level: str = "warning"
+    store_secrets: bool = False  # False: entries and contexts are stored with credentials masked (masking.py)
     exit_with_parent: bool = False  # stop when the process that started us dies (launcher)
     # HTTP hardening (see security.py, limits_http.py, connections.py)
     api_key: str = field(default="", repr=False)  # "" = no auth, allowed on loopback only
@@ -155,6 +156,8 @@ class ServiceSettings:
             args.append("--no-placeholder-context")
         if not self.strict_titles:
             args.append("--lenient-titles")
+        if self.store_secrets:
+            args.append("--store-secrets")
         if self.exit_with_parent:
             args.append("--exit-with-parent")
         return args
