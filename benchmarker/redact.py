@@ -58,7 +58,14 @@ NOT_SECRET_NAME = re.compile(r"(^|[_\-.])(feedback|question|prompt[_\-]?cache|ca
 _USERINFO = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://)[^\s/?#@\"<>`\\]*(?::[^\s?#@\"<>`\\]*)?@")
 # A query parameter (after `?`, `&` or `;`) and its value, up to the next parameter or the end of the URL.
 _PARAM = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\-]+)=([^&#\s\"<>`\\]*)")
-_BEARER = re.compile(r"\b(Bearer|Basic)\s+[^\s\"'<>`()\[\]{},;]{8,}", re.IGNORECASE)
+# After `Authorization:` any token is masked. Elsewhere the token must look like one (a digit, a capital after
+# its first letter, or `+ = _ ~` inside it: base64, JWT, URL-safe keys), so prose such as "basic validation",
+# "Basic Analytics." or "basic e-commerce" stays as written (issue 42: the memory database stores dataset
+# text through these rules).
+_TOKEN = r"[^\s\"'<>`()\[\]{},;]"
+_BEARER = re.compile(rf"\b(authorization[\"']?\s*[:=]\s*[\"']?)?(Bearer|Basic)\s+"
+                     rf"(?(1)|(?={_TOKEN}*?(?:[0-9]|(?<={_TOKEN})(?-i:[A-Z])|[+=_~](?={_TOKEN}))))"
+                     rf"{_TOKEN}{{8,}}", re.IGNORECASE)
 # Credentials by their well-known shape, wherever they sit (a harmless-named env value, an argument, a
 # header): OpenAI / Anthropic `sk-`, AWS access key ids, GitHub, Slack, LangSmith and Google API keys.
 _KNOWN_KEY = re.compile(r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}"
@@ -126,7 +133,7 @@ def _mask(text: str, env: re.Pattern[str] | None) -> str:
     if "=" in text:
         text = _PARAM.sub(_mask_param, text)
     if "earer" in text or "asic" in text:
-        text = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
+        text = _BEARER.sub(lambda m: f"{m.group(1) or ''}{m.group(2)} {MASK}", text)
     if len(text) >= 20:
         text = _KNOWN_KEY.sub(MASK, text)
     return text

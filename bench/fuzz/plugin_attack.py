@@ -21,6 +21,7 @@ from inside the process).
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -206,9 +207,21 @@ def attack(base: Path, label: str, spec: Attack, tally: Tally, *, full: bool) ->
         tally.add(result, f"{label}.{what}", detail)
 
 
+@contextmanager
+def sigint_as_a_terminal() -> Iterator[None]:
+    """Ctrl-C delivered as a terminal delivers it. A job started in the background by a non-interactive shell
+    (`make test &`, CI runners) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def attack_sigint(base: Path, tally: Tally) -> None:
     for label, body in SIGINTS.items():
-        outcome = verb(install(base / label, label, Attack(body)), ["estimate", config(base, "sample")])
+        with sigint_as_a_terminal():
+            outcome = verb(install(base / label, label, Attack(body)), ["estimate", config(base, "sample")])
         interrupted = outcome.code == 130 and not outcome.error and "interrupted:" in outcome.stderr
         tally.add("ok" if interrupted else "wrong", f"{label}.builtin",
                   f"exit {outcome.code}, {outcome.error or outcome.stderr.strip()[-300:]}")

@@ -10,7 +10,8 @@ import pytest
 
 from benchmarker.config import load_config
 from benchmarker.log.store import RunLog
-from benchmarker.redact import redact
+from benchmarker.memory.service.masking import redact_text as service_redact_text
+from benchmarker.redact import redact, redact_text
 
 SECRET = "plain-secret-value-0123456789"
 
@@ -39,3 +40,23 @@ def test_a_config_may_name_its_feedback_key(tmp_path: Path) -> None:
     path = tmp_path / "online.toml"
     path.write_text('[dataset]\nkind = "sample"\n[online]\nfeedback_key = "my_extraction"\n', encoding="utf-8")
     assert load_config(path).online.feedback_key == "my_extraction"  # not refused as a credential in the file
+
+
+PROSE = ["Start with basic validation of the form.", "3. **Basic Analytics**", "beyond basic functionality.",
+         "a basic e-commerce site", "Basic Tests**: hashing", "the bearer of bad news"]
+HEADERS = ["Authorization: Bearer Aaaaaaaaaaaa", "{'Authorization': 'Bearer abcdefghij'}", "Bearer valid_token",
+           "curl -H 'Authorization: Basic dXNlcjpwYXNz'", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"]
+
+
+@pytest.mark.parametrize("text", PROSE)
+def test_prose_after_basic_or_bearer_is_kept_as_written(text: str) -> None:
+    """The memory database stores dataset text through these rules (issue 42): "basic validation" masked as
+    "basic ***" changed what a BEAM run retrieved and answered."""
+    assert redact_text(text) == service_redact_text(text) == text
+
+
+@pytest.mark.parametrize("text", HEADERS)
+def test_a_token_after_bearer_or_basic_is_masked(text: str) -> None:
+    assert redact_text(text) == service_redact_text(text)
+    assert "***" in redact_text(text) and not any(t in redact_text(text) for t in ("Aaaa", "abcdefghij", "valid_",
+                                                                                    "dXNl", "eyJh"))

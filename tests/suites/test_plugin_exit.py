@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.fuzz.plugin_attack import sigint_as_a_terminal
 from benchmarker import registry
 from benchmarker.cli import main
 from benchmarker.cli_errors import INTERRUPTED
@@ -150,7 +151,8 @@ def test_two_plugins_claiming_one_name_refuse_that_name_naming_both(fresh, tmp_p
 def test_a_real_ctrl_c_while_a_plugin_loads_still_interrupts(fresh, tmp_path: Path, capsys) -> None:
     body = "import signal, time\nsignal.raise_signal(signal.SIGINT)\nfor _ in range(100):\n    time.sleep(0.01)\n"
     install(fresh, tmp_path, slow=body)
-    assert main(["estimate", config(tmp_path, "sample")]) == 130
+    with sigint_as_a_terminal():
+        assert main(["estimate", config(tmp_path, "sample")]) == 130
     assert INTERRUPTED.strip() in capsys.readouterr().err
 
 
@@ -169,5 +171,6 @@ def test_a_ctrl_c_a_plugin_catches_still_interrupts(fresh, tmp_path: Path, capsy
     body = ("import signal, time\ntry:\n    signal.raise_signal(signal.SIGINT)\n    time.sleep(0.5)\n"
             "except KeyboardInterrupt:\n    raise ImportError('swallowed')\n")
     install(fresh, tmp_path, swallows=body)
-    assert main(["estimate", config(tmp_path, "sample")]) == 130
+    with sigint_as_a_terminal():
+        assert main(["estimate", config(tmp_path, "sample")]) == 130
     assert INTERRUPTED.strip() in capsys.readouterr().err
