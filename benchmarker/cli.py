@@ -12,6 +12,10 @@
     baselines RUN_DIR [CONFIG]  the run's questions again with no memory and with the whole history
     view [DIR ...]        browse run directories in a local web page (--bundle OUT: a static copy)
     compare RUN_DIR ...   side by side, per-question flips and a paired significance test
+    export RUN_DIR --out NAME.tar.gz  a result bundle: the run's files, their hashes, dataset, config, judge
+    verify NAME.tar.gz    check a bundle: hashes, signature, every number re-derived from its lines
+    keygen --out PREFIX   an Ed25519 key pair to sign bundles with (export --sign)
+    errata derive PUBLISHED CORRECTED --out FILE  an errata file of gold corrections from a corrected copy
     serve-memory          the embedded Mycelian-compatible memory service (MCP over streamable HTTP
                           on /mcp, or stdio with --transport stdio)
     sample PATH           write the generated LongMemEval-format sample dataset

@@ -20,7 +20,7 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from benchmarker.config_schema import LONGMEMEVAL_VARIANTS, DatasetConfig, Problem, RunConfig, check_rules
-from benchmarker.errors import ConfigError
+from benchmarker.errors import ConfigError, UserError
 from benchmarker.redact import is_secret_name
 from benchmarker.registry import DATASET_KINDS, dataset_kinds_where, plugins_not_loaded, refuse_plugin_kind, suite
 
@@ -79,6 +79,9 @@ def load_config(path: str | Path) -> RunConfig:
         raise _config_error(path, problems)
     cfg, rule_problems, notes = check_rules(cfg)
     rule_problems += _suite_problems(cfg) + _suite_option_problems(cfg)
+    errata_sha256, errata_problems = _errata_sha256(cfg, path.resolve().parent)
+    rule_problems += errata_problems
+    cfg._errata_sha256 = errata_sha256
     run_id = cfg.run_id or f"{_safe_stem(path)}-{canonical_hash(cfg)[:8]}"
     cfg, path_problems = _resolve_paths(cfg, path.resolve().parent)
     problems += rule_problems + path_problems
@@ -104,6 +107,7 @@ ADDED_KEYS: tuple[tuple[str, ...], ...] = (
     ("agent", "raw_entry"), ("agent", "context_update"), ("agent", "context_every_sessions"),
     ("memory", "device"), ("memory", "store_secrets"),
     ("run", "context_budget_tokens"),  # 0 (measured only) keeps the run ids of runs from before budgets
+    ("dataset", "errata"),
 )
 
 
@@ -121,6 +125,8 @@ def _drop_defaults(dumped: dict[str, Any]) -> dict[str, Any]:
 def canonical_hash(cfg: RunConfig) -> str:
     """sha256 of the result-relevant config as sorted JSON (the default run id is built from it)."""
     dumped = _drop_defaults(cfg.model_dump(mode="json", exclude=NON_RESULT_KEYS))
+    if cfg.errata_sha256:  # the corrections, not where the file lies, change what a run computes
+        dumped["dataset"]["errata"] = f"sha256:{cfg.errata_sha256}"
     text = json.dumps(dumped, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -275,6 +281,27 @@ def _suite_problems(cfg: RunConfig) -> list[Problem]:
     return problems + got.config_problems(cfg)
 
 
+def _errata_sha256(cfg: RunConfig, base: Path) -> tuple[str, list[Problem]]:
+    """The `[dataset] errata` file's sha256 (the run id hashes it); a problem when the suite has no gold to
+    correct or the file cannot be read. Its lines are checked against the dataset when the run plans it."""
+    from benchmarker.errata.check import errata_sha256
+
+    if not cfg.dataset.errata:
+        return "", []
+    if suite(cfg.dataset.kind).errata_gold is None:
+        kinds = ", ".join(f'"{k}"' for k in dataset_kinds_where("errata_gold"))
+        return "", [Problem(("dataset", "errata"), f'corrects the gold of kinds {kinds} (kind is '
+                            f'"{cfg.dataset.kind}"); remove it')]
+    file = base / Path(cfg.dataset.errata).expanduser()
+    if not file.is_file():
+        return "", [Problem(("dataset", "errata"), f"file not found: {file.resolve()}"
+                            f"{_origin(cfg.dataset.errata, base)}; write one (docs/publishing.md, Gold errata)")]
+    try:
+        return errata_sha256(file), []
+    except UserError as err:
+        return "", [Problem(("dataset", "errata"), str(err))]
+
+
 def _suite_option_problems(cfg: RunConfig) -> list[Problem]:
     """The `[dataset]` keys beyond the shared ones, checked by the suite's own options model
     (`Suite.dataset_options`); without one, each is an unknown key."""
@@ -382,7 +409,7 @@ def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]
                                            "command": _command_path(cfg.memory.command, base)})
     problems = problems + _mapping_problems(memory, cfg.agent)
     run = cfg.run.model_copy(update={"output_dir": absolute(cfg.run.output_dir)})
-    dataset = cfg.dataset.model_copy(update={"file": dataset_file})
+    dataset = cfg.dataset.model_copy(update={"file": dataset_file, "errata": absolute(cfg.dataset.errata)})
     online = cfg.online.model_copy(update={"run_dir": absolute(cfg.online.run_dir)})
     multi_agent = cfg.multi_agent.model_copy(update={"baseline_run": absolute(cfg.multi_agent.baseline_run)})
     if cfg.multi_agent.baseline_run and not (Path(multi_agent.baseline_run) / "results.jsonl").is_file():

@@ -92,6 +92,7 @@ class DatasetConfig(_Table):
     questions: int = Field(40, ge=1, le=1000)
     holdout: bool = False
     levels: tuple[Literal[ALL_LEVELS], ...] = _seq(ALL_LEVELS)  # type: ignore[valid-type]
+    errata: str = ""   # a JSON-lines file of gold corrections (benchmarker/errata); the run id hashes its bytes
 
     @field_validator("seeds", "levels")
     @classmethod
@@ -626,6 +627,7 @@ class RunConfig(_Table):
 
     _config_path: str = PrivateAttr("")
     _config_sha256: str = PrivateAttr("")
+    _errata_sha256: str = PrivateAttr("")
     _notes: tuple[str, ...] = PrivateAttr(())
 
     @property
@@ -641,6 +643,11 @@ class RunConfig(_Table):
     def config_sha256(self) -> str:
         """sha256 of the config file's bytes (the manifest records exactly what was run)."""
         return self._config_sha256
+
+    @property
+    def errata_sha256(self) -> str:
+        """sha256 of the `[dataset] errata` file's bytes ("" without one): the run id hashes it, not its path."""
+        return self._errata_sha256
 
     @property
     def notes(self) -> tuple[str, ...]:

@@ -325,5 +325,11 @@ SUITE_LOOKUP = _Lookup()
 
 def plan_dataset(config: Any, run_dir: Path) -> DatasetPlan:
     """Resolve `[dataset]` into case groups (the kind's suite plans them); generated data is
-    written into the run directory."""
-    return suite(config.dataset.kind).plan(config, run_dir)
+    written into the run directory. With `[dataset] errata`, each case carries its checked corrections."""
+    chosen = suite(config.dataset.kind)
+    plan = chosen.plan(config, run_dir)
+    if errata := getattr(config.dataset, "errata", ""):
+        from benchmarker.errata.plan import errata_plan
+
+        plan = errata_plan(plan, Path(errata), chosen.errata_gold, chosen.name)
+    return plan

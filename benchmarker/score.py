@@ -22,6 +22,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.errata.plan import corrections_of
 from benchmarker.log.records import AnswerRecord, ResultRecord
 from benchmarker.registry import suite_of_record
 from benchmarker.scoring.judges import Judge
@@ -45,6 +46,8 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, jud
     else:
         grading = await suite_of_record(record.get("kind")).score(record, case, judge)
     result = record | grading
+    if corrections := corrections_of(case, record.get("question_id")):  # [dataset] errata: judged again where corrected
+        result["errata"] = await _corrected(record, corrections, case, judge)
     result["timings"] = dict(record.get("timings") or {}) | {"eval_s": round(time.monotonic() - started, 4)}
     if failed_turns is not None:
         result["failed_turns"] = failed_turns
@@ -52,3 +55,17 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, jud
     if judge.failures is not None:
         judge.failures.record(scored)  # raises RunAbortedError after too many judge failures in a row
     return scored
+
+
+async def _corrected(record: dict[str, Any], corrections: list[dict[str, Any]], case: Case | None,
+                     judge: Judge) -> list[dict[str, Any]]:
+    """The line's corrections as kept in results.jsonl: a corrected answer also carries the label the judge gave
+    against it (a second call, for these questions only); evidence and category corrections are applied by the summary."""
+    kept = []
+    for correction in corrections:
+        entry = {k: v for k, v in correction.items() if k != "question_id"}
+        if correction["field"] == "answer" and record.get("mode") != "retrieval":
+            again = await suite_of_record(record.get("kind")).score(record | correction["fields"], case, judge)
+            entry |= {"label": again.get("label"), "grade": again.get("grade") or {}}
+        kept.append(entry)
+    return kept

@@ -77,7 +77,10 @@ PLACEHOLDERS = {"CONFIG": "configs/quickstart.toml", "run.toml": "configs/quicks
                 "RUN_DIR": "runs/quickstart-<hex>", "RUN_A": "runs/quickstart-<hex>",
                 "RUN_B": "runs/replay_bm25-<hex>", "FILE": "labels.jsonl", "DIR": "out",
                 "PATH": "sample.json", "NAME": "static", "KEY": "secret"}
-VERB_PLACEHOLDERS = {"replay": {"CONFIG": "configs/replay_bm25.toml"}}   # a replay target of the quickstart's run
+VERB_PLACEHOLDERS = {"replay": {"CONFIG": "configs/replay_bm25.toml"},   # a replay target of the quickstart's run
+                     # the fixture against itself: no correction, but the line runs
+                     "errata": {"PUBLISHED.json": "data/locomo10.json", "CORRECTED.json": "data/locomo10.json",
+                                "FILE": "locomo.errata.jsonl", "URL": "https://example.org/corrected", "KIND": "locomo"}}
 
 
 def doc_files() -> list[Path]:

@@ -14,7 +14,7 @@ from benchmarker.commands.base import Command
 
 # The order the verbs show in `mycelian-longmemeval --help`; a verb missing here comes last, by name.
 ORDER = ("run", "estimate", "report", "score", "replay", "judge-online", "calibrate", "oracle", "baselines",
-         "view", "compare",
+         "view", "compare", "export", "verify", "keygen", "errata",
          "serve-memory", "sample")
 NOT_COMMANDS = frozenset({"base"})
 

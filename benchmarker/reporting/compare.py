@@ -6,7 +6,8 @@ The first run is the baseline. For each other run, on the question ids judged in
     information about a difference;
   - a paired bootstrap (seed 0, 10,000 resamples) 95% CI of accuracy(other) - accuracy(base).
 Per-type accuracies with Wilson intervals are shown side by side for every run (all judged
-questions of that run, not just the shared ones). Runs with retrieval data (every run searches;
+questions of that run, not just the shared ones), and what a question and a correct answer cost (unit_cost.py).
+Runs with retrieval data (every run searches;
 a retrieval-only run does nothing else) are also compared on recall / ndcg at every k both
 measured, paired per question (retrieval_compare.py). Each run's search settings (mode, embedder,
 alpha, top_k) come from its summary.json, else from its results lines. When every run is a LoCoMo
@@ -25,11 +26,12 @@ from typing import Any
 
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.reporting.attribution_compare import stage_counts, stage_lines, stage_moves
-from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.fmt import num, pct
 from benchmarker.reporting.like_for_like import check_lines, like_for_like, run_facts
 from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_model import MemoryInfo, load_summary
+from benchmarker.reporting.unit_cost import usd_per_correct, usd_per_question
 from benchmarker.scoring.qa_metrics import qa_metrics
 from benchmarker.scoring.records import load_results
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
@@ -54,6 +56,12 @@ def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
     return {"mode": "replay" if replayed else run.mode or first.get("mode"), "embedder": memory.embedder,
             "alpha": alpha if alpha is not None else memory.alpha,
             "top_k": run.top_k or first.get("top_k")}
+
+
+def _cost(run_dir: Path) -> dict[str, float | None]:
+    """USD per question and per correct answer, as the run's summary.json prices it (None: not priced)."""
+    summary = load_summary(run_dir / "summary.json").as_dict()
+    return {"per_question": usd_per_question(summary), "per_correct": usd_per_correct(summary)}
 
 
 def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
@@ -88,7 +96,7 @@ def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
         run_dir = Path(run_dir)
         results = load_results(run_dir)
         runs.append({"name": _run_name(run_dir), "run_dir": str(run_dir), "results": results,
-                     "settings": _settings(run_dir, results), "qa": qa_metrics(results),
+                     "settings": _settings(run_dir, results), "qa": qa_metrics(results), "cost": _cost(run_dir),
                      "retrieval": retrieval_metrics(results), "suites": [s.name for s in suites_of_results(suites, results)],
                      "stages": stage_counts(results),
                      **{key: block for suite in suites_of_results(suites, results)
@@ -147,6 +155,8 @@ def _qa_rows(comparison: dict[str, Any]) -> list[str]:
     rows.append(("unjudged", lambda q: str(q["unjudged"])))
     for label, fn in rows:
         lines.append(f"| {label} | " + " | ".join(fn(r["qa"]) for r in runs) + " |")
+    for label, key in (("USD per question", "per_question"), ("USD per correct answer", "per_correct")):
+        lines.append(f"| {label} | " + " | ".join(num((r.get("cost") or {}).get(key), "${:.4f}") for r in runs) + " |")
     lines.append("")
     lines.append("Accuracy with a 95% Wilson interval; unjudged answers are excluded.")
     return lines

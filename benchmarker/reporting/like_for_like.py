@@ -49,9 +49,10 @@ def _judge(grade: dict[str, Any]) -> str:
     return " ".join(str(part) for part in (kind, model) if part)
 
 
-def run_facts(name: str, run_dir: Path, results: list[dict[str, Any]], top_k: int | None = None) -> RunFacts:
-    """A run's facts; `top_k` as its summary says it (else the lines')."""
-    manifest = _manifest(Path(run_dir))
+def run_facts(name: str, run_dir: Path | None, results: list[dict[str, Any]], top_k: int | None = None,
+              manifest: dict[str, Any] | None = None) -> RunFacts:
+    """A run's facts; `top_k` as its summary says it (else the lines'); `manifest` given (a bundle's) or read."""
+    manifest = manifest if manifest is not None else _manifest(Path(run_dir)) if run_dir is not None else {}
     judged = Counter(_judge(g) for r in results if isinstance(g := r.get("grade"), dict) and _judge(g))
     manifest_judge = manifest.get("judge") or {}
     judges = tuple(j for j, _ in judged.most_common()) or ((_judge({"judge": manifest_judge.get("kind"),

@@ -20,6 +20,7 @@ from typing import Any
 from benchmarker.log.jsonl import write_text_atomic
 from benchmarker.reporting.attribution_report import attribution_section
 from benchmarker.reporting.baselines_report import baselines_section
+from benchmarker.reporting.errata_report import errata_section
 from benchmarker.reporting.fmt import num, pct
 from benchmarker.reporting.markdown_html import render
 from benchmarker.reporting.plots import (
@@ -39,6 +40,7 @@ from benchmarker.reporting.retrieval_report import (
 )
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_summary
 from benchmarker.reporting.summary import is_retrieval_only
+from benchmarker.reporting.unit_cost import usd_per_correct
 from benchmarker.reporting.validity_report import banner, struck, validity_section
 from benchmarker.scoring.calibration.store import calibration_line
 from benchmarker.scoring.retrieval_metrics import evidence_sets, question_retrieval
@@ -231,7 +233,8 @@ def _cost_section(summary: dict[str, Any]) -> list[str]:
                    f"{num(cost.get('usd', {}).get(key), '{:.4f}')} |")
     floor = (f" The memory agent's floor for these cases is {num(cost.get('floor_usd'), '${:.4f}')}: this run cost "
              f"{num(cost.get('floor_ratio'), '{:.2f}')}x it." if cost.get("floor_ratio") is not None else "")
-    out += ["", f"Cost per question: {num(cost.get('usd_per_question'), '${:.4f}')}.{floor} Input tokens include the "
+    out += ["", f"Cost per question: {num(cost.get('usd_per_question'), '${:.4f}')}; per correct answer: "
+            f"{num(usd_per_correct(summary), '${:.4f}')}.{floor} Input tokens include the "
             "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
             "cache_write."]
     out += [f"- {note}" for note in cost.get("price_notes", [])]
@@ -290,6 +293,7 @@ def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[s
     lines[2:2] = banner(summary)  # an invalid run says so first (scoring/validity.py)
     if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
         lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
+        lines += errata_section(summary)  # as published and as corrected, with [dataset] errata
         for suite in suites_of_summary(suites, summary):
             lines += suite.qa_report_lines(summary) + suite.report_figures(summary, plots)
     lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))

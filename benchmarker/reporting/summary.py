@@ -108,6 +108,8 @@ Keys (schema_version 1; a null is "not available", never zero). Written as this 
       cut            {"questions", "hits_dropped", "text_cut", "question_ids"}  questions the budget cut
       over_budget    {"questions", "question_ids"}  outside-agent answers that reported a context above the budget
       notes          lines without context_tokens, mixed top_k or budgets
+    qa_corrected, errata  only with `[dataset] errata` (reporting/errata_report.py): the qa block again over the
+                     corrected gold, and the corrected questions
     counts
       questions, judged, unjudged, abstention
       not_graded     answers nothing was asked to judge (retrieval-only runs); not in unjudged
@@ -131,6 +133,7 @@ from typing import Any
 import numpy as np
 
 from benchmarker.log.jsonl import write_json_atomic
+from benchmarker.reporting.errata_report import errata_blocks
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.scoring.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
@@ -292,6 +295,7 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any], su
                "counts": counts_block(results) | {"not_searchable": unsearchable}}
     for suite in ([] if retrieval_only else suites_of_results(suites, measured)):
         summary.update(suite.summary_blocks(measured, notes))
+    summary.update(errata_blocks(measured))  # [dataset] errata: every accuracy again, as corrected
     return summary
 
 

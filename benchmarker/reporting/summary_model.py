@@ -307,6 +307,7 @@ class RunSummary(Block):
     notes: list[str] | None = None
     run: RunBlock = Field(default_factory=RunBlock)  # unset (and so never dumped) when the file has none
     qa: QaBlock | None = None
+    qa_corrected: QaBlock | None = None   # with [dataset] errata: qa over the corrected gold (reporting/errata_report.py)
     retrieval: RetrievalBlock | None = None
     cost: CostBlock | None = None
     speed: SpeedBlock | None = None

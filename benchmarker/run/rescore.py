@@ -33,8 +33,11 @@ def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
 
 
 def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
-    """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset."""
-    return cases_named(config, run_dir, {a.case_id for a in answers.values() if suite_of_record(a.kind).needs_case})
+    """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset (every
+    case with `[dataset] errata`: a case carries its questions' corrections)."""
+    every = bool(config.dataset.errata)
+    return cases_named(config, run_dir, {a.case_id for a in answers.values()
+                                         if every or suite_of_record(a.kind).needs_case})
 
 
 def cases_named(config, run_dir: Path, wanted: set[str], verb: str = "") -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from benchmarker.config_schema import Problem
+from benchmarker.errata.gold import GoldReader
 
 if TYPE_CHECKING:
     from benchmarker.config_schema import RunConfig, ThresholdsConfig
@@ -52,6 +53,8 @@ class Suite(ABC):
     # The suite's own [dataset] keys, beside the shared ones (kind, file, seed, ...): a pydantic model
     # (extra="forbid") that config.py checks once the kind is known; None: the suite has none.
     dataset_options: type[BaseModel] | None = None
+    # Its published gold, for `[dataset] errata` (benchmarker/errata): a reader of its data file; None: no errata.
+    errata_gold: GoldReader | None = None
 
     # --- config --------------------------------------------------------------------------------
 

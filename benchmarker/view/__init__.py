@@ -9,6 +9,8 @@
     decisions.py  one case's tool calls out of a large decisions.jsonl
     flips.py      the compare page: flips, McNemar, stage changes
     charts.py     the attribution chart (inline SVG geometry)
+    board.py      the board: valid runs and result bundles ranked by suite and dataset (board_rows.py: a row)
+    frontier.py   the board's figures: accuracy against cost and latency, the Pareto frontier
     links.py      server URLs or bundle-relative file links
     pages.py      every page rendered (Jinja2, autoescaped, masked)
     server.py     Starlette routes, token gate and security headers

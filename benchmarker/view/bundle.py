@@ -10,6 +10,7 @@ from benchmarker.errors import UserError
 from benchmarker.log.confined import confined_to, make_folders
 from benchmarker.log.jsonl import write_bytes_atomic, write_text_atomic
 from benchmarker.view.assets import static_files
+from benchmarker.view.board import Leaderboard
 from benchmarker.view.catalog import Catalog
 from benchmarker.view.links import BundleLinks, bundle_path
 from benchmarker.view.listing import ListQuery
@@ -68,4 +69,13 @@ def _write_pages(catalog: Catalog, out: Path) -> int:
     for ref in catalog.calibrations.values():
         here = bundle_path("calibration", ref.id)
         dest.page(here, site.calibration_page(ref, BundleLinks(here)))
+    _write_board(Leaderboard(site), out, dest)
     return dest.pages
+
+
+def _write_board(board: Leaderboard, out: Path, dest: _Out) -> None:
+    """board.html and its figures (board/NAME.png)."""
+    dest.page(bundle_path("board"), board.page(BundleLinks(bundle_path("board"))))
+    for name in board.plot_names():
+        if (png := board.plot(name)) is not None:
+            write_bytes_atomic(out / bundle_path("board_plot", name), png)

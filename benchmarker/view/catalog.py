@@ -1,4 +1,4 @@
-"""The run directories, sweep points and judge calibrations under the served folders.
+"""The run directories, sweep points, judge calibrations and result bundles under the served folders.
 
 A page names a run by its id (its folder's path under the served DIR, made URL- and file-name-safe); the
 id is looked up here and never joined to a path, and every file is opened through `Folder.file`, which
@@ -19,6 +19,7 @@ from pathlib import Path
 MAX_DEPTH = 3
 RUN_FILES = ("manifest.json", "results.jsonl")
 CALIBRATION_FILE = "calibration.json"
+BUNDLE_SUFFIX = ".tar.gz"  # a result bundle (`export`) beside the run directories: the board reads it, unpacked never
 # Folders inside a run that hold no run of their own (oracle/ holds the oracle reader's answers to this run's questions).
 NOT_RUNS = frozenset({"oracle", "baselines", "memory-servers", "official", "plots", "data", "self_improve", "__pycache__"})
 # A run's own pages live at <id>/questions/..., <id>/plots/... (and <id>/index.html in a bundle): a run inside
@@ -74,6 +75,7 @@ class Catalog:
         self.max_age = max_age
         self.runs: dict[str, Folder] = {}
         self.calibrations: dict[str, Folder] = {}
+        self.bundles: dict[str, Folder] = {}  # Folder.path is the .tar.gz file itself
         self._walked = float("-inf")
         self._lock = threading.Lock()
 
@@ -83,9 +85,14 @@ class Catalog:
                 return
             runs: dict[str, Folder] = {}
             calibrations: dict[str, Folder] = {}
+            bundles: dict[str, Folder] = {}
             for root in self.roots:
                 by_path: dict[Path, str] = {}
                 for path, kind in _walk(root):
+                    if kind == "bundle":
+                        ident = _unique(_name(root, path, {}), bundles)
+                        bundles[ident] = Folder(ident, path, root)
+                        continue
                     ident = _unique(_name(root, path, by_path if kind == "run" else {}),
                                     runs if kind == "run" else calibrations)
                     if kind == "run":
@@ -94,7 +101,8 @@ class Catalog:
                         runs[ident] = Folder(ident, path, root, parent)
                     else:
                         calibrations[ident] = Folder(ident, path, root)
-            self.runs, self.calibrations, self._walked = runs, calibrations, time.monotonic()
+            self.runs, self.calibrations, self.bundles = runs, calibrations, bundles
+            self._walked = time.monotonic()
 
     def run(self, run_id: str) -> Folder | None:
         self.refresh()
@@ -134,7 +142,8 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
 
 
 def _walk(root: Path) -> list[tuple[Path, str]]:
-    """(folder, "run" | "calibration") under root, breadth first, without following symlinks."""
+    """(folder, "run" | "calibration") and (file, "bundle") under root, breadth first, without following symlinks;
+    a bundle counts only outside a run directory, beside runs."""
     found: list[tuple[Path, str]] = []
     level = [root]
     for depth in range(MAX_DEPTH + 1):
@@ -150,6 +159,9 @@ def _walk(root: Path) -> list[tuple[Path, str]]:
                 found.append((folder, "run"))
             elif CALIBRATION_FILE in files:
                 found.append((folder, "calibration"))
+            if not is_run:
+                found += [(Path(e.path), "bundle") for e in entries
+                          if e.name.endswith(BUNDLE_SUFFIX) and e.is_file(follow_symlinks=False)]
             if depth < MAX_DEPTH:
                 deeper += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)
                            and not (is_run and e.name in NOT_RUNS) and not e.name.startswith(".")]

@@ -30,6 +30,12 @@ class ServerLinks:
     def calibration(self, ident: str) -> str:
         return f"/calibrations/{ident}"
 
+    def board(self) -> str:
+        return "/board"
+
+    def board_plot(self, name: str) -> str:
+        return f"/board/plots/{quote(name)}"
+
     def static(self, name: str) -> str:
         return f"/static/{name}"
 
@@ -63,6 +69,12 @@ class BundleLinks(ServerLinks):
     def calibration(self, ident: str) -> str:
         return self._to(bundle_path("calibration", ident))
 
+    def board(self) -> str:
+        return self._to(bundle_path("board"))
+
+    def board_plot(self, name: str) -> str:
+        return self._to(bundle_path("board_plot", name))
+
     def static(self, name: str) -> str:
         return self._to(f"static/{name}")
 
@@ -82,5 +94,9 @@ def bundle_path(page: str, *keys: str) -> str:
         return f"compare/{keys[0].replace('/', '~')}/{keys[1].replace('/', '~')}.html"
     if page == "calibration":
         return f"calibrations/{keys[0]}/index.html"
+    if page == "board":
+        return "board.html"
+    if page == "board_plot":
+        return f"board/{safe_name(keys[0])}"
     raise ValueError(page)
 

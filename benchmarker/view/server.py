@@ -23,6 +23,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from benchmarker.view.assets import media_type, static_files
+from benchmarker.view.board import Leaderboard
 from benchmarker.view.catalog import Catalog, Folder
 from benchmarker.view.links import ServerLinks
 from benchmarker.view.listing import ListQuery
@@ -94,6 +95,7 @@ def create_app(catalog: Catalog, token: str | None = None) -> Starlette:
     """The ASGI app; `token` None only for a loopback bind (cli.run_view decides)."""
     site = Site(catalog)
     links = ServerLinks()
+    leaderboard = Leaderboard(site)
 
     def index(request: Request) -> Response:
         return HTMLResponse(site.index_page(links))
@@ -130,6 +132,15 @@ def create_app(catalog: Catalog, token: str | None = None) -> Starlette:
             raise HTTPException(404)
         return HTMLResponse(site.calibration_page(ref, links))
 
+    def board(request: Request) -> Response:
+        return HTMLResponse(leaderboard.page(links))
+
+    def board_plot(request: Request) -> Response:
+        png = leaderboard.plot(request.path_params["name"])
+        if png is None:
+            raise HTTPException(404)
+        return Response(png, media_type="image/png")
+
     def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in static_files():
@@ -138,5 +149,5 @@ def create_app(catalog: Catalog, token: str | None = None) -> Starlette:
 
     routes = [Route("/", index), Route("/runs/{rest:path}", runs), Route("/compare", compare_form),
               Route("/compare/{rest:path}", compare), Route("/calibrations/{rest:path}", calibration),
-              Route("/static/{name}", static)]
+              Route("/board", board), Route("/board/plots/{name}", board_plot), Route("/static/{name}", static)]
     return Starlette(routes=routes, middleware=[Middleware(Gate, token=token)])

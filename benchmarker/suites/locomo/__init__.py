@@ -15,6 +15,7 @@ from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
 from benchmarker.scoring.judge import LOCOMO_TEMPLATES
 from benchmarker.suites.base import Record, Suite
 from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, select_locomo
+from benchmarker.suites.locomo.errata import locomo_gold
 from benchmarker.suites.locomo.evidence import counts_text, evidence_block, evidence_note
 from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, category_of, locomo_summary, scored_gold
 from benchmarker.suites.locomo.report import compare_rows, locomo_section
@@ -35,6 +36,7 @@ class LoCoMo(Suite):
     conversation_cases = True
     adversary_refusal = "is scored by its own category metrics, which a new question has no gold for; not supported"
     judge_note = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)"
+    errata_gold = staticmethod(locomo_gold)
 
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
         problems = super().data_problems(cfg)

@@ -21,6 +21,7 @@ from benchmarker.suites.longmemeval.data import (
     scan_question_index,
     validate_longmemeval,
 )
+from benchmarker.suites.longmemeval.errata import longmemeval_gold
 
 
 class LongMemEval(Suite):
@@ -32,6 +33,7 @@ class LongMemEval(Suite):
     official_judge = True
     replayable = True
     needs_case = False
+    errata_gold = staticmethod(longmemeval_gold)
 
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
         if cfg.eval.judge == "official" and not cfg.dataset_repo_path:
