@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarker.errors import UserError
+from benchmarker.log.jsonl import write_bytes_atomic
 
 
 def keygen(prefix: Path) -> tuple[Path, Path]:
@@ -29,7 +30,7 @@ def keygen(prefix: Path) -> tuple[Path, Path]:
     fd = os.open(prefix, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:
         handle.write(private)
-    public_path.write_bytes(public)
+    write_bytes_atomic(public_path, public)  # the public key is meant to be shared: nothing to mask
     return prefix, public_path
 
 

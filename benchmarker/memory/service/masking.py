@@ -45,13 +45,13 @@ NOT_SECRET_NAME = re.compile(r"(^|[_\-.])(feedback|question|prompt[_\-]?cache|ca
 _USERINFO = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://)[^\s/?#@\"<>`\\]*(?::[^\s?#@\"<>`\\]*)?@")
 # A query parameter (after `?`, `&` or `;`) and its value, up to the next parameter or the end of the URL.
 _PARAM = re.compile(r"(?<=[?&;])([A-Za-z0-9_.\-]+)=([^&#\s\"<>`\\]*)")
-# After `Authorization:` any token is masked. Elsewhere the token must look like one (a digit, a capital after
-# its first letter, or `+ = _ ~` inside it: base64, JWT, URL-safe keys), so prose such as "basic validation",
-# "Basic Analytics." or "basic e-commerce" stays as written (issue 42: the memory database stores dataset
-# text through these rules).
+# After `Authorization:` or `Bearer` any token is masked. After `Basic` elsewhere the token must look like one
+# (a digit, a capital after its first letter, or `+ = _ ~` inside it, as base64 has), so prose such as "basic
+# validation", "Basic Analytics." or "basic e-commerce" stays as written (issue 42: the memory database stores
+# dataset text through these rules).
 _TOKEN = r"[^\s\"'<>`()\[\]{},;]"
 _BEARER = re.compile(rf"\b(authorization[\"']?\s*[:=]\s*[\"']?)?(Bearer|Basic)\s+"
-                     rf"(?(1)|(?={_TOKEN}*?(?:[0-9]|(?<={_TOKEN})(?-i:[A-Z])|[+=_~](?={_TOKEN}))))"
+                     rf"(?(1)|(?:(?<=earer\s)|(?={_TOKEN}*?(?:[0-9]|(?<={_TOKEN})(?-i:[A-Z])|[+=_~](?={_TOKEN})))))"
                      rf"{_TOKEN}{{8,}}", re.IGNORECASE)
 # Credentials by their well-known shape, wherever they sit (a harmless-named env value, an argument, a
 # header): OpenAI / Anthropic `sk-`, AWS access key ids, GitHub, Slack, LangSmith and Google API keys.
