@@ -149,7 +149,7 @@ class Leaderboard:
             return None, headline(summary.validity.as_dict() if summary.validity else None) or "no validity verdict"
         bundle, manifest = view.bundle, view.manifest or {}
         label = str(bundle.get("run_id") or ref.path.name)
-        verified = "hashes ok · signed" if view.signed else "hashes ok · unsigned"
+        verified = "hashes ok · signature not checked (verify --public-key)" if view.signed else "hashes ok · unsigned"
         return make_row(ref.id, label, None, summary, manifest, suite=str(bundle.get("suite") or ""),
                         dataset_sha256=get(bundle, "dataset", "sha256") or get(manifest, "dataset", "sha256"),
                         verified=verified, facts=facts), ""

@@ -127,7 +127,7 @@ def test_the_board_groups_valid_runs_and_bundles_by_suite_and_dataset_best_first
     assert _rows(second)[0] == "other-data" and len(_rows(second)) == 2
     assert 'href="/runs/best"' in html and "80.0%" in html and "reader-model-x" in html
     assert "$0.1000" in html and "$0.1250" in html  # best: $1.00 over 10 questions, over 8 correct answers
-    assert "hashes ok · signed" in html and "local" in html
+    assert "hashes ok · signature not checked" in html and "local" in html
 
 
 def test_an_invalid_run_and_a_tampered_bundle_are_not_ranked_and_say_why(client):
