@@ -17,6 +17,7 @@ import json
 import re
 import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,22 @@ from benchmarker.suites.sample.data import write_sample
 REPO = Path(__file__).parents[1]
 README = REPO / "README.md"
 DOCS = REPO / "docs"   # the documentation site's pages (mkdocs.yml): their commands are run the same way
-CONFIGS = sorted((REPO / "configs").glob("*.toml"))
+
+
+def shipped_configs(root: Path) -> list[Path]:
+    """The repository's own configs/*.toml: those git tracks (a user's own config kept in configs/ is not
+    shipped), or every one when `root` is not a git checkout (a source archive)."""
+    try:
+        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", "configs"], capture_output=True,
+                                check=True, timeout=30).stdout.decode("utf-8")
+    except (OSError, subprocess.SubprocessError):
+        return sorted((root / "configs").glob("*.toml"))
+    tracked = sorted(p for p in (root / name for name in listed.split("\0") if name)
+                     if p.parent == root / "configs" and p.suffix == ".toml")
+    return tracked or sorted((root / "configs").glob("*.toml"))   # an archive unpacked inside another checkout
+
+
+CONFIGS = shipped_configs(REPO)
 SHARED = REPO.parent / "shared"              # ../shared: the judge labels calibrate.toml reads
 KUZU = REPO / ".venv-servers" / "kuzu" / "bin" / "kuzu-memory"   # `make servers`
 LOCOMO_FIXTURE = REPO / "tests" / "suites" / "locomo" / "fixtures" / "locomo_mini.json"
@@ -161,6 +177,17 @@ def _add(text: str, table: str, line: str) -> str:
 def test_every_shipped_config_is_run_or_says_why_not() -> None:
     assert {p.name for p in CONFIGS} == set(RUNS) | set(NOT_RUN)
     assert not set(RUNS) & set(NOT_RUN)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_config_of_your_own_in_configs_is_not_a_shipped_one(tmp_path: Path) -> None:
+    (tmp_path / "configs" / "kuberay").mkdir(parents=True)
+    for name in ("ours.toml", "mine.toml", "kuberay/job.toml"):
+        (tmp_path / "configs" / name).write_text("", encoding="utf-8")
+    assert [p.name for p in shipped_configs(tmp_path)] == ["mine.toml", "ours.toml"]   # not a checkout: every one
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "configs/ours.toml", "configs/kuberay/job.toml"], check=True)
+    assert [p.name for p in shipped_configs(tmp_path)] == ["ours.toml"]   # the user's untracked mine.toml is theirs
 
 
 @pytest.mark.parametrize("name", [p.name for p in CONFIGS])

@@ -77,3 +77,14 @@ def test_numeric_defaults_match_the_schema() -> None:
         if float(default) not in numbers:
             wrong.append(f"[{table}] {key}: schema {default!r}, docs {said!r}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_suite_dataset_key_is_in_the_docs_reference() -> None:
+    """A suite's own `[dataset]` keys (BEAM's `chats`, LoCoMo's `conversations`) are in the reference too."""
+    from benchmarker.registry import SUITES, suite
+
+    rows = reference_rows()
+    options = {kind: suite(kind).dataset_options for kind in list(SUITES)}
+    missing = [f"[dataset] {key} ({kind})" for kind, model in options.items() if model
+               for key in model.model_fields if ("dataset", key) not in rows]
+    assert not missing, f"docs/configuration.md's reference lacks: {', '.join(missing)}"

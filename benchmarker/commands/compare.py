@@ -54,11 +54,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMAND = Command(name="compare", help="compare runs: per type, flips, McNemar / paired bootstrap",
+COMMAND = Command(name="compare", help="compare runs: verdict, per type, flips, McNemar / paired bootstrap",
                   add_arguments=add_arguments, run=run,
-                  description="Compare runs side by side against the first (the baseline), after a like-for-like "
+                  description="Compare runs side by side against the first (the baseline). It opens with a verdict "
+                              "per run (which is ahead on accuracy, or retrieval recall for retrieval-only runs, by "
+                              "how much, with its paired interval and test, or within the noise), then a like-for-like "
                               "check (same dataset, questions, judge, top_k, context within 10%; each difference "
-                              "one line at the top): accuracy per question "
+                              "one line); runs that share no question are refused (exit 2). Then per question type "
+                              "accuracy, recall and nDCG paired with Holm-adjusted p-values, search latency and cost, "
+                              "and each run's accuracy per question "
                               "type with Wilson intervals, retrieval recall / nDCG, the questions that flipped, an "
                               "exact McNemar test and a paired bootstrap interval. Printed as markdown; --out also "
                               "writes it as a web page (.html) or markdown (.md).",

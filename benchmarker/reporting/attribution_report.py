@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.palette import OTHER_STAGE, STAGE_COLORS
 from benchmarker.reporting.plots import COLORS, _save, plt
 
-STAGE_COLORS = {"correct": "#55A868", "false_answer": "#8172B3", "not_written": "#C44E52", "not_retrieved": "#DD8452",
-                "not_used": "#CCB974", "no_evidence": "#BBBBBB", "unattributed": "#937860"}
 STAGE_WORDS = {"correct": "correct", "false_answer": "answered an unanswerable question",
                "not_written": "never written to memory", "not_retrieved": "written, not all retrieved",
                "not_used": "seen by the reader, still wrong", "no_evidence": "no evidence labels",
@@ -31,7 +30,7 @@ def plot_attribution(block: dict[str, Any], path: Path) -> Path | None:
     left = [0.0] * len(rows)
     for stage in stages:
         widths = [100 * c["shares"].get(stage, 0.0) for _, c in rows]
-        ax.barh(range(len(rows)), widths, left=left, color=STAGE_COLORS.get(stage, "#999999"), label=stage)
+        ax.barh(range(len(rows)), widths, left=left, color=STAGE_COLORS.get(stage, OTHER_STAGE), label=stage)
         left = [a + b for a, b in zip(left, widths, strict=True)]
     ax.set_yticks(range(len(rows)), [f"{name} (n={c['n']})" for name, c in rows], fontsize=8)
     ax.set_xlim(0, 100)
@@ -79,11 +78,26 @@ def oracle_lines(summary: dict[str, Any]) -> list[str]:
            "system loses; what the oracle still misses is the reader's or the judge's.", "",
            "| type | with memory | with gold evidence | gap |", "|---|---|---|---|"]
     types = sorted(set(memory.get("by_type") or {}) | set(oracle.get("by_type") or {}))
-    for name, mine, gold in [*((t, (memory.get("by_type") or {}).get(t), (oracle.get("by_type") or {}).get(t))
-                               for t in types), ("**overall**", memory.get("overall"), oracle.get("overall"))]:
+    lacking = oracle.get("no_evidence") or {}
+    rows = [*((t, (memory.get("by_type") or {}).get(t), (oracle.get("by_type") or {}).get(t)) for t in types),
+            ("**overall**", memory.get("overall"), oracle.get("overall"))]
+    if lacking and (both := oracle.get("with_evidence")):
+        rows.append(("**overall, with gold evidence**", both.get("memory"), both.get("oracle")))
+    for name, mine, gold in rows:
         a = (mine or {}).get("accuracy")
         b = (gold or {}).get("accuracy")
         gap = f"{100 * (b - a):+.1f} pts" if a is not None and b is not None else "n/a"
+        none = sum(lacking.values()) if name == "**overall**" else lacking.get(name, 0)
+        if none and none >= (gold or {}).get("n", 0):   # the oracle had nothing to read: it declined, trivially
+            gap = "not comparable: no gold evidence"
+        elif none:
+            gap += f" ({none} without gold evidence)"
         out.append(f"| {name} | {pct(a)} (n={(mine or {}).get('n', 0)}) | {pct(b)} (n={(gold or {}).get('n', 0)}) "
                    f"| {gap} |")
+    if lacking:
+        out += ["", f"{sum(lacking.values())} question(s) had no gold evidence ("
+                + ", ".join(f"{t}: {n}" for t, n in sorted(lacking.items())) + "): the oracle reader had nothing to "
+                "read and declined, which an abstention question counts correct, so its accuracy there says nothing "
+                "about memory; a row none of whose questions had any is not comparable, and the last row compares the "
+                "questions that had some."]
     return out + [""]

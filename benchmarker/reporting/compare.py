@@ -1,6 +1,12 @@
-"""`mycelian-longmemeval compare BASE OTHER...`: did my change make memory better or worse?
+"""`mycelian-longmemeval compare BASE OTHER...`: did my change make memory better or worse, and why?
 
-The first run is the baseline. For each other run, on the question ids judged in both:
+The first run is the baseline. It opens with one `verdict:` line per other run (compare_verdict.py): which run is
+ahead on the deciding metric (accuracy; retrieval recall for retrieval-only runs), by how much, with its paired
+interval and test, or "within the noise"; then, when two runs share only some questions, how many. Two runs that
+share no question are refused (exit 2). Then per question type, paired on the shared questions: accuracy,
+retrieval recall and nDCG with intervals, Holm-adjusted p-values and the stage moves (compare_by_type.py); then
+search latency and cost side by side (compare_speed.py). The details follow; for each other run, on the question
+ids judged in both:
   - flips: correct -> wrong (b) and wrong -> correct (c), with the ids;
   - exact McNemar p-value on (b, c): with paired data only the discordant questions carry
     information about a difference;
@@ -24,21 +30,31 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_json_object
+from benchmarker.metric_names import ACCURACY
 from benchmarker.reporting.attribution_compare import stage_counts, stage_lines, stage_moves
-from benchmarker.reporting.fmt import num, pct
+from benchmarker.reporting.compare_by_type import table_lines, type_table
+from benchmarker.reporting.compare_speed import speed_and_cost, speed_table
+from benchmarker.reporting.compare_verdict import (
+    BOOTSTRAP_ITERATIONS,
+    BOOTSTRAP_SEED,
+    adjust_verdicts,
+    decide,
+    no_share_message,
+    share_counts,
+    share_note,
+    shared,
+)
+from benchmarker.reporting.fmt import pct
 from benchmarker.reporting.like_for_like import check_lines, like_for_like, run_facts
-from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, side_by_side
+from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, per_question, side_by_side
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
-from benchmarker.reporting.summary_model import MemoryInfo, load_summary
-from benchmarker.reporting.unit_cost import usd_per_correct, usd_per_question
+from benchmarker.reporting.summary_model import MemoryInfo, RunSummary, load_summary
 from benchmarker.scoring.qa_metrics import qa_metrics
 from benchmarker.scoring.records import load_results
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 from benchmarker.scoring.stats import mcnemar_exact, paired_bootstrap
-
-BOOTSTRAP_ITERATIONS = 10_000
-BOOTSTRAP_SEED = 0
 
 
 def _run_name(run_dir: Path) -> str:
@@ -58,14 +74,9 @@ def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
             "top_k": run.top_k or first.get("top_k")}
 
 
-def _cost(run_dir: Path) -> dict[str, float | None]:
-    """USD per question and per correct answer, as the run's summary.json prices it (None: not priced)."""
-    summary = load_summary(run_dir / "summary.json").as_dict()
-    return {"per_question": usd_per_question(summary), "per_correct": usd_per_correct(summary)}
-
-
 def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
-    """Flips, McNemar and paired bootstrap between two runs' results lines."""
+    """Flips, McNemar and paired bootstrap between two runs' results lines; the deciding metric and the per-type
+    table on the questions both have (the verdict's sentence is written by compare_runs, over every pair)."""
     a = {r["question_id"]: r.get("label") for r in base}
     b = {r["question_id"]: r.get("label") for r in other}
     common = sorted(q for q in a.keys() & b.keys() if a[q] is not None and b[q] is not None)
@@ -86,7 +97,33 @@ def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dic
                                       seed=BOOTSTRAP_SEED),
         "retrieval": compare_retrieval(base, other, iterations=BOOTSTRAP_ITERATIONS, seed=BOOTSTRAP_SEED),
         "stages": stage_moves(base, other),
+        **paired_view(base, other),
     }
+
+
+def paired_view(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
+    """The shared questions, the deciding metric's paired figures and the per-type table (the run browser's
+    compare page shows the same)."""
+    share = shared(base, other)
+    base_q, other_q = per_question(base), per_question(other)
+    return {"share": share_counts(share), "verdict": decide(base, other, base_q, other_q, share.ids),
+            "by_type": type_table(base, other, base_q, other_q, share.ids)}
+
+
+def browser_pair(base: tuple[str, list[dict[str, Any]], RunSummary],
+                 other: tuple[str, list[dict[str, Any]], RunSummary]) -> dict[str, Any]:
+    """What the run browser's compare page opens with, as `compare` does: the verdict (or why there is none) and
+    the share note, the per-type table, and search latency and cost; each run is (name, results lines, summary)."""
+    (name_a, lines_a, summary_a), (name_b, lines_b, summary_b) = base, other
+    speed = speed_table([{"name": name_a, **speed_and_cost(lines_a, summary_a)},
+                         {"name": name_b, **speed_and_cost(lines_b, summary_b)}])
+    if not shared(lines_a, lines_b).ids:
+        return {"opening": [no_share_message(name_a, name_b, len(lines_a), len(lines_b))], "by_type": None,
+                "speed": speed}
+    pair = {"baseline": name_a, "run": name_b, **paired_view(lines_a, lines_b)}
+    pair["verdict"] |= {"baseline": name_a, "run": name_b}
+    adjust_verdicts([pair["verdict"]])
+    return {"opening": opening_lines([pair]), "by_type": pair["by_type"], "speed": speed}
 
 
 def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
@@ -96,14 +133,22 @@ def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
         run_dir = Path(run_dir)
         results = load_results(run_dir)
         runs.append({"name": _run_name(run_dir), "run_dir": str(run_dir), "results": results,
-                     "settings": _settings(run_dir, results), "qa": qa_metrics(results), "cost": _cost(run_dir),
+                     "settings": _settings(run_dir, results), "qa": qa_metrics(results),
+                     **speed_and_cost(results, load_summary(run_dir / "summary.json")),
                      "retrieval": retrieval_metrics(results), "suites": [s.name for s in suites_of_results(suites, results)],
                      "stages": stage_counts(results),
                      **{key: block for suite in suites_of_results(suites, results)
                         for key, block in suite.compare_blocks(results).items()}})
     types = sorted({t for run in runs for t in run["qa"]["by_type"]})
+    for run in runs[1:]:  # refused before any figure: a comparison of nothing would read as "no difference"
+        if not shared(runs[0]["results"], run["results"]).ids:
+            raise UserError("compare: " + no_share_message(runs[0]["run_dir"], run["run_dir"],
+                                                            len(runs[0]["results"]), len(run["results"])))
     pairs = [{"baseline": runs[0]["name"], "run": run["name"],
               **compare_pair(runs[0]["results"], run["results"])} for run in runs[1:]]
+    for pair in pairs:
+        pair["verdict"] |= {"baseline": pair["baseline"], "run": pair["run"]}
+    adjust_verdicts([pair["verdict"] for pair in pairs])
     facts = [run_facts(r["name"], Path(r["run_dir"]), r["results"], r["settings"].get("top_k")) for r in runs]
     return {"baseline": runs[0]["name"] if runs else None, "types": types,
             "like_for_like": [like_for_like(facts[0], other) for other in facts[1:]],  # said first, before any figure
@@ -118,11 +163,19 @@ def accuracy_cell(c: dict[str, Any] | None) -> str:
 
 
 def format_compare(comparison: dict[str, Any], suites: SuiteLookup) -> str:
-    """The comparison as markdown: settings, accuracy and retrieval tables, then each run vs the baseline."""
+    """The comparison as markdown: the verdicts, each run against the baseline per question type, speed and
+    cost; then settings, accuracy and retrieval tables, and each run vs the baseline in detail."""
     runs = comparison["runs"]
-    lines = ["# Run comparison", ""] + [line for check in comparison.get("like_for_like") or []
-                                        for line in check_lines(check) + [""]]
-    lines += [f"Baseline: **{comparison['baseline']}**", "",
+    lines = ["# Run comparison", "", *opening_lines(comparison["pairs"]), ""]
+    lines += [line for check in comparison.get("like_for_like") or [] for line in check_lines(check) + [""]]
+    for pair in comparison["pairs"]:
+        if pair.get("by_type"):
+            lines += [f"## {pair['run']} vs {pair['baseline']}, by question type", "",
+                      *table_lines(pair["by_type"]), "", pair["by_type"]["note"], ""]
+    lines += ["## Search latency and cost", "", *table_lines(speed_table(runs)), "",
+              "Search: the one memory search each question makes (its results line's `timings.search_ms`). Cost: "
+              "as each run's summary.json prices it (n/a: not priced).", ""]
+    lines += ["## Each run", "", f"Baseline: **{comparison['baseline']}**", "",
              "| | " + " | ".join(r["name"] for r in runs) + " |",
              "|---|" + "---|" * len(runs)]
     for key in ("mode", "embedder", "alpha", "top_k"):
@@ -155,11 +208,15 @@ def _qa_rows(comparison: dict[str, Any]) -> list[str]:
     rows.append(("unjudged", lambda q: str(q["unjudged"])))
     for label, fn in rows:
         lines.append(f"| {label} | " + " | ".join(fn(r["qa"]) for r in runs) + " |")
-    for label, key in (("USD per question", "per_question"), ("USD per correct answer", "per_correct")):
-        lines.append(f"| {label} | " + " | ".join(num((r.get("cost") or {}).get(key), "${:.4f}") for r in runs) + " |")
     lines.append("")
     lines.append("Accuracy with a 95% Wilson interval; unjudged answers are excluded.")
     return lines
+
+
+def opening_lines(pairs: list[dict[str, Any]]) -> list[str]:
+    """The verdict of each run against the baseline, then, where they share only some questions, how many."""
+    notes = [share_note(pair["share"], pair["baseline"], pair["run"]) for pair in pairs]
+    return [pair["verdict"]["text"] for pair in pairs] + [note for note in notes if note]
 
 
 def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:
@@ -171,9 +228,17 @@ def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:
             f"- accuracy on those: {pct(pair['baseline_accuracy'])} -> {pct(pair['accuracy'])}",
             f"- difference (paired bootstrap, {boot['iterations']} resamples, seed {boot['seed']}): {diff}",
             f"- flips: {pair['b']} correct -> wrong, {pair['c']} wrong -> correct; "
-            f"exact McNemar p = {pair['mcnemar_p']:.4g}",
+            f"exact McNemar p = {pair['mcnemar_p']:.4g}" + _holm_note(pair),
             f"- correct -> wrong: {format_ids(pair['flips']['correct_to_wrong'])}",
             f"- wrong -> correct: {format_ids(pair['flips']['wrong_to_correct'])}"]
+
+
+def _holm_note(pair: dict[str, Any]) -> str:
+    """The accuracy p Holm-adjusted over the verdicts, when accuracy decided and more than one run was compared."""
+    verdict = pair["verdict"]
+    if verdict.get("family", 1) < 2 or verdict["metric"] != ACCURACY:
+        return ""
+    return f" (Holm-adjusted over {verdict['family']} verdicts: {verdict['p_holm']:.4g})"
 
 
 def _type_cell(question_type: str) -> Callable[[dict[str, Any]], str]:

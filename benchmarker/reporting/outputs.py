@@ -110,7 +110,29 @@ def attribution_and_oracle(results: list[dict[str, Any]], decisions: list[dict[s
         overall = oracle.overall.as_dict() if oracle.overall is not None else None
         out["oracle"] = {"questions": (overall or {}).get("n", 0), "overall": overall,
                          "by_type": {t: cell.as_dict() for t, cell in (oracle.by_type or {}).items()}}
+        out["oracle"] |= without_evidence(results, latest_by(read_jsonl(answers_dir / "oracle" / "results.jsonl"),
+                                                             "question_id"))
     return out
+
+
+def without_evidence(results: list[dict[str, Any]], oracle_lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """The oracle's judged questions that had no gold evidence, per type (`no_evidence`), and both accuracies over
+    the others (`with_evidence`): with nothing to read the oracle reader declines, which an abstention question
+    (BEAM's) counts correct, so there its accuracy measures no memory and the gap is not comparable. {} when none."""
+    from benchmarker.scoring.qa_metrics import cell
+
+    judged = [r for r in oracle_lines if r.get("label") is not None]
+    lacking = [r for r in judged if not r.get("evidence")]
+    if not lacking:
+        return {}
+    types: dict[str, int] = {}
+    for r in lacking:
+        name = str(r.get("question_type") or "unknown")
+        types[name] = types.get(name, 0) + 1
+    kept = {str(r.get("question_id")) for r in judged if r.get("evidence")}
+    return {"no_evidence": types,
+            "with_evidence": {"memory": cell(r.get("label") for r in results if str(r.get("question_id")) in kept),
+                              "oracle": cell(r.get("label") for r in judged if str(r.get("question_id")) in kept)}}
 
 
 def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:

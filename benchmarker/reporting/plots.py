@@ -27,7 +27,8 @@ def _save(fig: Any, path: Path) -> Path:
 
 def plot_accuracy_by_type(qa: dict[str, Any], path: Path) -> Path | None:
     """Horizontal bars per question type (plus overall and abstention) with Wilson error bars."""
-    rows = [(t, c) for t, c in qa.get("by_type", {}).items() if c.get("n")]
+    same = qa.get("abstention_type")   # the type that is exactly the abstention questions: its bar is abstention's
+    rows = [(t, c) for t, c in qa.get("by_type", {}).items() if c.get("n") and t != same]
     rows += [(name, qa[name]) for name in ("abstention", "overall") if qa.get(name, {}).get("n")]
     if not rows:
         return None

@@ -43,6 +43,7 @@ from benchmarker.reporting.summary import is_retrieval_only
 from benchmarker.reporting.unit_cost import usd_per_correct
 from benchmarker.reporting.validity_report import banner, struck, validity_section
 from benchmarker.scoring.calibration.store import calibration_line
+from benchmarker.scoring.qa_metrics import shown_rows
 from benchmarker.scoring.retrieval_metrics import evidence_sets, question_retrieval
 
 CSS = """
@@ -125,8 +126,7 @@ def _qa_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
     if not qa.get("judged"):
         return out + ["No judged answers (no questions, or every answer unjudged).", ""]
     out += ["| | n | correct | accuracy | 95% CI | unjudged |", "|---|---|---|---|---|---|"]
-    rows = [("**overall**", qa["overall"]), ("abstention", qa["abstention"])]
-    rows += list(qa.get("by_type", {}).items())
+    rows = [("**overall**", qa["overall"]), *shown_rows(qa)]
     for name, c in rows:
         out.append(f"| {name} | {c['n']} | {c['correct']} | {struck(summary, pct(c['accuracy']))} | {_ci(c)} | "
                    f"{c['unjudged']} |")

@@ -15,7 +15,7 @@ from typing import Any
 
 from benchmarker.reporting.fmt import num
 from benchmarker.scoring.retrieval_metrics import K_VALUES, LEVELS, METRICS, question_retrieval
-from benchmarker.scoring.stats import mcnemar_exact, paired_bootstrap
+from benchmarker.scoring.stats import holm, mcnemar_exact, paired_bootstrap
 
 BINARY = ("recall_any", "recall_all")
 PerQuestion = dict[str, dict[str, dict[str, float | None]]]
@@ -103,17 +103,20 @@ def pair_lines(pair: dict[str, Any]) -> list[str]:
         return []
     metrics = r["metrics"]
     boot = next(iter(metrics.values()))["bootstrap"]
+    tested = [key for key, m in metrics.items() if "mcnemar_p" in m]
+    adjusted = dict(zip(tested, holm([metrics[key]["mcnemar_p"] for key in tested]), strict=True))
     out = ["", f"### Retrieval, paired per question ({r['questions']['session']} questions at session level, "
            f"{r['questions']['turn']} at turn level)", "",
            f"Means over the questions scored in both runs; difference = {pair['run']} - {pair['baseline']} with a "
            f"paired bootstrap 95% CI ({boot['iterations']} resamples, seed {boot['seed']}); better / worse = "
-           "questions whose value rose / fell; exact McNemar p on those for the 0/1 recalls.", "",
-           f"| metric | n | {pair['baseline']} | {pair['run']} | difference [95% CI] | better / worse | McNemar p |",
+           "questions whose value rose / fell; exact McNemar p on those for the 0/1 recalls, Holm-adjusted over the "
+           f"{len(tested)} p-values in this table.", "",
+           f"| metric | n | {pair['baseline']} | {pair['run']} | difference [95% CI] | better / worse | McNemar p (Holm) |",
            "|---|---|---|---|---|---|---|"]
     for key, m in metrics.items():
         b = m["bootstrap"]
         diff = f"{b['diff']:+.3f} [{b['lo']:+.3f}, {b['hi']:+.3f}]"
-        p = f"{m['mcnemar_p']:.4g}" if "mcnemar_p" in m else "-"
+        p = f"{adjusted[key]:.4g}" if key in adjusted else "-"
         out.append(f"| {key.replace('.', ' ', 1)} | {m['n']} | {num(m['baseline'])} | {num(m['run'])} | {diff} "
                    f"| {m['better']} / {m['worse']} | {p} |")
     for level in LEVELS:

@@ -17,7 +17,7 @@ Keys (schema_version 1; a null is "not available", never zero). Written as this 
                      top_k, alpha (sent with each search; null = the service's) and memory
                      {backend, embedder, alpha (the service's blend)}; on a mapped server also
                      server, mapping, scope and lacks (what that server cannot do, also in notes)
-    qa               see qa_metrics.py: overall, task_averaged, abstention, by_type, judged, unjudged
+    qa               see qa_metrics.py: overall, task_averaged, abstention, by_type, abstention_type, judged, unjudged
     retrieval        see retrieval_metrics.py: available, k_values, top_k, metrics
                      {"session.recall_any@1" ... "turn.ndcg_any@50"}, n {"session@1" ...},
                      excluded_abstention, questions {session, turn}, by_type, notes
@@ -75,7 +75,10 @@ Keys (schema_version 1; a null is "not available", never zero). Written as this 
                      write_failures, unanswered, reader_errors, agent_errors, unjudged, judge_errors,
                      judge_refusals, reader_above_top_k, hits_above_top_k (docs/defending.md says what each counts)
     oracle           only after `oracle RUN_DIR`: {"questions", "overall": cell, "by_type": {type: cell}}, accuracy
-                     with the gold evidence only (oracle/summary.json's qa block)
+                     with the gold evidence only (oracle/summary.json's qa block); when some judged question
+                     had no gold evidence (BEAM's abstention: the oracle reader declines with nothing to read),
+                     also "no_evidence": {type: count} and "with_evidence": {"memory": cell, "oracle": cell}
+                     over the questions that had some (the report marks the others not comparable)
     judge_sensitivity  (scoring/judge_sensitivity.py) only when the run was judged twice or more (its own judge and
                      each `score` re-judging, scores/<judge>/results.jsonl), from those files alone:
       judges         [{"name", "source", "own", "judge", "model", "lines", "unjudged"}]  the run's own judge first,

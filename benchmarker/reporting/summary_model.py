@@ -66,6 +66,7 @@ class QaBlock(Block):
     task_averaged: TaskAveraged | None = None
     abstention: Cell | None = None
     by_type: dict[str, Cell] | None = None
+    abstention_type: str | None = None   # the type that is exactly the abstention questions (LoCoMo's adversarial)
     judged: int | None = None
     unjudged: int | None = None
     not_graded: int | None = None
@@ -172,6 +173,8 @@ class OracleBlock(Block):
     questions: int | None = None
     overall: Cell | None = None
     by_type: dict[str, Cell] | None = None
+    no_evidence: dict[str, int] | None = None        # judged questions it had no gold evidence for, per type
+    with_evidence: dict[str, Cell] | None = None     # {"memory", "oracle"} over the questions that had some
 
 
 class JudgeSpread(Block):

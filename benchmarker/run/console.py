@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmarker.registry import suites_of
+from benchmarker.scoring.qa_metrics import shown_rows
 from benchmarker.scoring.validity import headline
 
 
@@ -40,9 +41,10 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
         ta = qa.get("task_averaged") or {}
         if ta.get("accuracy") is not None:
             table.add_row("task-averaged accuracy", score(f"{ta['accuracy'] * 100:.1f}%"))
-        if (qa.get("abstention") or {}).get("n"):
-            table.add_row("abstention accuracy", score(_pct(qa.get("abstention"))))
-        for qtype, cell in sorted((qa.get("by_type") or {}).items()):
+        (label, abstention), *types = shown_rows(qa)   # the type that is exactly abstention: shown once
+        if abstention.get("n"):
+            table.add_row(f"{label} accuracy", score(_pct(abstention)))
+        for qtype, cell in sorted(types):
             table.add_row(f"  {qtype}", score(_pct(cell)))
     metrics = (summary.get("retrieval") or {}).get("metrics") or {}
     for key in ("session.recall_any@5", "session.recall_all@10", "turn.recall_any@10"):

@@ -10,7 +10,9 @@ two memory backends are compared on exactly the same writes, at no agent cost.
 What is replayed for a case: the source's decisions whose caller is "agent" (or "replay": a replay
 can be replayed), tool add_entry / put_context, no error, written into the memory of the case's
 ingested attempt (earlier cut-off attempts wrote into abandoned memories). vault_id / memory_id
-become the new memory's; tags stay as recorded except `run_id` (graph/replay.py).
+become the new memory's; tags stay as recorded except `run_id` (graph/replay.py). A case is a question
+(LongMemEval) or a whole conversation (LoCoMo, BEAM: replayed once, whichever of its questions CONFIG
+asks). A suite that scores the agent itself refuses with its own `replay_refusal`.
 
 The output is a normal run directory under CONFIG's `[run].output_dir`, run id
 `<config stem>-replay-<8 hex of source run id + CONFIG's canonical hash>` unless CONFIG sets
@@ -60,7 +62,7 @@ class ReplaySource:
     manifest: dict[str, Any]
     manifest_sha256: str
     writes: dict[str, list[RecordedWrite]]  # case_id -> writes in order; only cases ingested in the source
-    selected: frozenset[str] | None         # CONFIG's selected question ids (None: the kind has no selection)
+    selected: frozenset[str] | None         # the case ids CONFIG plans (None: the kind has no selection)
 
     @property
     def run_id(self) -> str:
@@ -157,18 +159,19 @@ def source_config(manifest: dict[str, Any]) -> dict[str, Any]:
     return tables if isinstance(tables := block.get("config"), dict) else block
 
 def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[str] | None:
-    """Raise UserError when CONFIG's dataset or selection is not the source run's; return CONFIG's
-    selected question ids (a subset of the source's is fine), or None for kinds without a selection."""
+    """Raise UserError when CONFIG's dataset or selection is not the source run's; return the ids of the
+    cases CONFIG plans (one per question, a subset of the source's; or one per conversation, whose
+    memory serves any of its questions), or None for kinds without a selection."""
     from benchmarker.registry import plan_dataset
 
     kind = config.dataset.kind
     source = manifest.get("dataset") or {}
     source_table = source_config(manifest).get("dataset") or {}
     where = config.config_path or "CONFIG"
-    if not suite(kind).replayable:
-        raise UserError(f"{where}: [dataset].kind = {kind!r} cannot be replayed (levels score the agent's own "
-                        "tool calls, fact extraction scores what it wrote); replay supports "
-                        f"{', '.join(dataset_kinds_where('replayable'))}")
+    if refusal := suite(kind).replay_refusal:
+        raise UserError(f"{where}: [dataset].kind = {kind!r} cannot be replayed: it {refusal}; replay supports "
+                        f"{', '.join(dataset_kinds_where('replayable'))} (to try CONFIG's memory backend on it, run "
+                        "the agent there: mycelian-longmemeval run CONFIG)")
     if source.get("kind") != kind:
         raise UserError(f"{where}: [dataset].kind is {kind!r} but the source run used {source.get('kind')!r} "
                         f"({manifest_path}: dataset.kind); replay only makes sense on the same cases")
@@ -184,6 +187,8 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
             if diff:
                 raise UserError(f"{where}: the dataset differs from the source run's" + diff)
             return None
+        if suite(kind).conversation_cases:  # a conversation is ingested whole, whichever of its questions are asked
+            return {case.case_id for group in plan.groups for case in group.cases()}
         from benchmarker.suites.longmemeval.data import scan_question_index
 
         assert plan.path is not None  # a LongMemEval plan reads a file

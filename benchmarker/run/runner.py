@@ -21,7 +21,7 @@ from benchmarker.datasets.source import DatasetPlan
 from benchmarker.errors import MemoryServerLost, UserError, leaves
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import SearchSettings
-from benchmarker.graph.progress import RunProgress
+from benchmarker.graph.progress import RunProgress, done_per_case
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl
 from benchmarker.log.safe_open import create_exclusive
 from benchmarker.log.store import PointLogs, RunLog
@@ -151,7 +151,7 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
             for number, (point, log) in enumerate(zip(points, logs, strict=True), start=1):
                 title = f"point {number}/{len(points)} {point.label}" if len(points) > 1 else ""
                 with RunProgress(plan.total_questions, enabled=config.run.progress, title=title,
-                                 interval_s=config.run.progress_interval_s,
+                                 interval_s=config.run.progress_interval_s, resumed=_done_before(config, log),
                                  stats=lambda: ledger_totals(models.ledger)) as progress:
                     if models.batch_hub is not None:  # batch ids and their progress show on the run's progress
                         models.batch_hub.progress = progress
@@ -182,6 +182,13 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
 
         summary = write_sweep_files(run_dir, results, config.sweep.model_dump(mode="json"), SUITE_LOOKUP)
     return RunOutcome(run_dir, summary, results, skipped)
+
+
+def _done_before(config, log: RunLog) -> dict[str, int]:
+    """Questions earlier attempts finished, per case: answered (what is left of one is judging it), or
+    judged when this run only judges."""
+    records = log.done.answered if "qa" in config.run.phases else log.done.judged
+    return done_per_case(records.values())
 
 
 def _adversary_node(config):

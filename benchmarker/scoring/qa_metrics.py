@@ -11,6 +11,8 @@ Definitions (a "cell" is {"n", "correct", "accuracy", "ci95": [lo, hi], "unjudge
     (for LongMemEval: the six types), i.e. the official "Task-averaged Accuracy". It has no
     Wilson interval; "types" lists what was averaged;
   - abstention: questions whose id ends in `_abs`;
+  - abstention_type: the question type whose questions are exactly the abstention ones (LoCoMo's
+    adversarial), else null: reports show that type once, as the abstention row;
   - not_graded: answers of a retrieval-only run (grade.judge "none"), outside every cell.
 Works for any suite: in-house kinds simply bring other question_type values.
 """
@@ -37,6 +39,24 @@ def is_abstention(record: dict[str, Any]) -> bool:
     return bool(record.get("is_abstention")) or str(record.get("question_id", "")).endswith("_abs")
 
 
+def abstention_type(results: list[dict[str, Any]]) -> str | None:
+    """The question type made of exactly the abstention questions, or None (module docstring)."""
+    types = {str(r.get("question_type") or "unknown") for r in results if is_abstention(r)}
+    if len(types) != 1:
+        return None
+    (name,) = types
+    return name if all(is_abstention(r) for r in results if str(r.get("question_type") or "unknown") == name) else None
+
+
+def shown_rows(qa: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(label, cell): the abstention row, then one per type, as reports show them; the abstention type is
+    shown once, as "abstention (<type>)", not as a second row with the same questions."""
+    same = qa.get("abstention_type")
+    label = f"abstention ({same})" if same else "abstention"
+    return [(label, qa.get("abstention") or {})] + [(name, c) for name, c in (qa.get("by_type") or {}).items()
+                                                    if name != same]
+
+
 def not_graded(record: dict[str, Any]) -> bool:
     """An answer nothing was asked to judge (a retrieval-only run's): not a QA answer at all."""
     return record.get("label") is None and (record.get("grade") or {}).get("judge") == "none"
@@ -57,6 +77,7 @@ def qa_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
         "task_averaged": {"accuracy": task_avg, "types": present, "n_types": len(present)},
         "abstention": cell(r.get("label") for r in results if is_abstention(r)),
         "by_type": types,
+        "abstention_type": abstention_type(results),
         "judged": sum(1 for r in results if r.get("label") is not None),
         "unjudged": sum(1 for r in results if r.get("label") is None),
         "not_graded": skipped,

@@ -39,7 +39,9 @@ class Suite(ABC):
     reads_file: bool = False                # [dataset].file names its data
     question_types: tuple[str, ...] = ()    # what [run].question_types may name (empty: not checked)
     official_judge: bool = False            # the benchmark's own judge prompts apply (`official_prompts`)
-    replayable: bool = False                # `run --replay` can re-ask a source run's answers
+    # Why `replay` cannot re-apply a finished run's memory writes to this suite ("" = it can): a suite whose
+    # questions are answered from memory can; one that scores the agent itself cannot, and says why.
+    replay_refusal: str = "does not say its questions are answered from memory alone (Suite.replay_refusal)"
     needs_case: bool = True                 # scoring an answer reads its case (rubric, facts, trap answer)
     reads_back: bool = False                # a case is answered by reading its memory back, not by QA
     seeds_memory: bool = False              # ingest starts from a memory that already holds entries
@@ -55,6 +57,11 @@ class Suite(ABC):
     dataset_options: type[BaseModel] | None = None
     # Its published gold, for `[dataset] errata` (benchmarker/errata): a reader of its data file; None: no errata.
     errata_gold: GoldReader | None = None
+
+    @property
+    def replayable(self) -> bool:
+        """Whether `replay` can re-apply a finished run's memory writes and answer from them."""
+        return not self.replay_refusal
 
     # --- config --------------------------------------------------------------------------------
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarker.reporting.palette import OTHER_STAGE, STAGE_COLORS
 from benchmarker.scoring.attribution import STAGES
 
-COLORS = {"correct": "#2e7d32", "false_answer": "#ad1457", "not_written": "#c62828", "not_retrieved": "#ef6c00",
-          "not_used": "#f2b705", "no_evidence": "#8d8d8d", "unattributed": "#b0bec5"}
+COLORS = STAGE_COLORS   # the report's attribution.png uses the same palette
 LABEL_W, BAR_W, ROW_H, BAR_H = 200, 440, 26, 18
 
 
@@ -49,7 +49,7 @@ def _bar(label: str, cell: dict[str, Any], y: int, stages: list[str]) -> Bar:
         count = int(counts.get(stage) or 0)
         if count and n:
             width = BAR_W * count / n
-            segments.append(Segment(stage, round(x, 2), round(width, 2), count, count / n, COLORS.get(stage, "#555")))
+            segments.append(Segment(stage, round(x, 2), round(width, 2), count, count / n, COLORS.get(stage, OTHER_STAGE)))
             x += width
     return Bar(label, n, y, segments)
 
@@ -62,4 +62,4 @@ def attribution_chart(block: Any) -> Chart | None:
     cells = [("all", block)] + sorted((str(t), c) for t, c in (block.get("by_type") or {}).items() if isinstance(c, dict))
     bars = [_bar(label, cell, i * ROW_H, stages) for i, (label, cell) in enumerate(cells)]
     return Chart(bars, LABEL_W + BAR_W + 60, len(bars) * ROW_H, LABEL_W, BAR_H,
-                 [(s, COLORS.get(s, "#555")) for s in stages])
+                 [(s, COLORS.get(s, OTHER_STAGE)) for s in stages])

@@ -128,7 +128,20 @@ class Site:
     def compare_page(self, a: Folder, b: Folder, links: ServerLinks) -> str:
         return self.render("compare.html", links, title=f"{a.id} vs {b.id}", a=a, b=b,
                            result=compare(self.rows(a), self.rows(b)), like=self._like_for_like(a, b),
-                           invalid=self._invalid(a, b))
+                           invalid=self._invalid(a, b), paired=self._paired(a, b))
+
+    def _paired(self, a: Folder, b: Folder) -> dict[str, Any] | None:
+        """`compare`'s verdict, per-type table and speed and cost for B against A (None without results)."""
+        from benchmarker.log.jsonl import latest_by
+        from benchmarker.reporting.compare import browser_pair
+
+        runs = []
+        for ref in (a, b):
+            path = ref.file("results.jsonl")
+            if path is None:
+                return None
+            runs.append((ref.id, latest_by(iter_objects(path), "question_id"), self.info(ref).summary))
+        return browser_pair(runs[0], runs[1])
 
     def _invalid(self, a: Folder, b: Folder) -> dict[str, str]:
         """{"A"|"B": its INVALID line} for the runs whose verdict is false: `compare` refuses them; the page labels them."""

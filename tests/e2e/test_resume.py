@@ -44,8 +44,10 @@ def _as_a_foreground_job() -> None:
     """Ctrl-C reaches a run started from a terminal. A job a non-interactive shell starts in the
     background (`cmd &`, as CI and tool runners launch the suite) inherits SIGINT ignored, Python then
     installs no KeyboardInterrupt handler, and the SIGINT this test sends would be dropped: the run
-    would finish with exit 0. Restore the terminal's default before the run's Python starts."""
+    would finish with exit 0. Restore the terminal's default before the run's Python starts (and unblock
+    it: a blocked signal mask is inherited too, and the signal would wait, pending, until the run ended)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _start(cfg: Path, cwd: Path) -> subprocess.Popen:
@@ -145,8 +147,10 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path: Path) -> No
     while time.monotonic() < deadline and not any(d["tool"] == "add_entry" for d in _lines(run_dir / "decisions.jsonl")):
         assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    # Still running, or the signal would reach nothing and the run's own exit 0 would read as a lost Ctrl-C.
+    assert proc.poll() is None, f"the run ended before Ctrl-C: exit {proc.returncode}"
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal sends it: to the run's whole process group
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err.decode()[-3000:]
     assert "run the same command again to resume" in err.decode()
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"

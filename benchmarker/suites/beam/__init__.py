@@ -63,6 +63,7 @@ class BEAM(Suite):
     question_types = ABILITIES
     official_judge = True
     conversation_cases = True
+    replay_refusal = ""                 # one ingestion per conversation, replayed once per conversation
     adversary_refusal = "is scored by rubrics written with its data, which a new question has none of; not supported"
     judge_note = " (BEAM's judge: one call per rubric item, plus event ordering's alignment calls)"
     dataset_options = BeamOptions

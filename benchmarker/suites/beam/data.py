@@ -34,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarker.datasets.kinds import looks_like
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
 from benchmarker.log.json_limits import JsonLimitError, load_json
@@ -109,6 +110,8 @@ def read_source(path: Path, size: str, chats: Iterable[str] = ()) -> Iterator[tu
                                    f"got {type(row).__name__}")
             cid = conversation_id(row.get("conversation_id", i + 1), where)
             seen.add(cid, where, f"row {i}")
+            if i == 0 and "chat" not in row and (hint := looks_like(row, "beam")):
+                raise DatasetError(f"{path}: {hint}")
             if wanted and cid not in wanted:
                 continue
             for key in ("chat", "probing_questions"):

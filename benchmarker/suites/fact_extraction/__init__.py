@@ -33,6 +33,8 @@ class FactExtraction(Suite):
     seeds_memory = True
     reads_agent_trace = True
     adversary_refusal = "has no questions to aim at"
+    replay_refusal = ("scores the facts the memory agent itself writes into a seeded memory: a replay would "
+                      "re-send the source agent's writes and score that agent again")
 
     def config_problems(self, cfg: RunConfig) -> list[Problem]:
         """It scores what an agent writes to our memory server: our memory agent on Mycelian only."""

@@ -32,6 +32,8 @@ class Levels(RubricSuite):
     name = "levels"
     record_kinds = ("level",)
     reads_agent_trace = True
+    replay_refusal = ("scores the agent's own tool calls and decisions (L13's tool trace, L16's decision), "
+                      "which a replay of its writes does not make")
 
     def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
         seeds = list(config.dataset.seeds) or [config.dataset.seed]

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from benchmarker.agent.prompts import load_prompt
-from benchmarker.config_schema import Problem, RunConfig
+from benchmarker.config_schema import Problem, RunConfig, each_once
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
 from benchmarker.scoring.judge import LOCOMO_TEMPLATES
 from benchmarker.suites.base import Record, Suite
-from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, select_locomo
+from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, only_conversations, select_locomo
 from benchmarker.suites.locomo.errata import locomo_gold
 from benchmarker.suites.locomo.evidence import counts_text, evidence_block, evidence_note
 from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, category_of, locomo_summary, scored_gold
@@ -28,15 +30,26 @@ LOCOMO_URL = "https://raw.githubusercontent.com/snap-research/LoCoMo/main/data/l
 JUDGE_TEXT_TOKENS, JUDGE_OUTPUT = 100, 30   # estimate: question, answers and category; the JSON reply
 
 
+class LocomoOptions(BaseModel):
+    """LoCoMo's own [dataset] keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    # the conversations to run, by sample_id ("conv-26"); empty: all of them. Unset, it is not in the run id's hash.
+    conversations: Annotated[tuple[str, ...], AfterValidator(each_once)] = Field(default=(), strict=False)
+
+
 class LoCoMo(Suite):
     name = "locomo"
     record_kinds = ("locomo",)
     reads_file = True
     question_types = QUESTION_TYPES
     conversation_cases = True
+    replay_refusal = ""                 # one ingestion per conversation, replayed once per conversation
     adversary_refusal = "is scored by its own category metrics, which a new question has no gold for; not supported"
     judge_note = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)"
     errata_gold = staticmethod(locomo_gold)
+    dataset_options = LocomoOptions
 
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
         problems = super().data_problems(cfg)
@@ -53,9 +66,12 @@ class LoCoMo(Suite):
     def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
         """One case per conversation (ingested once), holding its selected questions; `[run]`
         question_ids / question_types (category names) / sample (stratified by category) / limit
-        select questions, and a conversation none of whose questions is selected is not ingested."""
+        select questions (within `[dataset] conversations` when set), and a conversation none of whose
+        questions is selected is not ingested."""
         path = Path(config.dataset.file)
-        parsed = load_locomo(path)
+        options = self.options(config)
+        assert isinstance(options, LocomoOptions)
+        parsed = only_conversations(load_locomo(path), options.conversations, str(path))
         run = config.run
         wanted = set(select_question_ids(parsed.index(), question_ids=list(run.question_ids),
                                          question_types=list(run.question_types), limit=run.limit,
@@ -95,8 +111,9 @@ class LoCoMo(Suite):
         return LOCOMO_TEMPLATES["abstention" if abstention else "answerable"]
 
     def summary_blocks(self, results: list[Record], notes: list[str]) -> Record:
-        notes.append("LoCoMo: overall accuracy, F1 and BLEU-1 are over categories 1-4; category 5 (adversarial) "
-                     "is reported apart as abstention (the LoCoMo section says how each is computed)")
+        notes.append("LoCoMo: overall accuracy counts every question; category 5 (adversarial) is the abstention "
+                     "row; the LoCoMo section gives categories 1-4 apart (what LoCoMo papers publish), with F1 and "
+                     "BLEU-1, which category 5 has none of")
         block = locomo_summary(results)
         if (note := evidence_note(block["evidence"])) is not None:  # ids the file got wrong: said, never silent
             notes.append(note + " (the LoCoMo section lists them)")

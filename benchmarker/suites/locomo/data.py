@@ -26,14 +26,16 @@ How a sample becomes a Case (one memory):
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarker.datasets.kinds import looks_like
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
 from benchmarker.log.json_limits import load_json
@@ -113,6 +115,8 @@ def load_locomo(path: Path) -> LocomoFile:
     if not isinstance(data, list) or not data:
         raise DatasetError(f"{path}: a LoCoMo file is a non-empty JSON list of samples "
                            f"(got {type(data).__name__}{' (empty)' if data == [] else ''})")
+    if isinstance(data[0], dict) and not data[0].get("sample_id") and (hint := looks_like(data[0], "locomo")):
+        raise DatasetError(f"{path}: {hint}")   # one line, not "missing sample_id" on every record
     parsed = LocomoFile(cases=[])
     seen: set[str] = set()
     for index, sample in enumerate(data):
@@ -221,6 +225,26 @@ def _answer_text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value).strip()
+
+
+def only_conversations(parsed: LocomoFile, conversations: Iterable[str], source: str) -> LocomoFile:
+    """The file narrowed to the named conversations (`[dataset] conversations`, by sample_id; empty: all of
+    them); DatasetError names each id the file lacks, with the closest it holds."""
+    wanted = [str(c) for c in conversations]
+    if not wanted:
+        return parsed
+    present = [case.case_id for case in parsed.cases]
+    missing = [c for c in wanted if c not in present]
+    if missing:
+        close = {c: difflib.get_close_matches(c, present, n=1, cutoff=0.6) for c in missing}
+        named = ", ".join(f"{c} (did you mean {close[c][0]}?)" if close[c] else c for c in missing)
+        held = ", ".join(present[:20]) + (f" and {len(present) - 20} more" if len(present) > 20 else "")
+        raise DatasetError(f"[dataset].conversations: conversation(s) {named} not in {source}; it holds {held}")
+    keep = set(wanted)
+    ids = {q.question_id for case in parsed.cases if case.case_id in keep for q in case.questions}
+    return LocomoFile(cases=[case for case in parsed.cases if case.case_id in keep],
+                      dropped=[d for d in parsed.dropped if d.question_id in ids],
+                      repaired=[r for r in parsed.repaired if r.question_id in ids], problems=parsed.problems)
 
 
 def select_locomo(parsed: LocomoFile, wanted: set[str]) -> Iterator[Case]:

@@ -194,8 +194,9 @@ def locomo_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
                       "f1_bleu1": f"95% percentile bootstrap of the mean ({BOOTSTRAP_ITERATIONS:,} resamples, "
                                   f"seed {BOOTSTRAP_SEED})"},
         "notes": [
-            "overall = categories 1-4 (multi-hop, temporal, open-domain, single-hop); category 5 (adversarial) "
-            "is reported apart, as abstention accuracy: correct when the reply says it was not mentioned",
+            "categories 1-4 (multi-hop, temporal, open-domain, single-hop; the block's `overall`) are what LoCoMo "
+            "papers publish; category 5 (adversarial) is reported apart, as abstention accuracy: correct when the "
+            "reply says it was not mentioned",
             "F1 = LoCoMo's token F1 (lowercase, no punctuation or a/an/the/and, Porter stems; category 1 "
             "multi-answer, category 3 first ';' part); BLEU-1 = mem0's (nltk sentence_bleu, weights (1,0,0,0), "
             "smoothing method1, regex tokens); neither is computed for category 5",

@@ -18,7 +18,7 @@ from benchmarker.suites.rubric import RubricSuite, categories_block
 class LongHorizon(RubricSuite):
     name = "long_horizon"
     record_kinds = ("long_horizon",)
-    replayable = True
+    replay_refusal = ""
     proposes_from_facts = True
     adversary_own_weakest_only = True
 

@@ -31,7 +31,7 @@ class LongMemEval(Suite):
     reads_file = True
     question_types = QUESTION_TYPES
     official_judge = True
-    replayable = True
+    replay_refusal = ""
     needs_case = False
     errata_gold = staticmethod(longmemeval_gold)
 

@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 
 import ijson
 
+from benchmarker.datasets.kinds import looks_like
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
 
@@ -200,6 +201,7 @@ def _scan_events(events: Iterable[tuple[str, Any]], source: str) -> Iterator[tup
     depth, index, key = 0, -1, None
     qid: Any = _MISSING
     qtype: Any = _MISSING
+    keys: set[str] = set()   # the first instance's, to name the kind a file of another benchmark looks like
     for event, value in events:
         if event in ("start_map", "start_array"):
             depth += 1
@@ -218,11 +220,15 @@ def _scan_events(events: Iterable[tuple[str, Any]], source: str) -> Iterator[tup
         if event in ("end_map", "end_array"):
             depth -= 1
             if depth == 1:
+                if index == 0 and qid is _MISSING and (hint := looks_like(keys, "longmemeval")):
+                    raise DatasetError(f"{source}: {hint}")
                 yield index, _scanned_id(source, index, qid), _scanned_type(source, index, qid, qtype)
             continue
         if event == "map_key":
             if depth == 2:
                 key = value
+                if index == 0:
+                    keys.add(value)
             continue
         if depth == 1:  # a scalar instance
             index += 1

@@ -76,7 +76,7 @@ def test_report_has_the_locomo_table(tmp_path):
     assert "## LoCoMo" in md and md.index("## QA accuracy") < md.index("## LoCoMo") < md.index("## Retrieval")
     assert "1 = multi-hop, 2 = temporal, 3 = open-domain, 4 = single-hop, 5 = adversarial" in md
     assert "| 1 multi-hop | 2 | 50.0 [" in md
-    overall = next(row for row in md.splitlines() if row.startswith("| **overall (1-4)** |"))
+    overall = next(row for row in md.splitlines() if row.startswith("| **categories 1-4** |"))
     assert "| 5 | 75.0 [" in overall and "| 0.600 [" in overall
     adversarial = next(row for row in md.splitlines() if row.startswith("| 5 adversarial (abstention) |"))
     assert adversarial.endswith("| n/a | n/a |") and "66.7 [" in adversarial
@@ -97,5 +97,6 @@ def test_compare_shows_locomo_side_by_side(tmp_path):
     assert "0.600 [" in f1_row and "0.900 [" in f1_row
     adversarial = next(row for row in text.splitlines() if row.startswith("| 5 adversarial (abstention) |"))
     assert adversarial.count("(n=3)") == 2
-    mixed = compare_runs([a, write_run(tmp_path / "c", [longmemeval_result("q1", "multi-session", True)])], suites=SUITE_LOOKUP)
+    mixed = compare_runs([a, write_run(tmp_path / "c", [longmemeval_result("conv-26-q001", "multi-session", True)])],
+                         suites=SUITE_LOOKUP)  # one shared id: runs that share none are refused
     assert "## LoCoMo" not in format_compare(mixed, suites=SUITE_LOOKUP)  # only when every run is a LoCoMo run
