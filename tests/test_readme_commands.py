@@ -32,17 +32,28 @@ README = REPO / "README.md"
 DOCS = REPO / "docs"   # the documentation site's pages (mkdocs.yml): their commands are run the same way
 
 
+RECIPES = "recipes"   # configs/recipes/*.toml: docs/compare-recipe.md's configs, shipped like configs/*.toml
+
+
 def shipped_configs(root: Path) -> list[Path]:
-    """The repository's own configs/*.toml: those git tracks (a user's own config kept in configs/ is not
-    shipped), or every one when `root` is not a git checkout (a source archive)."""
+    """The repository's own configs/*.toml and configs/recipes/*.toml: those git tracks (a user's own config
+    kept in configs/ is not shipped), or every one when `root` is not a git checkout (a source archive)."""
+    folders = (root / "configs", root / "configs" / RECIPES)
     try:
         listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", "configs"], capture_output=True,
                                 check=True, timeout=30).stdout.decode("utf-8")
     except (OSError, subprocess.SubprocessError):
-        return sorted((root / "configs").glob("*.toml"))
+        return sorted(p for folder in folders for p in folder.glob("*.toml"))
     tracked = sorted(p for p in (root / name for name in listed.split("\0") if name)
-                     if p.parent == root / "configs" and p.suffix == ".toml")
-    return tracked or sorted((root / "configs").glob("*.toml"))   # an archive unpacked inside another checkout
+                     if p.parent in folders and p.suffix == ".toml")
+    return tracked or sorted(p for folder in folders for p in folder.glob("*.toml"))   # an archive inside a checkout
+
+
+def config_key(path: Path | str) -> str:
+    """A config's name under configs/ ("quickstart.toml", "recipes/locomo_hybrid.toml"): the key of RUNS and NOT_RUN."""
+    parts = Path(path).parts
+    last = len(parts) - 1 - parts[::-1].index("configs") if "configs" in parts else len(parts) - 2
+    return "/".join(parts[last + 1:])
 
 
 CONFIGS = shipped_configs(REPO)
@@ -60,11 +71,15 @@ RUNS = {
     "locomo.toml": ("run", "limit = 2"),            # with the README's data/locomo10.json (a fixture here)
     "kuzu_memory.toml": ("run", "limit = 1"),       # needs `make servers`; skipped without it
     "longmemeval_offline.toml": ("run", "limit = 1"),   # the workflow without a key, on the generated clone
+    # docs/compare-recipe.md on the LoCoMo fixture: its two conversations, 15 questions, are the whole file
+    "recipes/locomo_hybrid.toml": ("run", "limit = 15"),
+    "recipes/locomo_sweep.toml": ("run", "limit = 15"),
 }
 # Replay targets the docs' commands replay into (cut down like RUNS), never run on their own: a run of
 # their own would repeat what `replay` checks (replay_bm25.toml keeps its own run in RUNS).
 REPLAY_TARGETS = {
     "longmemeval_offline_replay_bm25.toml": ("run", "limit = 1"),
+    "recipes/locomo_keyword.toml": ("run", "limit = 15"),   # docs/compare-recipe.md replays into it
 }
 # Configs that are only loaded (and estimated where that needs no network), and why they are not run.
 NOT_RUN = {
@@ -81,6 +96,7 @@ NOT_RUN = {
     "online.toml": "needs LANGSMITH_API_KEY and OPENAI_API_KEY (tests/online fakes both)",
     "calibrate.toml": "a calibrate config, not a run: its README command runs below when ../shared is present",
     "longmemeval_offline_replay_bm25.toml": "a replay target: docs/workflow.md's replay into it runs below",
+    "recipes/locomo_keyword.toml": "a replay target: docs/compare-recipe.md's replay into it runs below",
     "beam.toml": "needs the BEAM clone in data/BEAM (not in a fresh clone; loaded and estimated when present)",
 }
 # Configs whose data the user brings and this checkout may not have (relative to the repository root): they
@@ -145,12 +161,13 @@ def repo(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("readme")
     checkout = root / "repo"
     (checkout / "configs").mkdir(parents=True)
+    (checkout / "configs" / RECIPES).mkdir()
     for path in CONFIGS:
-        text = path.read_text(encoding="utf-8")
-        if path.name in RUNS or path.name in REPLAY_TARGETS:
-            table, line = {**RUNS, **REPLAY_TARGETS}[path.name]
+        text, key = path.read_text(encoding="utf-8"), config_key(path)
+        if key in RUNS or key in REPLAY_TARGETS:
+            table, line = {**RUNS, **REPLAY_TARGETS}[key]
             text = tiny(text, table, line)
-        (checkout / "configs" / path.name).write_text(text, encoding="utf-8")
+        (checkout / "configs" / key).write_text(text, encoding="utf-8")
     write_sample(root / "LongMemEval" / "data" / "longmemeval_s_cleaned.json", questions_per_type=1)
     (checkout / "data").mkdir()
     shutil.copyfile(LOCOMO_FIXTURE, checkout / "data" / "locomo10.json")
@@ -175,22 +192,26 @@ def _add(text: str, table: str, line: str) -> str:
 
 
 def test_every_shipped_config_is_run_or_says_why_not() -> None:
-    assert {p.name for p in CONFIGS} == set(RUNS) | set(NOT_RUN)
+    assert {config_key(p) for p in CONFIGS} == set(RUNS) | set(NOT_RUN)
     assert not set(RUNS) & set(NOT_RUN)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_config_of_your_own_in_configs_is_not_a_shipped_one(tmp_path: Path) -> None:
     (tmp_path / "configs" / "kuberay").mkdir(parents=True)
-    for name in ("ours.toml", "mine.toml", "kuberay/job.toml"):
+    (tmp_path / "configs" / "recipes").mkdir()
+    for name in ("ours.toml", "mine.toml", "kuberay/job.toml", "recipes/recipe.toml", "recipes/my_recipe.toml"):
         (tmp_path / "configs" / name).write_text("", encoding="utf-8")
-    assert [p.name for p in shipped_configs(tmp_path)] == ["mine.toml", "ours.toml"]   # not a checkout: every one
+    every = [config_key(p) for p in shipped_configs(tmp_path)]   # not a checkout: every one, recipes included
+    assert every == ["mine.toml", "ours.toml", "recipes/my_recipe.toml", "recipes/recipe.toml"]
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "add", "configs/ours.toml", "configs/kuberay/job.toml"], check=True)
-    assert [p.name for p in shipped_configs(tmp_path)] == ["ours.toml"]   # the user's untracked mine.toml is theirs
+    subprocess.run(["git", "-C", str(tmp_path), "add", "configs/ours.toml", "configs/kuberay/job.toml",
+                    "configs/recipes/recipe.toml"], check=True)
+    # the user's untracked mine.toml and my_recipe.toml are theirs
+    assert [config_key(p) for p in shipped_configs(tmp_path)] == ["ours.toml", "recipes/recipe.toml"]
 
 
-@pytest.mark.parametrize("name", [p.name for p in CONFIGS])
+@pytest.mark.parametrize("name", [config_key(p) for p in CONFIGS])
 def test_every_shipped_config_loads(repo: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_PROFILE", "AWS_ACCESS_KEY_ID", "LANGSMITH_API_KEY"):
         monkeypatch.delenv(var, raising=False)
@@ -199,7 +220,7 @@ def test_every_shipped_config_loads(repo: Path, name: str, monkeypatch: pytest.M
     if name in NEEDS_DATA and not (repo / NEEDS_DATA[name]).exists():
         pytest.skip(f"{name} reads {NEEDS_DATA[name]} (not in a fresh clone)")
     config = load_config(repo / "configs" / name)
-    assert config.run_id.startswith(name.removesuffix(".toml"))
+    assert config.run_id.startswith(Path(name).stem)
 
 
 def test_a_config_without_its_longmemeval_clone_names_the_key(tmp_path: Path) -> None:
@@ -224,8 +245,8 @@ def test_every_readme_command_parses() -> None:
 
 
 def test_readme_names_only_shipped_configs() -> None:
-    shipped = {p.name for p in CONFIGS}
-    named = {Path(t).name for c in readme_commands() for t in argv_of(c) if t.endswith(".toml")}
+    shipped = {config_key(p) for p in CONFIGS}
+    named = {config_key(t) for c in readme_commands() for t in argv_of(c) if t.endswith(".toml")}
     assert named <= shipped, named - shipped
 
 
@@ -233,19 +254,19 @@ def test_readme_names_only_shipped_configs() -> None:
 def test_offline_configs_estimate_and_run_and_readme_commands_run(repo: Path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(repo)
     # estimate: every config that can be estimated without a network (real providers included: no call)
-    for path in sorted((repo / "configs").glob("*.toml")):
-        if path.name in NO_ESTIMATE or (path.name == "kuzu_memory.toml" and not KUZU.is_file()):
+    for path in sorted((repo / "configs").rglob("*.toml")):
+        if config_key(path) in NO_ESTIMATE or (path.name == "kuzu_memory.toml" and not KUZU.is_file()):
             continue
         if path.name in NEEDS_DATA and not (repo / NEEDS_DATA[path.name]).exists():
             continue
-        assert main(["estimate", f"configs/{path.name}"]) == 0, path.name
+        assert main(["estimate", f"configs/{config_key(path)}"]) == 0, path.name
     # run: every offline config, the quickstart first (the README's replay, report and compare use it)
     runnable = [n for n in RUNS if n != "kuzu_memory.toml" or KUZU.is_file()]
     done: set[tuple[str, ...]] = set()   # a command the README repeats (run configs/quickstart.toml) runs once
     for name in runnable:
         assert main(["run", f"configs/{name}"]) == 0, name
         done.add(("run", f"configs/{name}"))
-        run_dir = _run_dir(repo, name.removesuffix(".toml") + "-*")
+        run_dir = _run_dir(repo, Path(name).stem + "-*")
         assert run_dir is not None, name
         results = [line for f in run_dir.rglob("results.jsonl") for line in f.read_text(encoding="utf-8").splitlines()]
         assert results and ((run_dir / "summary.json").is_file() or (run_dir / "sweep.json").is_file()), name
@@ -261,7 +282,8 @@ def test_offline_configs_estimate_and_run_and_readme_commands_run(repo: Path, mo
         done.add(tuple(t for t in argv if t != "-v"))
         ran.append(_verb(argv))
     assert {"run", "estimate", "report", "score", "replay", "compare", "sample", "oracle", "baselines"} <= set(ran), ran
-    for pattern in ("replay_bm25-replay-*", "longmemeval_offline_replay_bm25-replay-*"):   # README's, docs/workflow.md's
+    # README's, docs/workflow.md's, docs/compare-recipe.md's
+    for pattern in ("replay_bm25-replay-*", "longmemeval_offline_replay_bm25-replay-*", "locomo_keyword-replay-*"):
         replay = _run_dir(repo, pattern)
         assert replay is not None and json.loads((replay / "manifest.json").read_text())["replay"], pattern
 
@@ -280,15 +302,17 @@ def _runnable(argv: list[str], repo: Path) -> list[str] | None:
     """`argv` with run directories filled in, or None when it cannot run offline here (and why not is
     in NOT_RUN: a config that needs keys, a server or data this machine does not have)."""
     verb, out = _verb(argv), []
-    if verb in ("serve-memory", "view", "--version"):
-        return None   # serve until stopped (tests/memory and tests/view start them for real); prints the version
+    # serve until stopped (tests/memory and tests/view start them for real); prints the version. A bundle of
+    # named runs (docs/compare-recipe.md's `view RUN_A RUN_B --bundle share/`) runs; one of every run does not
+    if verb in ("serve-memory", "--version") or (verb == "view" and not ("--bundle" in argv and "<hex>" in str(argv))):
+        return None
     for token in argv:
         if "<hex>" in token:
             found = _run_dir(repo, Path(token.replace("<hex>", "*")).name)
             if found is None:
                 return None   # a run of a config that does not run here
             token = str(found)
-        if token.endswith(".toml") and Path(token).name not in RUNS | REPLAY_TARGETS and verb != "calibrate":
+        if token.endswith(".toml") and config_key(token) not in RUNS | REPLAY_TARGETS and verb != "calibrate":
             return None
         out.append(token)
     if verb == "calibrate":   # the generic line names no labels file; calibrate.toml's needs ../shared

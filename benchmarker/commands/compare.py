@@ -47,10 +47,15 @@ def run(args: argparse.Namespace) -> int:
     print(text)
     if args.out:
         from benchmarker.log.jsonl import write_text_atomic
+        from benchmarker.reporting.compare_plots import figure_markdown
         from benchmarker.reporting.report import html_page
+        from benchmarker.scoring.records import load_results
 
-        page = html_page(f"Run comparison: {', '.join(r['name'] for r in comparison['runs'])}", text)
-        write_text_atomic(args.out, page if kind == "html" else text)
+        if kind == "html":  # the page carries the per-type figure inline (one file to share)
+            figure, images = figure_markdown([(r["name"], load_results(Path(r["run_dir"]))) for r in comparison["runs"]])
+            text = html_page(f"Run comparison: {', '.join(r['name'] for r in comparison['runs'])}", text + figure,
+                             image_src=images.get)
+        write_text_atomic(args.out, text)
     return 0
 
 

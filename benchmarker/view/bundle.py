@@ -3,6 +3,7 @@ host). The question list is filtered, sorted and paged by static/view.js over al
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -28,8 +29,9 @@ class _Out:
         self.pages += 1
 
 
-def write_bundle(catalog: Catalog, out: Path) -> int:
-    """Write every page under `out` (absent or empty); returns the number of pages."""
+def write_bundle(catalog: Catalog, out: Path, chosen: list[Path] | None = None) -> int:
+    """Write every page under `out` (absent or empty); returns the number of pages. `chosen`: the run
+    directories named on the command line, compared in that order (A -> B) besides the usual pairs."""
     for path in (out, *out.parents):
         if path.is_symlink() and not path.exists():
             raise UserError(f"view --bundle: {path} is a dangling symbolic link (to {os.readlink(path)}); "
@@ -38,14 +40,14 @@ def write_bundle(catalog: Catalog, out: Path) -> int:
         raise UserError(f"view --bundle: {out} is not an empty folder; give a new or empty one")
     try:
         with confined_to(out):   # a link planted below `out` while it is written is refused (log/confined.py)
-            return _write_pages(catalog, out)
+            return _write_pages(catalog, out, chosen or [])
     except UserError:
         raise
     except OSError as err:
         raise UserError(f"view --bundle: cannot write {err.filename or out}: {err.strerror or err}") from None
 
 
-def _write_pages(catalog: Catalog, out: Path) -> int:
+def _write_pages(catalog: Catalog, out: Path, chosen: list[Path]) -> int:
     catalog.refresh(force=True)
     site, dest = Site(catalog), _Out(out)
     dest.page("index.html", site.index_page(BundleLinks("index.html")))
@@ -63,7 +65,7 @@ def _write_pages(catalog: Catalog, out: Path) -> int:
             here = bundle_path("question", ref.id, row.qid)
             if (html := site.question_page(ref, row.qid, BundleLinks(here))) is not None:
                 dest.page(here, html)
-    for a, b in site.pairs():
+    for a, b in dict.fromkeys([*site.pairs(), *chosen_pairs(catalog, chosen)]):
         here = bundle_path("compare", a, b)
         dest.page(here, site.compare_page(catalog.runs[a], catalog.runs[b], BundleLinks(here)))
     for ref in catalog.calibrations.values():
@@ -71,6 +73,13 @@ def _write_pages(catalog: Catalog, out: Path) -> int:
         dest.page(here, site.calibration_page(ref, BundleLinks(here)))
     _write_board(Leaderboard(site), out, dest)
     return dest.pages
+
+
+def chosen_pairs(catalog: Catalog, chosen: list[Path]) -> list[tuple[str, str]]:
+    """Consecutive chosen run directories as (A, B) ids, in the order given."""
+    by_path = {ref.path: ref.id for ref in catalog.runs.values()}
+    ids = [by_path[p] for p in (c.resolve() for c in chosen) if p in by_path]
+    return [(a, b) for a, b in itertools.pairwise(ids) if a != b]
 
 
 def _write_board(board: Leaderboard, out: Path, dest: _Out) -> None:

@@ -118,10 +118,12 @@ class Catalog:
 
 
 def _name(root: Path, path: Path, runs: dict[Path, str]) -> str:
-    """The folder's path under root, made safe, with "-run" added to a PAGE_NAMES folder right below a run."""
-    parts = [safe_name(p) for p in path.relative_to(root).parts or (root.name,)]
+    """The folder's path under root (under its parent when root is itself a run), made safe, with "-run" added
+    to a PAGE_NAMES folder right below a run."""
+    base = root.parent if root in runs else root  # a run named on the command line keeps its name above its points
+    parts = [safe_name(p) for p in path.relative_to(base).parts or (root.name,)]
     for above in (a for a in path.parents if a in runs):
-        below = len(above.relative_to(root).parts)
+        below = len(above.relative_to(base).parts)
         parts[below] += "-run" if parts[below] in PAGE_NAMES else ""
     return "/".join(parts)
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from benchmarker.errors import UserError
-from benchmarker.view.catalog import Catalog
+from benchmarker.view.catalog import RUN_FILES, Catalog
 
 DEFAULT_DIR = Path("runs")
 DEFAULT_HOST = "127.0.0.1"
@@ -26,7 +26,9 @@ MAX_PORT = 65535
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dirs", type=Path, nargs="*", metavar="DIR",
-                        help=f"folders holding run directories, searched 3 levels deep (default: {DEFAULT_DIR})")
+                        help="run directories, or folders holding them (searched 3 levels deep; default: "
+                             f"{DEFAULT_DIR}); with --bundle, only these go in, and runs named one after "
+                             "another are compared in that order")
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help="bind address (default 127.0.0.1: this machine only; any other needs a token)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0: any free one)")
@@ -41,13 +43,18 @@ def run_view(args: argparse.Namespace) -> int:
     dirs = list(args.dirs) or [DEFAULT_DIR]
     for folder in dirs:
         if not folder.is_dir():
-            raise UserError(f"view: {folder} is not a folder; give folders that hold run directories (default {DEFAULT_DIR})")
+            raise UserError(f"view: {folder} is not a folder; give run directories or folders that hold them "
+                            f"(default {DEFAULT_DIR})")
     catalog = Catalog(dirs)
     if args.bundle is not None:
-        from benchmarker.view.bundle import write_bundle
+        from benchmarker.view.bundle import chosen_pairs, write_bundle
+        from benchmarker.view.links import bundle_path
 
-        pages = write_bundle(catalog, args.bundle)
+        chosen = [d for d in dirs if any((d / name).is_file() for name in RUN_FILES)]
+        pages = write_bundle(catalog, args.bundle, chosen)
         print(f"view: wrote {pages} pages to {args.bundle}; open {args.bundle / 'index.html'}")
+        for a, b in chosen_pairs(catalog, chosen):
+            print(f"view: {a} -> {b} compared in {args.bundle / bundle_path('compare', a, b)}")
         return 0
     sock, token, url = prepare(args)
     from benchmarker.view.server import create_app
