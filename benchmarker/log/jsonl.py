@@ -16,7 +16,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from benchmarker.errors import UserError
 from benchmarker.log.confined import parent_folder
@@ -213,15 +213,17 @@ def parse_object(raw: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def lines_at(path: Path, offsets: list[int]) -> list[bytes]:
-    """The raw lines starting at these byte offsets, in the order given (an offset index's reads)."""
+def lines_at(path: Path, offsets: list[int],
+             read_line: Callable[[BinaryIO], bytes] = lambda handle: handle.readline()) -> list[bytes]:
+    """The raw lines starting at these byte offsets, in the order given (an offset index's reads); `read_line`
+    reads one from where the handle stands (the run browser's caps what it reads)."""
     out: list[bytes] = []
     if not offsets:  # nothing to read: the file need not even exist
         return out
     with open(path, "rb") as handle:
         for offset in offsets:
             handle.seek(offset)
-            out.append(handle.readline())
+            out.append(read_line(handle))
     return out
 
 

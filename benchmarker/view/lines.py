@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from benchmarker.log.jsonl import parse_object
+from benchmarker.log.jsonl import lines_at, parse_object
 from benchmarker.redact import masked_preview  # whole, then cut: a cut key is not recognised
 
 parse = parse_object  # a torn or damaged line is skipped (None)
@@ -257,15 +257,7 @@ class KeyIndex:
 
 def read_raw(path: Path, offsets: list[int]) -> list[bytes]:
     """The lines at these byte offsets, in the order given; b"" for one over MAX_LINE_BYTES (never read whole)."""
-    out: list[bytes] = []
-    if not offsets:  # nothing to read: the file need not even exist
-        return out
-    with open(path, "rb") as handle:
-        for offset in offsets:
-            handle.seek(offset)
-            raw, _ = read_line(handle)
-            out.append(raw or b"")
-    return out
+    return lines_at(path, offsets, lambda handle: read_line(handle)[0] or b"")
 
 
 def read_lines(path: Path, offsets: list[int]) -> list[dict[str, Any] | None]:

@@ -15,22 +15,9 @@ from benchmarker.log import safe_open
 from benchmarker.log.jsonl import JsonlWriter, write_text_atomic
 from benchmarker.log.safe_open import UnsafePathError
 from benchmarker.run.run_lock import acquire_run_lock
+from tests.log.test_symlink_writes import SECRET, run_dir, victim
 
-SECRET = "the victim's own data\n"
-
-
-@pytest.fixture
-def victim(tmp_path: Path) -> Path:
-    path = tmp_path / "victim.txt"
-    path.write_text(SECRET, encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def run_dir(tmp_path: Path) -> Path:
-    path = tmp_path / "runs" / "seeded"
-    path.mkdir(parents=True)
-    return path
+__all__ = ["run_dir", "victim"]  # fixtures used by name
 
 
 def _append(path: Path) -> None:

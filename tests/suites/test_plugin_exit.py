@@ -17,20 +17,10 @@ from benchmarker import registry
 from benchmarker.cli import main
 from benchmarker.cli_errors import INTERRUPTED
 from benchmarker.errors import UserError
+from tests.suites.test_discovery import TINY, fresh
 
-TINY = """
-run_id = "tiny"
-[dataset]
-kind = "{kind}"
-questions_per_type = 1
-sessions_per_question = 3
-[memory]
-embedder = "none"
-alpha = 0.0
-[run]
-output_dir = "runs"
-progress = false
-"""
+__all__ = ["fresh"]  # the registry reset, a fixture used by name
+
 BODIES = {
     "exits": "import sys\nsys.exit(3)\n",
     "interrupts": "raise KeyboardInterrupt\n",
@@ -47,18 +37,6 @@ BODIES = {
         SUITE = Bad()
     """),
 }
-
-
-@pytest.fixture
-def fresh(monkeypatch):
-    """The registry as if nothing had been discovered yet (restored afterwards)."""
-    monkeypatch.setattr(registry, "_done", False)
-    monkeypatch.setattr(registry, "_loaded", {})
-    monkeypatch.setattr(registry, "_refused", {})
-    monkeypatch.setattr(registry, "_shadowed", {})
-    monkeypatch.setattr(registry.SUITES, "data", {})
-    monkeypatch.setattr(registry.RECORD_KINDS, "data", {})
-    return monkeypatch
 
 
 def install(monkeypatch, tmp_path: Path, **bodies: str) -> None:
