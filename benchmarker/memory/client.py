@@ -38,6 +38,19 @@ from typing import Any
 from benchmarker.errors import MemoryServerLost, MemoryToolError
 from benchmarker.redact import masked_preview
 
+
+class _ResponseAfterClose(logging.Filter):
+    """The MCP client logs "Error parsing JSON response" with a ClosedResourceError traceback when a reply
+    arrives after this side closed the session (a Ctrl-C or a cancelled case tearing it down): nothing was
+    lost, and the traceback would sit above the run's one "interrupted" line (issue 44, item 4)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (type(exc).__name__ == "ClosedResourceError" and "Error parsing JSON response" in str(record.msg))
+
+
+logging.getLogger("mcp.client.streamable_http").addFilter(_ResponseAfterClose())
+
 log = logging.getLogger(__name__)
 
 LOCAL_DEV_TOKEN = "LOCAL_DEV_MODE_NOT_FOR_PRODUCTION"
