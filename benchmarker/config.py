@@ -45,7 +45,7 @@ NON_RESULT_KEYS: dict[str, Any] = {
     "params": {"consistency_timeout_s"},
     # limits that fail a call, not settings of what it computes; the device changes speed only (embeddings
     # equal to float tolerance)
-    "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "await_timeout_s", "call_timeout_s",
+    "memory": {"auth_token_env", "vector_cache_mb", "embed_batch_size", "write_batch", "await_timeout_s", "call_timeout_s",
                "start_timeout_s", "max_result_mb", "device"},
     # caching changes what a call costs, not what the model is sent; an outside agent's label, credentials
     # and patience change how it is reached, not what it answers

@@ -295,6 +295,9 @@ class MemoryConfig(_Table):
     # embedded service only (Mycelian's own settings live on its server)
     vector_cache_mb: int = Field(512, ge=1, le=1_000_000)
     embed_batch_size: int = Field(32, ge=1, le=4096)
+    # retrieval ingestion and replay: entries per add_entries call on a server that lists that tool (the embedded
+    # service); 0 = one add_entry per message. Speed only: the same entries, tags, order and search results
+    write_batch: int = Field(256, ge=0, le=1000)
     # where the minilm embedder runs: "auto" = CUDA when torch sees a device, else CPU (speed, not results)
     device: Literal["auto", "cpu", "cuda"] = "auto"
     # the longest consistency wait: the embedded service's own limit, and (plus a margin) how long the

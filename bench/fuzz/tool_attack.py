@@ -123,6 +123,14 @@ async def read_back(session: Any, case: ToolCase, text: str) -> str | None:
                                 limit=1))["entries"][0]
         got = {"raw_entry": newest["rawEntry"], "summary": newest["summary"], "tags": newest["tags"]}
         sent = {"raw_entry": args["raw_entry"], "summary": args["summary"], "tags": args.get("tags") or {}}
+    elif case.tool == "add_entries":
+        count = len(args["entries"])
+        newest = (await ok_call(session, "list_entries", vault_id=args["vault_id"], memory_id=args["memory_id"],
+                                limit=count))["entries"]
+        got = {"entries": [{"raw_entry": e["rawEntry"], "summary": e["summary"], "tags": e["tags"]}
+                           for e in reversed(newest)]}
+        sent = {"entries": [{"raw_entry": e["raw_entry"], "summary": e["summary"], "tags": e.get("tags") or {}}
+                            for e in args["entries"]]}
     elif case.tool in ("create_vault", "create_memory_in_vault"):
         stored = json.loads(text)
         got = {"description": stored.get("description"), "memory_type": stored.get("memoryType")}

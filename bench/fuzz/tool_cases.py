@@ -142,7 +142,35 @@ def _tags_mutations() -> list[Mutation]:
     return bad + good
 
 
+ENTRY = {"raw_entry": "fuzz entry text", "summary": "fuzz summary", "tags": {"k": "v"}}
+
+
+def _entries_mutations() -> list[Mutation]:
+    """add_entries' list: every bad item must be refused naming `entries` and store nothing."""
+    bad: list[Mutation] = [
+        ("string", "x", "reject"), ("json-list-string", '[{"raw_entry": "a", "summary": ""}]', "reject"),
+        ("object", dict(ENTRY), "reject"), ("int", 5, "reject"), ("empty-list", [], "reject"),
+        ("list-of-str", ["a"], "reject"), ("list-of-null", [None], "reject"), ("nested-list", [[ENTRY]], "reject"),
+        ("item-no-raw", [{"summary": "s"}], "reject"), ("item-no-summary", [{"raw_entry": "r"}], "reject"),
+        ("item-empty-raw", [ENTRY, {**ENTRY, "raw_entry": ""}], "reject"),
+        ("item-raw-int", [{**ENTRY, "raw_entry": 5}], "reject"),
+        ("item-raw-surrogate", [{**ENTRY, "raw_entry": "a\ud800b"}], "reject"),
+        ("item-raw-over-limit", [{**ENTRY, "raw_entry": "y" * (64 * 1024 + 1)}], "reject"),
+        ("item-unknown-key", [{**ENTRY, "vault_id": "x"}], "reject"),
+        ("item-tags-string", [{**ENTRY, "tags": "x"}], "reject"),
+        ("item-tags-NaN", [{**ENTRY, "tags": {"a": RawJson("NaN")}}], "reject"),
+        ("over-count", [ENTRY] * 1001, "reject"),
+    ]
+    good: list[Mutation] = [("one", [ENTRY], "verbatim"),
+                            ("json-looking", [{"raw_entry": '{"a": 1}', "summary": "null", "tags": {}},
+                                              {"raw_entry": "[1, 2]", "summary": "", "tags": {"j": '{"a": 1}'}}],
+                             "verbatim")]
+    return bad + good
+
+
 def _kind_mutations(kind: str, arg: str, low_high: tuple[float, float] | None) -> list[Mutation]:
+    if kind == "entries":
+        return _entries_mutations()
     if kind == "id":
         return _id_mutations()
     if kind == "title":
@@ -199,6 +227,8 @@ def kind_of(tool: str, arg: str, prop: dict[str, Any]) -> str:
         return "prompt_type" if tool == "get_default_prompts" else "label"
     if arg in named:
         return named[arg]
+    if arg == "entries":
+        return "entries"
     kind = prop.get("type")
     if kind in ("number", "integer"):
         return "count"
@@ -244,6 +274,8 @@ class CaseBuilder:
             return "chat" if tool == "get_default_prompts" else "NOTES"
         if arg == "tags":
             return {"k": "v"}
+        if arg == "entries":
+            return [dict(ENTRY)]
         if arg in ("limit", "top_k"):
             return 5
         if arg in ("before", "after", "alpha"):

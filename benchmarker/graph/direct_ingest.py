@@ -17,6 +17,7 @@ from benchmarker.agent.middleware import trace_tags
 from benchmarker.datasets.schema import Case
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.turns import turn_context
+from benchmarker.graph.write_batches import EntryBatcher, Write, batch_size
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 from benchmarker.memory.entries import entry_text
 from benchmarker.redact import masked_preview
@@ -47,16 +48,25 @@ async def logged_call(ctx: RunContext, tool: str, args: dict[str, Any], call: Aw
 
 async def write_entries_directly(ctx: RunContext, case: Case, record: MemoryRecord) -> int:
     """Write every message of the case as an entry (Mycelian's add_entry, or a mapped server's write
-    tool), then wait until it is searchable; return the entries written."""
+    tool), in batches where the server takes them (graph/write_batches.py), then wait until it is
+    searchable; return the entries written."""
     count = 0
+    batcher: EntryBatcher | None = None
     for session in case.sessions:
         for turn_index, message in enumerate(session.messages):
             raw, summary = entry_text(session, message)
             where = turn_context(ctx, case, record, session, turn_index, message.role)
             tool, args = ctx.memory.write_call(record, raw, summary, trace_tags(where))
-            await logged_call(ctx, tool, args, ctx.memory.client.call(tool, args), case_id=case.case_id,
-                              question_id=where.question_id, session_id=session.session_id, turn=turn_index)
+            if batcher is None and (size := batch_size(ctx, tool)):
+                batcher = EntryBatcher(ctx, CALLER, size)
+            if batcher is not None:
+                await batcher.add(Write(args, case.case_id, where.question_id, session.session_id, turn_index))
+            else:
+                await logged_call(ctx, tool, args, ctx.memory.client.call(tool, args), case_id=case.case_id,
+                                  question_id=where.question_id, session_id=session.session_id, turn=turn_index)
             count += 1
+    if batcher is not None:
+        await batcher.flush()
     wait = ctx.memory.consistency_call(record)
     if wait is not None:
         await logged_call(ctx, *wait, ctx.memory.client.call(*wait), case_id=case.case_id)

@@ -14,6 +14,7 @@ from typing import Any
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
+from benchmarker.graph.write_batches import ENTRY_TOOL, EntryBatcher, Write, batch_size
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 from benchmarker.redact import masked_preview
 from benchmarker.subjects import ReplayWrites
@@ -38,8 +39,16 @@ async def replay_into_memory(ctx: RunContext, replay: ReplayWrites, case: Case,
     then abandoned: re-running the command replays it into a new one (attempt + 1).
     """
     written = failed = 0
+    batcher: EntryBatcher | None = None
     for write in replay.writes_for(case.case_id):
         args = rebind(write.args, vault_id=record.vault_id, memory_id=record.memory_id, run_id=ctx.run_id)
+        if batcher is None and (size := batch_size(ctx, write.tool)):
+            batcher = EntryBatcher(ctx, "replay", size, keep_going=True)
+        if batcher is not None and write.tool == ENTRY_TOOL:
+            await batcher.add(Write(args, case.case_id, write.question_id, write.session_id, write.turn))
+            continue
+        if batcher is not None:
+            await batcher.flush()  # a put_context goes out after the entries recorded before it
         started = time.perf_counter()
         text, error = "", None
         try:
@@ -55,4 +64,7 @@ async def replay_into_memory(ctx: RunContext, replay: ReplayWrites, case: Case,
                                       tool=write.tool, args=args, result_preview=masked_preview(text, RESULT_PREVIEW_CHARS),
                                       latency_ms=round((time.perf_counter() - started) * 1000.0, 3), error=error))
         ctx.progress.add_tool_calls()
+    if batcher is not None:
+        await batcher.flush()
+        written, failed = written + batcher.written, failed + batcher.failed
     return written, failed

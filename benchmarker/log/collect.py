@@ -91,6 +91,10 @@ class CollectingLog:
         elif isinstance(record, DecisionRecord) and record.caller in OTHER_WRITERS and not record.tool.startswith("_"):
             self.collected.other_calls.append(record)
 
+    def append_many(self, records: Sequence[DecisionRecord]) -> None:
+        for record in records:
+            self.append(record)
+
     def log_error(self, case_id: str, err: BaseException) -> None:
         self.append(error_record(case_id, err))
 

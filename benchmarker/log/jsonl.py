@@ -14,7 +14,7 @@ import io
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -140,9 +140,16 @@ class JsonlWriter:
         self._lock = threading.Lock()
 
     def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(redact(record, keys=False), ensure_ascii=False, default=_masked_str) + "\n"
+        self.write_many([record])
+
+    def write_many(self, records: Sequence[dict[str, Any]]) -> None:
+        """Append the records as lines in one write and one flush (and one fsync when durable)."""
+        text = "".join(json.dumps(redact(record, keys=False), ensure_ascii=False, default=_masked_str) + "\n"
+                       for record in records)
+        if not text:
+            return
         with self._lock:
-            self._handle.write(line)
+            self._handle.write(text)
             self._handle.flush()
             if self.durable:
                 os.fsync(self._handle.fileno())

@@ -92,6 +92,15 @@ class DecisionRecord(LogRecord):
     result_preview: str | None = None
     latency_ms: float | None = None
     error: str | None = None
+    # a write sent in one add_entries call with others: the call's size (latency_ms is then its share)
+    batch: int | None = None
+
+    def to_line(self) -> dict[str, Any]:
+        """As every record's, without `batch` on a call that was made alone (the lines of runs before it)."""
+        line = super().to_line()
+        if line.get("batch") is None:
+            line.pop("batch", None)
+        return line
 
     @model_validator(mode="before")
     @classmethod

@@ -36,8 +36,9 @@ __all__ = ["RunLog", "ResumeState", "MemoryRecord", "SCHEMA_VERSION"]
 _DURABLE = {MemoryRecord.FILE: True, AnswerRecord.FILE: True, ResultRecord.FILE: True,
             LevelRecord.FILE: True, ErrorRecord.FILE: True, DecisionRecord.FILE: False}
 ANSWERS_DIR_FILES = {AnswerRecord.FILE, ResultRecord.FILE, LevelRecord.FILE}
-# Callers besides the agent whose calls write a memory: the harness's own writes and a replay's.
-OTHER_WRITERS = ("harness", "replay")
+# Callers besides the agent whose calls write a memory: the harness's own writes, a replay's and a
+# retrieval-mode ingestion's.
+OTHER_WRITERS = ("harness", "replay", "retrieval")
 
 
 @dataclass
@@ -115,6 +116,19 @@ class RunLog:
             self._traces.setdefault(record.case_id, []).append(record)
         elif isinstance(record, DecisionRecord) and record.caller in OTHER_WRITERS and may_write(record.to_line()):
             self._other_calls.setdefault(record.case_id, []).append(record)  # the harness's searches are no write
+
+    def append_many(self, records: Sequence[DecisionRecord]) -> None:
+        """Append decision records in one write (a batch of writes acknowledged together), as `append`
+        would one by one."""
+        if not records:
+            return
+        lines = [record.to_line() for record in records]
+        self._writer(self.decisions_path, _DURABLE[DecisionRecord.FILE]).write_many(lines)
+        for record, line in zip(records, lines, strict=True):
+            if record.caller == "agent":
+                self._traces.setdefault(record.case_id, []).append(record)
+            elif record.caller in OTHER_WRITERS and may_write(line):
+                self._other_calls.setdefault(record.case_id, []).append(record)
 
     def log_error(self, case_id: str, err: BaseException) -> None:
         """A failed case, with its traceback."""

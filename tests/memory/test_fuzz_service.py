@@ -48,7 +48,7 @@ def labels(report: dict[str, Any], name: str, outcome: str) -> list[str]:
 def test_every_group_ran_with_its_cases(report):
     assert [g["group"] for g in report["groups"]] == list(GROUPS)
     tools = group(report, "tools")
-    assert tools["extra"]["tools"] == 13 and tools["tried"] >= 300 and tools["extra"]["raw_json_cases"] > 0
+    assert tools["extra"]["tools"] == 14 and tools["tried"] >= 300 and tools["extra"]["raw_json_cases"] > 0
     assert group(report, "http")["extra"]["auth_cases"] == "run"  # the launched service had a key
     assert [r["mode"] for r in group(report, "kill9")["extra"]["runs"]] == ["mid-write", "mid-index"]
     assert all(g["tried"] == sum(g["counts"].values()) > 0 for g in report["groups"])

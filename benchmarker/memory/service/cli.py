@@ -57,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"largest search_memories query in bytes (default {_DEFAULTS.max_query_bytes})")
     parser.add_argument("--max-tags-bytes", type=int, default=_DEFAULTS.max_tags_bytes,
                         help=f"largest add_entry tags, as JSON bytes (default {_DEFAULTS.max_tags_bytes})")
+    parser.add_argument("--max-batch-entries", type=int, default=_DEFAULTS.max_batch_entries,
+                        help="most entries in one add_entries call; a longer list is refused "
+                             f"(default {_DEFAULTS.max_batch_entries})")
     parser.add_argument("--embed-batch-size", type=int, default=_DEFAULTS.embed_batch_size,
                         help=f"entry texts embedded per batch (default {_DEFAULTS.embed_batch_size}); "
                              "does not change results")
@@ -112,6 +115,7 @@ def settings_from_args(args: argparse.Namespace) -> ServiceSettings:
         strict_titles=args.strict_titles, store_secrets=args.store_secrets, max_raw_entry_bytes=args.max_raw_entry_bytes,
         max_summary_bytes=args.max_summary_bytes, max_context_bytes=args.max_context_bytes,
         max_query_bytes=args.max_query_bytes, max_tags_bytes=args.max_tags_bytes,
+        max_batch_entries=args.max_batch_entries,
         embed_batch_size=args.embed_batch_size, device=args.device, await_timeout_s=args.await_timeout_s,
         vector_cache_mb=args.vector_cache_mb, log_level=args.log_level, exit_with_parent=args.exit_with_parent,
         api_key=api_key, allowed_hosts=tuple(args.allowed_host), allowed_origins=tuple(args.allowed_origin),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -20,7 +21,7 @@ from benchmarker.memory.service import validation as check
 from benchmarker.memory.service.embedders import Embedder, create_embedder
 from benchmarker.memory.service.errors import NotFoundError, ServiceError
 from benchmarker.memory.service.indexer import Indexer
-from benchmarker.memory.service.masking import redact_stored, redact_text
+from benchmarker.memory.service.masking import redact_stored, redact_text, text_masker
 from benchmarker.memory.service.prompts import default_prompts
 from benchmarker.memory.service.records import Memory, Vault
 from benchmarker.memory.service.search import HybridSearcher
@@ -146,6 +147,39 @@ class MemoryService:
         entry = self.store.add_entry(memory, raw, summ, tags_json)
         self.indexer.enqueue("entry", memory.mkey, entry.seq)
         return ENQUEUED
+
+    def add_entries(self, vault_id: Any, memory_id: Any, entries: Any) -> dict[str, Any]:
+        """add_entries: many add_entry calls in one request and one transaction, stored in list order.
+
+        Every entry is checked before any is stored (a refusal names `entries[i].argument` and stores
+        nothing); the rows are then queued for indexing as add_entry's are, so the service embeds them
+        in its usual batches."""
+        memory = self._memory(memory_id, vault_id)
+        mask = None if self.settings.store_secrets else text_masker()
+        rows = [self._entry_row(i, item, mask) for i, item in enumerate(check.entry_list(
+            entries, max_entries=self.settings.max_batch_entries))]
+        for entry in self.store.add_entries(memory, rows):
+            self.indexer.enqueue("entry", memory.mkey, entry.seq)
+        return {"status": ENQUEUED, "count": len(rows)}
+
+    def _entry_row(self, index: int, item: dict[str, Any],
+                   mask: Callable[[str], str] | None) -> tuple[str, str, str]:
+        """One add_entries item as the (raw_entry, summary, tags) add_entry would store; errors name it."""
+        try:
+            unknown = sorted(set(item) - {"raw_entry", "summary", "tags"})
+            if unknown:
+                raise ServiceError(unknown[0], "is not an add_entry argument (raw_entry, summary, tags)")
+            if "summary" not in item:
+                raise ServiceError("summary", "is required")
+            raw = check.text("raw_entry", item.get("raw_entry"), max_bytes=self.settings.max_raw_entry_bytes)
+            summ = check.text("summary", item["summary"], max_bytes=self.settings.max_summary_bytes,
+                              allow_empty=True)
+            tags_json = check.tags(item.get("tags"), max_bytes=self.settings.max_tags_bytes)
+        except ServiceError as err:
+            raise ServiceError(f"entries[{index}].{err.argument}", err.message) from None
+        if mask is not None:
+            raw, summ, tags_json = mask(raw), mask(summ), redact_stored(tags_json, mask)
+        return raw, summ, tags_json
 
     def list_entries(self, vault_id: Any, memory_id: Any, limit: Any = None, before: Any = None,
                      after: Any = None) -> dict[str, Any]:

@@ -62,6 +62,7 @@ class ServiceSettings:
     max_query_bytes: int = 8 * 1024
     max_tags_bytes: int = 16 * 1024
     embed_batch_size: int = 32
+    max_batch_entries: int = 1000  # entries in one add_entries call (each within the add_entry limits)
     device: str = "auto"  # minilm only: "auto" (CUDA when torch sees one, else CPU), "cpu" or "cuda"
     await_timeout_s: float = 600.0
     vector_cache_mb: int = 512  # RAM for per-memory vector matrices (least recently used dropped)
@@ -97,7 +98,7 @@ class ServiceSettings:
         if not self.db_path:
             raise ValueError("db_path: must name a SQLite file, e.g. ./mycelian-embedded.sqlite")
         for name in ("max_raw_entry_bytes", "max_summary_bytes", "max_context_bytes", "max_query_bytes",
-                     "max_tags_bytes", "embed_batch_size", "vector_cache_mb"):
+                     "max_tags_bytes", "embed_batch_size", "vector_cache_mb", "max_batch_entries"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name}: must be >= 1, got {getattr(self, name)}")
         if self.await_timeout_s <= 0:
@@ -138,6 +139,7 @@ class ServiceSettings:
                 "--max-context-bytes", str(self.max_context_bytes),
                 "--max-query-bytes", str(self.max_query_bytes),
                 "--max-tags-bytes", str(self.max_tags_bytes),
+                "--max-batch-entries", str(self.max_batch_entries),
                 "--embed-batch-size", str(self.embed_batch_size), "--device", self.device,
                 "--await-timeout-s", repr(float(self.await_timeout_s)),
                 "--vector-cache-mb", str(self.vector_cache_mb),

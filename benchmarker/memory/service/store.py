@@ -178,6 +178,19 @@ class Store:
         return Entry(_new_rowid(cur), entry_id, memory.mkey, memory.memory_id, memory.vault_id,
                      raw_entry, summary, tags_json, created)
 
+    def add_entries(self, memory: Memory, rows: Sequence[tuple[str, str, str]]) -> list[Entry]:
+        """Store (raw_entry, summary, tags_json) rows in one transaction, in order: each gets the seq and
+        creation time it would have got from one add_entry after the other, and a failure stores none."""
+        stamped = [(str(uuid.uuid4()), self.clock.now(), raw, summary, tags) for raw, summary, tags in rows]
+        entries: list[Entry] = []
+        with self._tx() as db:
+            for entry_id, created, raw, summary, tags in stamped:
+                cur = db.execute("INSERT INTO entries(entry_id, mkey, raw_entry, summary, tags, creation_time) "
+                                 "VALUES (?, ?, ?, ?, ?, ?)", (entry_id, memory.mkey, raw, summary, tags, created))
+                entries.append(Entry(_new_rowid(cur), entry_id, memory.mkey, memory.memory_id, memory.vault_id,
+                                     raw, summary, tags, created))
+        return entries
+
     def get_entry(self, entry_id: str) -> Entry | None:
         row = self.db.execute(f"SELECT {_ENTRY_COLUMNS} WHERE e.entry_id = ?", (entry_id,)).fetchone()
         return Entry(*row) if row else None

@@ -1,4 +1,5 @@
-"""The 13 MCP tools of Mycelian's contract on FastMCP: same names, arguments, required fields, results.
+"""The 13 MCP tools of Mycelian's contract on FastMCP (same names, arguments, required fields, results),
+plus `add_entries`, this service's batched add_entry that the harness uses when a server lists it.
 
 Every tool returns one text content (plain `str`, JSON where Mycelian returns JSON). A bad call
 comes back as an isError result whose text starts with the tool and the argument at fault.
@@ -35,6 +36,13 @@ Before = Annotated[str | None, Field(description="Return entries created before 
 After = Annotated[str | None, Field(description="Return entries created after this RFC3339 timestamp")]
 TopK = Annotated[Any, WithJsonSchema({"type": "number"}),
                  Field(description="Number of results to return (1-100, default 10)")]
+EntryList = Annotated[Any, WithJsonSchema({
+    "type": "array", "items": {"type": "object", "properties": {
+        "raw_entry": {"type": "string", "description": "Raw entry text"},
+        "summary": {"type": "string", "description": "Short summary of the entry"},
+        "tags": {"type": "object", "description": "Optional JSON object of tags"}},
+        "required": ["raw_entry", "summary"]}}),
+    Field(description="The entries to append, in order (at most the service's --max-batch-entries)")]
 Alpha = Annotated[Any, WithJsonSchema({"type": "number"}),
                   Field(description="Optional hybrid weight: 0 = keyword (BM25) only, 1 = vector only; "
                                     "default: the service's alpha")]
@@ -123,6 +131,9 @@ def build_tools(svc: MemoryService) -> list[Tool]:
                         tags: Tags = None) -> str:
         return svc.add_entry(vault_id, memory_id, raw_entry, summary, tags)
 
+    async def add_entries(vault_id: VaultId, memory_id: MemoryId, entries: EntryList) -> str:
+        return _json(svc.add_entries(vault_id, memory_id, entries))
+
     async def list_entries(vault_id: VaultId, memory_id: MemoryId, limit: Limit = None, before: Before = None,
                            after: After = None) -> str:
         return _json(svc.list_entries(vault_id, memory_id, limit, before, after))
@@ -157,6 +168,10 @@ def build_tools(svc: MemoryService) -> list[Tool]:
         (add_entry, "Append a new message or note to a memory inside a vault. rawEntry holds the full text; "
                     "summary is a short recap. Returns 'enqueued': the entry becomes searchable shortly "
                     "(call await_consistency to wait)."),
+        (add_entries, "Append several entries to a memory in one call and one transaction, stored in list order "
+                      "exactly as the same add_entry calls one after the other would store them; all or none "
+                      "(a refusal names entries[i]). Returns {\"status\": \"enqueued\", \"count\": n}. An "
+                      "extension of this service, not part of Mycelian's contract."),
         (list_entries, "List entries of a memory, newest first, with pagination cursors"),
         (get_entry, "Get a single entry by entryId within a memory"),
         (put_context, "Persist the context document of a memory (stored as a new version). Returns 'enqueued'."),

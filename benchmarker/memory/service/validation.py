@@ -88,9 +88,13 @@ def memory_type(value: Any) -> str:
 def shown(value: Any) -> str:
     """A value as JSON spells it (true, "5", NaN), for error messages."""
     try:
-        return json.dumps(value, ensure_ascii=False)[:60]
+        text = json.dumps(value, ensure_ascii=False)
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: written as its \ud800 escape, or no reply could carry it
+        return json.dumps(value)[:60]
     except (TypeError, ValueError):
-        return repr(value)[:60]
+        return ascii(value)[:60]
+    return text[:60]
 
 
 def non_finite(value: Any) -> tuple[str, float] | None:
@@ -131,6 +135,21 @@ def tags(value: Any, *, max_bytes: int) -> str:
     if size > max_bytes:
         raise ServiceError("tags", f"are {size} bytes as JSON; the limit is {max_bytes} bytes")
     return encoded
+
+
+def entry_list(value: Any, *, max_entries: int) -> list[dict[str, Any]]:
+    """add_entries' `entries`: a non-empty list of at most `max_entries` objects (each checked by the caller)."""
+    if not isinstance(value, list):
+        raise ServiceError("entries", f"must be a list of entry objects, got {shown(value)}")
+    if not value:
+        raise ServiceError("entries", "must hold at least one entry")
+    if len(value) > max_entries:
+        raise ServiceError("entries", f"holds {len(value)} entries; the limit is {max_entries} per call "
+                                      "(send several calls, in order)")
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise ServiceError(f"entries[{i}]", f"must be an object with raw_entry, summary and tags, got {shown(item)}")
+    return value
 
 
 def whole_number(argument: str, value: Any, *, low: int, high: int, default: int) -> int:
