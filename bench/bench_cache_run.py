@@ -72,7 +72,7 @@ LEAN = ('raw_entry = "harness"\ncontext_update = "session"\ncontext_every_sessio
 
 def estimated(config) -> dict:
     """What `estimate` says for the same config (agent role and total)."""
-    from benchmarker.run.estimate import cost, estimate_run
+    from benchmarker.verbs.estimate import cost, estimate_run
 
     with tempfile.TemporaryDirectory() as scratch:
         est = estimate_run(config, Path(scratch))

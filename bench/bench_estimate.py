@@ -26,7 +26,8 @@ PRICE = {"input": 0.80, "output": 4.0, "cached_input": 0.08, "cache_write": 1.0}
 
 
 def old_estimate(est_cases, cadence: int) -> tuple[int, int, int]:
-    """The previous estimator's formula (HEAD~1:benchmarker/run/estimate.py): agent calls, input, output."""
+    """The previous estimator's formula (run/estimate.py before this bench; verbs/estimate.py now): agent calls,
+    input, output."""
     calls_total = input_total = output_total = 0
     for case in est_cases:
         for session in case.sessions:
@@ -51,7 +52,7 @@ def main() -> int:
         return 0
     from benchmarker.config import load_config
     from benchmarker.registry import plan_dataset
-    from benchmarker.run.estimate import comparison, estimate_run, format_comparison, schema_tokens
+    from benchmarker.verbs.estimate import comparison, estimate_run, format_comparison, schema_tokens
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg_path = Path(tmp) / "haiku.toml"

@@ -518,7 +518,7 @@ def _mapping_problems(memory, agent) -> list[Problem]:
     """Load the preset or mapping file now, so a broken mapping fails before any work; the agent's
     own tool list (when set) must include the mapping's write tool."""
     from benchmarker.errors import ConfigError
-    from benchmarker.tool_mapping import load_mapping
+    from benchmarker.memory.tool_mapping import load_mapping
 
     try:
         mapping = load_mapping(memory.mapping or memory.preset)

@@ -486,7 +486,7 @@ class BatchConfig(_Table):
 
 
 class BaselinesConfig(_Table):
-    """`baselines RUN_DIR`: the no-memory and full-context readers beside a run (run/baselines.py)."""
+    """`baselines RUN_DIR`: the no-memory and full-context readers beside a run (verbs/baselines.py)."""
 
     full_context_tokens: int = Field(120_000, ge=1_000, le=2_000_000)  # the history's cut, oldest sessions first
 
@@ -506,7 +506,7 @@ class TracingConfig(_Table):
 
 
 class OnlineConfig(_Table):
-    """`judge-online`: the fact-enumeration judge over traced extraction runs (run/judge_online.py)."""
+    """`judge-online`: the fact-enumeration judge over traced extraction runs (verbs/judge_online.py)."""
 
     source: Literal["langsmith", "run_dir"] = "langsmith"
     project: str = ""                 # "" = [tracing].project

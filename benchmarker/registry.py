@@ -5,8 +5,9 @@ rules, how it plans cases, how it scores an answer, its summary block and report
 other module asks this registry for the suite, by the config's `[dataset].kind` (`suite`) or by
 the `kind` a case, answer or result line carries (`suite_of_record`), and never tests a kind.
 
-Suites are discovered, not listed: on first use (never at import, so this module stays cheap and
-every stage may import it) the registry imports each subpackage of `benchmarker.suites` and takes
+Suites are discovered, not listed: on first use (never at import, so this module stays cheap for the
+floors above it that import it: score, config, graph, run, verbs, commands; no floor below it names it, and
+reporting is handed `SUITE_LOOKUP`) the registry imports each subpackage of `benchmarker.suites` and takes
 its module-level `SUITE`, then loads every entry point of the group `mycelian_longmemeval.suites`
 (a `Suite` instance, or a module exposing `SUITE`). A suite's `name` is its dataset kind; its
 `record_kinds` are the line kinds it scores (the first suite in order claiming one wins: the

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from bench.import_graph import cycles, file_graph, folder_graph, strongly_connected
 
-# Earlier stages never import later ones (STYLE.md: "no module imports from a later stage").
+# Earlier stages never import later ones (docs/internals.md, "The floors": each imports only from those above it).
 # The suites registry sits above the suites it discovers (it loads them by name) and below everything that asks it
 # for one; nothing under it (config_schema, datasets, log, scoring, reporting) names it or a suite.
-STAGES = ("errors", "redact", "tool_mapping", "metric_names", "token_count", "datasets", "config_schema", "log",
-          "memory", "agent", "subjects", "scoring", "reporting", "suites", "registry", "score", "config", "graph", "run", "view",
-          "commands", "cli")
+# A memory server's tool mapping lives in memory/ (memory/tool_mapping.py): agent, scoring, graph and the suites
+# render prompts with it from above. `verbs` (the engines of the verbs other than `run`) sits above `run`: an
+# engine may import run, graph, scoring and reporting as the commands do; only `commands` and `cli` import it.
+STAGES = ("errors", "redact", "metric_names", "token_count", "datasets", "config_schema", "log",
+          "memory", "agent", "subjects", "scoring", "reporting", "suites", "registry", "score", "config", "graph", "run",
+          "verbs", "view", "commands", "cli")
 
 
 def test_no_folder_level_import_loop():
@@ -134,3 +137,40 @@ def test_what_the_service_states_again_matches_the_harness(monkeypatch):
     for text in texts:
         assert masking.redact_text(text) == redact.redact_text(text), text
     assert "sk-embed" not in masking.redact_text(texts[0]) and "pa/ss" not in masking.redact_text(texts[2])
+
+
+def _argparse_uses(source: str) -> list[str]:
+    """Where a module imports argparse or names its Namespace (an annotation, a call, an attribute)."""
+    import ast
+
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"import {alias.name}" for alias in node.names if alias.name.split(".")[0] == "argparse"]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "argparse":
+            found.append(f"from {node.module} import ...")
+        elif isinstance(node, ast.Name) and node.id == "Namespace" or \
+                isinstance(node, ast.Attribute) and node.attr == "Namespace":
+            found.append(f"Namespace at line {node.lineno}")
+        elif isinstance(node, ast.Constant) and node.value in ("Namespace", "argparse.Namespace"):  # a string annotation
+            found.append(f"'{node.value}' at line {node.lineno}")
+    return found
+
+
+def test_verb_engines_take_typed_arguments_not_argparse():
+    """argparse lives in commands/: a verb engine takes a typed arguments value the command builds."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = sorted((root / "benchmarker" / "verbs").rglob("*.py"))
+    assert len(files) > 5
+    found = {str(path.relative_to(root)): uses for path in files
+             if (uses := _argparse_uses(path.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+def test_the_argparse_checker_sees_every_form():
+    code = ("import argparse\nfrom argparse import Namespace\n"
+            "def run(args: argparse.Namespace) -> int: ...\ndef go(args: 'Namespace') -> None: ...\n")
+    assert _argparse_uses(code) == ["import argparse", "from argparse import ...", "Namespace at line 3",
+                                    "'Namespace' at line 4"]

@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from benchmarker.agent.offline_reader import ZERO_USAGE
 from benchmarker.agent.offline_summary import raw_entry, summarize_message
 from benchmarker.agent.prompts import parse_unit
-from benchmarker.tool_mapping import render
+from benchmarker.memory.tool_mapping import render
 
 _SCOPE = re.compile(r"^Memory scope: (.+)$", re.M)
 

@@ -40,9 +40,9 @@ def run(args: argparse.Namespace) -> int:
     from benchmarker.reporting.fmt import pct
     from benchmarker.reporting.outputs import rebuild_outputs
     from benchmarker.reporting.summary_model import load_summary
-    from benchmarker.run.baseline_estimate import estimate_baselines
-    from benchmarker.run.baselines import chosen, run_baselines, run_config
     from benchmarker.run.run_lock import hold_run_lock, run_root
+    from benchmarker.verbs.baseline_estimate import estimate_baselines
+    from benchmarker.verbs.baselines import chosen, run_baselines, run_config
 
     run_dir: Path = args.run_dir
     names = chosen(args.only)

@@ -27,9 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarker.run.calibrate import run_calibrate_verb
+    from benchmarker.verbs.calibrate import CalibrateArgs, run_calibrate_verb
 
-    return run_calibrate_verb(args)
+    return run_calibrate_verb(CalibrateArgs(
+        config=args.config, labels=tuple(args.labels), development=tuple(args.development), judges=tuple(args.judge),
+        json=args.json, estimate=args.estimate, out=args.out))
 
 
 COMMAND = Command(name="calibrate", help="measure CONFIG's judge against labelled answers: agreement, "

@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     import tempfile
 
     from benchmarker.config import load_config
-    from benchmarker.run.estimate import estimate_json, estimate_run, format_estimate
+    from benchmarker.verbs.estimate import estimate_json, estimate_run, format_estimate
 
     config = load_config(args.config)
     with tempfile.TemporaryDirectory() as scratch:  # generated data is written here, not into runs/

@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchmarker.config import load_config
-    from benchmarker.run.judge_online import estimate_judge_online, run_judge_online
+    from benchmarker.verbs.judge_online import estimate_judge_online, run_judge_online
 
     if args.estimate:
         data = estimate_judge_online(load_config(args.config))

@@ -21,8 +21,8 @@ def run(args: argparse.Namespace) -> int:
     from benchmarker.reporting.fmt import pct
     from benchmarker.reporting.outputs import rebuild_outputs
     from benchmarker.reporting.summary_model import Cell, load_summary
-    from benchmarker.run.oracle import estimate_oracle, run_config, run_oracle
     from benchmarker.run.run_lock import hold_run_lock, run_root
+    from benchmarker.verbs.oracle import estimate_oracle, run_config, run_oracle
 
     run_dir: Path = args.run_dir
     config = run_config(run_dir, args.config)

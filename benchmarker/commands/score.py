@@ -19,8 +19,8 @@ def run(args: argparse.Namespace) -> int:
 
     from benchmarker.config import load_config
     from benchmarker.run.console import summary_table
-    from benchmarker.run.rescore import rescore
     from benchmarker.run.run_lock import hold_run_lock, run_root
+    from benchmarker.verbs.rescore import rescore
 
     config = load_config(args.config)
     with hold_run_lock(run_root(args.run_dir), "score"):

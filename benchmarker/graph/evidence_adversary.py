@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.memory.tool_mapping import render
 from benchmarker.redact import clean_cut
 from benchmarker.suites.long_horizon.data.adversary import Proposal, failures_text
-from benchmarker.tool_mapping import render
 
 TURNS_SHOWN = 60          # turns listed in the proposer's prompt
 TURN_CHARS = 600          # each shown turn is cut to this many characters (verification reads it whole)

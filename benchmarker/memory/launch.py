@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarker.memory.lifeline import guard_command
+from benchmarker.memory.tool_mapping import ToolMapping, load_mapping, render
 from benchmarker.redact import redact
-from benchmarker.tool_mapping import ToolMapping, load_mapping, render
 
 if TYPE_CHECKING:
     from benchmarker.memory.client import MemoryClient

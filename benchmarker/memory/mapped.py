@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarker.errors import MemoryToolError
-from benchmarker.tool_mapping import SearchSpec, ToolMapping, extract, extract_text, render
+from benchmarker.memory.tool_mapping import SearchSpec, ToolMapping, extract, extract_text, render
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 # Words that say nothing about what to find (question scaffolding and the commonest English words).

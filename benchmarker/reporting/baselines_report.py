@@ -18,7 +18,7 @@ from benchmarker.scoring.headroom import CONDITIONS, is_memory_needed
 from benchmarker.scoring.records import checked_results
 
 TITLE = "Is memory needed here?"
-BASELINES_DIR = "baselines"  # run/baselines.py writes there (a lower floor cannot import it)
+BASELINES_DIR = "baselines"  # verbs/baselines.py writes there (a lower floor cannot import it)
 BASELINE_NAMES = ("no_memory", "full_context")
 CONDITION_COLORS = {"no_memory": "#BBBBBB", "memory": "#4C72B0", "full_context": "#DD8452", "oracle": "#55A868"}
 CONDITION_WORDS = {"no_memory": "no memory", "memory": "memory", "full_context": "full context", "oracle": "oracle"}

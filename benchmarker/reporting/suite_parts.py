@@ -1,6 +1,6 @@
 """What reporting asks of a suite, and how it finds the suites of a run: handed in by the caller.
 
-Reporting sits below the suites (STYLE.md: no module imports from a later stage), so it never looks a
+Reporting sits below the suites (docs/internals.md, the floors: no module imports from a later stage), so it never looks a
 suite up itself: `graph/summarise`, the `report`, `score`, `oracle` and `compare` verbs pass
 `benchmarker.registry.SUITE_LOOKUP` (or a test its own), and each function here takes it as `suites`.
 """

@@ -36,7 +36,7 @@ def build_context(config: RunConfig, *, log: RunLog, parts: RunParts, judge: Jud
 
 
 def _floor(config: RunConfig) -> CostFloor | None:
-    from benchmarker.run.estimate import run_floor
+    from benchmarker.run.cost_floor import run_floor
 
     return run_floor(config)
 

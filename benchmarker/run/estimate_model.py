@@ -77,12 +77,12 @@ def tool_schema_chars() -> dict[str, int]:
     listed from a FastMCP instance (no server is started; the tools are never called)."""
     from mcp.server.fastmcp import FastMCP
 
-    from benchmarker.memory.service.tools import build_tools
+    from benchmarker.memory.service.tools import EXTENSION_TOOLS, build_tools
 
     listed = _run_sync(FastMCP("estimate", tools=build_tools(None)).list_tools())  # type: ignore[arg-type]
     return {tool.name: len(json.dumps({"type": "function", "function": {
         "name": tool.name, "description": tool.description or "", "parameters": tool.inputSchema}}))
-        for tool in listed}
+        for tool in listed if tool.name not in EXTENSION_TOOLS}
 
 
 @lru_cache(maxsize=1)

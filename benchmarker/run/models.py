@@ -85,8 +85,8 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
     retry_policy = RetryPolicy(max_attempts=config.retry.max_attempts,
                                initial_backoff_s=config.retry.initial_backoff_s,
                                max_backoff_s=config.retry.max_backoff_s)
-    provider_kwargs = _provider_kwargs(config)
-    common = dict(temperature=config.models.temperature, max_tokens=config.models.max_tokens, **provider_kwargs)
+    common = dict(temperature=config.models.temperature, max_tokens=config.models.max_tokens,
+                  **provider_kwargs(config))
     agent_model = qa_model = judge_model = None
     if config.run.mode == "agent":
         if with_agent and "ingest" in config.run.phases:
@@ -149,7 +149,8 @@ def _batched(hub: Any, config, role: str, ledger: Any) -> Any:
                       max_tokens=config.models.max_tokens, ledger=ledger)
 
 
-def _provider_kwargs(config) -> dict[str, Any]:
+def provider_kwargs(config) -> dict[str, Any]:
+    """The chat-model keywords of `[provider]` and `[retry] request_timeout_s` (a run's models, judge-online's judge)."""
     p = config.provider
     timeout = {"request_timeout_s": config.retry.request_timeout_s}  # a hung call fails (and is retried), never waits
     if p.type == "openai":

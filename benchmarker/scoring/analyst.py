@@ -23,8 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from benchmarker.memory.tool_mapping import render
 from benchmarker.scoring.attribution import turn_number
-from benchmarker.tool_mapping import render
 
 CAUSES = ("not_written", "not_retrieved", "misread", "judged_wrong", "answered_unanswerable", "no_evidence")
 WRITERS = ("agent", "retrieval", "replay", "harness")

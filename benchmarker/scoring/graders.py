@@ -17,9 +17,9 @@ from typing import Any
 
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl
+from benchmarker.memory.tool_mapping import render as fill_placeholders
 from benchmarker.scoring.json_reply import json_objects
 from benchmarker.scoring.judge_policy import ask_prompt_until_parsed
-from benchmarker.tool_mapping import render as fill_placeholders
 
 PERSPECTIVES = ("quality", "simplicity", "regression")
 LOG_FILE = "graders.jsonl"

@@ -36,7 +36,7 @@ class MemoryAgentSubject:
     reader: BaseChatModel | Runnable[Any, Any] | None
     offline: bool
     replay: ReplayWrites | None = None
-    # The memory agent's cost floor for the run's cases (run.estimate.run_floor), worked out when the
+    # The memory agent's cost floor for the run's cases (run.cost_floor.run_floor), worked out when the
     # summary is written; None where the run has no floor.
     cost_floor: Callable[[], CostFloor | None] | None = None
     _built: tuple[MemoryClient, Runnable[Any, Any]] | None = field(default=None, repr=False)

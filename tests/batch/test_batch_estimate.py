@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarker.run.estimate import comparison, cost, estimate_json, estimate_run, format_estimate
+from benchmarker.verbs.estimate import comparison, cost, estimate_json, estimate_run, format_estimate
 from tests.run.test_estimate import config
 
 PRICES = '"m" = { input = 1.0, output = 2.0 }\n"j" = { input = 3.0, output = 5.0 }\n'

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarker.run.calibrate import with_development
+from benchmarker.verbs.calibrate import with_development
 from benchmarker.scoring.calibration.development import development_notes
 from benchmarker.scoring.calibration.labels import file_names
 from benchmarker.scoring.judges import judge_class

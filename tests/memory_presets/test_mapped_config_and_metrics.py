@@ -11,7 +11,7 @@ import pytest
 from benchmarker.config import load_config
 from benchmarker.errors import ConfigError
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
-from benchmarker.tool_mapping import ToolMapping
+from benchmarker.memory.tool_mapping import ToolMapping
 
 HERE = Path(__file__).parent
 SCHEMA = Path(__file__).parents[2] / "benchmarker" / "memory" / "presets" / "mapping.schema.json"
@@ -57,7 +57,7 @@ def test_a_users_mapping_path_is_relative_to_the_config(tmp_path):
 
 def test_the_published_mapping_schema_is_the_one_the_loader_uses():
     """benchmarker/memory/presets/mapping.schema.json documents the mapping format for editors and
-    other languages; regenerate it with `python -m benchmarker.tool_mapping --schema` when it moves."""
+    other languages; regenerate it with `python -m benchmarker.memory.tool_mapping --schema` when it moves."""
     assert json.loads(SCHEMA.read_text()) == ToolMapping.model_json_schema()
 
 

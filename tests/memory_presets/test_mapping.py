@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from benchmarker.errors import ConfigError
 from benchmarker.memory.mapped import WrittenTexts, keywords, parse_hits, written_texts_of
-from benchmarker.tool_mapping import extract, extract_text, load_mapping, parse_mapping, preset_names, render
+from benchmarker.memory.tool_mapping import extract, extract_text, load_mapping, parse_mapping, preset_names, render
 
 HERE = Path(__file__).parent
 

@@ -17,7 +17,7 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.errors import ConfigError, UserError
 from benchmarker.memory.launch import ServerLaunch
-from benchmarker.tool_mapping import parse_mapping
+from benchmarker.memory.tool_mapping import parse_mapping
 
 SERVER = Path(__file__).resolve().parents[2] / "bench" / "fuzz" / "mapped_server.py"
 MAPPING = """name = "fuzz-notes"

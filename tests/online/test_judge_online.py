@@ -12,7 +12,7 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.config import load_config
 from benchmarker.errors import ConfigError
-from benchmarker.run.judge_online import parse_when, summarize_online
+from benchmarker.verbs.judge_online import parse_when, summarize_online
 from benchmarker.suites.fact_extraction.fact_enumeration import enumerate_facts
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer
@@ -148,7 +148,7 @@ def test_estimate_before_judging_counts_tokens_and_dollars(finished_run, tmp_pat
     config = write_online(tmp_path, finished_run, extra="limit = 10", provider=provider)
     assert main(["judge-online", str(config), "--estimate"]) == 0
     out = capsys.readouterr().out
-    from benchmarker.run.judge_online import estimate_judge_online
+    from benchmarker.verbs.judge_online import estimate_judge_online
 
     data = estimate_judge_online(load_config(config))
     assert data["runs_to_judge"] == 10 and data["output_tokens"] == 2500

@@ -11,7 +11,7 @@ import pytest
 from benchmarker.cli import main
 from benchmarker.config import load_config
 from benchmarker.errors import ConfigError, UserError
-from benchmarker.run.calibrate import _check_out_folder
+from benchmarker.verbs.calibrate import check_out_folder
 from benchmarker.scoring.calibration.agreement import kappa
 from benchmarker.scoring.calibration.labels import Gold, read_labels
 
@@ -71,7 +71,7 @@ def test_calibrate_out_must_be_a_folder_it_can_make(tmp_path, out):
     if out == "a-file":
         path.write_text("", encoding="utf-8")
     with pytest.raises(UserError, match=r"calibrate --out .*(not a folder|cannot create)"):
-        _check_out_folder(path)
+        check_out_folder(path)
 
 
 def test_a_million_unknown_ids_is_a_short_error_and_bad_bytes_are_named(tmp_path):

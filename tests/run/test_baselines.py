@@ -12,7 +12,7 @@ from bench.answered_run import write_answered_run
 from bench.locomo_synth import generate
 from benchmarker.cli import main
 from benchmarker.datasets.schema import Case, Message, Question, Session
-from benchmarker.run.baseline_history import build_history
+from benchmarker.verbs.baseline_history import build_history
 from benchmarker.token_count import count_tokens
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer, reply
@@ -63,8 +63,8 @@ def _shared_conversation_run(tmp_path: Path, provider: str, extra: str = "") -> 
 def _prefix_tokens(run_dir: Path) -> dict[str, int]:
     """Each case's prompt prefix (instructions + history) in tokens, built independently of the estimate."""
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.run.baseline_history import history_cases
-    from benchmarker.run.baselines import run_config
+    from benchmarker.verbs.baseline_history import history_cases
+    from benchmarker.verbs.baselines import run_config
 
     config = run_config(run_dir, None)
     head = load_prompt("baseline_full_context.txt").split("=== QUESTION DATE ===")[0].rstrip("\n")
@@ -73,8 +73,8 @@ def _prefix_tokens(run_dir: Path) -> dict[str, int]:
 
 
 def test_estimate_prices_the_cache_reads_of_a_shared_conversation(tmp_path, capsys):
-    from benchmarker.run.baseline_estimate import estimate_baselines
-    from benchmarker.run.baselines import run_config
+    from benchmarker.verbs.baseline_estimate import estimate_baselines
+    from benchmarker.verbs.baselines import run_config
 
     run_dir = _shared_conversation_run(tmp_path, "openai")
     prefixes = _prefix_tokens(run_dir)
@@ -92,8 +92,8 @@ def test_estimate_prices_the_cache_reads_of_a_shared_conversation(tmp_path, caps
 
 
 def test_estimate_writes_the_prefix_once_a_conversation_under_anthropic(tmp_path):
-    from benchmarker.run.baseline_estimate import estimate_baselines
-    from benchmarker.run.baselines import run_config
+    from benchmarker.verbs.baseline_estimate import estimate_baselines
+    from benchmarker.verbs.baselines import run_config
 
     run_dir = _shared_conversation_run(tmp_path, "anthropic")
     prefixes = _prefix_tokens(run_dir)

@@ -13,7 +13,7 @@ from benchmarker.cli import main
 from benchmarker.config import load_config
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
 from benchmarker.datasets.schema import Case, Message, Session
-from benchmarker.run.estimate import comparison, cost, estimate_json, estimate_run, schema_tokens
+from benchmarker.verbs.estimate import comparison, cost, estimate_json, estimate_run, schema_tokens
 from benchmarker.run.estimate_model import (
     AgentModel,
     CachePolicy,

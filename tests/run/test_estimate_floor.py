@@ -18,8 +18,9 @@ from benchmarker.agent.prompts import (
 )
 from benchmarker.memory.service.prompts import default_prompts
 from benchmarker.registry import SUITE_LOOKUP
-from benchmarker.run.estimate import FLOOR_SUMMARY_TOKENS, estimate_json, estimate_run, floor_case
+from benchmarker.run.cost_floor import FLOOR_SUMMARY_TOKENS, floor_case
 from benchmarker.run.estimate_model import Setting, agent_model, cache_policy, simulate_case
+from benchmarker.verbs.estimate import estimate_json, estimate_run
 from tests.run.test_estimate import DATE, HAIKU, MODEL, TWO_SESSIONS, case, config
 
 LEAN = ('[agent]\ningest_unit = "session"\nraw_entry = "harness"\ncontext_update = "session"\n'
@@ -89,7 +90,7 @@ def test_harness_add_entry_output_is_what_the_offline_agent_sends(tmp_path):
 
 def test_summary_gives_cost_per_question_and_the_ratio_to_the_runs_floor(tmp_path):
     from benchmarker.reporting.summary import build_summary
-    from benchmarker.run.estimate import run_floor
+    from benchmarker.run.cost_floor import run_floor
 
     haiku = "claude-3-5-haiku-latest"
     cfg, _ = config(tmp_path, provider="anthropic", agent=haiku, qa=haiku, judge=haiku, prices=HAIKU, extra=LEAN)

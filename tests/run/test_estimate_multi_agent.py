@@ -13,7 +13,7 @@ from benchmarker.agent.ledger import Usage
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.cli import main
 from benchmarker.config import load_config
-from benchmarker.run.estimate import ANALYST_TEXT_TOKENS, comparison, cost, estimate_json, estimate_run, eval_parts_cost
+from benchmarker.verbs.estimate import ANALYST_TEXT_TOKENS, comparison, cost, estimate_json, estimate_run, eval_parts_cost
 from tests.run.test_estimate import DATA
 
 # Two long-horizon cases (seeds 1 and 2) of 20 questions each, judged by "j" over an OpenAI-compatible endpoint.

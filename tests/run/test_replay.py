@@ -137,37 +137,50 @@ def test_replay_writes_the_same_entries_into_another_backend(source: Path, tmp_p
     assert summary["retrieval"]["metrics"]["session.recall_any@10"] is None  # above this replay's top_k
 
 
-def test_a_replay_cut_off_mid_case_resumes_into_a_fresh_memory(source: Path, tmp_path: Path,
+@pytest.mark.parametrize("write_batch", [0, 4], ids=["one-by-one", "batches-of-4"])
+def test_a_replay_cut_off_mid_case_resumes_into_a_fresh_memory(source: Path, tmp_path: Path, write_batch: int,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     # A subset of the source's questions is fine: 4 cases instead of 9.
-    cfg = write_config(tmp_path / "cut.toml", tmp_path / "runs",
+    cfg = write_config(tmp_path / "cut.toml", tmp_path / "runs", f"[memory]\nwrite_batch = {write_batch}\n",
                        run='question_types = ["multi-session", "single-session-user"]\n')
     config = load_config(cfg)
     victim = "27cd8130"  # a single-session-user case with several writes
-    original = RunLog.append
+    original, original_many = RunLog.append, RunLog.append_many
     seen = {"n": 0}
+
+    def count(records) -> None:
+        """Die once the victim's third write is logged (with batches: the batch that holds it)."""
+        before = seen["n"]
+        seen["n"] += sum(1 for r in records if getattr(r, "caller", None) == "replay" and r.case_id == victim)
+        if before < 3 <= seen["n"]:
+            raise RuntimeError("killed mid-replay")
 
     def dies_on_third_write(self, record):
         original(self, record)
-        if getattr(record, "caller", None) == "replay" and record.case_id == victim:
-            seen["n"] += 1
-            if seen["n"] == 3:
-                raise RuntimeError("killed mid-replay")
+        count([record])
+
+    def dies_on_the_batch_of_the_third_write(self, records):
+        original_many(self, records)
+        count(records)
 
     monkeypatch.setattr(RunLog, "append", dies_on_third_write)
+    monkeypatch.setattr(RunLog, "append_many", dies_on_the_batch_of_the_third_write)
     first = asyncio.run(execute_replay(source, config))
     assert first.skipped == [victim]
     assert [(m["status"], m["attempt"]) for m in read_jsonl(first.run_dir / "memories.jsonl")
             if m["case_id"] == victim] == [("created", 1)]
 
     monkeypatch.setattr(RunLog, "append", original)
+    monkeypatch.setattr(RunLog, "append_many", original_many)
+    killed_after = seen["n"]
+    assert killed_after == (3 if write_batch == 0 else 4)  # the logged writes the cut-off attempt acknowledged
     second = asyncio.run(execute_replay(source, config))
     run_dir = second.run_dir
     assert run_dir == first.run_dir and not second.skipped
     lines = [m for m in read_jsonl(run_dir / "memories.jsonl") if m["case_id"] == victim]
     assert [(m["status"], m["attempt"]) for m in lines] == [("created", 1), ("created", 2), ("ingested", 2)]
     abandoned, fresh = lines[0]["memory_id"], lines[2]["memory_id"]
-    assert fresh != abandoned and len(stored(run_dir, abandoned)) <= 3
+    assert fresh != abandoned and len(stored(run_dir, abandoned)) <= killed_after
     source_entries = without_run_id(stored(source, ingested(source)[victim]))
     assert without_run_id(stored(run_dir, fresh)) == source_entries  # complete, and nothing written twice
     # The other cases finished in the first attempt and were not replayed again.
@@ -180,7 +193,7 @@ def test_a_replay_cut_off_mid_case_resumes_into_a_fresh_memory(source: Path, tmp
             expected[d["case_id"]] = expected.get(d["case_id"], 0) + 1
     assert len(per_case) == 4
     assert {c: n for c, n in per_case.items() if c != victim} == {c: n for c, n in expected.items() if c != victim}
-    assert per_case[victim] == expected[victim] + 3
+    assert per_case[victim] == expected[victim] + killed_after
     answered = [a["question_id"] for a in read_jsonl(run_dir / "answers.jsonl")]
     assert len(answered) == len(set(answered)) == 4
     assert [e["case_id"] for e in read_jsonl(run_dir / "errors.jsonl")] == [victim]

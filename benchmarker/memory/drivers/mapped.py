@@ -1,4 +1,4 @@
-"""A server other than Mycelian, driven through its tool mapping (tool_mapping.py).
+"""A server other than Mycelian, driven through its tool mapping (memory/tool_mapping.py).
 
 Such servers keep cases apart by a scope named like a Mycelian memory title (case id, run id,
 attempt): a fresh server process per case whose data lives in `<run>/memory-servers/<title>/`
@@ -30,8 +30,8 @@ from benchmarker.memory.driver import MemoryPlace, PromptKit, SearchOutcome, Set
 from benchmarker.memory.entries import entry_text
 from benchmarker.memory.launch import ServerLaunch
 from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
+from benchmarker.memory.tool_mapping import ToolMapping, agent_tool_names, placeholders, render, scope_dir_escapes
 from benchmarker.redact import masked_preview
-from benchmarker.tool_mapping import ToolMapping, agent_tool_names, placeholders, render, scope_dir_escapes
 
 SERVERS_DIR = "memory-servers"
 PREVIEW_CHARS = 300

@@ -23,8 +23,8 @@ from benchmarker.log.store import RunLog
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.driver import MemoryPlace, PromptKit, SearchOutcome, SetupResult
 from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
+from benchmarker.memory.tool_mapping import agent_tool_names
 from benchmarker.redact import masked_preview
-from benchmarker.tool_mapping import agent_tool_names
 
 REQUIRED_TOOLS = ("create_vault", "list_vaults", "create_memory_in_vault", "list_memories", "add_entry",
                   "list_entries", "put_context", "get_context", "await_consistency", "search_memories",

@@ -19,7 +19,7 @@ from benchmarker.memory.driver import MemoryDriver
 from benchmarker.memory.drivers.mapped import SERVERS_DIR, MappedDriver, check_scope_launch, connect_within, scope_folder
 from benchmarker.memory.drivers.mycelian import MycelianDriver
 from benchmarker.memory.launch import ServerLaunch, embedded_stdio_launch, mapping_for, stdio_launch
-from benchmarker.tool_mapping import ToolMapping
+from benchmarker.memory.tool_mapping import ToolMapping
 
 
 @dataclass(frozen=True)

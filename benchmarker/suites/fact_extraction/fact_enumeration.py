@@ -5,7 +5,7 @@ user stated, the new facts in what the extractor wrote, the missed and the hallu
 code then counts. Offline there is no model, so this module fills the same four lists the way
 the offline suite matches facts: the user's sentences are the conversation facts, the written
 entries' sentences the extracted facts (both minus what the memory already held), and a fact
-counts as found when `eval/facts.similarity` reaches `[eval.thresholds] fact_match`. A floor, like
+counts as found when `suites/fact_extraction/facts.similarity` reaches `[eval.thresholds] fact_match`. A floor, like
 every offline score: it cannot tell a paraphrase it has no words for.
 """
 

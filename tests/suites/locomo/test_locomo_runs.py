@@ -114,7 +114,7 @@ def test_locomo_config_errors_name_the_key(tmp_path, capsys):
 
 def test_estimate_costs_locomo_judging_with_its_own_prompt_and_json_reply(tmp_path, capsys):
     from benchmarker.agent.prompts import load_prompt
-    from benchmarker.run.estimate import CHARS_PER_TOKEN, judge_tokens
+    from benchmarker.verbs.estimate import CHARS_PER_TOKEN, judge_tokens
 
     judge_in, judge_out = judge_tokens("locomo")
     assert judge_in > len(load_prompt("judge_locomo.txt")) / CHARS_PER_TOKEN and judge_out > judge_tokens("longmemeval")[1]

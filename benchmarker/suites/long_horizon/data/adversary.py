@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass, field
 
 from benchmarker.datasets.schema import Case, Question
+from benchmarker.memory.tool_mapping import render
 from benchmarker.suites.long_horizon.data import all_candidates
 from benchmarker.suites.long_horizon.data.dialogue import build_world, layout
 from benchmarker.suites.long_horizon.data.questions import Candidate
-from benchmarker.tool_mapping import render
 
 DERIVED = {"counting", "numerical_reasoning", "temporal_ordering", "multi_hop", "past_value", "latest_value",
            "contradiction"}

@@ -32,7 +32,7 @@ def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
     return judge_label(judge_kind, model, thresholds)
 
 
-def _cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
+def cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
     """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset (every
     case with `[dataset] errata`: a case carries its questions' corrections)."""
     every = bool(config.dataset.errata)
@@ -84,7 +84,7 @@ async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     answers = {a.question_id: a for a in read_records(run_dir / "answers.jsonl", AnswerRecord)}
     if not answers:
         raise UserError(f"{run_dir}: no answers.jsonl lines to score; is it a finished run directory?")
-    cases = _cases_for(config, run_dir, answers)
+    cases = cases_for(config, run_dir, answers)
     with_rounds = _with_adversarial_questions(cases, run_dir)
     models = build_models(config.model_copy(update={"run": config.run.model_copy(update={"phases": ("eval",)})}))
     judge = models.judge_for(config)

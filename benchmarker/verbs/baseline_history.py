@@ -84,6 +84,6 @@ def build_history(case: Case, limit: int) -> History:
 
 def history_cases(config: Any, run_dir: Path, case_ids: Iterable[str]) -> dict[str, Case]:
     """The run's cases (its sessions) by id, rebuilt from the dataset its config names."""
-    from benchmarker.run.rescore import cases_named
+    from benchmarker.verbs.rescore import cases_named
 
     return cases_named(config, run_dir, set(case_ids), "baselines")

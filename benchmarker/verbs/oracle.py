@@ -69,11 +69,11 @@ async def run_oracle(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
     """Answer and judge every pending question; write the oracle folder's outputs. Returns its summary."""
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
-    from benchmarker.run.rescore import _cases_for
     from benchmarker.score import score
+    from benchmarker.verbs.rescore import cases_for
 
     answers = gold_answers(run_dir)
-    cases = _cases_for(config, run_dir, answers)
+    cases = cases_for(config, run_dir, answers)
     config = config.model_copy(update={"run": config.run.model_copy(update={"mode": "agent", "phases": ("qa", "eval")})})
     models = build_models(config, with_agent=False)
     judge = models.judge_for(config)
@@ -121,8 +121,9 @@ async def _ask(reader: Any, template: str, gold: AnswerRecord, config) -> Answer
 def estimate_oracle(run_dir: Path, config) -> dict[str, Any]:
     """Tokens and USD of the oracle's pending reader and judge calls (characters / 4, as `estimate` counts)."""
     from benchmarker.agent.ledger import Usage
-    from benchmarker.run.estimate import QA_OUTPUT, _usd, judge_usage
+    from benchmarker.run.cost_floor import usage_usd
     from benchmarker.run.estimate_model import tokens
+    from benchmarker.verbs.estimate import QA_OUTPUT, judge_usage
 
     answers = gold_answers(run_dir)
     done = RunLog(run_dir, answers_dir=run_dir / ORACLE_DIR).done if (run_dir / ORACLE_DIR).is_dir() else None
@@ -132,7 +133,7 @@ def estimate_oracle(run_dir: Path, config) -> dict[str, Any]:
     qa = Usage(len(asked), sum(tokens(len(template) + len(a.question) + len(oracle_context(
         a, config.params.qa_max_context_chars))) for a in asked), len(asked) * QA_OUTPUT)
     judge = judge_usage(config, pending)
-    qa_usd, eval_usd = _usd(qa, config, config.models.qa), _usd(judge, config, config.models.eval)
+    qa_usd, eval_usd = usage_usd(qa, config, config.models.qa), usage_usd(judge, config, config.models.eval)
     return {"questions": len(answers), "pending": len(pending), "qa": qa.as_dict(), "eval": judge.as_dict(),
             "usd": None if qa_usd is None or eval_usd is None else qa_usd + eval_usd,
             "models": {"qa": config.models.qa, "eval": config.models.eval or None}}

@@ -345,10 +345,10 @@ def extract_text(value: Any, path: str) -> str:
     return "\n".join(parts)
 
 
-if __name__ == "__main__":  # python -m benchmarker.tool_mapping --schema > benchmarker/memory/presets/mapping.schema.json
+if __name__ == "__main__":  # python -m benchmarker.memory.tool_mapping --schema > benchmarker/memory/presets/mapping.schema.json
     import json
     import sys
 
     if sys.argv[1:] != ["--schema"]:
-        sys.exit("usage: python -m benchmarker.tool_mapping --schema")
+        sys.exit("usage: python -m benchmarker.memory.tool_mapping --schema")
     print(json.dumps(ToolMapping.model_json_schema(), indent=2))

@@ -1,9 +1,9 @@
 """`mycelian-longmemeval estimate CONFIG [--json]`: tokens and cost of a run before paying for it.
 
 The selected data is streamed once and every memory-agent model call is simulated call by call
-(benchmarker/run/estimate_model.py): the offline agent's call pattern per ingest unit, the tool
-schemas of `[agent] tools`, the case-stable system prompt, the session's rolling transcript, and
-the provider's prompt cache. The same data is simulated under the settings worth comparing:
+(benchmarker/run/estimate_model.py, which the run's cost floor in run/cost_floor.py shares): the offline agent's
+call pattern per ingest unit, the tool schemas of `[agent] tools`, the case-stable system prompt, the session's
+rolling transcript, and the provider's prompt cache. The same data is simulated under the settings worth comparing:
 prompt cache off / on x ingest unit message / exchange / session with the configured tools, plus
 "message, cache off, all 13 tools" (how every call was sent before `[agent]`), the baseline.
 `[multi_agent]` adds calls on the judge's model (role eval, as the run's ledger counts them): the
@@ -48,11 +48,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarker.agent.ledger import Usage, batch_price, price_usage
+from benchmarker.agent.ledger import Usage
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
 from benchmarker.graph.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
 from benchmarker.registry import plan_dataset, suite, suite_of_record
+from benchmarker.run.cost_floor import FLOOR_SUMMARY_TOKENS, floor_case, usage_usd
 from benchmarker.run.estimate_model import (
     ADD_ENTRY_ARGS_TOKENS,
     CALL_TOKENS,
@@ -69,7 +70,6 @@ from benchmarker.run.estimate_model import (
     agent_model,
     cache_policy,
     simulate_case,
-    tokens,
 )
 from benchmarker.scoring.analyst import HITS_SHOWN, TEXT_CHARS
 from benchmarker.suites.long_horizon.data.adversary import FACTS_SHOWN
@@ -90,7 +90,6 @@ GRADER_TEXT_TOKENS, GRADER_OUTPUT = 300, 60      # question, gold and answer in 
 # upper bound); the reply is a short explanation and fix
 ANALYST_TEXT_TOKENS, ANALYST_OUTPUT = round((HITS_SHOWN + 3) * TEXT_CHARS / CHARS_PER_TOKEN), 120
 EVAL_PARTS = ("judge", "adversary_proposer", "adversary_judge", "graders", "analyst")  # the order they are shown in
-FLOOR_SUMMARY_TOKENS = 40   # the floor's summary of one message (issue 28: ~40 output tokens)
 LEAN_EVERY = (1, 2, 4)      # context_every_sessions compared with context_update = "session"
 
 
@@ -174,39 +173,6 @@ def _lean_settings(config) -> list[Setting]:
         return []
     return [Setting(True, "session", tools, "harness")] + [Setting(True, "session", tools, "harness", "session", n)
                                                            for n in LEAN_EVERY]
-
-
-def floor_case(case, model: AgentModel) -> Usage:
-    """The memory agent's floor for one case: every message read once (its header and text, plain
-    input), one FLOOR_SUMMARY_TOKENS summary per message, and the context document written once per
-    session at the size estimate_model assumes (it grows with the entries up to its cap)."""
-    from benchmarker.agent.prompts import render_turn
-
-    usage, entries = Usage(), 0
-    for session in case.sessions:
-        n = len(session.messages)
-        read = sum(tokens(len(render_turn(session.session_id, session.date, i + 1, n, m.role, m.content,
-                                          template=model.turn_template))) for i, m in enumerate(session.messages))
-        entries += n
-        context = tokens(min(CONTEXT_MAX_CHARS, CONTEXT_BASE_CHARS + CONTEXT_CHARS_PER_MESSAGE * entries))
-        usage.add(Usage(1, read, n * FLOOR_SUMMARY_TOKENS + context))
-    return usage
-
-
-def run_floor(config) -> dict[str, Any] | None:
-    """The floor of a run's selected cases (summary.json's cost.floor_usd): None without memory-agent calls."""
-    import tempfile
-
-    if config.run.mode != "agent" or config.agent.type != "memory_agent" or "ingest" not in config.run.phases:
-        return None
-    model, usage = agent_model(config), Usage()
-    with tempfile.TemporaryDirectory() as scratch:
-        for group in plan_dataset(config, Path(scratch)).groups:
-            for case in group.cases():
-                usage.add(floor_case(case, model))
-    return {"usd": _usd(usage, config, config.models.agent), "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens, "context_updates": usage.calls,
-            "summary_tokens": FLOOR_SUMMARY_TOKENS}
 
 
 def estimate_run(config, scratch_dir: Path) -> Estimate:
@@ -332,27 +298,16 @@ def batched(config, role: str) -> bool:
             and bool(model) and not model.startswith("offline-"))
 
 
-def _usd(usage: Usage, config, model_id: str, notes: list[str] | None = None, *, batch: bool = False) -> float | None:
-    if not usage.calls and not usage.input_tokens and not usage.output_tokens:
-        return 0.0
-    price = config.prices.get(model_id)
-    plain = None if price is None else price.model_dump()
-    usd, price_notes = price_usage(usage, batch_price(plain, config.batch.price_factor) if batch else plain, model_id)
-    if notes is not None:
-        notes += [n for n in price_notes if n not in notes]
-    return usd
-
-
 def cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, float | None]:
     """USD per role under the configured setting (None: the model has no price in [prices])."""
     models = _models(config)
-    return {role: _usd(est.usage(role), config, models[role], notes, batch=batched(config, role))
+    return {role: usage_usd(est.usage(role), config, models[role], notes, batch=batched(config, role))
             for role in ("agent", "qa", "eval")}
 
 
 def eval_parts_cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, float | None]:
     """USD of each purpose of the judge's model (they sum to cost()["eval"])."""
-    return {part: _usd(usage, config, config.models.eval, notes, batch=batched(config, "eval"))
+    return {part: usage_usd(usage, config, config.models.eval, notes, batch=batched(config, "eval"))
             for part, usage in est.eval_parts.items()}
 
 
@@ -363,11 +318,11 @@ def _total(values: list[float | None]) -> float | None:
 def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[dict[str, Any]]:
     """One row per compared setting (QA and judge are the same in every row)."""
     models = _models(config)
-    rest = [_usd(est.qa, config, models["qa"], notes, batch=batched(config, "qa")),
-            _usd(est.eval, config, models["eval"], notes, batch=batched(config, "eval"))]
+    rest = [usage_usd(est.qa, config, models["qa"], notes, batch=batched(config, "qa")),
+            usage_usd(est.eval, config, models["eval"], notes, batch=batched(config, "eval"))]
     rows: list[dict[str, Any]] = []
     for v in est.variants:
-        agent_usd = _usd(v.agent, config, models["agent"], notes)
+        agent_usd = usage_usd(v.agent, config, models["agent"], notes)
         rows.append({"label": v.label, "prompt_cache": v.setting.prompt_cache, "ingest_unit": v.setting.unit,
                      "tools": list(v.setting.tools), "raw_entry": v.setting.raw_entry,
                      "context_update": v.setting.context_update, "context_every_sessions": v.setting.every,
@@ -391,7 +346,7 @@ def floor_usd(est: Estimate, config) -> float | None:
     """The floor in USD at the agent model's price (None: no agent calls, or no price)."""
     if est.model is None or not est.floor.calls:
         return None
-    return _usd(est.floor, config, config.models.agent)
+    return usage_usd(est.floor, config, config.models.agent)
 
 
 def floor_json(est: Estimate, config) -> dict[str, Any] | None:
@@ -532,7 +487,7 @@ def _roles(est: Estimate, config, usd: dict[str, float | None], notes: list[str]
     roles = {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role],
                     "batch": batched(config, role),
                     # what the role would cost without [batch] (the same as cost_usd when not batched)
-                    "sync_usd": _usd(est.usage(role), config, models[role]) if batched(config, role) else usd[role]}
+                    "sync_usd": usage_usd(est.usage(role), config, models[role]) if batched(config, role) else usd[role]}
              for role in ("agent", "qa", "eval")}
     part_usd = eval_parts_cost(est, config, notes)
     roles["eval"]["parts"] = {part: {**usage.as_dict(), "cost_usd": part_usd[part]}
@@ -619,4 +574,4 @@ def format_estimate(est: Estimate, config) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Estimate", "estimate_run", "run_floor", "format_estimate", "estimate_json", "cost", "eval_parts_cost", "comparison"]
+__all__ = ["Estimate", "estimate_run", "format_estimate", "estimate_json", "cost", "eval_parts_cost", "comparison"]

@@ -108,9 +108,9 @@ def estimate(config, label_files: list[Path], kinds: list[str], root: Path | Non
     """Tokens and USD of each judge's calls still to make, without building or calling a model: each
     answer's rendered judge prompt (characters / 4) in, a yes/no out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage
-    from benchmarker.run.estimate import JUDGE_OUTPUT
     from benchmarker.run.estimate_model import tokens
     from benchmarker.scoring.judge import build_prompt
+    from benchmarker.verbs.estimate import JUDGE_OUTPUT
 
     answers = load_answers(config, label_files)
     rows = []
@@ -304,23 +304,37 @@ def json_line(summary: dict[str, Any]) -> str:
     return json.dumps(summary, ensure_ascii=False)
 
 
-def run_calibrate_verb(args) -> int:
-    """The CLI verb: estimate, or calibrate and print the table (or one JSON object per judge)."""
+@dataclass(frozen=True)
+class CalibrateArgs:
+    """What `calibrate` is asked (commands/calibrate.py builds it from the command line)."""
+
+    config: Path
+    labels: tuple[Path, ...]
+    development: tuple[Path, ...] = ()   # labels files the judge was developed on: reported apart
+    judges: tuple[str, ...] = ()         # deterministic | llm | official; empty: the config's judge
+    json: bool = False                   # one JSON object a judge instead of the table
+    estimate: bool = False               # only price the judge calls
+    out: Path | None = None              # ROOT of ROOT/<judge>/; None: <[run] output_dir>/calibration
+
+
+def run_calibrate_verb(args: CalibrateArgs) -> int:
+    """The verb: estimate, or calibrate and print the table (or one JSON object per judge)."""
     from benchmarker.config import load_config
 
     config = load_config(args.config)
     if args.out is not None:
-        _check_out_folder(Path(args.out))
+        check_out_folder(args.out)
+    labels, development, judges = list(args.labels), list(args.development), list(args.judges)
     if args.estimate:
-        rows = estimate(config, with_development(args.labels, args.development), args.judge, args.out)
+        rows = estimate(config, with_development(labels, development), judges, args.out)
         print("\n".join(json.dumps(r) for r in rows) if args.json else format_estimate(rows))
         return 0
-    summaries = asyncio.run(calibrate(config, args.labels, args.judge, args.out, args.development))
+    summaries = asyncio.run(calibrate(config, labels, judges, args.out, development))
     print("\n".join(json_line(s) if args.json else format_summary(s) for s in summaries))
     return 0
 
 
-def _check_out_folder(out: Path) -> None:
+def check_out_folder(out: Path) -> None:
     """`--out` is a folder the calibrations go into: a file, a device or an unwritable place is one line."""
     if out.exists() and not out.is_dir():
         raise UserError(f"calibrate --out {out}: not a folder; give a folder (each judge gets a subfolder in it)")

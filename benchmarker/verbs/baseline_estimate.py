@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.log.store import RunLog
-from benchmarker.run.baselines import BASELINES_DIR, Histories, prompt_messages, run_answers
 from benchmarker.token_count import TOKENIZER, count_tokens
+from benchmarker.verbs.baselines import BASELINES_DIR, Histories, prompt_messages, run_answers
 
 APPROXIMATION = (f"reader input counted in {TOKENIZER} tokens (the provider's own tokenizer may differ by ~10%), "
                  "reader output assumed at {qa_output} tokens an answer, judge calls sized as `estimate` sizes them; "
@@ -44,8 +44,9 @@ def _cached(prefix: int, first: bool, policy: Any) -> tuple[int, int]:
 def estimate_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, Any]) -> dict[str, Any]:
     """One baseline's pending calls: reader (with its cache reads and writes) and judge, in tokens and USD."""
     from benchmarker.agent.ledger import Usage
-    from benchmarker.run.estimate import QA_OUTPUT, _usd, judge_usage
+    from benchmarker.run.cost_floor import usage_usd
     from benchmarker.run.estimate_model import cache_policy
+    from benchmarker.verbs.estimate import QA_OUTPUT, judge_usage
 
     out_dir = run_dir / BASELINES_DIR / name
     done = RunLog(run_dir, answers_dir=out_dir).done if out_dir.is_dir() else None
@@ -61,7 +62,7 @@ def estimate_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, 
         seen.add(answer.case_id)
         qa.add(Usage(1, whole, QA_OUTPUT, read, write))
     judge = judge_usage(config, pending)
-    qa_usd, eval_usd = _usd(qa, config, config.models.qa), _usd(judge, config, config.models.eval)
+    qa_usd, eval_usd = usage_usd(qa, config, config.models.qa), usage_usd(judge, config, config.models.eval)
     return {"pending": len(pending), "cases": len({a.case_id for a in asked}), "qa": qa.as_dict(),
             "eval": judge.as_dict(), "cache": policy.note,
             "usd": None if qa_usd is None or eval_usd is None else qa_usd + eval_usd}
@@ -69,7 +70,7 @@ def estimate_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, 
 
 def estimate_baselines(run_dir: Path, config: Any, names: tuple[str, ...]) -> dict[str, Any]:
     """Every named baseline's estimate, their total USD and the approximation they use."""
-    from benchmarker.run.estimate import QA_OUTPUT
+    from benchmarker.verbs.estimate import QA_OUTPUT
 
     answers = run_answers(run_dir)
     each = {name: estimate_baseline(name, run_dir, config, answers) for name in names}

@@ -31,10 +31,10 @@ from benchmarker.errors import UserError
 from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP
-from benchmarker.run.baseline_history import History, build_history, history_cases
 from benchmarker.run.concurrent import run_all_or_stop
-from benchmarker.run.oracle import QUESTION_KEYS
 from benchmarker.token_count import TOKENIZER
+from benchmarker.verbs.baseline_history import History, build_history, history_cases
+from benchmarker.verbs.oracle import QUESTION_KEYS
 
 BASELINES_DIR = "baselines"
 BASELINES = ("no_memory", "full_context")
@@ -180,9 +180,9 @@ async def run_baseline(name: str, run_dir: Path, config: Any, answers: dict[str,
 
 async def run_baselines(run_dir: Path, config: Any, names: Sequence[str]) -> list[tuple[str, dict[str, Any], Path]]:
     """Each named baseline in turn, on the run's questions, with the run's (or CONFIG's) reader and judge."""
-    from benchmarker.run.rescore import _cases_for
+    from benchmarker.verbs.rescore import cases_for
 
     answers = run_answers(run_dir)
-    cases = _cases_for(config, run_dir, answers)
+    cases = cases_for(config, run_dir, answers)
     config = config.model_copy(update={"run": config.run.model_copy(update={"mode": "agent", "phases": ("qa", "eval")})})
     return [(name, *await run_baseline(name, run_dir, config, answers, cases)) for name in names]

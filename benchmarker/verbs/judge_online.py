@@ -251,11 +251,11 @@ def _judge_model(config, ledger):
                         '[provider].type = "offline" for the deterministic enumeration')
     from benchmarker.agent.providers import make_chat_model
     from benchmarker.agent.retry import RetryingModel, RetryPolicy
-    from benchmarker.run.models import _provider_kwargs
+    from benchmarker.run.models import provider_kwargs
 
     policy = RetryPolicy.from_config(config.retry)
     raw = make_chat_model(config.provider.type, config.models.eval, role="eval", temperature=0.0,
-                          max_tokens=config.models.max_tokens, **_provider_kwargs(config))
+                          max_tokens=config.models.max_tokens, **provider_kwargs(config))
     return RetryingModel(raw, policy=policy, ledger=ledger, role="eval", model_id=config.models.eval,
                          provider=config.provider.type)
 
