@@ -21,7 +21,7 @@ CALIBRATE_CONFIG ?= configs/calibrate.toml
 JUDGE_DATA ?= ../shared/data/judge
 JUDGES ?=
 
-.PHONY: install servers run calibrate lint test test-fast docs docs-serve bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-baselines bench-ray bench-tracing bench-view bench-beam grader-holdout fuzz clean-runs
+.PHONY: install servers run calibrate lint test test-fast docs docs-serve bench bench-memory bench-embedders bench-loader bench-harness bench-generator bench-estimate bench-cache bench-presets bench-locomo bench-baselines bench-ray bench-tracing bench-view bench-beam bench-ingest grader-holdout fuzz clean-runs
 
 install: $(STAMP)
 
@@ -68,7 +68,7 @@ docs: install
 docs-serve: install
 	$(VENV)/bin/mkdocs serve
 
-bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-baselines bench-ray bench-tracing bench-view bench-beam
+bench: bench-memory bench-embedders bench-harness bench-generator bench-loader bench-estimate bench-cache bench-presets bench-locomo bench-baselines bench-ray bench-tracing bench-view bench-beam bench-ingest
 
 # Local vs Ray (2 workers) on a retrieval sweep with minilm; writes runs/bench/ray.json (issue 15).
 bench-ray: install
@@ -88,6 +88,11 @@ bench-view: install
 BEAM ?= data/BEAM
 bench-beam: install
 	$(PYTHON) bench/bench_beam.py $(if $(wildcard $(BEAM)/chats),--clone $(BEAM),)
+
+# Ingestion against its floor (issue 45): retrieval runs with write_batch = 0 and the default on LoCoMo size and a
+# generated LongMemEval_S size, the one-process floor beside each, minilm texts/s; writes runs/bench/ingest.json.
+bench-ingest: install
+	$(PYTHON) bench/bench_ingest.py
 
 # The deterministic grader on each ../shared/data/judge file: held out (the grader before its rules saw any of
 # them, from a temporary git worktree) beside today's development fit; writes runs/bench/grader_holdout.json.

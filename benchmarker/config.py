@@ -82,7 +82,7 @@ def load_config(path: str | Path) -> RunConfig:
     errata_sha256, errata_problems = _errata_sha256(cfg, path.resolve().parent)
     rule_problems += errata_problems
     cfg._errata_sha256 = errata_sha256
-    run_id = cfg.run_id or f"{_safe_stem(path)}-{canonical_hash(cfg)[:8]}"
+    run_id = cfg.run_id or f"{safe_stem(path)}-{canonical_hash(cfg)[:8]}"
     cfg, path_problems = _resolve_paths(cfg, path.resolve().parent)
     problems += rule_problems + path_problems
     if problems:
@@ -389,7 +389,8 @@ def _config_error(path: Path, problems: list[Problem]) -> ConfigError:
 
 # --- paths ---------------------------------------------------------------------------------
 
-def _safe_stem(path: Path) -> str:
+def safe_stem(path: Path) -> str:
+    """A config file's stem as it starts a run id (`run`'s and `replay`'s): path-safe, at most 100 characters."""
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-.") or "run"
     return stem[:100]
 

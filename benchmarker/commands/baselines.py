@@ -39,7 +39,7 @@ def _print_estimate(data: dict[str, Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmarker.reporting.fmt import pct
     from benchmarker.reporting.outputs import rebuild_outputs
-    from benchmarker.reporting.summary_model import load_summary
+    from benchmarker.reporting.summary_model import Cell, load_summary
     from benchmarker.run.run_lock import hold_run_lock, run_root
     from benchmarker.verbs.baseline_estimate import estimate_baselines
     from benchmarker.verbs.baselines import chosen, run_baselines, run_config
@@ -57,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
     mine = qa.overall.accuracy if qa is not None and qa.overall is not None else None
     parts = [f"memory {pct(mine)}"]
     for name, summary, out in done:
-        overall = (summary.get("qa") or {}).get("overall") or {}
-        usd = (summary.get("cost") or {}).get("usd", {}).get("total")
-        parts.append(f"{name} {pct(overall.get('accuracy'))} (n={overall.get('n', 0)}, "
+        overall = summary.qa.overall if summary.qa is not None and summary.qa.overall is not None else Cell()
+        usd = summary.usd_total()
+        parts.append(f"{name} {pct(overall.accuracy)} (n={overall.n or 0}, "
                      f"cost {'n/a' if usd is None else f'${usd:,.4f}'})")
         print(f"baselines {name}: {out}")
     print(f"report: {report}\naccuracy: " + "; ".join(parts))

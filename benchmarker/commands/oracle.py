@@ -38,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
         report = rebuild_outputs(run_dir, SUITE_LOOKUP)  # the run's report now shows memory vs gold evidence
     qa = load_summary(run_dir / "summary.json").qa
     mine = qa.overall if qa is not None and qa.overall is not None else Cell()
-    gold = summary.get("qa", {}).get("overall") or {}
-    usd = (summary.get("cost") or {}).get("usd", {}).get("total")
+    gold = summary.qa.overall if summary.qa is not None and summary.qa.overall is not None else Cell()
+    cost = summary.usd_total()
     print(f"oracle: {out}\nreport: {report}\naccuracy with memory {pct(mine.accuracy)}, with the gold evidence "
-          f"{pct(gold.get('accuracy'))} (n={gold.get('n', 0)}); cost {'n/a' if usd is None else f'${usd:,.4f}'}")
+          f"{pct(gold.accuracy)} (n={gold.n or 0}); cost {'n/a' if cost is None else f'${cost:,.4f}'}")
     return 0
 
 

@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchmarker.config import load_config
-    from benchmarker.run.replay import execute_replay, print_replay_outcome
+    from benchmarker.verbs.replay import execute_replay, print_replay_outcome
 
     outcome = asyncio.run(execute_replay(args.run_dir, load_config(args.config)))
     print_replay_outcome(outcome, args.run_dir)

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarker.commands.base import Command
+
+if TYPE_CHECKING:
+    from benchmarker.reporting.summary_model import RunSummary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,9 +38,9 @@ def run(args: argparse.Namespace) -> int:
 INVALID_EXIT_CODE = 3  # the run finished, but its number is not a score (summary.json's validity)
 
 
-def invalid_points(points: list[tuple[str, Path, dict]]) -> list[str]:
+def invalid_points(points: list[tuple[str, Path, RunSummary]]) -> list[str]:
     """The results directories whose summary's validity verdict is false ("" names a plain run's)."""
-    return [label for label, _, summary in points if (summary.get("validity") or {}).get("valid") is False]
+    return [label for label, _, summary in points if summary.validity is not None and summary.validity.valid is False]
 
 
 def finished_questions(run_dir: Path, labels: list[str]) -> int | None:

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"scores: {out}\nreport: {out / 'report.html'}")
     if own:
         print(own)
-    Console().print(summary_table(summary, f"{args.run_dir.name} re-judged by {out.name}"))
+    Console().print(summary_table(summary.as_dict(), f"{args.run_dir.name} re-judged by {out.name}"))
     return 0
 
 

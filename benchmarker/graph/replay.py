@@ -1,6 +1,6 @@
 """Ingestion by replay: re-send a finished run's recorded memory writes into this run's fresh memory.
 
-Called by the ingest node when the memory-agent subject carries a `benchmarker.run.replay.ReplaySource`.
+Called by the ingest node when the memory-agent subject carries a `benchmarker.run.replay_source.ReplaySource`.
 No model is involved: each recorded add_entry / put_context goes out with the same arguments,
 except vault_id / memory_id (the new memory's) and the `run_id` trace tag (this run's), so
 retrieval metrics map hits to sessions and turns through the same tags as in the source run.

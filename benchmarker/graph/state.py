@@ -12,6 +12,7 @@ from typing import Annotated, Any, TypedDict
 
 from benchmarker.datasets.schema import Case
 from benchmarker.log.records import AnswerRecord, MemoryRecord, ResultRecord
+from benchmarker.reporting.summary_model import RunSummary
 
 
 class Setup(TypedDict):
@@ -39,6 +40,6 @@ class RunState(TypedDict, total=False):
     setup: Setup
     cases_done: Annotated[list[str], operator.add]
     cases_skipped: Annotated[list[str], operator.add]
-    summary: dict[str, Any]
+    summary: RunSummary
     report_path: str
     self_improve: dict[str, Any]

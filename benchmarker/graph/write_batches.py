@@ -15,6 +15,7 @@ time, so each write meets the same fate, and leaves the same line, as on the one
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ BATCH_TOOL = "add_entries"
 ENTRY_TOOL = "add_entry"
 BATCH_BYTES = 1024 * 1024  # the most JSON one batch carries (the embedded service takes 4 MB per request)
 RESULT_PREVIEW_CHARS = 300
+YIELD_EVERY = 32  # writes queued between two turns of the event loop
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class EntryBatcher:
         self._bytes += weight
         if len(self.pending) >= self.size:
             await self.flush()
+        elif len(self.pending) % YIELD_EVERY == 0:
+            await asyncio.sleep(0)  # another case's search answer is read while this batch is built
 
     async def flush(self) -> None:
         """Send what is queued (one add_entry when it is a single write)."""

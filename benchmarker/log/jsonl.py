@@ -30,19 +30,20 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     skipped; a bad line anywhere else is real damage and raises a UserError naming file and line."""
     if not path.exists():
         return
+    # Line by line, never the whole file at once: a LongMemEval_S-size decisions.jsonl is ~700 MB.
     with path.open("rb") as handle:
-        lines = handle.read().split(b"\n")
-    # split() leaves b"" after a final newline; anything else there is a line cut off mid-write.
-    torn_tail = lines.pop()
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            yield load_json(raw)
-        except json.JSONDecodeError as exc:
-            if number == len(lines) and not torn_tail:
-                return  # the last complete-looking line was itself torn (fsync raced the kill)
-            raise UserError(f"{path}:{number}: not valid JSON ({exc.msg}); fix or delete that line") from exc
+        for number, raw in enumerate(handle, start=1):
+            if not raw.endswith(b"\n"):
+                return  # a last line without its newline was cut off mid-write
+            if not raw.strip():
+                continue
+            try:
+                record = load_json(raw)
+            except json.JSONDecodeError as exc:
+                if not handle.peek(1):
+                    return  # the last complete-looking line was itself torn (fsync raced the kill)
+                raise UserError(f"{path}:{number}: not valid JSON ({exc.msg}); fix or delete that line") from exc
+            yield record
 
 
 def torn_tail(path: Path) -> int | None:

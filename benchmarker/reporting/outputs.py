@@ -10,14 +10,23 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
+from benchmarker.log.decision_facts import decision_facts
 from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
-from benchmarker.reporting.summary_model import load_summary, parse_summary
+from benchmarker.reporting.summary_file import (
+    BlockModels,
+    SummaryShapeError,
+    block_models,
+    summary_from_blocks,
+    write_summary_file,
+)
+from benchmarker.reporting.summary_model import RunSummary, load_summary
 from benchmarker.scoring.records import checked_results
 
 log = logging.getLogger(__name__)
@@ -32,19 +41,21 @@ SUMMARY_MEMORY_KEYS = ("backend", "embedder", "alpha", "server", "mapping", "sco
 
 
 def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
-                  suites: SuiteLookup) -> tuple[dict[str, Any], Path]:
-    """summary.json + report.{md,html} + plots for one results directory."""
+                  suites: SuiteLookup) -> tuple[RunSummary, Path]:
+    """summary.json + report.{md,html} + plots for one results directory; summary.json is written from the
+    returned RunSummary (reporting/summary_file.py)."""
     from benchmarker.reporting.report import write_report
     from benchmarker.reporting.sections import extra_sections, suite_summaries
-    from benchmarker.reporting.summary import build_summary
+    from benchmarker.reporting.summary import summary_blocks
 
     _rewrite_hypotheses(answers_dir)
     every_round = latest_by(checked_results(answers_dir / "results.jsonl"), "question_id")
     results = [r for r in every_round if not r.get("round")]  # the main metrics: the dataset's own questions
-    decisions = list(read_jsonl(run_dir / "decisions.jsonl"))
+    # The speed block reads latencies only: not every written text at once (~700 MB on a LongMemEval_S run).
+    decisions = list(decision_facts(run_dir / "decisions.jsonl"))
     run_meta = _manifest_facts(run_dir) | run_meta
     errors = list(read_jsonl(answers_dir / "errors.jsonl"))  # a case that failed on a lagging index is counted
-    summary = build_summary(results, run_meta=run_meta | {"decisions": decisions, "errors": errors}, suites=suites)
+    summary = summary_blocks(results, run_meta=run_meta | {"decisions": decisions, "errors": errors}, suites=suites)
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, suites=suites, level_scores=level_scores,
                                    thresholds=run_meta.get("thresholds")))
@@ -59,9 +70,11 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
     if run_meta.get("analyst"):
         from benchmarker.scoring.analyst import EXPLAIN_FILE, analyse, attach_explanations, finished_memories
 
-        block = analyse(every_round, decisions, finished_memories(read_jsonl(run_dir / "memories.jsonl")))
+        block = analyse(every_round, read_jsonl(run_dir / "decisions.jsonl"),  # read again, line by line
+                        finished_memories(read_jsonl(run_dir / "memories.jsonl")))
         summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))
-    summary.update(attribution_and_oracle(results, decisions, answers_dir, run_meta.get("write_tool")))
+    summary.update(attribution_and_oracle(results, read_jsonl(run_dir / "decisions.jsonl"), answers_dir,
+                                          run_meta.get("write_tool")))  # streamed: it keeps evidence sessions only
     from benchmarker.scoring.validity import validity_block
 
     summary["validity"] = validity_block(answers_dir, run_dir)  # is this number a score? (scoring/validity.py)
@@ -81,19 +94,37 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
     calibration = find_calibration(run_dir, results, run_meta.get("thresholds"))
     if calibration:  # how far this judge agrees with published labels (`calibrate`)
         summary["judge_calibration"] = calibration
-    try:   # what `report`, `compare` and `view` will read back
-        parse_summary(summary, answers_dir / "summary.json")
-    except UserError as err:   # our own bug, found after the run paid for its answers: keep every file, say it loudly
-        log.warning("summary.json does not match its documented shape (RunSummary); written anyway, please report "
-                    "it: %s", err)
-    write_json_atomic(answers_dir / "summary.json", summary)
+    typed = _written_summary(answers_dir / "summary.json", summary, block_models(suites_of_results(suites, results)))
     for suite in suites_of_results(suites, results):
         suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
+    summary = typed.as_dict()   # the report renders what the file holds
     write_report(answers_dir, summary, results, suites=suites, extra_sections=extra_sections(summary, suites))
-    return summary, answers_dir / "report.html"
+    return typed, answers_dir / "report.html"
 
 
-def attribution_and_oracle(results: list[dict[str, Any]], decisions: list[dict[str, Any]], answers_dir: Path,
+def _written_summary(path: Path, blocks: dict[str, Any], models: BlockModels) -> RunSummary:
+    """summary.json written from the RunSummary of `blocks` (what `report`, `compare` and `view` read back).
+    A block off its model is our own bug, found after the run paid for its answers: the blocks are written as
+    computed (the one write not from the model), loudly, and the summary returned lacks the broken blocks."""
+    try:
+        summary = summary_from_blocks(blocks, models)
+    except SummaryShapeError as err:
+        log.warning("summary.json does not match its documented shape (RunSummary); written anyway, please report "
+                    "it: %s", err)
+        write_json_atomic(path, blocks)
+        readable = dict(blocks)
+        while True:
+            try:
+                return summary_from_blocks(readable, models)
+            except SummaryShapeError as broken:
+                if broken.key.split(".")[0] not in readable:
+                    raise
+                readable.pop(broken.key.split(".")[0])
+    write_summary_file(path, summary)
+    return summary
+
+
+def attribution_and_oracle(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]], answers_dir: Path,
                            write_tool: str | None) -> dict[str, Any]:
     """summary.json's `attribution` (recomputed from results and decisions, never read from the lines) and,
     after `oracle`, its accuracy with the gold evidence only."""
@@ -230,18 +261,19 @@ def _written_run(answers_dir: Path) -> dict[str, Any]:
     return load_summary(answers_dir / "summary.json").run.as_dict()
 
 
-def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, dict[str, Any]]],
+def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, RunSummary]],
                       settings: dict[str, Any] | None, suites: SuiteLookup) -> dict[str, Any]:
     """The comparison table over sweep points and the alpha x top_k heatmap report; `settings` is the
     config's [sweep] table as run (its metric and tie-breakers rank the points)."""
     from benchmarker.reporting.report import write_report
     from benchmarker.reporting.sweep import sweep_table
 
-    table = sweep_table(points, settings)
+    table = sweep_table([(label, path, summary.as_dict()) for label, path, summary in points], settings)
     write_json_atomic(run_dir / "sweep.json", table)
     write_text_atomic(run_dir / "sweep.md", table["markdown"])
     best = table.get("best") or {}
-    best_summary = next((s for label, _, s in points if label == best.get("label")), points[0][2] if points else {})
+    best_summary = next((s for label, _, s in points if label == best.get("label")),
+                        points[0][2] if points else RunSummary()).as_dict()
     results = latest_by(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl"), "question_id") if best else []
     write_report(run_dir, best_summary, results, suites=suites, sweep=table["heatmap"],
                  extra_sections=[("Sweep", table["markdown"])])

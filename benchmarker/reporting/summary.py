@@ -1,9 +1,12 @@
 """summary.json: every number of a run, computed from its results lines alone.
 
-Keys (schema_version 1; a null is "not available", never zero). Written as this dict; read back (by `report`,
-`compare`, `oracle`, `score` and the run browser) as reporting/summary_model.py's typed `RunSummary`:
+Keys (a null is "not available", never zero). `build_summary` returns them as reporting/summary_model.py's typed
+`RunSummary`, validated as it is built (reporting/summary_file.py: a block not shaped as its model fails naming the
+key); summary.json is written from that model and read back (by `report`, `compare`, `oracle`, `score` and the run
+browser) through it, so writer and reader share one definition. A suite's blocks are typed by the models it
+registers (`Suite.summary_models`); a block without a model is kept as written.
 
-    schema_version   1
+    schema_version   1 (summary_model.SCHEMA_VERSION): raised when a key changes meaning or type
     run_id           run_meta["run_id"] or null
     offline          true when run_meta["offline"] and the run answered questions: offline-provider
                      numbers (deterministic agent, extractive reader, deterministic grader) are a
@@ -135,14 +138,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarker.log.jsonl import write_json_atomic
 from benchmarker.reporting.errata_report import errata_blocks
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
+from benchmarker.reporting.summary_file import block_models, summary_from_blocks, write_summary_file
+from benchmarker.reporting.summary_model import SCHEMA_VERSION, RunSummary
 from benchmarker.scoring.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 from benchmarker.scoring.searchable import failed_cases, not_searchable_block, not_searchable_notes, split_searchable
 
-SCHEMA_VERSION = 1
 ROLES = ("agent", "qa", "eval")
 PHASES = ("ingest_s", "qa_s", "eval_s")
 OFFLINE_NOTE = ("offline run: deterministic memory agent, extractive reader and deterministic grader; "
@@ -267,8 +270,15 @@ def counts_block(results: list[dict[str, Any]]) -> dict[str, Any]:
             "judges": dict(sorted(judges.items())), "judge_models": sorted(models)}
 
 
-def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any], suites: SuiteLookup) -> dict[str, Any]:
-    """Every documented key, from results lines and run metadata only (and the blocks of their `suites`)."""
+def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any], suites: SuiteLookup) -> RunSummary:
+    """Every documented key, from results lines and run metadata only (and the blocks of their `suites`), as a
+    validated RunSummary (SummaryShapeError naming the key when a block is not shaped as its model)."""
+    blocks = summary_blocks(results, run_meta=run_meta, suites=suites)
+    return summary_from_blocks(blocks, block_models(suites_of_results(suites, results)))
+
+
+def summary_blocks(results: list[dict[str, Any]], *, run_meta: dict[str, Any], suites: SuiteLookup) -> dict[str, Any]:
+    """build_summary's blocks as computed, in the file's order, before validation (write_outputs adds its own)."""
     measured, left_out = split_searchable(results)  # an index not yet searchable measures nothing
     unsearchable = not_searchable_block(left_out, failed_cases(run_meta.get("errors") or [], results))
     qa = qa_metrics(measured)
@@ -291,19 +301,18 @@ def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any], su
     if memory.get("lacks"):
         notes.append(f"memory server {memory.get('server')} has no " + "; no ".join(memory["lacks"]))
     run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens", "errors")}
-    summary = {"schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
-               "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),
-               "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens"), run_meta.get("floor")),
-               "speed": speed_block(results, run_meta.get("decisions")),
-               "counts": counts_block(results) | {"not_searchable": unsearchable}}
+    summary: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
+        "notes": notes, "run": json.loads(json.dumps(run_info, default=str)),
+        "qa": qa, "retrieval": retrieval, "cost": cost_block(results, run_meta.get("tokens"), run_meta.get("floor")),
+        "speed": speed_block(results, run_meta.get("decisions")),
+        "counts": counts_block(results) | {"not_searchable": unsearchable}}
     for suite in ([] if retrieval_only else suites_of_results(suites, measured)):
         summary.update(suite.summary_blocks(measured, notes))
     summary.update(errata_blocks(measured))  # [dataset] errata: every accuracy again, as corrected
     return summary
 
 
-def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
-    """Write <run_dir>/summary.json atomically (a crash never leaves half a file), credentials masked."""
-    path = Path(run_dir) / "summary.json"
-    write_json_atomic(path, summary)
-    return path
+def write_summary(run_dir: str | Path, summary: RunSummary) -> Path:
+    """Write <run_dir>/summary.json from the model, atomically (a crash never leaves half a file), credentials masked."""
+    return write_summary_file(Path(run_dir) / "summary.json", summary)

@@ -1,16 +1,19 @@
-"""`RunSummary`: summary.json as a typed object, for the code that reads it (`report`, `compare`, the run browser).
+"""`RunSummary`: summary.json as a typed object, for the code that writes it (`build_summary`, `write_outputs`) and
+the code that reads it (`report`, `compare`, `oracle`, the run browser).
 
-summary.json is still written as the plain dict `build_summary` and `write_outputs` compute (its bytes, keys and
-schema_version are exactly as before; summary.py's docstring documents them). This model describes the
-top-level blocks the readers use, with their real types:
+summary.json is written from a `RunSummary` (reporting/summary_file.py builds one from the computed blocks, validated,
+and writes its dump), so writer and reader share one model and cannot disagree; summary.py's docstring documents
+every key. This model describes the top-level blocks with their real types:
 
 - every field is optional: a summary from an older version, a sweep point's or a hand-written one may lack a block,
   and a reader treats a missing block as "not available" as it always did; a block that *is* there must have
   its documented type (a `qa` that is a string is an error naming the file and `qa`, not a KeyError later);
-- every model allows extra keys (`extra="allow"`), so the suites' blocks (locomo, beam, long_horizon, levels,
-  fact_extraction, ...), rounds, graders, analyst, judge_calibration and any later key pass through unchanged;
-- numbers are `int | float` where a block may hold either, so a validated summary dumps its numbers as read:
-  `RunSummary.model_validate(s).model_dump(exclude_unset=True, by_alias=True) == s` for every summary we write.
+- every model allows extra keys (`extra="allow"`), so rounds, graders, analyst, judge_calibration, a suite's block
+  without a registered model and any later key pass through unchanged; a suite that names its blocks' models
+  (`Suite.summary_models`, {key: Block subclass}) gets them typed on the summary it builds (`summary.block(key)`);
+- numbers are `int | float` where a block may hold either, and every block remembers the order its keys came in,
+  so a validated summary dumps exactly as read, key order included:
+  `RunSummary.model_validate(s).as_dict() == s`, and json.dumps of both gives the same bytes.
 
 `load_summary(path)` reads and validates one summary.json; `summary_error` turns a pydantic error into the
 one-line message a user sees.
@@ -21,11 +24,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
 
+SCHEMA_VERSION = 1  # summary.json's `schema_version`: what build_summary writes (reporting/summary.py documents it)
 Num = int | float  # a smart union: an int stays an int and a float a float, so a dump writes the numbers as read
 
 
@@ -33,6 +47,24 @@ class Block(BaseModel):
     """A summary block: its documented keys typed, every other key kept as it is."""
 
     model_config = ConfigDict(extra="allow")
+    _key_order: tuple[str, ...] = PrivateAttr(default=())  # the keys as they came in: a dump writes them so
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_key_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        block = handler(data)
+        if isinstance(data, dict) and isinstance(block, Block):
+            block._key_order = tuple(data)
+        return block
+
+    @model_serializer(mode="wrap")
+    def _dump_in_key_order(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Declared fields, then extra keys, is pydantic's order; the order they were given is the file's."""
+        dumped = handler(self)
+        if not isinstance(self, Block) or not self._key_order or not isinstance(dumped, dict):
+            return dumped
+        return ({k: dumped[k] for k in self._key_order if k in dumped}
+                | {k: v for k, v in dumped.items() if k not in self._key_order})
 
     def as_dict(self) -> dict[str, Any]:
         """The block as written: the keys it had, with their values (extra keys included)."""
@@ -321,6 +353,14 @@ class RunSummary(Block):
     budget: BudgetBlock | None = None
     judge_sensitivity: JudgeSensitivityBlock | None = None
     baselines: BaselinesBlock | None = None
+
+    def usd_total(self) -> Num | None:
+        """cost.usd.total: what the run's model calls cost (None when nothing was priced or there is no cost block)."""
+        return (self.cost.usd or {}).get("total") if self.cost is not None else None
+
+    def block(self, key: str) -> Any:
+        """An extra block by key (None when absent): a `Block` where a suite registered its model, else as written."""
+        return (self.__pydantic_extra__ or {}).get(key)
 
 
 def summary_error(path: Path | str, err: ValidationError) -> str:

@@ -112,15 +112,15 @@ def print_outcome(outcome) -> None:
     if report.exists():
         console.print(f"report:  {report}")
     if outcome.points and len(outcome.points) > 1:
-        sweep = (outcome.summary or {}).get("sweep") or {}
+        sweep = (outcome.sweep or {}).get("sweep") or {}
         if sweep.get("table"):
             console.print(sweep_console_table(sweep))
             console.print(sweep.get("verdict", ""))
         else:
             console.print(sweep.get("markdown", ""))
         return
-    if outcome.summary:
-        retrieval_only = (outcome.summary.get("run") or {}).get("mode") == "retrieval"
-        console.print(summary_table(outcome.summary, f"run {outcome.run_dir.name}"
+    if not outcome.summary.is_empty():
+        retrieval_only = outcome.summary.run.mode == "retrieval"
+        console.print(summary_table(outcome.summary.as_dict(), f"run {outcome.run_dir.name}"
                                     + (" (retrieval-only: search measured, nothing answered or judged)" if retrieval_only
                                        else "")))

@@ -26,6 +26,7 @@ from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl
 from benchmarker.log.safe_open import create_exclusive
 from benchmarker.log.store import PointLogs, RunLog
 from benchmarker.registry import SUITE_LOOKUP, plan_dataset
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.context import build_context
 from benchmarker.run.inputs import check_resume, run_inputs
 from benchmarker.run.manifest import build_manifest, utc_now
@@ -35,7 +36,7 @@ from benchmarker.run.run_lock import hold_run_lock
 
 if TYPE_CHECKING:
     from benchmarker.agent.tracing import RunTracing
-    from benchmarker.run.replay import ReplaySource
+    from benchmarker.run.replay_source import ReplaySource
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +44,10 @@ log = logging.getLogger(__name__)
 @dataclass
 class RunOutcome:
     run_dir: Path
-    summary: dict[str, Any]
-    points: list[tuple[str, Path, dict[str, Any]]]
+    summary: RunSummary   # the run's summary.json; empty for a sweep (each point has its own, in `points`)
+    points: list[tuple[str, Path, RunSummary]]
     skipped: list[str] = field(default_factory=list)  # cases that failed or could not run (see errors.jsonl)
+    sweep: dict[str, Any] | None = None   # a sweep's {"sweep": table, "best": point} (write_sweep_files)
 
 
 def sweep_points(config) -> list[SearchSettings]:
@@ -67,7 +69,7 @@ def sweep_points(config) -> list[SearchSettings]:
 async def execute_run(config, *, replay: ReplaySource | None = None) -> RunOutcome:
     """Run (or resume) what `config` describes. With `replay`, ingestion re-applies that finished
     run's recorded memory writes instead of running the memory agent (whose model is never built)."""
-    _check_writable(config.run_dir, config)
+    check_writable(config.run_dir, config.config_path)
     with hold_run_lock(config.run_dir, "replay" if replay is not None else "run"):  # one process per run dir
         return await _execute_run(config, replay=replay)
 
@@ -109,7 +111,7 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
         for role, model, usage in models.ledger.tallies():
             ledger_journal.write({"role": role, "model": model, **usage, "carried": "manifest"})
     models.ledger.journal_to(ledger_journal.write)
-    outcome = RunOutcome(run_dir, {}, [])
+    outcome = RunOutcome(run_dir, RunSummary(), [])
     status = "failed"
     scope = contextlib.ExitStack()
     if tracing is None:
@@ -141,9 +143,9 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
     run_dir = Path(config.run_dir)
     points = sweep_points(config)
     logs = PointLogs(run_dir, [p.label for p in points])
-    results: list[tuple[str, Path, dict[str, Any]]] = []
+    results: list[tuple[str, Path, RunSummary]] = []
     skipped: list[str] = []
-    summary: dict[str, Any] = {}
+    summary = RunSummary()
     state: dict[str, Any] = {"total_questions": plan.total_questions}
     try:
         async with open_parts(config, plan, models, points=points, logs=logs, manifest=manifest, store=store,
@@ -164,7 +166,7 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
                                             analyst_node=_analyst_node(config))
                     final = await graph.ainvoke(state, context=ctx)
                     state = {"total_questions": plan.total_questions, "setup": final["setup"]}  # the next point reuses it
-                summary = final.get("summary", {})
+                summary = final.get("summary") or RunSummary()
                 results.append((point.label, log.answers_dir, summary))
                 skipped.extend(c for c in final.get("cases_skipped", []) if c not in skipped)
     except BaseException as err:
@@ -180,7 +182,8 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
     if len(points) > 1:
         from benchmarker.reporting.outputs import write_sweep_files
 
-        summary = write_sweep_files(run_dir, results, config.sweep.model_dump(mode="json"), SUITE_LOOKUP)
+        sweep = write_sweep_files(run_dir, results, config.sweep.model_dump(mode="json"), SUITE_LOOKUP)
+        return RunOutcome(run_dir, RunSummary(), results, skipped, sweep=sweep)
     return RunOutcome(run_dir, summary, results, skipped)
 
 
@@ -236,8 +239,8 @@ def ledger_totals(ledger) -> dict[str, float]:
             "cache_hit_share": total["cache_hit_share"]}
 
 
-def _check_writable(run_dir: Path, config) -> None:
-    """Fail before any work when the run directory cannot be created or written."""
+def check_writable(run_dir: Path, config_path: Path | None) -> None:
+    """Fail before any work when the run directory cannot be created or written (the error names the config)."""
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         probe = run_dir / f".write-test-{os.getpid()}"  # its own name: two runs starting at once never race on it
@@ -245,7 +248,7 @@ def _check_writable(run_dir: Path, config) -> None:
         probe.unlink()
     except OSError as err:
         raise UserError(f"cannot write the run directory {run_dir} ({err.strerror or err}); set [run].output_dir "
-                        f"in {config.config_path} to a folder you can write") from None
+                        f"in {config_path} to a folder you can write") from None
 
 
 def _embedder_device(config) -> str | None:

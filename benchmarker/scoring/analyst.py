@@ -78,7 +78,7 @@ def diagnose(result: dict[str, Any], written: set[tuple[str, int]]) -> str:
     return "judged_wrong" if _contains_answer(result.get("hypothesis", ""), result.get("answer")) else "misread"
 
 
-def analyse(results: list[dict[str, Any]], decisions: list[dict[str, Any]],
+def analyse(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
             memory_ids: dict[str, str]) -> dict[str, Any]:
     """summary.json's "analyst" block: counts per cause, per category, and a few examples each."""
     written = written_turns(decisions, memory_ids)

@@ -48,9 +48,9 @@ from typing import Any
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.scoring.abstention import abstains, has_abstention_phrase, refuses, strip_abstention
 from benchmarker.scoring.conclusion import conclusion, without_references
+from benchmarker.scoring.grade import Grade
 from benchmarker.scoring.matching import Match, in_sequence, match_variant, merge_durations, ordered_items
 from benchmarker.scoring.normalize import ARTICLES, STOPWORDS, StemmedWords, Tok, is_value, token_texts, tokens
-from benchmarker.scoring.records import grading_fields
 
 TEMPORAL = "temporal-reasoning"
 PREFERENCE = "single-session-preference"
@@ -79,10 +79,9 @@ class GradeResult:
     score: float
     reason: str
 
-    def fields(self) -> dict[str, Any]:
-        """The results-line grading keys (see records.py)."""
-        return grading_fields(self.label, judge="deterministic", model=None, reason=self.reason,
-                              score=round(self.score, 4))
+    def to_grade(self) -> Grade:
+        """This grade as every judge returns one (no model, one attempt, no tokens)."""
+        return Grade(label=self.label, judge="deterministic", reason=self.reason, score=round(self.score, 4))
 
 
 def _split_answer(answer: str) -> tuple[str, list[str]]:

@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from benchmarker.agent.prompts import load_prompt
+from benchmarker.scoring.grade import Grade, GradeTokens
 from benchmarker.scoring.json_reply import json_objects
 from benchmarker.scoring.judge_policy import ask_until_parsed
-from benchmarker.scoring.records import grading_fields
 
 if TYPE_CHECKING:   # langchain is imported where a model judges: every config load imports this module (suites)
     from langchain_core.language_models import BaseChatModel
@@ -52,33 +51,6 @@ LONGMEMEVAL_TYPES = ("single-session-user", "single-session-assistant", "single-
 
 # (task, question, answer, response, abstention=False) -> prompt; LongMemEval's signature.
 PromptBuilder = Callable[..., str]
-
-
-@dataclass(frozen=True)
-class JudgeVerdict:
-    """One judged answer: label None means unjudged (every attempt failed)."""
-
-    label: bool | None
-    judge: str  # "llm" | "official"
-    model: str | None
-    template: str
-    reply: str
-    attempts: int
-    reason: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    error: str = ""  # the model's exception when it raised (its retries spent), else ""
-
-    @property
-    def unjudged(self) -> bool:
-        return self.label is None
-
-    def fields(self) -> dict[str, Any]:
-        """The results-line grading keys (see records.py)."""
-        return grading_fields(self.label, judge=self.judge, model=self.model, reason=self.reason,
-                              attempts=self.attempts, template=self.template, reply=self.reply,
-                              input_tokens=self.input_tokens, output_tokens=self.output_tokens,
-                              judge_error=self.error or None)
 
 
 def choose_prompt(question_type: str, question_id: str, own: str | None = None) -> tuple[str, str]:
@@ -182,7 +154,7 @@ def build_prompt(record: Mapping[str, Any], prompt_builder: PromptBuilder | None
 
 
 async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retries: int = 3,
-                       prompt_builder: PromptBuilder | None = None, template: str | None = None) -> JudgeVerdict:
+                       prompt_builder: PromptBuilder | None = None, template: str | None = None) -> Grade:
     """Judge one results record (question_type, question_id, question, answer, hypothesis; kind and,
     for LoCoMo's category 5, adversarial_answer).
 
@@ -203,5 +175,6 @@ async def judge_answer(model: BaseChatModel, record: Mapping[str, Any], *, retri
         reason = f"unjudged: {got.error}"
     else:
         reason = f"unjudged after {got.attempts} attempts: {got.error}"
-    return JudgeVerdict(got.value, kind, model_id(model), template, got.reply.strip(), got.attempts, reason,
-                        got.input_tokens, got.output_tokens, got.error if got.failed else "")
+    return Grade(label=got.value, judge=kind, model=model_id(model), reason=reason, attempts=got.attempts,
+                 tokens=GradeTokens(input=got.input_tokens, output=got.output_tokens), template=template,
+                 reply=got.reply.strip(), error=(got.error or None) if got.failed else None)

@@ -20,6 +20,7 @@ from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.errors import ConfigError, RunAbortedError
 from benchmarker.log.records import ResultRecord
 from benchmarker.scoring.calibration.development import GRADER_DEVELOPED_ON
+from benchmarker.scoring.grade import Grade
 
 Record = dict[str, Any]
 
@@ -34,7 +35,7 @@ class JudgeFailures:
         self.in_a_row = 0
 
     def record(self, result: ResultRecord) -> None:
-        error = (result.grade or {}).get("judge_error")
+        error = Grade.of_line(result.model_dump(include={"label", "grade"})).error
         if not error:
             self.in_a_row = 0
             return
@@ -73,10 +74,15 @@ class Judge(ABC):
         return None
 
     @abstractmethod
-    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
-        """The grading fields (label, autoeval_label, grade, tokens) of one LongMemEval-shaped answer line
-        (question_type, question_id, question, answer, hypothesis); `gold` replaces the line's answer
-        for the grader (LoCoMo scores a normalised gold), `template` is the suite's own judge prompt."""
+    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Grade:
+        """The grade of one LongMemEval-shaped answer line (question_type, question_id, question, answer,
+        hypothesis); `gold` replaces the line's answer for the grader (LoCoMo scores a normalised gold),
+        `template` is the suite's own judge prompt."""
+
+    def results_fields(self, record: Mapping[str, Any], grade: Grade) -> Record:
+        """The results-line keys of a grade this judge gave (label, autoeval_label, grade), and, where a model
+        judged, the line's tokens with the judge's under "eval"; the grader bills none."""
+        return with_eval_tokens(record, grade) if self.needs_model else dict(grade.line_fields())
 
 
 @dataclass(frozen=True)
@@ -85,25 +91,24 @@ class DeterministicGrader(Judge):
     needs_model: ClassVar[bool] = False
     developed_on: ClassVar[Mapping[str, str]] = GRADER_DEVELOPED_ON
 
-    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
+    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Grade:
         from benchmarker.scoring.grader import grade_deterministic
 
         return grade_deterministic(str(record.get("question_type", "")), str(record.get("question_id", "")),
                                    record.get("answer", "") if gold is None else gold, record.get("hypothesis"),
-                                   thresholds=self.thresholds, question=str(record.get("question") or "")).fields()
+                                   thresholds=self.thresholds, question=str(record.get("question") or "")).to_grade()
 
 
 @dataclass(frozen=True)
 class LLMJudge(Judge):
     name: ClassVar[str] = "llm"
 
-    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Record:
+    async def grade(self, record: Mapping[str, Any], gold: Any = None, template: str | None = None) -> Grade:
         from benchmarker.scoring.judge import judge_answer  # langchain: loaded when a model judges
 
         assert self.model is not None, "an LLM judge has its model"
-        grading = (await judge_answer(self.model, record, retries=self.retries,
-                                      prompt_builder=self.prompt_builder(), template=template)).fields()
-        return with_eval_tokens(record, grading)
+        return await judge_answer(self.model, record, retries=self.retries, prompt_builder=self.prompt_builder(),
+                                  template=template)
 
 
 @dataclass(frozen=True)
@@ -158,9 +163,8 @@ def choose_judge(config: Any) -> tuple[str, str]:
     return wanted, f"{wanted} judge {config.models.eval}"
 
 
-def with_eval_tokens(record: Mapping[str, Any], grading: Record) -> Record:
-    """The judge call's tokens added to the answer's under role "eval"."""
-    tokens = (grading.get("grade") or {}).get("tokens") or {}
-    if tokens:
-        grading["tokens"] = dict(record.get("tokens") or {}) | {"eval": tokens}
-    return grading
+def with_eval_tokens(record: Mapping[str, Any], grade: Grade, extra: Record | None = None) -> Record:
+    """The grade's results-line keys (then a suite's `extra` keys) and the answer's tokens with the judge's
+    added under role "eval"."""
+    return {**grade.line_fields(), **(extra or {}),
+            "tokens": dict(record.get("tokens") or {}) | {"eval": grade.tokens.model_dump()}}

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from benchmarker.scoring.grade import Grade
 from benchmarker.scoring.stats import wilson
 
 
@@ -59,7 +60,7 @@ def shown_rows(qa: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def not_graded(record: dict[str, Any]) -> bool:
     """An answer nothing was asked to judge (a retrieval-only run's): not a QA answer at all."""
-    return record.get("label") is None and (record.get("grade") or {}).get("judge") == "none"
+    return record.get("label") is None and Grade.of_line(record).judge == "none"
 
 
 def qa_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The grading part of a `results.jsonl` line, and reading run files back.
 
 A results line is the answers line (written by the QA phase) plus exactly these keys, which
-this package owns:
+this package owns (written from a `Grade`, scoring/grade.py, by its `line_fields()`):
 
     "label":          true | false | null      null = unjudged (excluded from every accuracy
                                                denominator and counted separately)
@@ -20,6 +20,7 @@ this package owns:
         "score":    float | null               deterministic only: 1.0 on a match, else the
                                                best token F1 (rubric recall for preference)
         "tokens":   {"input": int, "output": int}   judge tokens summed over attempts
+        "judge_error": str                     only when the judge model raised (its retries spent)
     }
 
 Metrics read only these files, never live objects, so `report`/`compare` work on any run
@@ -33,7 +34,7 @@ from typing import Any
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_jsonl
-from benchmarker.redact import masked_preview
+from benchmarker.scoring.grade import Grade, GradeTokens
 
 GRADING_KEYS = ("label", "autoeval_label", "grade")
 
@@ -41,20 +42,11 @@ GRADING_KEYS = ("label", "autoeval_label", "grade")
 def grading_fields(label: bool | None, *, judge: str, model: str | None, reason: str,
                    attempts: int = 1, template: str | None = None, reply: str | None = None,
                    score: float | None = None, input_tokens: int = 0,
-                   output_tokens: int = 0, judge_error: str | None = None) -> dict[str, Any]:
-    """The three grading keys of a results line, in their documented shape."""
-    autoeval = None if label is None else {"model": model or judge, "label": bool(label)}
-    return {
-        "label": label,
-        "autoeval_label": autoeval,
-        "grade": {
-            "judge": judge, "model": model, "reason": reason, "attempts": attempts,
-            "unjudged": label is None, "template": template,
-            "reply": None if reply is None else masked_preview(reply, 200),
-            "score": score, "tokens": {"input": input_tokens, "output": output_tokens},
-            **({"judge_error": judge_error} if judge_error else {}),
-        },
-    }
+                   output_tokens: int = 0, judge_error: str | None = None) -> dict[str, object]:
+    """Deprecated: build a `Grade` (scoring/grade.py) and call its `line_fields()`; kept for bench/answered_run.py."""
+    return Grade(label=label, judge=judge, model=model, reason=reason, attempts=attempts, template=template,
+                 reply=reply, score=score, tokens=GradeTokens(input=input_tokens, output=output_tokens),
+                 error=judge_error).line_fields()
 
 
 def load_results(run_dir: Path) -> list[dict[str, Any]]:

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.decision_facts import decision_facts
 from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl
+from benchmarker.scoring.grade import Grade
 from benchmarker.scoring.qa_metrics import not_graded
 from benchmarker.scoring.searchable import ERROR_NAME as NOT_SEARCHABLE_ERROR
 
@@ -47,7 +49,7 @@ class RunFiles:
 
         return cls(manifest=read_json_object(run_dir / "manifest.json"), answers=main(answers_dir / "answers.jsonl"),
                    results=main(answers_dir / "results.jsonl"), errors=list(read_jsonl(answers_dir / "errors.jsonl")),
-                   decisions=list(read_jsonl(run_dir / "decisions.jsonl")),
+                   decisions=list(decision_facts(run_dir / "decisions.jsonl")),
                    memories=list(read_jsonl(run_dir / "memories.jsonl")))
 
     @property
@@ -249,15 +251,15 @@ def unjudged(f: RunFiles) -> Figure:
     answered = {str(a.get("question_id")) for a in f.answers} | {str(r.get("question_id")) for r in f.results}
     results = {str(r.get("question_id")): r for r in f.results}
     lost = [q for q in answered if q not in results or (results[q].get("label") is None and not not_graded(results[q]))]
-    reasons = [(results.get(q) or {}).get("grade", {}).get("reason") or "no results line" for q in lost]
+    reasons = [(Grade.of_line(results[q]).reason if q in results else "") or "no results line" for q in lost]
     return figure(what, len(lost), len(answered), most_common(reasons))
 
 
 def _unjudged_by(f: RunFiles, what: str, prefix: str) -> Figure:
     if (off := _judging(f, what)) is not None:
         return off
-    lost = [r for r in f.results if r.get("label") is None and str((r.get("grade") or {}).get("reason", "")).startswith(prefix)]
-    return figure(what, len(lost), len(f.results), most_common((r.get("grade") or {}).get("reason") for r in lost))
+    lost = [r for r in f.results if r.get("label") is None and Grade.of_line(r).reason.startswith(prefix)]
+    return figure(what, len(lost), len(f.results), most_common(Grade.of_line(r).reason for r in lost))
 
 
 def judge_errors(f: RunFiles) -> Figure:

@@ -21,7 +21,7 @@ CostFloor = dict[str, float | int | None]
 
 
 class ReplayWrites(Protocol):
-    """A finished run's recorded memory writes (`benchmarker.run.replay.ReplaySource`)."""
+    """A finished run's recorded memory writes (`benchmarker.run.replay_source.ReplaySource`)."""
 
     def writes_for(self, case_id: str) -> Iterable[Any]: ...
     def missing_reason(self, case_id: str) -> str | None: ...

@@ -9,7 +9,7 @@ suite overrides only what differs. The flags say what a suite can do (the graph,
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from benchmarker.config_schema import Problem
 from benchmarker.errata.gold import GoldReader
+from benchmarker.reporting.summary_model import Block
 
 if TYPE_CHECKING:
     from benchmarker.config_schema import RunConfig, ThresholdsConfig
@@ -57,6 +58,9 @@ class Suite(ABC):
     dataset_options: type[BaseModel] | None = None
     # Its published gold, for `[dataset] errata` (benchmarker/errata): a reader of its data file; None: no errata.
     errata_gold: GoldReader | None = None
+    # The models of the summary.json blocks it adds ({key: reporting.summary_model.Block subclass}): a summary it
+    # builds carries them typed and fails naming the key when one is off; a key without a model stays as written.
+    summary_models: Mapping[str, type[Block]] = {}
 
     @property
     def replayable(self) -> bool:
@@ -125,8 +129,8 @@ class Suite(ABC):
 
     async def score(self, record: Record, case: Case | None, judge: Judge) -> Record:
         """The grading fields of one answer line (label, autoeval_label, grade, ...): by default the
-        LongMemEval judge (our prompts, LongMemEval's, or the deterministic grader)."""
-        return await judge.grade(record)
+        LongMemEval judge's `Grade` (our prompts, LongMemEval's, or the deterministic grader) as results keys."""
+        return judge.results_fields(record, await judge.grade(record))
 
     def score_case(self, case: Case, log: RunLog, *, default_cadence: int,
                    thresholds: ThresholdsConfig | None = None) -> LevelRecord | None:

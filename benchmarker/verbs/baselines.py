@@ -31,6 +31,7 @@ from benchmarker.errors import UserError
 from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.token_count import TOKENIZER
 from benchmarker.verbs.baseline_history import History, build_history, history_cases
@@ -132,7 +133,7 @@ def _models(config: Any, out_dir: Path) -> tuple[Any, Any]:
 
 
 async def run_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, AnswerRecord],
-                       cases: dict[str, Any]) -> tuple[dict[str, Any], Path]:
+                       cases: dict[str, Any]) -> tuple[RunSummary, Path]:
     """Answer and judge every pending question of one baseline; write its folder's outputs."""
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.score import score
@@ -178,7 +179,7 @@ async def run_baseline(name: str, run_dir: Path, config: Any, answers: dict[str,
     return write_outputs(out_dir, run_dir, meta, SUITE_LOOKUP)[0], out_dir
 
 
-async def run_baselines(run_dir: Path, config: Any, names: Sequence[str]) -> list[tuple[str, dict[str, Any], Path]]:
+async def run_baselines(run_dir: Path, config: Any, names: Sequence[str]) -> list[tuple[str, RunSummary, Path]]:
     """Each named baseline in turn, on the run's questions, with the run's (or CONFIG's) reader and judge."""
     from benchmarker.verbs.rescore import cases_for
 

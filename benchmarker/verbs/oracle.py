@@ -28,6 +28,7 @@ from benchmarker.graph.retrieval import build_context
 from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.token_count import count_tokens
 
@@ -65,7 +66,7 @@ def oracle_context(answer: AnswerRecord, max_chars: int) -> str:
     return build_context({}, hits, max_chars)
 
 
-async def run_oracle(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
+async def run_oracle(run_dir: Path, config) -> tuple[RunSummary, Path]:
     """Answer and judge every pending question; write the oracle folder's outputs. Returns its summary."""
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models

@@ -20,6 +20,7 @@ from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP, suite_of_record
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.scoring.attribution import WRITE_TOOLS, attribute, evidence_writes
 
@@ -72,7 +73,7 @@ def _with_adversarial_questions(cases: dict[str, Any], run_dir: Path) -> dict[st
             for cid, case in cases.items()}
 
 
-async def rescore(run_dir: Path, config) -> tuple[dict[str, Any], Path]:
+async def rescore(run_dir: Path, config) -> tuple[RunSummary, Path]:
     """The re-judged summary and the folder it went to (`scores/<judge label>/`)."""
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models

@@ -39,7 +39,7 @@ def test_the_report_shows_the_calibration_of_the_judge_that_graded_the_run(tmp_p
     path = _calibration(tmp_path, "deterministic")
     _calibration(tmp_path, judge_label("llm", "gpt-4o"))  # another judge's: not this run's
     summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "judge": "deterministic"}, suites=SUITE_LOOKUP)
-    assert summary["judge_calibration"]["path"] == str(path) and summary["judge_calibration"]["n"] == 500
+    assert summary.block("judge_calibration")["path"] == str(path) and summary.block("judge_calibration")["n"] == 500
     report = (run_dir / "report.md").read_text()
     line = next(x for x in report.splitlines() if x.startswith("- judge calibration"))
     assert "kappa 0.558" in line and "500 answers" in line and "gpt-4o-2024-08-06" in line and "88.3%" in line
@@ -52,7 +52,7 @@ def test_an_llm_judged_run_finds_its_own_judge_and_no_calibration_means_no_line(
     assert "judge calibration" not in (run_dir / "report.md").read_text()
     _calibration(tmp_path, "llm-gpt-4o")
     summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "judge": "llm"}, suites=SUITE_LOOKUP)
-    assert summary["judge_calibration"]["judge"] == "llm-gpt-4o"
+    assert summary.block("judge_calibration")["judge"] == "llm-gpt-4o"
     assert "- judge calibration (llm-gpt-4o)" in (run_dir / "report.md").read_text()
 
 
@@ -61,4 +61,4 @@ def test_other_thresholds_are_another_judge(tmp_path):
     _calibration(tmp_path, "deterministic")
     thresholds = {"preference_recall": 0.9}
     summary, _ = write_outputs(run_dir, run_dir, {"run_id": "my-run", "thresholds": thresholds}, suites=SUITE_LOOKUP)
-    assert summary.get("judge_calibration") is None
+    assert summary.block("judge_calibration") is None

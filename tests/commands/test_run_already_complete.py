@@ -11,6 +11,7 @@ import pytest
 
 from benchmarker.commands import command_named
 from benchmarker.commands.run import finished_questions
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.runner import RunOutcome
 
 
@@ -49,7 +50,7 @@ def test_a_rerun_of_a_finished_run_says_so_and_prints_no_progress_lines(tmp_path
 
     async def fake_execute_run(config, **_: object) -> RunOutcome:
         seen["progress"] = config.run.progress
-        return RunOutcome(run_dir, {}, [])
+        return RunOutcome(run_dir, RunSummary(), [])
 
     monkeypatch.setattr("benchmarker.run.runner.execute_run", fake_execute_run)
     assert command_named("run").run(argparse.Namespace(config=config_path)) == 0

@@ -99,10 +99,10 @@ PINNED_METRICS = ("turn.recall_any@10", "turn.recall_all@10", "session.recall_an
 def test_turn_level_retrieval_metrics_work_for_every_unit(runs):
     got = {}
     for unit, (outcome, _, _) in runs.items():
-        metrics = outcome.summary["retrieval"]["metrics"]
+        metrics = outcome.summary.retrieval.metrics
         got[unit] = {m: None if metrics[m] is None else round(metrics[m], 4) for m in PINNED_METRICS}
-        questions = outcome.summary["counts"]["questions"]
-        assert questions == runs["message"][0].summary["counts"]["questions"] == 6  # 3 types + 3 abstention
+        questions = outcome.summary.counts.questions
+        assert questions == runs["message"][0].summary.counts.questions == 6  # 3 types + 3 abstention
     # the same entries with the same tags: every unit retrieves the same turns, so the same figures
     assert got["exchange"] == got["message"] and got["session"] == got["message"], got
     assert got["message"] == UNIT_METRICS, got

@@ -118,7 +118,7 @@ async def test_summarise_writes_the_summary_and_reports_into_the_run_dir(write_c
     update = await summarise({}, runtime(ctx))
     run_dir = config.run_dir
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    assert summary == json.loads(json.dumps(update["summary"]))
+    assert summary == json.loads(json.dumps(update["summary"].as_dict()))
     assert (summary["run_id"], summary["counts"]["questions"], summary["counts"]["judged"]) == (config.run_id, 2, 2)
     correct = sum(bool(r["label"]) for r in lines(ctx.log.results_path))
     assert summary["qa"]["overall"]["correct"] == correct

@@ -31,7 +31,7 @@ async def test_retrieval_ingestion_logs_each_write_and_the_wait(client, write_co
     assert [d["tool"] for d in mine[len(adds):]] == ["await_consistency"]
     assert ctx.progress.tool_calls == len(mine)
 
-    speed = build_summary([], run_meta={"decisions": decisions}, suites=SUITE_LOOKUP)["speed"]
+    speed = build_summary([], run_meta={"decisions": decisions}, suites=SUITE_LOOKUP).as_dict()["speed"]
     assert set(speed["tool_latency_by_tool_ms"]) == {"add_entry", "await_consistency"}  # no `_ingest_done`
     assert speed["tool_latency_ms"]["n"] == len(mine)
 
@@ -43,7 +43,7 @@ async def test_summarise_of_a_retrieval_run_names_the_index_and_keeps_tool_stats
     state |= await ingest(state, runtime(ctx))
     state |= await qa(state, runtime(ctx))
     await score_answers(state, runtime(ctx))
-    summary = (await summarise({}, runtime(ctx)))["summary"]
+    summary = (await summarise({}, runtime(ctx)))["summary"].as_dict()
     assert summary["run"]["memory"] == {"backend": "embedded", "embedder": "none", "alpha": 0.0}
     assert (summary["run"]["top_k"], summary["offline"], summary["counts"]["unjudged"]) == (5, False, 0)
     assert "_ingest_done" not in summary["speed"]["tool_latency_by_tool_ms"]

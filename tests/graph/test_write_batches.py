@@ -18,7 +18,7 @@ from benchmarker.log.jsonl import read_jsonl
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.service.launcher import EmbeddedMemoryService
 from benchmarker.memory.service.settings import ServiceSettings
-from benchmarker.run.replay import RecordedWrite
+from benchmarker.run.replay_source import RecordedWrite
 from tests.fakes.mcp_memory import FakeMemoryServer
 from tests.graph.support import SAMPLE, cases_of, created_memory, message_count, node_context, runtime, smallest
 

@@ -14,7 +14,7 @@ from benchmarker.cli import main
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
 from benchmarker.log.safe_open import UnsafePathError
 from benchmarker.run.run_lock import acquire_run_lock
-from benchmarker.run.runner import _check_writable
+from benchmarker.run.runner import check_writable
 
 SECRET = "the victim's own data\n"
 
@@ -73,7 +73,7 @@ def test_an_appender_refuses_a_link_and_a_fifo_without_hanging(run_dir, victim):
 
 
 def test_the_write_probe_has_a_name_of_its_own_and_leaves_nothing(run_dir):
-    _check_writable(run_dir, config=None)
+    check_writable(run_dir, config_path=None)
     assert sorted(p.name for p in run_dir.iterdir()) == []
 
 

@@ -21,6 +21,7 @@ from benchmarker.memory.service import embedders
 from benchmarker.memory.service import service as service_module
 from benchmarker.memory.service.errors import EmbedderError
 from benchmarker.memory.service.settings import ServiceSettings
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run import runner
 
 CONFIG = """
@@ -139,7 +140,7 @@ def test_the_manifest_records_the_device_and_the_start_line_says_it(tmp_path: Pa
                                                                    monkeypatch: pytest.MonkeyPatch,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     async def no_points(config: Any, plan: Any, models: Any, manifest: dict[str, Any], *rest: Any) -> runner.RunOutcome:
-        return runner.RunOutcome(Path(config.run_dir), {}, [])  # the cases are not the point here
+        return runner.RunOutcome(Path(config.run_dir), RunSummary(), [])  # the cases are not the point here
 
     monkeypatch.setattr(runner, "_run_points", no_points)
     config = load_config(_config(tmp_path, "auto"))

@@ -16,7 +16,7 @@ from tests.scoring.synthetic_run import result, write_run
 
 def oracle_run(tmp_path: Path, lines: list[dict]) -> Path:
     write_run(tmp_path / "oracle", lines)
-    summary = build_summary(lines, run_meta={"run_id": "oracle"}, suites=SUITE_LOOKUP)
+    summary = build_summary(lines, run_meta={"run_id": "oracle"}, suites=SUITE_LOOKUP).as_dict()
     (tmp_path / "oracle" / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     return tmp_path
 
@@ -27,7 +27,7 @@ def with_evidence(line: dict, text: bool) -> dict:
 
 def table(tmp_path: Path, memory: list[dict], oracle: list[dict]) -> dict[str, str]:
     """The table's rows, first cell -> gap cell, and the whole text under `_text`."""
-    summary = build_summary(memory, run_meta={"run_id": "run"}, suites=SUITE_LOOKUP)
+    summary = build_summary(memory, run_meta={"run_id": "run"}, suites=SUITE_LOOKUP).as_dict()
     summary |= attribution_and_oracle(memory, [], oracle_run(tmp_path, oracle), None)
     text = "\n".join(oracle_lines(summary))
     rows = [r.strip("|").split(" | ") for r in text.splitlines() if r.startswith("| ") and "---" not in r]

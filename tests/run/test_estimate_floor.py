@@ -98,6 +98,7 @@ def test_summary_gives_cost_per_question_and_the_ratio_to_the_runs_floor(tmp_pat
     est = estimate_run(cfg, tmp_path)
     assert floor["usd"] == estimate_json(est, cfg)["floor"]["usd"] > 0
     results = [{"question_id": "q1", "label": True, "cost_usd": {"agent": 3 * floor["usd"], "qa": 0.0, "eval": 0.0}}]
-    cost = build_summary(results, run_meta={"floor": floor}, suites=SUITE_LOOKUP)["cost"]
+    cost = build_summary(results, run_meta={"floor": floor}, suites=SUITE_LOOKUP).as_dict()["cost"]
     assert cost["usd_per_question"] == 3 * floor["usd"] and cost["floor_ratio"] == 3.0
-    assert "floor_ratio" not in build_summary(results, run_meta={}, suites=SUITE_LOOKUP)["cost"]  # a run without a floor says nothing
+    # a run without a floor says nothing
+    assert "floor_ratio" not in build_summary(results, run_meta={}, suites=SUITE_LOOKUP).as_dict()["cost"]

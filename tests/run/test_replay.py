@@ -20,8 +20,9 @@ from benchmarker.config import load_config
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.store import RunLog
-from benchmarker.run.replay import ReplaySource, execute_replay
+from benchmarker.run.replay_source import ReplaySource
 from benchmarker.run.runner import execute_run
+from benchmarker.verbs.replay import execute_replay
 from tests.e2e.cli import run_cli
 
 SAMPLE = """

@@ -18,8 +18,8 @@ from benchmarker.cli import main
 from benchmarker.config import load_config
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.registry import DATASET_KINDS, suite
-from benchmarker.run.replay import execute_replay
 from benchmarker.run.runner import execute_run
+from benchmarker.verbs.replay import execute_replay
 from tests.once import built_once
 from tests.run.test_replay import ingested, stored, without_run_id, writes
 from tests.suites.beam.conftest import BEAM_100K

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarker.scoring.records import grading_fields
+from benchmarker.scoring.grade import Grade
 
 TYPES = ["single-session-user", "single-session-assistant", "single-session-preference", "multi-session",
          "temporal-reasoning", "knowledge-update"]
@@ -29,7 +29,7 @@ def result(qid: str, qtype: str, label: bool | None, *, judge: str = "llm", hits
         "tool_latency_ms": [10.0, 20.0, 30.0],
     }
     model = None if judge == "deterministic" else "gpt-4o-mini"
-    record.update(grading_fields(label, judge=judge, model=model, reason="test", attempts=1))
+    record.update(Grade(label=label, judge=judge, model=model, reason="test", attempts=1).line_fields())
     return record
 
 

@@ -91,7 +91,7 @@ def test_compare_labels_a_replay_run_replay_not_agent(tmp_path):
 
 
 def test_the_replay_table_title_is_short_and_the_ids_go_on_their_own_line(tmp_path):
-    from benchmarker.run.replay import TABLE_TITLE, replay_line
+    from benchmarker.verbs.replay import TABLE_TITLE, replay_line
 
     assert len(TABLE_TITLE) <= 30  # rich wrapped the old title (two run ids and a count) mid-phrase
     line = replay_line({"source_run_id": "quickstart-6b7fbd73", "decisions_replayed": 1234}, tmp_path / "src",

@@ -82,7 +82,7 @@ def test_twelve_never_credits_two_and_know_never_credits_no():
 
 
 def test_grade_fields_shape():
-    fields = grade_deterministic("multi-session", "q", "3", "three").fields()
+    fields = grade_deterministic("multi-session", "q", "3", "three").to_grade().line_fields()
     assert fields["label"] is True and fields["autoeval_label"] == {"model": "deterministic", "label": True}
     assert fields["grade"]["judge"] == "deterministic" and fields["grade"]["attempts"] == 1
     assert fields["grade"]["unjudged"] is False and fields["grade"]["score"] == 1.0

@@ -74,8 +74,8 @@ async def test_empty_reply_is_retried_then_judged():
         verdict = await judge_answer(chat(server), record("multi-session", "m1"), retries=3)
     assert verdict.label is True and not verdict.unjudged
     assert verdict.attempts == 2 and len(server.requests) == 2
-    assert verdict.input_tokens == 100 and verdict.output_tokens == 2  # usage summed over both calls
-    fields = verdict.fields()
+    assert verdict.tokens.input == 100 and verdict.tokens.output == 2  # usage summed over both calls
+    fields = verdict.line_fields()
     assert fields["label"] is True
     assert fields["autoeval_label"] == {"model": "judge-model", "label": True}
     assert fields["grade"]["judge"] == "llm" and fields["grade"]["template"] == "judge_base"
@@ -86,7 +86,7 @@ async def test_always_empty_is_unjudged_not_wrong():
         verdict = await judge_answer(chat(server), record("multi-session", "m1"), retries=2)
     assert verdict.label is None and verdict.unjudged
     assert verdict.attempts == 3 and len(server.requests) == 3
-    fields = verdict.fields()
+    fields = verdict.line_fields()
     assert fields["label"] is None and fields["autoeval_label"] is None and fields["grade"]["unjudged"]
     assert "unjudged after 3 attempts" in fields["grade"]["reason"]
 
@@ -97,7 +97,7 @@ async def test_unparsable_then_server_error_is_unjudged_at_once():
         verdict = await judge_answer(chat(server), record("multi-session", "m1"), retries=3)
     assert verdict.label is None and verdict.attempts == 2 and len(server.requests) == 2
     assert verdict.reason.startswith("unjudged: judge call failed:") and "500" in verdict.reason
-    assert verdict.fields()["grade"]["unjudged"] and verdict.fields()["autoeval_label"] is None
+    assert verdict.line_fields()["grade"]["unjudged"] and verdict.line_fields()["autoeval_label"] is None
 
 
 async def test_official_builder_replaces_prompts_for_longmemeval_types():

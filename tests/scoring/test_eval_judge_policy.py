@@ -66,7 +66,7 @@ async def test_a_model_that_always_raises_is_called_once_per_judged_answer():
     verdict = await judge_answer(model, RECORD, retries=3)
     assert model.calls == 1 and verdict.label is None and verdict.attempts == 1
     assert verdict.reason == "unjudged: judge call failed: RuntimeError: connection reset"
-    assert verdict.fields()["grade"]["unjudged"] is True and verdict.fields()["autoeval_label"] is None
+    assert verdict.line_fields()["grade"]["unjudged"] is True and verdict.line_fields()["autoeval_label"] is None
 
     model = CountingModel(error=RuntimeError("connection reset"))
     facts = await judge_facts(model, FACT_CASE, "- a fact", retries=3)

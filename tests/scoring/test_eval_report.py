@@ -14,11 +14,11 @@ from benchmarker.reporting.summary import build_summary
 
 def test_report_for_a_small_run_and_a_sweep(tmp_path):
     results = small_run()
-    summary = build_summary(results, run_meta={"run_id": "demo", "offline": True}, suites=SUITE_LOOKUP)
+    summary = build_summary(results, run_meta={"run_id": "demo", "offline": True}, suites=SUITE_LOOKUP).as_dict()
     points = []
     for alpha in (0.0, 0.5, 1.0):
         for top_k in (5, 10):
-            s = build_summary(results, run_meta={}, suites=SUITE_LOOKUP)
+            s = build_summary(results, run_meta={}, suites=SUITE_LOOKUP).as_dict()
             s["retrieval"]["metrics"]["session.recall_all@10"] = None if top_k == 5 else alpha / 2 + 0.2
             points.append({"alpha": alpha, "top_k": top_k, "summary": s})
     sweep = {"points": points, "metric": "session.recall_all@10"}
@@ -38,7 +38,7 @@ def test_report_for_a_small_run_and_a_sweep(tmp_path):
 
 
 def test_report_edge_cases(tmp_path):
-    empty = build_summary([], run_meta={"run_id": "empty"}, suites=SUITE_LOOKUP)
+    empty = build_summary([], run_meta={"run_id": "empty"}, suites=SUITE_LOOKUP).as_dict()
     paths = write_report(tmp_path / "empty", empty, [], suites=SUITE_LOOKUP)
     assert "No judged answers" in (tmp_path / "empty" / "report.md").read_text()
     # nothing to plot: no plot, no plots/ folder, no image link (was a check that passed whenever plots/ was missing)
@@ -47,13 +47,13 @@ def test_report_edge_cases(tmp_path):
     assert "plots/" not in (tmp_path / "empty" / "report.md").read_text()
 
     unjudged = [result(f"q{i}", "multi-session", None, judge="llm") for i in range(3)]
-    s = build_summary(unjudged, run_meta={}, suites=SUITE_LOOKUP)
+    s = build_summary(unjudged, run_meta={}, suites=SUITE_LOOKUP).as_dict()
     write_report(tmp_path / "unjudged", s, unjudged, suites=SUITE_LOOKUP)
     md = (tmp_path / "unjudged" / "report.md").read_text()
     assert "No judged answers" in md and "unjudged" in md and "no retrieval data" in md
 
     det = [result("q1", "multi-session", False, judge="deterministic")]
-    write_report(tmp_path / "det", build_summary(det, run_meta={}, suites=SUITE_LOOKUP), det, suites=SUITE_LOOKUP)
+    write_report(tmp_path / "det", build_summary(det, run_meta={}, suites=SUITE_LOOKUP).as_dict(), det, suites=SUITE_LOOKUP)
     assert "deterministic (1)" in (tmp_path / "det" / "report.md").read_text()
 
 
@@ -64,7 +64,7 @@ def test_markdown_renderer_subset():
 
 
 def _markdown(tmp_path, results, run_meta) -> str:
-    summary = build_summary(results, run_meta=run_meta, suites=SUITE_LOOKUP)
+    summary = build_summary(results, run_meta=run_meta, suites=SUITE_LOOKUP).as_dict()
     return write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text(encoding="utf-8")
 
 

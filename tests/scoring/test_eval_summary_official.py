@@ -12,6 +12,7 @@ from synthetic_run import result, small_run, write_run
 
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.summary import build_summary, write_summary
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.scoring.records import load_results
 from benchmarker.suites.longmemeval.official import load_official_prompt_builder, write_official_outputs
 
@@ -20,7 +21,8 @@ TOP_KEYS = {"schema_version", "run_id", "offline", "notes", "run", "qa", "retrie
 
 def test_summary_keys_and_sums(tmp_path):
     results = small_run()
-    summary = build_summary(results, run_meta={"run_id": "r1", "offline": True, "decisions": [{"x": 1}]}, suites=SUITE_LOOKUP)
+    summary = build_summary(results, run_meta={"run_id": "r1", "offline": True, "decisions": [{"x": 1}]},
+                            suites=SUITE_LOOKUP).as_dict()
     assert set(summary) == TOP_KEYS
     assert summary["schema_version"] == 1 and summary["offline"] is True
     assert any("offline run" in n for n in summary["notes"]) and any("unjudged" in n for n in summary["notes"])
@@ -36,7 +38,7 @@ def test_summary_keys_and_sums(tmp_path):
     # latencies are 10, 20, 30 repeated: p50 = 20; p95 of that multiset = 30
     assert summary["speed"]["tool_latency_ms"]["p50"] == 20.0 and summary["speed"]["tool_latency_ms"]["p95"] == 30.0
     assert summary["retrieval"]["available"] and summary["retrieval"]["metrics"]["session.recall_any@30"] is None
-    path = write_summary(tmp_path, summary)
+    path = write_summary(tmp_path, RunSummary.model_validate(summary))  # written from the model
     assert json.loads(path.read_text()) == json.loads(json.dumps(summary))
 
 
@@ -44,7 +46,7 @@ def test_summary_falls_back_to_ledger_and_decisions():
     bare = [{"question_id": "a", "question_type": "x", "label": True}]
     ledger = {"roles": {"agent": {"input_tokens": 7, "output_tokens": 3, "cost_usd": 0.5}}}
     decisions = [{"tool": "add_entry", "latency_ms": 4.0}, {"tool": "search_memories", "latency_ms": 8.0}]
-    s = build_summary(bare, run_meta={"tokens": ledger, "decisions": decisions}, suites=SUITE_LOOKUP)
+    s = build_summary(bare, run_meta={"tokens": ledger, "decisions": decisions}, suites=SUITE_LOOKUP).as_dict()
     assert s["cost"]["tokens"]["agent"] == {"input": 7, "output": 3, "cache_read": 0, "cache_write": 0}
     assert s["cost"]["source"]["agent"] == "ledger"
     assert s["cost"]["usd"]["agent"] == 0.5 and s["cost"]["usd"]["qa"] is None
@@ -54,7 +56,7 @@ def test_summary_falls_back_to_ledger_and_decisions():
 
 
 def test_summary_of_nothing():
-    s = build_summary([], run_meta={}, suites=SUITE_LOOKUP)
+    s = build_summary([], run_meta={}, suites=SUITE_LOOKUP).as_dict()
     assert s["qa"]["overall"]["accuracy"] is None and s["counts"]["questions"] == 0
     assert s["speed"]["tool_latency_ms"]["p50"] is None and s["cost"]["usd"]["total"] is None
 
@@ -149,7 +151,7 @@ def test_cost_shows_cache_reads_writes_share_and_cost_per_question():
     ledger = {"roles": {"agent": {"input_tokens": 10_000, "output_tokens": 50, "cache_read_tokens": 8_500,
                                   "cache_write_tokens": 1_000, "cost_usd": 0.004}},
               "price_notes": ["m: no cache_write price, cache writes priced at the input price"]}
-    cost = build_summary(bare, run_meta={"tokens": ledger}, suites=SUITE_LOOKUP)["cost"]
+    cost = build_summary(bare, run_meta={"tokens": ledger}, suites=SUITE_LOOKUP).as_dict()["cost"]
     assert cost["tokens"]["agent"] == {"input": 10_000, "output": 50, "cache_read": 8_500, "cache_write": 1_000}
     assert cost["cache_hit_share"]["agent"] == pytest.approx(0.85) and cost["cache_hit_share"]["qa"] is None
     assert cost["usd_per_question"] == pytest.approx(0.002) and cost["price_notes"] == ledger["price_notes"]

@@ -27,7 +27,7 @@ def run_results() -> list[dict]:
 
 
 def test_an_unsearchable_question_is_left_out_of_every_metric_with_a_count_and_a_note() -> None:
-    summary = build_summary(run_results(), run_meta={"run_id": "lag"}, suites=SUITE_LOOKUP)
+    summary = build_summary(run_results(), run_meta={"run_id": "lag"}, suites=SUITE_LOOKUP).as_dict()
     assert summary["retrieval"]["metrics"]["session.recall_any@5"] == 1.0  # not 0.5: q2 is no miss
     assert summary["retrieval"]["n"]["session@5"] == 1
     assert summary["qa"]["overall"]["n"] == 1 and summary["qa"]["overall"]["accuracy"] == 1.0
@@ -43,7 +43,7 @@ def test_a_case_that_failed_on_an_unsearchable_index_is_counted_until_a_retry_an
               {"case_id": "q1", "error": NOT_SEARCHABLE_ERROR},      # failed once, answered on resume
               {"case_id": "c7", "error": "RuntimeError: something else"}]
     results = [result("q1", "single-session-user", True, hits=hits_for("q1", True))]
-    summary = build_summary(results, run_meta={"errors": errors}, suites=SUITE_LOOKUP)
+    summary = build_summary(results, run_meta={"errors": errors}, suites=SUITE_LOOKUP).as_dict()
     assert summary["counts"]["not_searchable"]["cases_failed"] == 1
     assert summary["counts"]["not_searchable"]["case_ids"] == ["c9"]
     (note,) = [n for n in summary["notes"] if "not searchable" in n]
@@ -63,6 +63,6 @@ def test_summary_report_and_console_all_say_it(tmp_path: Path) -> None:
     assert "not searchable yet" in markdown and "c9" in markdown
     assert "not searchable yet" in html_path.read_text(encoding="utf-8")
     console = Console(width=200, record=True)
-    console.print(summary_table(summary, "run lag"))
+    console.print(summary_table(summary.as_dict(), "run lag"))
     printed = console.export_text()
     assert "not searchable" in printed and "1 question(s) left out" in printed and "1 case(s) failed" in printed

@@ -81,7 +81,7 @@ def test_retrieval_only_report_says_what_ran(tmp_path):
     decisions = [{"tool": "add_entry", "latency_ms": 4.0, "caller": "retrieval"},
                  {"tool": "add_entry", "latency_ms": 6.0, "caller": "retrieval"},
                  {"tool": "_ingest_done", "latency_ms": 5400.0, "caller": "harness"}]
-    summary = build_summary(results, run_meta=RETRIEVAL_META | {"decisions": decisions}, suites=SUITE_LOOKUP)
+    summary = build_summary(results, run_meta=RETRIEVAL_META | {"decisions": decisions}, suites=SUITE_LOOKUP).as_dict()
     assert summary["counts"]["unjudged"] == 0 and summary["counts"]["not_graded"] == 6
     assert summary["offline"] is False and not any("unjudged" in n for n in summary["notes"])
     md = write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text()
@@ -100,7 +100,7 @@ def test_ingest_done_is_not_a_tool_call(tmp_path):
     decisions = [{"tool": "add_entry", "latency_ms": 4.0}, {"tool": "search_memories", "latency_ms": 8.0},
                  {"tool": "_ingest_done", "latency_ms": 5400.0}, {"tool": "_wait_searchable", "latency_ms": 900.0}]
     summary = build_summary([{"question_id": "a", "question_type": "x", "label": True}],
-                            run_meta={"decisions": decisions}, suites=SUITE_LOOKUP)
+                            run_meta={"decisions": decisions}, suites=SUITE_LOOKUP).as_dict()
     latency = summary["speed"]["tool_latency_ms"]
     assert (latency["n"], latency["max"]) == (2, 8.0)
     assert set(summary["speed"]["tool_latency_by_tool_ms"]) == {"add_entry", "search_memories"}
@@ -109,7 +109,7 @@ def test_ingest_done_is_not_a_tool_call(tmp_path):
 
 
 def test_recall_plot_runs_only_over_the_measured_k(tmp_path, monkeypatch):
-    summary = build_summary(run_of({"q0": 1, "q1": 3}), run_meta=RETRIEVAL_META, suites=SUITE_LOOKUP)
+    summary = build_summary(run_of({"q0": 1, "q1": 3}), run_meta=RETRIEVAL_META, suites=SUITE_LOOKUP).as_dict()
     closed = []
     monkeypatch.setattr(plots.plt, "close", closed.append)  # keep the figure to look at its axis
     assert plots.plot_recall_curves(summary["retrieval"], tmp_path / "recall.png").stat().st_size > 1000

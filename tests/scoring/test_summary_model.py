@@ -24,8 +24,8 @@ from tests.scoring.synthetic_run import TYPES, hits_for, result, small_run, writ
 
 def _same(summary: dict[str, Any]) -> None:
     """The model validates `summary` and dumps it back unchanged: same keys, same values, same JSON types
-    (1 stays 1, 1.0 stays 1.0). Key order may differ where a block's extra keys sit between its typed ones;
-    the file is still written from the dict, so its bytes do not depend on the model."""
+    (1 stays 1, 1.0 stays 1.0). summary.json is written from the model, which keeps each block's key order
+    (tests/reporting/test_summary_written_from_model.py checks the bytes and the order)."""
     model = RunSummary.model_validate(summary)
     dumped = model.model_dump(exclude_unset=True, by_alias=True)
     assert dumped == summary
@@ -47,7 +47,7 @@ def reported_run(tmp_path: Path) -> Path:
     _manifest(run_dir)
     oracle = write_run(run_dir / "oracle", [result(f"q{i}a", t, True) for i, t in enumerate(TYPES)])
     (oracle / "summary.json").write_text(json.dumps(build_summary(
-        [result(f"q{i}a", t, True) for i, t in enumerate(TYPES)], run_meta={}, suites=SUITE_LOOKUP)))
+        [result(f"q{i}a", t, True) for i, t in enumerate(TYPES)], run_meta={}, suites=SUITE_LOOKUP).as_dict()))
     rebuild_outputs(run_dir, SUITE_LOOKUP)
     return run_dir
 
@@ -74,7 +74,7 @@ def test_suite_blocks_and_unknown_keys_pass_through(tmp_path: Path) -> None:
     locomo = [result(f"l{i}", "single-hop", i % 2 == 0, kind="locomo") | {"locomo": {"category": 4, "f1": 0.5,
                                                                                       "bleu1": 0.25}}
               for i in range(4)]
-    summary = build_summary(locomo, run_meta={"run_id": "l"}, suites=SUITE_LOOKUP)
+    summary = build_summary(locomo, run_meta={"run_id": "l"}, suites=SUITE_LOOKUP).as_dict()
     summary["a_later_block"] = {"x": [1, 2.5, None]}
     _same(summary)
     assert RunSummary.model_validate(summary).model_extra == {k: summary[k] for k in summary
@@ -105,7 +105,7 @@ def test_any_built_summary_round_trips_exactly(lines, offline, mode, alpha) -> N
         results.append(r)
     meta = {"run_id": "p", "offline": offline, "mode": mode, "alpha": alpha, "top_k": 10,
             "memory": {"backend": "embedded", "embedder": "none", "alpha": 0.5, "lacks": []}}
-    _same(build_summary(results, run_meta=meta, suites=SUITE_LOOKUP))
+    _same(build_summary(results, run_meta=meta, suites=SUITE_LOOKUP).as_dict())
 
 
 def test_a_summary_whose_qa_is_a_string_is_one_line_naming_the_file_and_field(reported_run: Path, capsys) -> None:

@@ -80,6 +80,6 @@ async def test_a_suite_registered_at_run_time_is_planned_scored_and_summarised(t
               "answer": "toy", "hypothesis": "a toy"}
     result = (await score(answer, case, DeterministicGrader())).to_line()
     assert result["label"] is True and result["grade"]["judge"] == "toy"
-    summary = build_summary([result], run_meta={}, suites=SUITE_LOOKUP) | suite_summaries([result], suites=SUITE_LOOKUP)
+    summary = build_summary([result], run_meta={}, suites=SUITE_LOOKUP).as_dict() | suite_summaries([result], suites=SUITE_LOOKUP)
     assert summary["toy"] == {"right": 1} and summary["counts"]["by_kind"] == {"toy_case": 1}
     assert ("Toy", "1 right") in extra_sections(summary, suites=SUITE_LOOKUP)

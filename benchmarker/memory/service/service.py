@@ -32,6 +32,7 @@ from benchmarker.memory.service.vectors import VectorCache
 
 log = logging.getLogger(__name__)
 QUERY_CACHE_SIZE = 512
+CHECK_CHUNK = 16  # add_entries: entries checked and masked between two turns of the event loop
 ENQUEUED, CONSISTENT = "enqueued", "consistent"
 try:  # the installed distribution's version, read from its metadata (not from the harness's package)
     SERVICE_VERSION = version("mycelian-longmemeval")
@@ -148,16 +149,20 @@ class MemoryService:
         self.indexer.enqueue("entry", memory.mkey, entry.seq)
         return ENQUEUED
 
-    def add_entries(self, vault_id: Any, memory_id: Any, entries: Any) -> dict[str, Any]:
+    async def add_entries(self, vault_id: Any, memory_id: Any, entries: Any) -> dict[str, Any]:
         """add_entries: many add_entry calls in one request and one transaction, stored in list order.
 
         Every entry is checked before any is stored (a refusal names `entries[i].argument` and stores
         nothing); the rows are then queued for indexing as add_entry's are, so the service embeds them
-        in its usual batches."""
+        in its usual batches. Checking and masking yield to the event loop every CHECK_CHUNK entries,
+        so a search of another memory never waits behind a whole batch."""
         memory = self._memory(memory_id, vault_id)
         mask = None if self.settings.store_secrets else text_masker()
-        rows = [self._entry_row(i, item, mask) for i, item in enumerate(check.entry_list(
-            entries, max_entries=self.settings.max_batch_entries))]
+        rows = []
+        for i, item in enumerate(check.entry_list(entries, max_entries=self.settings.max_batch_entries)):
+            rows.append(self._entry_row(i, item, mask))
+            if i % CHECK_CHUNK == CHECK_CHUNK - 1:
+                await asyncio.sleep(0)
         for entry in self.store.add_entries(memory, rows):
             self.indexer.enqueue("entry", memory.mkey, entry.seq)
         return {"status": ENQUEUED, "count": len(rows)}

@@ -137,7 +137,7 @@ def build_tools(svc: MemoryService) -> list[Tool]:
         return svc.add_entry(vault_id, memory_id, raw_entry, summary, tags)
 
     async def add_entries(vault_id: VaultId, memory_id: MemoryId, entries: EntryList) -> str:
-        return _json(svc.add_entries(vault_id, memory_id, entries))
+        return _json(await svc.add_entries(vault_id, memory_id, entries))
 
     async def list_entries(vault_id: VaultId, memory_id: MemoryId, limit: Limit = None, before: Before = None,
                            after: After = None) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.log.json_limits import load_json
+from benchmarker.scoring.grade import Grade
 
 CALIBRATION_DIR = "calibration"
 SUMMARY_FILE = "calibration.json"
@@ -38,12 +39,11 @@ def judge_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
 
 def results_judge(results: list[dict[str, Any]]) -> tuple[str, str] | None:
     """(judge kind, model) that graded most of a run's answers; None when nothing was graded."""
-    grades = [r["grade"] for r in results if isinstance(r.get("grade"), dict) and r["grade"].get("judge")
-              and r["grade"]["judge"] != "none"]
+    grades = [g for g in map(Grade.of_line, results) if g.judge and g.judge != "none"]
     if not grades:
         return None
-    kind = Counter(str(g["judge"]) for g in grades).most_common(1)[0][0]
-    models = Counter(str(g.get("model") or "") for g in grades if g["judge"] == kind)
+    kind = Counter(g.judge for g in grades).most_common(1)[0][0]
+    models = Counter(g.model or "" for g in grades if g.judge == kind)
     return kind, models.most_common(1)[0][0]
 
 

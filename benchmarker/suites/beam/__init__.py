@@ -18,8 +18,8 @@ from benchmarker.config_schema import Problem, RunConfig, each_once
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
+from benchmarker.scoring.grade import Grade, GradeTokens
 from benchmarker.scoring.judges import with_eval_tokens
-from benchmarker.scoring.records import grading_fields
 from benchmarker.suites.base import Record, Suite, need_case
 from benchmarker.suites.beam.data import (
     ABILITIES,
@@ -152,11 +152,11 @@ class BEAM(Suite):
         which = "official" if official is not None else "llm" if judge.llm is not None else "deterministic"
         reason = (f"BEAM {which}: {len(block['items'])} rubric item(s), score "
                   + ("unjudged" if score is None else f"{score:.3f}") + f" ({grader.calls} judge call(s))")
-        grading = grading_fields(label, judge=judge.name, model=_model_id(judge.llm), reason=reason,
-                                 attempts=max(1, grader.calls), template=None if judge.llm is None else
-                                 ("beam_official" if official is not None else RUBRIC_PROMPT), score=score,
-                                 input_tokens=grader.input_tokens, output_tokens=grader.output_tokens)
-        return with_eval_tokens(record, grading | {"beam": block})
+        grade = Grade(label=label, judge=judge.name, model=_model_id(judge.llm), reason=reason,
+                      attempts=max(1, grader.calls), template=None if judge.llm is None else
+                      ("beam_official" if official is not None else RUBRIC_PROMPT), score=score,
+                      tokens=GradeTokens(input=grader.input_tokens, output=grader.output_tokens))
+        return with_eval_tokens(record, grade, {"beam": block})
 
     # --- summary, report, compare --------------------------------------------------------------
 

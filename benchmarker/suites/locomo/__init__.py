@@ -4,6 +4,7 @@ per-answer token F1 / BLEU-1 reported per category (category 5 apart, as abstent
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,6 +15,7 @@ from benchmarker.config_schema import Problem, RunConfig, each_once
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
+from benchmarker.reporting.summary_model import Block
 from benchmarker.scoring.judge import LOCOMO_TEMPLATES
 from benchmarker.suites.base import Record, Suite
 from benchmarker.suites.locomo.data import QUESTION_TYPES, load_locomo, only_conversations, select_locomo
@@ -21,6 +23,7 @@ from benchmarker.suites.locomo.errata import locomo_gold
 from benchmarker.suites.locomo.evidence import counts_text, evidence_block, evidence_note
 from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, category_of, locomo_summary, scored_gold
 from benchmarker.suites.locomo.report import compare_rows, locomo_section
+from benchmarker.suites.locomo.summary_model import LocomoBlock
 
 if TYPE_CHECKING:
     from benchmarker.scoring.judges import Judge
@@ -50,6 +53,7 @@ class LoCoMo(Suite):
     judge_note = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)"
     errata_gold = staticmethod(locomo_gold)
     dataset_options = LocomoOptions
+    summary_models: Mapping[str, type[Block]] = {"locomo": LocomoBlock}   # summary.json's `locomo`, typed
 
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
         problems = super().data_problems(cfg)
@@ -103,9 +107,9 @@ class LoCoMo(Suite):
         if trap:
             metrics["adversarial_answer"] = str(trap)
         line = record | {"question_id": qid, "adversarial_answer": trap or ""}
-        grading = await judge.grade(line, gold=scored_gold(record.get("answer", ""), category),
-                                    template=self.judge_template(str(record.get("question_type", "")), qid.endswith("_abs")))
-        return grading | {"locomo": metrics}
+        grade = await judge.grade(line, gold=scored_gold(record.get("answer", ""), category),
+                                  template=self.judge_template(str(record.get("question_type", "")), qid.endswith("_abs")))
+        return judge.results_fields(line, grade) | {"locomo": metrics}
 
     def judge_template(self, question_type: str, abstention: bool) -> str | None:
         return LOCOMO_TEMPLATES["abstention" if abstention else "answerable"]

@@ -20,7 +20,7 @@ def rows(markdown: str) -> list[str]:
 
 def test_the_report_has_one_overall_and_no_duplicated_abstention_row(tmp_path):
     results = run_lines()   # 5 questions of categories 1-4 (one unjudged), 3 of category 5
-    summary = build_summary(results, run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP)
+    summary = build_summary(results, run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP).as_dict()
     assert summary["qa"]["abstention_type"] == "adversarial"
     md = write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text()
     first = rows(md)
@@ -33,7 +33,7 @@ def test_the_report_has_one_overall_and_no_duplicated_abstention_row(tmp_path):
 
 
 def test_the_run_table_shows_category_5_once(tmp_path):
-    summary = build_summary(run_lines(), run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP)
+    summary = build_summary(run_lines(), run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP).as_dict()
     console = Console(width=200, record=True)
     console.print(summary_table(summary, "run"))
     text = console.export_text()
@@ -43,7 +43,7 @@ def test_the_run_table_shows_category_5_once(tmp_path):
 def test_a_type_with_other_questions_keeps_its_own_row(tmp_path):
     lines = [longmemeval_result("q1", "multi-session", True), longmemeval_result("q2_abs", "multi-session", False),
              longmemeval_result("q3", "temporal-reasoning", True)]
-    summary = build_summary(lines, run_meta={"run_id": "lme"}, suites=SUITE_LOOKUP)
+    summary = build_summary(lines, run_meta={"run_id": "lme"}, suites=SUITE_LOOKUP).as_dict()
     assert summary["qa"]["abstention_type"] is None
     md = write_report(tmp_path, summary, lines, suites=SUITE_LOOKUP)["markdown"].read_text()
     assert {"abstention", "multi-session", "temporal-reasoning"} <= set(rows(md))

@@ -10,7 +10,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.compare import compare_runs, format_compare
 from benchmarker.reporting.report import write_report
 from benchmarker.reporting.summary import build_summary
-from benchmarker.scoring.records import grading_fields
+from benchmarker.scoring.grade import Grade
 from tests.scoring.synthetic_run import result as longmemeval_result
 from tests.scoring.synthetic_run import write_run
 
@@ -26,7 +26,7 @@ def line(n: int, category: int, label: bool | None, f1: float | None = None, ble
               "evidence_turns": [["session_1", 0]],
               "locomo": {"category": str(category), "category_name": NAMES[category],
                          "f1": None if category == 5 else f1, "bleu1": None if category == 5 else bleu}}
-    return record | grading_fields(label, judge="llm", model="judge-model", reason="test")
+    return record | Grade(label=label, judge="llm", model="judge-model", reason="test").line_fields()
 
 
 def run_lines() -> list[dict]:
@@ -36,7 +36,7 @@ def run_lines() -> list[dict]:
 
 
 def test_summary_locomo_block():
-    block = build_summary(run_lines(), run_meta={"run_id": "locomo"}, suites=SUITE_LOOKUP)["locomo"]
+    block = build_summary(run_lines(), run_meta={"run_id": "locomo"}, suites=SUITE_LOOKUP).as_dict()["locomo"]
     assert block["categories"] == {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop",
                                    "5": "adversarial"}
     assert list(block["by_category"]) == ["1", "2", "4", "5"]  # only categories present
@@ -64,14 +64,14 @@ def test_summary_locomo_block():
 
 
 def test_summary_has_no_locomo_block_for_other_runs():
-    summary = build_summary([longmemeval_result("q1", "multi-session", True)], run_meta={}, suites=SUITE_LOOKUP)
+    summary = build_summary([longmemeval_result("q1", "multi-session", True)], run_meta={}, suites=SUITE_LOOKUP).as_dict()
     assert "locomo" not in summary
-    assert build_summary(run_lines(), run_meta={"mode": "retrieval"}, suites=SUITE_LOOKUP).get("locomo") is None
+    assert build_summary(run_lines(), run_meta={"mode": "retrieval"}, suites=SUITE_LOOKUP).as_dict().get("locomo") is None
 
 
 def test_report_has_the_locomo_table(tmp_path):
     results = run_lines()
-    summary = build_summary(results, run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP)
+    summary = build_summary(results, run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP).as_dict()
     md = write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "## LoCoMo" in md and md.index("## QA accuracy") < md.index("## LoCoMo") < md.index("## Retrieval")
     assert "1 = multi-hop, 2 = temporal, 3 = open-domain, 4 = single-hop, 5 = adversarial" in md
