@@ -19,6 +19,7 @@ from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.service.launcher import EmbeddedMemoryService
 from benchmarker.memory.service.settings import ServiceSettings
 from tests.log.test_mask_before_cut import SECRETS, leaks
+from tests.run.test_replay import stored_in
 
 MAX_BATCH = 6
 ITEMS = [
@@ -123,23 +124,12 @@ async def test_one_bad_item_anywhere_stores_nothing_and_names_it(server, bad: An
 
 def _rows(service: EmbeddedMemoryService, memory_id: str) -> list[tuple[str, str, dict[str, Any]]]:
     """(raw_entry, summary, tags) of a memory's rows in memory.sqlite, in write order."""
-    db = sqlite3.connect(f"file:{service.settings.db_path}?mode=ro", uri=True)
-    try:
-        rows = db.execute("SELECT e.raw_entry, e.summary, e.tags FROM entries e JOIN memories m ON m.mkey = e.mkey "
-                          "WHERE m.memory_id = ? ORDER BY e.seq", (memory_id,)).fetchall()
-    finally:
-        db.close()
-    return [(raw, summary, json.loads(tags)) for raw, summary, tags in rows]
+    return stored_in(service.settings.db_path, memory_id)
 
 
 def _stored_rows(service: EmbeddedMemoryService, memory_id: str) -> int:
     """Entries of a memory in the service's SQLite file (what survives a restart)."""
-    db = sqlite3.connect(f"file:{service.settings.db_path}?mode=ro", uri=True)
-    try:
-        return int(db.execute("SELECT COUNT(*) FROM entries e JOIN memories m ON m.mkey = e.mkey "
-                              "WHERE m.memory_id = ?", (memory_id,)).fetchone()[0])
-    finally:
-        db.close()
+    return len(_rows(service, memory_id))
 
 
 async def test_more_than_max_batch_entries_is_refused_whole(server) -> None:

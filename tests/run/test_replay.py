@@ -60,7 +60,12 @@ def ingested(run_dir: Path) -> dict[str, str]:
 
 def stored(run_dir: Path, memory_id: str) -> list[tuple[str, str, dict]]:
     """(raw_entry, summary, tags) of a memory's entries in write order, from the embedded service's file."""
-    db = sqlite3.connect(f"file:{run_dir / 'memory.sqlite'}?mode=ro", uri=True)
+    return stored_in(run_dir / "memory.sqlite", memory_id)
+
+
+def stored_in(db_path: Path | str, memory_id: str) -> list[tuple[str, str, dict]]:
+    """As `stored`, from any embedded service's SQLite file."""
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         rows = db.execute("SELECT e.raw_entry, e.summary, e.tags FROM entries e JOIN memories m ON m.mkey = e.mkey "
                           "WHERE m.memory_id = ? ORDER BY e.seq", (memory_id,)).fetchall()
