@@ -107,15 +107,14 @@ class RunLog:
         """Persist `record` to its file and note it as done (answers also go to hypotheses.jsonl,
         LongMemEval's evaluation input)."""
         file = type(record).FILE
-        self._writer(self.path_of(file), _DURABLE[file]).write(record.to_line())
+        line = record.to_line()
+        self._writer(self.path_of(file), _DURABLE[file]).write(line)
         note_done(self.done, record)
         if isinstance(record, AnswerRecord) and not isinstance(record, ResultRecord):
             hyp = {"question_id": record.question_id, "hypothesis": record.hypothesis}
             self._writer(self.hypotheses_path, True).write(hyp)
-        elif isinstance(record, DecisionRecord) and record.caller == "agent":
-            self._traces.setdefault(record.case_id, []).append(record)
-        elif isinstance(record, DecisionRecord) and record.caller in OTHER_WRITERS and may_write(record.to_line()):
-            self._other_calls.setdefault(record.case_id, []).append(record)  # the harness's searches are no write
+        elif isinstance(record, DecisionRecord):
+            self._note_call(record, line)
 
     def append_many(self, records: Sequence[DecisionRecord]) -> None:
         """Append decision records in one write (a batch of writes acknowledged together), as `append`
@@ -125,10 +124,14 @@ class RunLog:
         lines = [record.to_line() for record in records]
         self._writer(self.decisions_path, _DURABLE[DecisionRecord.FILE]).write_many(lines)
         for record, line in zip(records, lines, strict=True):
-            if record.caller == "agent":
-                self._traces.setdefault(record.case_id, []).append(record)
-            elif record.caller in OTHER_WRITERS and may_write(line):
-                self._other_calls.setdefault(record.case_id, []).append(record)
+            self._note_call(record, line)
+
+    def _note_call(self, record: DecisionRecord, line: dict[str, Any]) -> None:
+        """Hold a case's agent calls and other writes for its own scoring (`line`: the record as written)."""
+        if record.caller == "agent":
+            self._traces.setdefault(record.case_id, []).append(record)
+        elif record.caller in OTHER_WRITERS and may_write(line):
+            self._other_calls.setdefault(record.case_id, []).append(record)  # the harness's searches are no write
 
     def log_error(self, case_id: str, err: BaseException) -> None:
         """A failed case, with its traceback."""

@@ -139,13 +139,9 @@ class MemoryService:
     # -- entries and contexts ------------------------------------------------------------------
 
     def add_entry(self, vault_id: Any, memory_id: Any, raw_entry: Any, summary: Any, tags: Any = None) -> str:
-        raw = check.text("raw_entry", raw_entry, max_bytes=self.settings.max_raw_entry_bytes)
-        summ = check.text("summary", summary, max_bytes=self.settings.max_summary_bytes, allow_empty=True)
-        tags_json = check.tags(tags, max_bytes=self.settings.max_tags_bytes)
+        row = self._checked_row(raw_entry, summary, tags, self._masker())
         memory = self._memory(memory_id, vault_id)
-        if not self.settings.store_secrets:  # dataset text holds keys too: the database keeps them masked
-            raw, summ, tags_json = redact_text(raw), redact_text(summ), redact_stored(tags_json)
-        entry = self.store.add_entry(memory, raw, summ, tags_json)
+        entry = self.store.add_entry(memory, *row)
         self.indexer.enqueue("entry", memory.mkey, entry.seq)
         return ENQUEUED
 
@@ -157,7 +153,7 @@ class MemoryService:
         in its usual batches. Checking and masking yield to the event loop every CHECK_CHUNK entries,
         so a search of another memory never waits behind a whole batch."""
         memory = self._memory(memory_id, vault_id)
-        mask = None if self.settings.store_secrets else text_masker()
+        mask = self._masker()
         rows = []
         for i, item in enumerate(check.entry_list(entries, max_entries=self.settings.max_batch_entries)):
             rows.append(self._entry_row(i, item, mask))
@@ -176,15 +172,24 @@ class MemoryService:
                 raise ServiceError(unknown[0], "is not an add_entry argument (raw_entry, summary, tags)")
             if "summary" not in item:
                 raise ServiceError("summary", "is required")
-            raw = check.text("raw_entry", item.get("raw_entry"), max_bytes=self.settings.max_raw_entry_bytes)
-            summ = check.text("summary", item["summary"], max_bytes=self.settings.max_summary_bytes,
-                              allow_empty=True)
-            tags_json = check.tags(item.get("tags"), max_bytes=self.settings.max_tags_bytes)
+            return self._checked_row(item.get("raw_entry"), item["summary"], item.get("tags"), mask)
         except ServiceError as err:
             raise ServiceError(f"entries[{index}].{err.argument}", err.message) from None
+
+    def _checked_row(self, raw_entry: Any, summary: Any, tags: Any,
+                     mask: Callable[[str], str] | None) -> tuple[str, str, str]:
+        """add_entry's arguments checked (errors name the argument), as stored: (raw_entry, summary, tags)."""
+        raw = check.text("raw_entry", raw_entry, max_bytes=self.settings.max_raw_entry_bytes)
+        summ = check.text("summary", summary, max_bytes=self.settings.max_summary_bytes, allow_empty=True)
+        tags_json = check.tags(tags, max_bytes=self.settings.max_tags_bytes)
         if mask is not None:
             raw, summ, tags_json = mask(raw), mask(summ), redact_stored(tags_json, mask)
         return raw, summ, tags_json
+
+    def _masker(self) -> Callable[[str], str] | None:
+        """How stored text is masked: dataset text holds keys too, so the database keeps them masked
+        unless `store_secrets`."""
+        return None if self.settings.store_secrets else text_masker()
 
     def list_entries(self, vault_id: Any, memory_id: Any, limit: Any = None, before: Any = None,
                      after: Any = None) -> dict[str, Any]:

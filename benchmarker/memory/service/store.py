@@ -170,13 +170,7 @@ class Store:
     # -- entries and contexts -----------------------------------------------------------------
 
     def add_entry(self, memory: Memory, raw_entry: str, summary: str, tags_json: str) -> Entry:
-        entry_id, created = str(uuid.uuid4()), self.clock.now()
-        with self._tx() as db:
-            cur = db.execute("INSERT INTO entries(entry_id, mkey, raw_entry, summary, tags, creation_time) "
-                             "VALUES (?, ?, ?, ?, ?, ?)",
-                             (entry_id, memory.mkey, raw_entry, summary, tags_json, created))
-        return Entry(_new_rowid(cur), entry_id, memory.mkey, memory.memory_id, memory.vault_id,
-                     raw_entry, summary, tags_json, created)
+        return self.add_entries(memory, [(raw_entry, summary, tags_json)])[0]
 
     def add_entries(self, memory: Memory, rows: Sequence[tuple[str, str, str]]) -> list[Entry]:
         """Store (raw_entry, summary, tags_json) rows in one transaction, in order: each gets the seq and
