@@ -50,9 +50,9 @@ calibrate: install
 	$(VENV)/bin/mycelian-longmemeval calibrate $(CALIBRATE_CONFIG) \
 		$(JUDGES) $(foreach f,$(wildcard $(JUDGE_DATA)/*.eval-results-*.jsonl),--labels $(f))
 
-# ruff and mypy on the package (configured in pyproject.toml); `make test` runs it before pytest.
+# ruff and mypy on both packages (the harness and the embedded memory service; configured in pyproject.toml); `make test` runs it before pytest.
 lint: install
-	$(PYTHON) -m ruff check benchmarker && $(PYTHON) -m mypy benchmarker
+	$(PYTHON) -m ruff check benchmarker embedded_memory && $(PYTHON) -m mypy benchmarker embedded_memory
 
 test: install servers lint
 	$(PYTHON) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)

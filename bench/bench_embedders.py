@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarker.config import load_config  # noqa: E402
 from benchmarker.memory.entries import entry_text  # noqa: E402
-from benchmarker.memory.service.embedders import create_embedder  # noqa: E402
+from embedded_memory.embedders import create_embedder  # noqa: E402
 from benchmarker.run.runner import execute_run  # noqa: E402
 from benchmarker.suites.longmemeval.data import parse_instance  # noqa: E402
 

@@ -140,7 +140,7 @@ def pair(tmp: Path, name: str, data: Path, data_label: str, kind: str, floor: di
 def minilm_row(data: Path, messages: int, device: str) -> dict[str, Any]:
     """Texts/s of minilm over the first `messages` texts of `data`, in batches of 32; a note when it cannot load."""
     from benchmarker.memory.entries import entry_text
-    from benchmarker.memory.service.embedders import EmbedderError, create_embedder
+    from embedded_memory.embedders import EmbedderError, create_embedder
 
     out: dict[str, Any] = {"row": "minilm", "device_setting": device, "device": None, "messages": 0,
                            "load_s": None, "embed_s": None, "texts_per_s": None, "note": ""}

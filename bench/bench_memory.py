@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarker.memory.service.launcher import EmbeddedMemoryService  # noqa: E402
-from benchmarker.memory.service.settings import ServiceSettings  # noqa: E402
+from embedded_memory.launcher import EmbeddedMemoryService  # noqa: E402
+from embedded_memory.settings import ServiceSettings  # noqa: E402
 
 NAMES = ["Priya", "Marcus", "Luna", "Diego", "Aiko", "Fatima", "Oliver", "Chen", "Sofia", "Kwame", "Ingrid", "Ravi"]
 PLACES = ["Denver", "Lisbon", "the Brooklyn Museum", "MoMA", "Chautauqua trail", "Zara", "the farmers market",

@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarker.memory.service.embedders import MiniLMEmbedder, cuda_available  # noqa: E402
+from embedded_memory.embedders import MiniLMEmbedder, cuda_available  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_s_5q.json"
 

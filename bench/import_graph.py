@@ -11,11 +11,17 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "benchmarker"
+# The embedded memory service is a top-level package of its own that imports nothing of benchmarker: one unit,
+# below every stage (tests/test_import_graph.py checks its side of the fence).
+SERVICE = "embedded_memory"
 
 
 def unit_of(module: str) -> str:
-    """`benchmarker.graph.self_improve.x` -> `graph`; a top-level module is its own unit."""
+    """`benchmarker.graph.self_improve.x` -> `graph`; a top-level module is its own unit; `embedded_memory.x`
+    -> `embedded_memory`."""
     parts = module.split(".")
+    if parts[0] == SERVICE:
+        return SERVICE
     return parts[1] if len(parts) > 1 else "benchmarker"
 
 
@@ -63,7 +69,7 @@ def _runtime_imports(tree: ast.AST) -> list[str]:
             found.append(node.module)
         elif isinstance(node, ast.Import):
             found.extend(alias.name for alias in node.names)
-    return [m for m in found if m == "benchmarker" or m.startswith("benchmarker.")]
+    return [m for m in found if m == "benchmarker" or m.startswith("benchmarker.") or m.split(".")[0] == SERVICE]
 
 
 def folder_graph(root: Path = ROOT) -> dict[str, set[str]]:

@@ -29,9 +29,9 @@ import numpy as np
 
 from benchmarker.datasets.schema import Case
 from benchmarker.memory.entries import entry_text
-from benchmarker.memory.service.embedders import Embedder, create_embedder
-from benchmarker.memory.service.search import fts_expression, fuse
-from benchmarker.memory.service.settings import DEFAULT_ALPHA
+from embedded_memory.embedders import Embedder, create_embedder
+from embedded_memory.search import fts_expression, fuse
+from embedded_memory.settings import DEFAULT_ALPHA
 
 EMBED_BATCH = 32
 TOP_K = 10

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarker.memory.service.embedders import MiniLMEmbedder
+from embedded_memory.embedders import MiniLMEmbedder
 from benchmarker.scoring.grader import PREFERENCE, grade_deterministic
 
 JUDGE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "judge"

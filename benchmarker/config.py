@@ -19,10 +19,26 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from benchmarker.config_schema import LONGMEMEVAL_VARIANTS, DatasetConfig, Problem, RunConfig, check_rules
+from benchmarker.config_schema import (
+    DATASET_KEYS_AS_DUMPED,
+    LEGACY_DATASET_KEYS,
+    LONGMEMEVAL_VARIANTS,
+    DatasetConfig,
+    Problem,
+    RunConfig,
+    check_rules,
+)
 from benchmarker.errors import ConfigError, UserError
 from benchmarker.redact import is_secret_name
-from benchmarker.registry import DATASET_KINDS, dataset_kinds_where, plugins_not_loaded, refuse_plugin_kind, suite
+from benchmarker.registry import (
+    DATASET_KINDS,
+    adversary_kinds,
+    dataset_kinds_where,
+    dataset_option_model,
+    plugins_not_loaded,
+    refuse_plugin_kind,
+    suite,
+)
 
 try:  # the project supports 3.11+, where tomllib is stdlib; tomli is the same parser
     import tomllib
@@ -220,7 +236,7 @@ _TOML_TYPE = {bool: "boolean", int: "integer", float: "float", str: "string", di
               list: "array"}
 
 
-def _from_pydantic(err: Mapping[str, Any]) -> Problem:
+def _from_pydantic(err: Mapping[str, Any], owner: type[BaseModel] | None = None) -> Problem:
     loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")
     # an *_env key holding something other than a NAME is probably a pasted secret: never echo it
     hide = isinstance(value, str) and any(isinstance(part, str) and part.endswith("_env") for part in loc)
@@ -236,7 +252,7 @@ def _from_pydantic(err: Mapping[str, Any]) -> Problem:
         allowed = err["ctx"]["expected"].replace("'", '"')
         return Problem(loc, f"{got}; allowed values: {allowed}")
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-        return Problem(loc, f"{got}; {_range(loc, err)}")
+        return Problem(loc, f"{got}; {_range(loc, err, owner)}")
     if kind == "missing":
         return Problem(loc, "required key is missing; add it (e.g. " + f"{loc[-1]} = 0.5)")
     if kind == "string_too_short":
@@ -278,7 +294,7 @@ def _suite_problems(cfg: RunConfig) -> list[Problem]:
         judged = ", ".join(f'"{k}"' for k in dataset_kinds_where("official_judge"))
         problems.append(Problem(("eval", "judge"), f'"official" is the judge of kinds {judged}, which ship their '
                                 f'own (kind is "{data.kind}"); use "llm" or "deterministic"'))
-    return problems + got.config_problems(cfg)
+    return problems + got.config_problems(cfg) + got.adversary_problems(cfg, adversary_kinds)
 
 
 def _errata_sha256(cfg: RunConfig, base: Path) -> tuple[str, list[Problem]]:
@@ -304,28 +320,47 @@ def _errata_sha256(cfg: RunConfig, base: Path) -> tuple[str, list[Problem]]:
 
 def _suite_option_problems(cfg: RunConfig) -> list[Problem]:
     """The `[dataset]` keys beyond the shared ones, checked by the suite's own options model
-    (`Suite.dataset_options`); without one, each is an unknown key."""
-    extra = dict(cfg.dataset.model_extra or {})
-    if not extra:
-        return []
+    (`Suite.dataset_options`); without one, each is an unknown key. A key that was shared before the suites'
+    keys moved out (LEGACY_DATASET_KEYS) is still taken by any kind, checked by the model of the suite reading it."""
     options = suite(cfg.dataset.kind).dataset_options
-    if options is None:
-        return [Problem(("dataset", key), "unknown key" + _suggest(("dataset", key))) for key in extra]
+    own = options.model_fields if options else {}
+    given = dict(cfg.dataset.model_extra or {})
+    legacy = {key: value for key, value in given.items() if key in LEGACY_DATASET_KEYS and key not in own}
+    extra = {key: value for key, value in given.items() if key not in legacy}
+    problems = _legacy_key_problems(legacy)
+    if options is None or set(own) <= set(LEGACY_DATASET_KEYS):   # no key of its own: the words of before the move
+        unknown = [key for key in extra if key not in own]
+        problems += [Problem(("dataset", key), "unknown key" + _suggest(("dataset", key))) for key in unknown]
+        extra = {key: value for key, value in extra.items() if key not in unknown}
+    if options is None or not extra:
+        return problems
     try:
         options.model_validate(extra)
     except ValidationError as exc:
-        problems = []
         for err in exc.errors():
             loc = ("dataset", *err["loc"])
             if err["type"] == "extra_forbidden":
-                valid = [*DatasetConfig.model_fields, *options.model_fields]
+                valid = [*DATASET_KEYS_AS_DUMPED, *(k for k in options.model_fields if k not in DATASET_KEYS_AS_DUMPED)]
                 close = difflib.get_close_matches(str(loc[-1]), valid, n=1, cutoff=0.6)
                 hint = f"; did you mean `{close[0]}`?" if close else f"; valid keys here: {', '.join(valid)}"
                 problems.append(Problem(loc, "unknown key" + hint))
             else:
-                problems.append(_from_pydantic({**err, "loc": loc}))
-        return problems
-    return []
+                problems.append(_from_pydantic({**err, "loc": loc}, owner=options))
+    return problems
+
+
+def _legacy_key_problems(given: Mapping[str, Any]) -> list[Problem]:
+    """Legacy `[dataset]` keys given to a kind that does not read them: checked as the suite reading them would."""
+    problems = []
+    for key, value in given.items():
+        owner = dataset_option_model(key)
+        if owner is None:
+            continue
+        try:
+            owner.model_validate({key: value})
+        except ValidationError as exc:
+            problems += [_from_pydantic({**err, "loc": ("dataset", *err["loc"])}, owner=owner) for err in exc.errors()]
+    return problems
 
 
 def _show(value: Any) -> str:
@@ -338,9 +373,10 @@ def _show(value: Any) -> str:
     return f"{type_name} {shown}"
 
 
-def _range(loc: tuple, err: Mapping[str, Any]) -> str:
-    """'allowed range 1..64' when both bounds are known, else pydantic's one-sided bound."""
-    owner = model_at(loc[:-1]) if isinstance(loc[-1], str) else None
+def _range(loc: tuple, err: Mapping[str, Any], owner: type[BaseModel] | None = None) -> str:
+    """'allowed range 1..64' when both bounds are known, else pydantic's one-sided bound (`owner`: the model
+    holding the key, where the config's own shape does not: a suite's options)."""
+    owner = owner or (model_at(loc[:-1]) if isinstance(loc[-1], str) else None)
     field = owner.model_fields.get(loc[-1]) if owner else None
     bounds = {}
     for meta in field.metadata if field else ():
@@ -360,6 +396,8 @@ def _range(loc: tuple, err: Mapping[str, Any]) -> str:
 def _suggest(loc: tuple) -> str:
     key, owner = str(loc[-1]), model_at(loc[:-1])
     valid = list(owner.model_fields) if owner else []
+    if owner is DatasetConfig:   # the keys that moved into suites' options are still named, as before
+        valid = list(DATASET_KEYS_AS_DUMPED)
     close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
     elsewhere = [t for t in _tables_with_key(key) if t != loc[:-1]]
     if elsewhere:
@@ -374,7 +412,7 @@ def _tables_with_key(key: str, table: tuple = ()) -> list[tuple]:
     owner = model_at(table)
     if owner is None:
         return []
-    found = [table] if key in owner.model_fields else []
+    found = [table] if key in owner.model_fields or (owner is DatasetConfig and key in LEGACY_DATASET_KEYS) else []
     for name in owner.model_fields:
         if model_at((*table, name)) is not None:
             found += _tables_with_key(key, (*table, name))
@@ -445,6 +483,7 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
                      ) -> tuple[str, list[Problem]]:
     """The LongMemEval / fact-case file to read: explicit file first, else found in the clone."""
     from benchmarker.suites.longmemeval.data import find_longmemeval_file
+    from benchmarker.suites.longmemeval.options import LongMemEvalOptions
 
     (repo, repo_origin), (file, file_origin) = repo_at, file_at
     file_key = ("dataset_file",) if cfg.dataset_file else ("dataset", "file")
@@ -460,10 +499,11 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
     if not repo:
         return "", [Problem(("dataset", "kind"), 'is "longmemeval" but no data is named; set '
                             'dataset_repo_path = "/path/to/LongMemEval" or dataset_file')]
-    found, tried = find_longmemeval_file(Path(repo), cfg.dataset.variant)
+    variant = LongMemEvalOptions.of(cfg.dataset).variant
+    found, tried = find_longmemeval_file(Path(repo), variant)
     if found:
         return str(found), []
-    return "", [Problem(("dataset_repo_path",), f"no LongMemEval_{cfg.dataset.variant.upper()} "
+    return "", [Problem(("dataset_repo_path",), f"no LongMemEval_{variant.upper()} "
                         f"file in {repo}{repo_origin}; tried {', '.join(p.name for p in tried[:2])} "
                         f"in {repo}/data and {repo}. Download the files (huggingface.co/datasets/"
                         "xiaowu0162/longmemeval-cleaned) into data/, or set dataset_file")]

@@ -15,7 +15,17 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
 from urllib.parse import urlparse
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from benchmarker.metric_names import AUTO, canonical, metric_problem
 from benchmarker.redact import is_secret_name
@@ -28,7 +38,7 @@ PHASES = ("ingest", "qa", "eval")
 OFFLINE_AGENT, OFFLINE_READER = "offline-memory-agent", "offline-reader"
 TITLE_PLACEHOLDERS = ("question_id", "case_id", "run_id")
 # Mycelian's rule for vault and memory titles. The embedded service states the same one itself
-# (benchmarker/memory/service/validation.py: it imports nothing of the harness, and this earlier stage may
+# (embedded_memory/validation.py: it imports nothing of the harness, and this earlier stage may
 # not import the service); tests/test_import_graph.py keeps the two equal.
 MYCELIAN_TITLE = re.compile(r"^[A-Za-z0-9-]{1,50}$")
 
@@ -75,6 +85,17 @@ class _Table(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
+# Keys that moved from DatasetConfig into their suites' options models (suites/<name>/options.py), with the
+# defaults they had. A dump of `[dataset]` still writes each of them where it stood, at its value or this
+# default, so every run id and manifest written before the move keeps its bytes (config.py's migration).
+LEGACY_DATASET_KEYS: dict[str, Any] = {
+    "variant": "s", "questions_per_type": 2, "sessions_per_question": 8, "turns": 300, "questions": 40,
+    "holdout": False, "levels": ALL_LEVELS,
+}
+DATASET_KEYS_AS_DUMPED = ("kind", "variant", "file", "seed", "seeds", "questions_per_type", "sessions_per_question",
+                          "turns", "questions", "holdout", "levels", "errata")
+
+
 class DatasetConfig(_Table):
     """The keys every suite reads; a suite's own keys are its `Suite.dataset_options` model, checked by
     config.py once the kind is known (any other key is "unknown key")."""
@@ -82,29 +103,28 @@ class DatasetConfig(_Table):
     model_config = ConfigDict(strict=True, extra="allow", frozen=True)
 
     kind: str = DEFAULT_DATASET_KIND      # a discovered suite: config.py checks it (benchmarker/registry.py)
-    variant: Literal["s", "m", "oracle"] = "s"
     file: str = ""
     seed: int = 42
     seeds: tuple[int, ...] = _seq()
-    questions_per_type: int = Field(2, ge=1, le=50)
-    sessions_per_question: int = Field(8, ge=3, le=200)
-    turns: int = Field(300, ge=100, le=5000)
-    questions: int = Field(40, ge=1, le=1000)
-    holdout: bool = False
-    levels: tuple[Literal[ALL_LEVELS], ...] = _seq(ALL_LEVELS)  # type: ignore[valid-type]
     errata: str = ""   # a JSON-lines file of gold corrections (benchmarker/errata); the run id hashes its bytes
 
-    @field_validator("seeds", "levels")
+    @field_validator("seeds")
     @classmethod
     def _unique(cls, value: tuple) -> tuple:
         return each_once(value)
 
-    @field_validator("levels")
-    @classmethod
-    def _non_empty(cls, value: tuple) -> tuple:
-        if not value:
-            raise ValueError('must not be empty; e.g. levels = ["L1", "L2"]')
-        return value
+    @model_serializer(mode="wrap")
+    def _legacy_layout(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:
+        """The table as it was dumped before the suites' keys moved out: the same keys in the same order."""
+        dumped: dict[str, Any] = handler(self)
+        out: dict[str, Any] = {}
+        for key in DATASET_KEYS_AS_DUMPED:
+            if key in dumped:
+                out[key] = dumped.pop(key)
+            elif key in LEGACY_DATASET_KEYS:
+                default = LEGACY_DATASET_KEYS[key]
+                out[key] = list(default) if info.mode_is_json() and isinstance(default, tuple) else default
+        return out | dumped
 
 
 class OpenAIConfig(_Table):

@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
-from collections.abc import Iterable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from types import ModuleType
@@ -37,9 +37,12 @@ from typing import TYPE_CHECKING, Any, overload
 from benchmarker import plugin_guard
 from benchmarker.errors import UserError
 from benchmarker.log.records import DEFAULT_RECORD_KIND
+from benchmarker.registry_base import Registry
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
+
+    from pydantic import BaseModel
 
     from benchmarker.datasets.source import DatasetPlan
     from benchmarker.suites.base import Suite
@@ -49,42 +52,6 @@ ENTRY_POINT_GROUP = "mycelian_longmemeval.suites"
 # The order the docs and messages list the built-in kinds in; any other built-in follows (by name),
 # then the entry-point suites (by name). Only the order: a kind missing here is still found.
 BUILTIN_ORDER = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo", "beam")
-
-
-
-class _Discovered(MutableMapping[str, str]):
-    """A table filled by discovery on first use; entries may still be set (a test registering a suite)."""
-
-    def __init__(self, what: str) -> None:
-        self._what = what
-        self.data: dict[str, str] = {}
-
-    def __getitem__(self, key: str) -> str:
-        _discover()
-        return self.data[key]
-
-    def __setitem__(self, key: str, value: str) -> None:
-        _discover()
-        self.data[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        _discover()
-        del self.data[key]
-
-    def __contains__(self, key: object) -> bool:
-        _discover()
-        return key in self.data
-
-    def __iter__(self) -> Iterator[str]:
-        _discover()
-        return iter(list(self.data))
-
-    def __len__(self) -> int:
-        _discover()
-        return len(self.data)
-
-    def __repr__(self) -> str:
-        return f"<{self._what}: {self.data!r}>" if _done else f"<{self._what}: not discovered yet>"
 
 
 class _Kinds(Sequence[str]):
@@ -118,10 +85,11 @@ class _Kinds(Sequence[str]):
 
 
 # [dataset].kind -> where its suite is (a module exposing SUITE, or "module:attribute"), in order.
-SUITES: _Discovered = _Discovered("SUITES")
+SUITES: Registry[str] = Registry("dataset kind", discover=lambda: _discover(), hint=lambda: plugins_not_loaded())
 # The `kind` a line carries -> the dataset kind whose suite scores it (the generated sample writes
 # LongMemEval-format cases, so its lines say "longmemeval").
-RECORD_KINDS: _Discovered = _Discovered("RECORD_KINDS")
+RECORD_KINDS: Registry[str] = Registry("record kind", discover=lambda: _discover(),
+                                        hint=lambda: plugins_not_loaded())
 DATASET_KINDS: Sequence[str] = _Kinds()
 
 log = logging.getLogger(__name__)
@@ -260,10 +228,9 @@ def _discover() -> None:
 def suite(kind: str) -> Suite:
     """The suite of a `[dataset].kind`; UserError for a plugin's that did not load, ValueError naming the
     known kinds for any other."""
-    locator = SUITES.get(kind)
-    if locator is None:
+    if kind not in SUITES:
         refuse_plugin_kind(kind)
-        raise ValueError(f"unknown dataset kind {kind!r}: expected one of {', '.join(SUITES)}{plugins_not_loaded()}")
+    locator = SUITES.lookup(kind)
     if kind in _shadowed:
         log.warning(_shadowed.pop(kind))
     if locator not in _loaded:
@@ -273,11 +240,7 @@ def suite(kind: str) -> Suite:
 
 def suite_of_record(record_kind: str | None) -> Suite:
     """The suite that scores a case / answer / result line of this `kind` (none: LongMemEval)."""
-    kind = record_kind or DEFAULT_RECORD_KIND
-    if kind not in RECORD_KINDS:
-        raise ValueError(f"unknown record kind {kind!r}: expected one of {', '.join(RECORD_KINDS)}"
-                         f"{plugins_not_loaded()}")
-    return suite(RECORD_KINDS[kind])
+    return suite(RECORD_KINDS.lookup(record_kind or DEFAULT_RECORD_KIND))
 
 
 def refuse_plugin_kind(kind: object) -> None:
@@ -306,9 +269,37 @@ def suites_of_results(results: Iterable[dict]) -> list[Suite]:
     return suites_of(r.get("kind") for r in results)
 
 
-def dataset_kinds_where(attribute: str) -> list[str]:
-    """The dataset kinds whose suite has `attribute` set (loads every suite: for messages only)."""
-    return [kind for kind in SUITES if getattr(suite(kind), attribute)]
+def dataset_kinds_where(attribute: str | Callable[[Suite], object]) -> list[str]:
+    """The dataset kinds whose suite has `attribute` set, or answers the predicate truly (loads every suite:
+    for messages only)."""
+    test = attribute if callable(attribute) else lambda got: getattr(got, attribute)
+    return [kind for kind in SUITES if test(suite(kind))]
+
+
+def dataset_option_model(key: str) -> type[BaseModel] | None:
+    """The options model of the first suite, in order, that reads `[dataset].<key>`; None when no suite does."""
+    for kind in SUITES:
+        model = suite(kind).dataset_options
+        if model is not None and key in model.model_fields:
+            return model
+    return None
+
+
+def scoring_suite(kind: str) -> Suite:
+    """The suite that scores the cases a `[dataset].kind` plans: the one of the record kind they carry, its
+    first `record_kinds` (a suite naming none plans LongMemEval-format cases, as the generated sample does).
+    The run resolves it once (RunContext.suite); the graph reads its parts."""
+    chosen = suite(kind)
+    return suite_of_record(chosen.record_kinds[0] if chosen.record_kinds else None)
+
+
+def adversary_kinds() -> str:
+    """The kinds the adversary writes questions for (their suite has an adversary policy), as a config error
+    says them: those proposing from fact records first, then the others, in registry order."""
+    policies = {kind: suite(kind).adversary for kind in SUITES}
+    kinds = [kind for kind, policy in policies.items() if policy is not None and policy.proposes_from_facts]
+    kinds += [kind for kind, policy in policies.items() if policy is not None and not policy.proposes_from_facts]
+    return ", ".join(kinds[:-1]) + f" and {kinds[-1]}" if len(kinds) > 1 else "".join(kinds)
 
 
 class _Lookup:

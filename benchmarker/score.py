@@ -13,7 +13,9 @@ The answer line's `kind` names its suite (benchmarker/registry.py), whose `score
                        (suites/locomo/metrics.py; null for category 5, graded as abstention only)
 
 The run graph's score node and `mycelian-longmemeval score RUN_DIR CONFIG` both call it, so any
-finished run can be re-scored with another judge or other thresholds, whatever its suite.
+finished run can be re-scored with another judge or other thresholds, whatever its suite. A caller that
+knows the run's suite (the graph: `RunContext.suite`) passes it; the line's `kind` is asked only otherwise
+(a labels file, a finished run's lines: where a file on disk is the start).
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ from benchmarker.scoring.judges import Judge
 
 if TYPE_CHECKING:
     from benchmarker.datasets.schema import Case
+    from benchmarker.suites.base import Suite
 
 
 async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, judge: Judge, *,
-                failed_turns: int | None = None) -> ResultRecord:
+                failed_turns: int | None = None, suite: Suite | None = None) -> ResultRecord:
     """The results line for one answer: the answer's fields plus label, autoeval_label, grade (and
     the suite's own keys: score, rubric, fact_score, ...). `case` is needed by every suite but
-    LongMemEval (the rubric and the facts live there)."""
+    LongMemEval (the rubric and the facts live there). `suite` scores it (None: the suite of its `kind`)."""
     record = answer.to_line() if isinstance(answer, AnswerRecord) else dict(answer)
     record.pop("schema_version", None)
     started = time.monotonic()
@@ -44,10 +47,10 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, jud
             "label": None, "autoeval_label": None,
             "grade": {"judge": "none", "reason": "retrieval-only run: no answer to judge", "unjudged": False}}
     else:
-        grading = await suite_of_record(record.get("kind")).score(record, case, judge)
+        grading = await _scorer(suite, record).score(record, case, judge)
     result = record | grading
     if corrections := corrections_of(case, record.get("question_id")):  # [dataset] errata: judged again where corrected
-        result["errata"] = await _corrected(record, corrections, case, judge)
+        result["errata"] = await _corrected(suite, record, corrections, case, judge)
     result["timings"] = dict(record.get("timings") or {}) | {"eval_s": round(time.monotonic() - started, 4)}
     if failed_turns is not None:
         result["failed_turns"] = failed_turns
@@ -57,7 +60,7 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, jud
     return scored
 
 
-async def _corrected(record: dict[str, Any], corrections: list[dict[str, Any]], case: Case | None,
+async def _corrected(suite: Suite | None, record: dict[str, Any], corrections: list[dict[str, Any]], case: Case | None,
                      judge: Judge) -> list[dict[str, Any]]:
     """The line's corrections as kept in results.jsonl: a corrected answer also carries the label the judge gave
     against it (a second call, for these questions only); evidence and category corrections are applied by the summary."""
@@ -65,7 +68,12 @@ async def _corrected(record: dict[str, Any], corrections: list[dict[str, Any]], 
     for correction in corrections:
         entry = {k: v for k, v in correction.items() if k != "question_id"}
         if correction["field"] == "answer" and record.get("mode") != "retrieval":
-            again = await suite_of_record(record.get("kind")).score(record | correction["fields"], case, judge)
+            again = await _scorer(suite, record).score(record | correction["fields"], case, judge)
             entry |= {"label": again.get("label"), "grade": again.get("grade") or {}}
         kept.append(entry)
     return kept
+
+
+def _scorer(suite: Suite | None, record: Mapping[str, Any]) -> Suite:
+    """The suite that grades the line: the caller's, else the one its `kind` names (a file on disk is the start)."""
+    return suite if suite is not None else suite_of_record(record.get("kind"))

@@ -42,7 +42,7 @@ start-mcp-streamable-server: check-mycelian-repo
 
 ## Wait until GET $(MEMORY_HEALTH_URL) reports healthy (HEALTH_TIMEOUT seconds)
 wait-backend-health:
-	$(PYTHON) -m benchmarker.memory.service.healthwait --url $(MEMORY_HEALTH_URL) --timeout $(HEALTH_TIMEOUT)
+	$(PYTHON) -m embedded_memory.healthwait --url $(MEMORY_HEALTH_URL) --timeout $(HEALTH_TIMEOUT)
 
 ## Stop the Mycelian stack (STACK_DOWN_FLAGS=-v also deletes its volumes)
 stop-mycelian:
@@ -56,10 +56,10 @@ start-embedded-memory:
 	@if [ -f $(EMBEDDED_PID) ] && kill -0 $$(cat $(EMBEDDED_PID)) 2>/dev/null; then \
 	  echo "embedded memory service already running (pid $$(cat $(EMBEDDED_PID)))"; \
 	else \
-	  nohup $(PYTHON) -m benchmarker.memory.service --host $(EMBEDDED_HOST) --port $(EMBEDDED_PORT) --db $(EMBEDDED_DB) $(EMBEDDED_ARGS) >> $(EMBEDDED_LOG) 2>&1 < /dev/null & echo $$! > $(EMBEDDED_PID); \
+	  nohup $(PYTHON) -m embedded_memory --host $(EMBEDDED_HOST) --port $(EMBEDDED_PORT) --db $(EMBEDDED_DB) $(EMBEDDED_ARGS) >> $(EMBEDDED_LOG) 2>&1 < /dev/null & echo $$! > $(EMBEDDED_PID); \
 	  echo "started embedded memory service (pid $$(cat $(EMBEDDED_PID)), log $(EMBEDDED_LOG))"; \
 	fi
-	@$(PYTHON) -m benchmarker.memory.service.healthwait --url http://$(EMBEDDED_HOST):$(EMBEDDED_PORT)/v0/health --timeout $(EMBEDDED_TIMEOUT) --interval 0.5 --pid $$(cat $(EMBEDDED_PID)) \
+	@$(PYTHON) -m embedded_memory.healthwait --url http://$(EMBEDDED_HOST):$(EMBEDDED_PORT)/v0/health --timeout $(EMBEDDED_TIMEOUT) --interval 0.5 --pid $$(cat $(EMBEDDED_PID)) \
 	  || { tail -n 20 $(EMBEDDED_LOG) >&2; exit 1; }
 	@echo "MCP: http://$(EMBEDDED_HOST):$(EMBEDDED_PORT)/mcp"
 
@@ -76,4 +76,4 @@ stop-embedded-memory:
 
 ## MCP contract tests against MEMORY_MCP_URL (empty: the tests start their own embedded service)
 contract-test:
-	MEMORY_MCP_URL=$(MEMORY_MCP_URL) $(PYTHON) -m pytest -m contract tests/memory/test_contract.py
+	MEMORY_MCP_URL=$(MEMORY_MCP_URL) $(PYTHON) -m pytest -m contract tests/embedded_memory/test_contract.py

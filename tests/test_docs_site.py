@@ -93,7 +93,7 @@ def test_run_files_page_names_every_jsonl_file_the_package_writes() -> None:
 
 def test_run_files_page_names_the_embedded_databases_files(tmp_path: Path) -> None:
     """memory.sqlite's lock and SQLite's WAL files sit in the run directory beside it: each has a row."""
-    from benchmarker.memory.service.store import Store
+    from embedded_memory.store import Store
 
     store = Store(tmp_path / "memory.sqlite")
     try:

@@ -5,14 +5,16 @@ from __future__ import annotations
 from bench.import_graph import cycles, file_graph, folder_graph, strongly_connected
 
 # Earlier stages never import later ones (docs/internals.md, "The floors": each imports only from those above it).
+# The embedded memory service (embedded_memory/, a top-level package of its own) is below every stage: any may
+# import it and it imports none of them (test_the_embedded_service_imports_nothing_of_benchmarker).
 # The suites registry sits above the suites it discovers (it loads them by name) and below everything that asks it
 # for one; nothing under it (config_schema, datasets, log, scoring, reporting) names it or a suite.
 # A memory server's tool mapping lives in memory/ (memory/tool_mapping.py): agent, scoring, graph and the suites
 # render prompts with it from above. `verbs` (the engines of the verbs other than `run`) sits above `run`: an
 # engine may import run, graph, scoring and reporting as the commands do; only `commands` and `cli` import it.
-STAGES = ("errors", "redact", "metric_names", "token_count", "datasets", "config_schema", "log",
-          "memory", "agent", "subjects", "scoring", "reporting", "suites", "registry", "score", "config", "graph", "run",
-          "verbs", "view", "commands", "cli")
+STAGES = ("embedded_memory", "errors", "redact", "registry_base", "metric_names", "token_count", "datasets",
+          "config_schema", "log", "memory", "agent", "subjects", "scoring", "reporting", "suites", "registry", "score",
+          "config", "graph", "run", "verbs", "view", "commands", "cli")
 
 
 def test_no_folder_level_import_loop():
@@ -51,19 +53,16 @@ def test_the_file_checker_sees_a_cycle_through_a_third_module():
     assert strongly_connected(edges) == [["a", "b", "c"]]
 
 
-def _service_imports_outside(source: str, package: str) -> list[str]:
-    """The `benchmarker` modules outside benchmarker.memory.service that a module of `package` names: in an
-    import at any depth (absolute or relative), or as a module-path string (importlib.import_module,
-    `python -m`, resources.files, "module:attr")."""
+def _benchmarker_imports(source: str, package: str) -> list[str]:
+    """The `benchmarker` modules a module of `package` names: in an import at any depth (absolute or relative),
+    or as a module-path string (importlib.import_module, `python -m`, resources.files, "module:attr")."""
     import ast
     import re
 
-    inside = "benchmarker.memory.service"
     module_path = re.compile(r"benchmarker(?:\.[A-Za-z_]\w*)*(?::[\w.]+)?")
 
-    def outside(name: str) -> bool:
-        return (name == "benchmarker" or name.startswith("benchmarker.")) and not (
-            name == inside or name.startswith(inside + "."))
+    def harness(name: str) -> bool:
+        return name == "benchmarker" or name.startswith("benchmarker.")
 
     named: list[str] = []
     for node in ast.walk(ast.parse(source)):
@@ -78,68 +77,52 @@ def _service_imports_outside(source: str, package: str) -> list[str]:
             named += [base] if node.module else [f"{base}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and module_path.fullmatch(node.value):
             named.append(node.value.split(":")[0])
-    return sorted({name for name in named if outside(name)})
+    return sorted({name for name in named if harness(name)})
 
 
-def test_the_embedded_service_imports_nothing_else_of_benchmarker():
-    """benchmarker/memory/service is a package of its own: the harness imports it and hands it settings,
-    never the reverse."""
+def test_the_embedded_service_imports_nothing_of_benchmarker():
+    """embedded_memory is a top-level package of its own, so its fence is the package boundary: the harness
+    imports it and hands it settings, never the reverse."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    files = sorted((root / "benchmarker" / "memory" / "service").rglob("*.py"))
+    files = sorted((root / "embedded_memory").rglob("*.py"))
     assert len(files) > 10
     found = {}
     for path in files:
         relative = path.relative_to(root)
-        names = _service_imports_outside(path.read_text(encoding="utf-8"), ".".join(relative.parent.parts))
+        names = _benchmarker_imports(path.read_text(encoding="utf-8"), ".".join(relative.parent.parts))
         if names:
             found[str(relative)] = names
     assert found == {}
 
 
 def test_the_service_import_checker_sees_every_form():
-    package = "benchmarker.memory.service"
-    code = ("import benchmarker.redact\nfrom benchmarker import __version__\nfrom benchmarker.memory.service import x\n"
+    package = "embedded_memory.sub"
+    code = ("import benchmarker.redact\nfrom benchmarker import __version__\nfrom embedded_memory import x\n"
             "from . import store\nfrom .. import limits\nfrom ..lifeline import watch\n"
             "def f():\n    from benchmarker.config_schema import MYCELIAN_TITLE\n"
             "    importlib.import_module('benchmarker.memory.launch')\n"
-            "    run([sys.executable, '-m', 'benchmarker.memory.service', '-m', 'benchmarker.cli'])\n"
-            "    files('benchmarker.memory.service')\n")
-    assert _service_imports_outside(code, package) == [
-        "benchmarker", "benchmarker.cli", "benchmarker.config_schema", "benchmarker.memory.launch",
-        "benchmarker.memory.lifeline", "benchmarker.memory.limits", "benchmarker.redact"]
+            "    run([sys.executable, '-m', 'embedded_memory', '-m', 'benchmarker.cli'])\n"
+            "    files('benchmarker.memory')\n")
+    assert _benchmarker_imports(code, package) == [
+        "benchmarker", "benchmarker.cli", "benchmarker.config_schema", "benchmarker.memory",
+        "benchmarker.memory.launch", "benchmarker.redact"]
 
 
 def test_what_the_service_states_again_matches_the_harness(monkeypatch):
-    """The service cannot import config_schema or redact (both earlier stages than memory, which they may not
-    import either), so it carries Mycelian's title rule and the terminal masking itself: the same rule, the
-    same code (docstrings aside), the same output."""
-    import ast
-    import inspect
+    """The service states Mycelian's title rule itself (config_schema keeps its own, equal), and its masking is
+    the one copy: benchmarker.redact's rules are the service's objects, not a second copy, so both mask the
+    same texts the same way."""
     import os
 
     from benchmarker import config_schema, redact
-    from benchmarker.memory.service import masking, validation
+    from embedded_memory import masking, validation
 
     assert validation.MYCELIAN_TITLE.pattern == config_schema.MYCELIAN_TITLE.pattern
-
-    def code(obj: object) -> str:
-        tree = ast.parse(inspect.getsource(obj))
-        for node in ast.walk(tree):
-            body = getattr(node, "body", None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                    and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
-        return ast.dump(tree)
-
-    for name in ("MASK", "MIN_SECRET_LEN", "NOT_SECRET_VARS"):
-        assert getattr(masking, name) == getattr(redact, name), name
-    for name in ("SECRET_NAME", "NOT_SECRET_NAME", "_USERINFO", "_PARAM", "_BEARER", "_KNOWN_KEY"):
-        assert getattr(masking, name).pattern == getattr(redact, name).pattern, name
-    for name in ("is_secret_name", "_EnvSecrets", "_mask_param", "_mask", "redact_text", "RedactingFilter",
-                 "RedactingStream", "redacting_excepthook", "redacted_terminal"):
-        assert code(getattr(masking, name)) == code(getattr(redact, name)), name
+    for name in ("MASK", "MIN_SECRET_LEN", "NOT_SECRET_VARS", "is_secret_name", "mask", "env_secrets", "redact_text",
+                 "clean_cut", "RedactingFilter", "RedactingStream", "redacting_excepthook", "redacted_terminal"):
+        assert getattr(redact, name) is getattr(masking, name), name
 
     monkeypatch.setenv("EMBEDDER_API_KEY", "sk-embed-0123456789/+=")
     monkeypatch.setenv("SHORT_TOKEN", "abc")

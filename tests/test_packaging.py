@@ -55,7 +55,7 @@ def wheel(tmp_path_factory) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, src / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    for folder in ("benchmarker", "prompts"):
+    for folder in ("benchmarker", "embedded_memory", "prompts"):
         shutil.copytree(REPO / folder, src / folder, ignore=ignore)
     dist = tmp_path_factory.mktemp("dist")
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation",
@@ -70,7 +70,8 @@ def test_wheel_holds_every_prompt_and_every_package(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = [p.name for p in PROMPTS if f"benchmarker/prompts/{p.name}" not in names]
     assert PROMPTS and not missing, f"prompts missing from the wheel: {missing}"
-    sources = {p.relative_to(REPO).as_posix() for p in (REPO / "benchmarker").rglob("*")
+    sources = {p.relative_to(REPO).as_posix() for package in ("benchmarker", "embedded_memory")
+               for p in (REPO / package).rglob("*")
                if p.is_file() and p.suffix in (".py", ".json", ".md", ".txt", ".toml", ".html", ".css", ".js")
                and "__pycache__" not in p.parts}
     assert sorted(sources - names) == [], "add the package to [tool.setuptools] packages in pyproject.toml"

@@ -64,10 +64,19 @@ def test_every_config_key_is_in_the_docs_reference() -> None:
     assert not missing, f"docs/configuration.md's reference lacks: {', '.join(missing)}"
 
 
+def suite_option_keys() -> dict[tuple[str, str], object]:
+    """("dataset", key) -> default for every built-in suite's own `[dataset]` key (suites/<name>/options.py)."""
+    from benchmarker.registry import SUITES, suite
+
+    models = [model for kind in list(SUITES) if (model := suite(kind).dataset_options)]
+    return {("dataset", key): field.get_default(call_default_factory=True) for model in models
+            for key, field in model.model_fields.items()}
+
+
 def test_numeric_defaults_match_the_schema() -> None:
     rows = reference_rows()
     wrong = []
-    for (table, key), default in schema_keys().items():
+    for (table, key), default in (schema_keys() | suite_option_keys()).items():
         if isinstance(default, bool) or not isinstance(default, int | float) or (table, key) not in rows:
             continue
         i, n, cell = rows[(table, key)]

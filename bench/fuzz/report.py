@@ -20,7 +20,7 @@ def checkout() -> dict[str, Any]:
         except (OSError, subprocess.SubprocessError):
             return ""
     return {"commit": git("log", "--oneline", "-1"),
-            "service_uncommitted": bool(git("status", "--porcelain", "--", "benchmarker/memory/service"))}
+            "service_uncommitted": bool(git("status", "--porcelain", "--", "embedded_memory"))}
 
 
 def _mib(kb: int | None) -> str:

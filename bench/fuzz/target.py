@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 
 API_KEY_ENV = "MEMORY_API_KEY"
 JSON_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage
@@ -26,6 +26,52 @@ from langchain_core.messages import AIMessage, BaseMessage
 ROLES = ("agent", "qa", "eval")
 BATCH_SUFFIX = " (batch)"  # a model's calls through its provider's batch API ([batch]) are counted apart
 CACHE_WRITE_KEYS = ("cache_creation", "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+
+
+class Price(TypedDict):
+    """`[prices."<model>"]`: USD per million tokens of each class (None: not configured)."""
+
+    input: float | None
+    output: float | None
+    cached_input: float | None
+    cache_write: float | None
+
+
+class UsageTotals(TypedDict):
+    """`Usage.as_dict()`: the counts, the plain input and the cache-hit share."""
+
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    plain_input_tokens: int
+    cache_hit_share: float | None
+
+
+class PricedTotals(UsageTotals):
+    """A model's, a role's or the run's totals in the snapshot, with what they cost (None: unpriced)."""
+
+    cost_usd: float | None
+
+
+class ModelTotals(PricedTotals):
+    offline: bool
+
+
+class RoleTotals(PricedTotals):
+    """One role of the snapshot: its totals (cost_usd 0.0 where nothing was priced), then per model."""
+
+    models: dict[str, ModelTotals]
+
+
+class LedgerSnapshot(TypedDict):
+    """`TokenLedger.snapshot()`, as the manifest's `tokens` holds it."""
+
+    roles: dict[str, RoleTotals]
+    total: PricedTotals
+    unpriced_models: list[str]
+    price_notes: list[str]
 
 
 @dataclass
@@ -51,9 +97,10 @@ class Usage:
         for f in fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "plain_input_tokens": self.plain_input_tokens,
-                "cache_hit_share": self.cache_hit_share}
+    def as_dict(self) -> UsageTotals:
+        return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cache_read_tokens": self.cache_read_tokens, "cache_write_tokens": self.cache_write_tokens,
+                "plain_input_tokens": self.plain_input_tokens, "cache_hit_share": self.cache_hit_share}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Usage:
@@ -74,12 +121,16 @@ def batch_model_key(model_id: str) -> str:
     return model_id + BATCH_SUFFIX
 
 
-def batch_price(price: Mapping[str, Any] | None, factor: float) -> dict[str, Any] | None:
+def batch_price(price: Mapping[str, Any] | None, factor: float) -> Price | None:
     """A model's price through the batch API: every token class at `factor` (0.5: OpenAI, Anthropic)."""
     if price is None:
         return None
-    return {k: (None if price.get(k) is None else float(price[k]) * factor)
-            for k in ("input", "output", "cached_input", "cache_write")}
+
+    def scaled(key: str) -> float | None:
+        return None if price.get(key) is None else float(price[key]) * factor
+
+    return {"input": scaled("input"), "output": scaled("output"), "cached_input": scaled("cached_input"),
+            "cache_write": scaled("cache_write")}
 
 
 def is_offline_model(model_id: str) -> bool:
@@ -157,31 +208,31 @@ class TokenLedger:
         usd, _ = price_usage(usage, self.price_of(model_id), model_id)
         return {**usage.as_dict(), "model": model_id, "cost_usd": usd}
 
-    def price_of(self, model_id: str) -> dict[str, Any] | None:
+    def price_of(self, model_id: str) -> Price | None:
         """`[prices]` of a model; of `<model> (batch)`, the model's price times the batch factor."""
         if model_id.endswith(BATCH_SUFFIX):
             return batch_price(self.prices.get(model_id.removesuffix(BATCH_SUFFIX)), self.batch_factor)
         return self.prices.get(model_id)
 
-    def drain(self) -> list[tuple[str, str, dict[str, Any]]]:
+    def drain(self) -> list[tuple[str, str, UsageTotals]]:
         """Hand over the tallies counted since the last drain, as (role, model, usage) rows, and
         start again from zero: a Ray worker sends its drains to the driver's ledger (`merge`)."""
         with self._lock:
             tallies, self._tallies = self._tallies, {}
         return [(role, model, usage.as_dict()) for (role, model), usage in tallies.items()]
 
-    def merge(self, rows: list[tuple[str, str, dict[str, Any]]]) -> None:
+    def merge(self, rows: list[tuple[str, str, UsageTotals]]) -> None:
         """Add another ledger's drained tallies (a worker's) to this one."""
         for role, model, usage in rows:
             self.record_usage(role, model, Usage.from_dict(usage))
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> LedgerSnapshot:
         """{"roles": {role: totals + "models": {model_id: totals}}, "total": totals,
         "unpriced_models": [...], "price_notes": [...]}; totals carry calls, input_tokens,
         output_tokens, cache_read_tokens, cache_write_tokens, plain_input_tokens, cache_hit_share, cost_usd."""
         with self._lock:
             items = sorted((role, model, Usage(**asdict(u))) for (role, model), u in self._tallies.items())
-        roles: dict[str, dict[str, Any]] = {}
+        models_of: dict[str, dict[str, ModelTotals]] = {}
         total, total_usd = Usage(), 0.0
         unpriced: set[str] = set()
         notes: list[str] = []
@@ -192,14 +243,14 @@ class TokenLedger:
             notes += [n for n in price_notes if n not in notes]
             if usd is None:
                 unpriced.add(model)
-            bucket = roles.setdefault(role, {"models": {}})
-            bucket["models"][model] = {**usage.as_dict(), "cost_usd": usd, "offline": is_offline_model(model)}
+            models_of.setdefault(role, {})[model] = {**usage.as_dict(), "cost_usd": usd,
+                                                     "offline": is_offline_model(model)}
             role_usage.setdefault(role, Usage()).add(usage)
             role_usd[role] = role_usd.get(role, 0.0) + (usd or 0.0)
             total.add(usage)
             total_usd += usd or 0.0
-        for role, bucket in roles.items():
-            bucket.update(role_usage[role].as_dict(), cost_usd=role_usd[role])
+        roles: dict[str, RoleTotals] = {role: {"models": models, **role_usage[role].as_dict(), "cost_usd": role_usd[role]}
+                                        for role, models in models_of.items()}
         return {"roles": roles, "total": {**total.as_dict(), "cost_usd": total_usd},
                 "unpriced_models": sorted(unpriced), "price_notes": notes}
 
@@ -207,10 +258,13 @@ class TokenLedger:
         return LedgerMiddleware(self, role=role, model_id=model_id)
 
 
-def _price_dict(price: Any) -> dict[str, Any]:
-    if isinstance(price, Mapping):
-        return dict(price)
-    return {k: getattr(price, k, None) for k in ("input", "output", "cached_input", "cache_write")}
+def _price_dict(price: Any) -> Price:
+    """A `[prices]` entry (a mapping, or the config's price model) as a Price."""
+    def value(key: str) -> float | None:
+        return price.get(key) if isinstance(price, Mapping) else getattr(price, key, None)
+
+    return {"input": value("input"), "output": value("output"), "cached_input": value("cached_input"),
+            "cache_write": value("cache_write")}
 
 
 class LedgerMiddleware(AgentMiddleware):

@@ -79,7 +79,7 @@ class TurnToolCapMiddleware(ToolCallLimitMiddleware):
         return self.after_model(state, runtime)
 
 
-def trace_tags(context: Any) -> dict[str, Any]:
+def trace_tags(context: Any) -> dict[str, str]:
     """The harness's trace tags for this turn (keys that are None are left out)."""
     # Mycelian reads tags as string -> string and silently drops all tags of an entry otherwise.
     return {k: str(getattr(context, k)) for k in TRACE_TAG_KEYS if getattr(context, k, None) is not None}
@@ -96,7 +96,7 @@ def _parse_tags(model_tags: Any) -> dict[str, Any]:
     return model_tags
 
 
-def merge_tags(model_tags: Any, harness_tags: dict[str, Any]) -> dict[str, str]:
+def merge_tags(model_tags: Any, harness_tags: dict[str, str]) -> dict[str, str]:
     """The model's own tags, with the harness's trace tags on top (they must stay exact for metrics).
 
     Every value becomes a string: Mycelian silently drops ALL tags of an entry whose tag map has a

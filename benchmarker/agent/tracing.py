@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarker.config_schema import TracingConfig
 from benchmarker.redact import redact, redact_text
 
 EXTRACTION_TAG = "memory_extraction"
@@ -114,14 +115,13 @@ class RunTracing:
     traced_cases: set[str] = field(default_factory=set)
 
     @classmethod
-    def from_config(cls, config) -> RunTracing | None:
-        """The configured tracing, or None when off. The key is read from the environment."""
-        settings = config.tracing
+    def from_settings(cls, settings: TracingConfig, run_id: str) -> RunTracing | None:
+        """The `[tracing]` of run `run_id`, or None when off. The key is read from the environment."""
         if not settings.langsmith:
             return None
         client, endpoint = langsmith_client(settings)
         tags = tuple(redact_text(t) for t in settings.tags)  # tags reach LangSmith: masked like everything else
-        return cls(client=client, project=settings.project, run_id=config.run_id, tags=tags,
+        return cls(client=client, project=settings.project, run_id=run_id, tags=tags,
                    sample_rate=settings.sample_rate, memory_before_max=settings.memory_before_max,
                    endpoint=endpoint)
 

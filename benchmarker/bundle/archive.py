@@ -15,9 +15,10 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.errors import UserError
+from benchmarker.log.lines import Json
 
 BUNDLE_JSON = "bundle.json"
 BUNDLE_SIG = "bundle.sig"
@@ -27,6 +28,40 @@ MAX_TOTAL_BYTES = 8 * 2**30    # all members together
 MAX_MEMBERS = 100_000
 MAX_JSON_BYTES = 64 * 2**20    # bundle.json, summary.json, manifest.json
 CHUNK = 2**20
+
+
+class BundleDataset(TypedDict):
+    name: str
+    sha256: str | None
+    question_ids: list[str]
+
+
+class BundlePackage(TypedDict):
+    name: str
+    version: str
+    git_commit: str | None
+
+
+class BundleJudge(TypedDict):
+    name: str | None
+    model: str | None
+    prompt_sha256: str | None   # the judge prompt file's (several templates: the hash of their {name: hash})
+
+
+class BundleJson(TypedDict):
+    """bundle.json as `export` writes it (docs/publishing.md); a bundle read back is checked, not trusted."""
+
+    bundle_version: int
+    run_id: str
+    suite: str
+    created_at: str
+    files: dict[str, str]          # member name -> sha256
+    dataset: BundleDataset
+    config: dict[str, Json]        # the run's config, secrets masked
+    package: BundlePackage
+    judge: BundleJudge
+    python: str
+    packages: dict[str, str]
 
 
 class UnsafeBundle(UserError):

@@ -10,6 +10,7 @@ from typing import Any
 
 from benchmarker.bundle.outcome import EXIT_DATASET, Failed
 from benchmarker.errors import UserError
+from benchmarker.log.lines import ResultLine
 
 READABLE = ("longmemeval", "locomo", "sample")
 
@@ -41,7 +42,7 @@ def gold_answers(path: Path, suite: str) -> dict[str, str]:
 
 
 def check_dataset(bundle: dict[str, Any], members: dict[str, bytes], path: Path,
-                  lines_of: Callable[[dict[str, bytes], str], list[dict[str, Any]]]) -> str:
+                  lines_of: Callable[[dict[str, bytes], str], list[ResultLine]]) -> str:
     """One line saying what matched; raises verify's Failed (exit 7) at the first mismatch."""
     recorded = bundle.get("dataset") or {}
     suite = str(bundle.get("suite") or "longmemeval")

@@ -10,23 +10,35 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Hashable, Iterable
-from typing import Any
+from typing import Any, Literal
+
+from benchmarker.bundle.written_summary import (
+    WrittenAttribution,
+    WrittenRetrieval,
+    WrittenSummary,
+    WrittenValidity,
+)
+from benchmarker.log.lines import Manifest, ResultLine, RetrievedHit
 
 TOLERANCE = 1e-4
-Figures = dict[str, Any]
+Figure = int | float | bool | None   # a count, a share or mean, a verdict; None where nothing was measured
+Figures = dict[str, Figure]
+
+
 ROLES = ("agent", "qa", "eval")
-TOKENS = ("input", "output", "cache_read", "cache_write")
+TOKENS: tuple[Literal["input", "output", "cache_read", "cache_write"], ...] = ("input", "output", "cache_read",
+                                                                             "cache_write")
 
 
-def _is_abstention(r: dict[str, Any]) -> bool:
+def _is_abstention(r: ResultLine) -> bool:
     return bool(r.get("is_abstention")) or str(r.get("question_id", "")).endswith("_abs")
 
 
-def _not_graded(r: dict[str, Any]) -> bool:
+def _not_graded(r: ResultLine) -> bool:
     return r.get("label") is None and (r.get("grade") or {}).get("judge") == "none"
 
 
-def _accuracy(labels: Iterable[Any], prefix: str) -> Figures:
+def _accuracy(labels: Iterable[bool | None], prefix: str) -> Figures:
     values = list(labels)
     judged = [v for v in values if v is not None]
     correct = sum(1 for v in judged if v is True)
@@ -34,20 +46,20 @@ def _accuracy(labels: Iterable[Any], prefix: str) -> Figures:
             f"{prefix}/accuracy": correct / len(judged) if judged else None}
 
 
-def qa_figures(lines: list[dict[str, Any]]) -> Figures:
+def qa_figures(lines: list[ResultLine]) -> Figures:
     """qa: overall, by type, task average (unweighted over types with a judged answer), abstention."""
     graded = [r for r in lines if not _not_graded(r)]
     out = _accuracy((r.get("label") for r in graded), "qa/overall")
     out |= _accuracy((r.get("label") for r in graded if _is_abstention(r)), "qa/abstention")
-    types: dict[str, list[Any]] = {}
+    types: dict[str, list[bool | None]] = {}
     for r in graded:
         types.setdefault(str(r.get("question_type") or "unknown"), []).append(r.get("label"))
-    averaged = []
+    averaged: list[float] = []
     for name, labels in types.items():
         cell = _accuracy(labels, f"qa/by_type/{name}")
         out |= cell
-        if cell[f"qa/by_type/{name}/n"]:
-            averaged.append(cell[f"qa/by_type/{name}/accuracy"])
+        if cell[f"qa/by_type/{name}/n"] and isinstance(accuracy := cell[f"qa/by_type/{name}/accuracy"], float):
+            averaged.append(accuracy)
     out["qa/task_averaged/accuracy"] = sum(averaged) / len(averaged) if averaged else None
     out["qa/judged"] = sum(1 for r in graded if r.get("label") is not None)
     out["qa/not_graded"] = len(lines) - len(graded)
@@ -62,7 +74,7 @@ def _first_seen(keys: Iterable[Hashable]) -> list[Hashable]:
     return list(dict.fromkeys(keys))
 
 
-def _rankings(hits: list[dict[str, Any]]) -> dict[str, list[Hashable]]:
+def _rankings(hits: list[RetrievedHit]) -> dict[str, list[Hashable]]:
     ordered = sorted(enumerate(hits), key=lambda p: (p[1]["rank"] if isinstance(p[1].get("rank"), (int, float))
                                                      else p[0] + 1, p[0]))
     sessions, turns = [], []
@@ -76,7 +88,7 @@ def _rankings(hits: list[dict[str, Any]]) -> dict[str, list[Hashable]]:
     return {"session": _first_seen(sessions), "turn": _first_seen(turns)}
 
 
-def _evidence(r: dict[str, Any]) -> dict[str, set[Hashable]]:
+def _evidence(r: ResultLine) -> dict[str, set[Hashable]]:
     turns: set[Hashable] = set()
     for pair in r.get("evidence_turns") or []:
         try:
@@ -86,9 +98,9 @@ def _evidence(r: dict[str, Any]) -> dict[str, set[Hashable]]:
     return {"session": {str(s) for s in r.get("answer_session_ids") or []}, "turn": turns}
 
 
-def _question_scores(r: dict[str, Any], names: set[str]) -> dict[str, float]:
+def _question_scores(r: ResultLine, names: set[str]) -> dict[str, float]:
     """This question's recall_any / recall_all / ndcg_any per `level.metric@k` wanted (k up to its top_k)."""
-    hits = r["retrieved"]
+    hits = r["retrieved"] or []
     top_k = int(r.get("top_k") or len(hits))
     ranked, evidence, out = _rankings(hits), _evidence(r), {}
     for name in names:
@@ -106,7 +118,7 @@ def _question_scores(r: dict[str, Any], names: set[str]) -> dict[str, float]:
     return out
 
 
-def retrieval_figures(lines: list[dict[str, Any]], written: dict[str, Any]) -> Figures:
+def retrieval_figures(lines: list[ResultLine], written: WrittenRetrieval) -> Figures:
     """retrieval.metrics: the mean over scored questions (not abstention, with evidence at that level)."""
     names = {name for name in written.get("metrics") or {} if name.count(".") == 1 and "@" in name}
     sums: dict[str, list[float]] = {name: [] for name in names}
@@ -118,7 +130,7 @@ def retrieval_figures(lines: list[dict[str, Any]], written: dict[str, Any]) -> F
     return {f"retrieval/metrics/{name}": (sum(v) / len(v)) if v else None for name, v in sums.items()}
 
 
-def attribution_figures(lines: list[dict[str, Any]], written: dict[str, Any]) -> Figures:
+def attribution_figures(lines: list[ResultLine], written: WrittenAttribution) -> Figures:
     """attribution: the stage each judged line carries, counted."""
     stages = Counter(str(r["attribution"]) for r in lines if r.get("attribution"))
     out: Figures = {"attribution/n": sum(stages.values())}
@@ -127,7 +139,7 @@ def attribution_figures(lines: list[dict[str, Any]], written: dict[str, Any]) ->
     return out
 
 
-def validity_figures(written: dict[str, Any]) -> Figures:
+def validity_figures(written: WrittenValidity) -> Figures:
     """validity: each check's share is its count over its total (4 places), ok when it does not apply, counted
     nothing or stays within its threshold; valid when every check is ok, with one reason per failing check."""
     out: Figures = {}
@@ -145,7 +157,7 @@ def validity_figures(written: dict[str, Any]) -> Figures:
     return out
 
 
-def cost_figures(lines: list[dict[str, Any]], manifest: dict[str, Any]) -> Figures:
+def cost_figures(lines: list[ResultLine], manifest: Manifest) -> Figures:
     """cost: tokens per role from the lines, else the manifest's ledger totals; dollars likewise; per question."""
     ledger = ((manifest.get("tokens") or {}).get("roles")) or {}
     out: Figures = {}
@@ -166,8 +178,8 @@ def cost_figures(lines: list[dict[str, Any]], manifest: dict[str, Any]) -> Figur
         entry = ledger.get(role) or {}
         if entry and not counts["input"] and not counts["output"]:
             counts = {key: int(entry.get(f"{key}_tokens") or 0) for key in TOKENS}
-        if entry and usd is None and isinstance(entry.get("cost_usd"), (int, float)):
-            usd = float(entry["cost_usd"])
+        if entry and usd is None and isinstance(cost := entry.get("cost_usd"), (int, float)):
+            usd = float(cost)
         for key in TOKENS:
             out[f"cost/tokens/{role}/{key}"] = counts[key]
             totals[key] += counts[key]
@@ -181,7 +193,7 @@ def cost_figures(lines: list[dict[str, Any]], manifest: dict[str, Any]) -> Figur
     return out
 
 
-def counts_figures(lines: list[dict[str, Any]]) -> Figures:
+def counts_figures(lines: list[ResultLine]) -> Figures:
     out: Figures = {"counts/questions": len(lines), "counts/judged": sum(1 for r in lines if r.get("label") is not None),
                     "counts/abstention": sum(1 for r in lines if _is_abstention(r))}
     for name, n in Counter(str(r.get("question_type")) for r in lines).items():
@@ -189,10 +201,10 @@ def counts_figures(lines: list[dict[str, Any]]) -> Figures:
     return out
 
 
-def locomo_figures(lines: list[dict[str, Any]]) -> Figures:
+def locomo_figures(lines: list[ResultLine]) -> Figures:
     """locomo: judge accuracy per category and over categories 1-4 (category 5 apart), mean F1 and BLEU-1."""
     names = {"multi-hop": "1", "temporal": "2", "open-domain": "3", "single-hop": "4", "adversarial": "5"}
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[ResultLine]] = {}
     for r in lines:
         if r.get("kind") == "locomo" and not _not_graded(r):
             category = r.get("category")
@@ -200,7 +212,7 @@ def locomo_figures(lines: list[dict[str, Any]]) -> Figures:
             groups.setdefault(key, []).append(r)
     out: Figures = {}
 
-    def block(prefix: str, rows: list[dict[str, Any]], lexical: bool) -> None:
+    def block(prefix: str, rows: list[ResultLine], lexical: bool) -> None:
         out[f"{prefix}/questions"] = len(rows)
         out.update(_accuracy((r.get("label") for r in rows), f"{prefix}/judge"))
         for metric in ("f1", "bleu1") if lexical else ():
@@ -215,15 +227,15 @@ def locomo_figures(lines: list[dict[str, Any]]) -> Figures:
     return out
 
 
-def beam_figures(lines: list[dict[str, Any]]) -> Figures:
+def beam_figures(lines: list[ResultLine]) -> Figures:
     """beam: the mean score per ability (4 places), the mean over abilities (the headline) and over questions."""
     scores: dict[str, list[float]] = {}
     beam = [r for r in lines if r.get("kind") == "beam"]
     for r in beam:
         item = r.get("beam") or {}
         ability = str(item.get("ability") or r.get("question_type") or "")
-        if ability and isinstance(item.get("score"), (int, float)):
-            scores.setdefault(ability, []).append(float(item["score"]))
+        if ability and isinstance(score := item.get("score"), (int, float)):
+            scores.setdefault(ability, []).append(float(score))
     out: Figures = {f"beam/by_ability/{a}/mean": round(sum(v) / len(v), 4) for a, v in scores.items()}
     out |= {f"beam/by_ability/{a}/scored": len(v) for a, v in scores.items()}
     means = [round(sum(v) / len(v), 4) for v in scores.values()]
@@ -235,7 +247,7 @@ def beam_figures(lines: list[dict[str, Any]]) -> Figures:
     return out
 
 
-def figures(summary: dict[str, Any], manifest: dict[str, Any], lines: list[dict[str, Any]]) -> Figures:
+def figures(summary: WrittenSummary, manifest: Manifest, lines: list[ResultLine]) -> Figures:
     """Every figure the lines give for this summary (its blocks decide which retrieval metrics and stages)."""
     measured = [r for r in lines if r.get("index_searchable") is not False]  # an unsearchable index measured nothing
     out = qa_figures(measured) | counts_figures(lines) | cost_figures(lines, manifest)
@@ -255,7 +267,7 @@ def figures(summary: dict[str, Any], manifest: dict[str, Any], lines: list[dict[
 MISSING = object()
 
 
-def written_value(summary: dict[str, Any], path: str) -> Any:
+def written_value(summary: WrittenSummary, path: str) -> Any:
     """The value at a figure's path in summary.json (`#` counts a list), or MISSING."""
     value: Any = summary
     for part in path.split("/"):
@@ -275,7 +287,7 @@ def same(written: Any, derived: Any) -> bool:
     return bool(written == derived)
 
 
-def differences(summary: dict[str, Any], manifest: dict[str, Any], lines: list[dict[str, Any]]) -> tuple[int, list[str]]:
+def differences(summary: WrittenSummary, manifest: Manifest, lines: list[ResultLine]) -> tuple[int, list[str]]:
     """(figures compared, one line per figure summary.json states differently from the lines, or lacks)."""
     derived = figures(summary, manifest, lines)
     problems = []

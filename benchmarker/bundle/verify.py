@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from benchmarker.bundle.archive import (
     BUNDLE_JSON,
@@ -25,6 +25,8 @@ from benchmarker.bundle.archive import (
     scan,
 )
 from benchmarker.bundle.outcome import EXIT_HASH, EXIT_NUMBERS, EXIT_SIGNATURE, EXIT_UNSAFE, Failed
+from benchmarker.bundle.written_summary import WrittenSummary
+from benchmarker.log.lines import Manifest, ResultLine
 
 MAX_TEXT_BYTES = 1 * 2**30  # a results file bigger than this is not read into memory
 NESTED = ("oracle", "baselines", "scores")  # folders whose own summary.json and results.jsonl are checked too
@@ -34,9 +36,9 @@ def _kept(name: str) -> bool:
     return name in (BUNDLE_JSON, BUNDLE_SIG) or name.endswith(("summary.json", "manifest.json", "results.jsonl"))
 
 
-def lines_of(members: dict[str, bytes], name: str) -> list[dict[str, Any]]:
+def lines_of(members: dict[str, bytes], name: str) -> list[ResultLine]:
     """A JSON-lines member's objects; a line that is not one fails the numbers check, naming the line."""
-    out = []
+    out: list[ResultLine] = []
     for number, line in enumerate(members[name].decode("utf-8", errors="replace").splitlines(), start=1):
         if not line.strip():
             continue
@@ -46,7 +48,7 @@ def lines_of(members: dict[str, bytes], name: str) -> list[dict[str, Any]]:
             raise Failed(f"{name} line {number} is not JSON ({exc.msg})", EXIT_NUMBERS) from None
         if not isinstance(value, dict):
             raise Failed(f"{name} line {number} is not a JSON object", EXIT_NUMBERS)
-        out.append(value)
+        out.append(cast(ResultLine, value))  # its keys are read with .get(): any object passes
     return out
 
 
@@ -117,8 +119,9 @@ def _numbers(members: dict[str, bytes], say: Callable[[str], None]) -> None:
     for name in ("summary.json", "results.jsonl"):
         if name not in members:
             raise Failed(f"numbers: the bundle has no {name}; nothing to re-derive", EXIT_NUMBERS)
-    summary = parse_json(members["summary.json"], "summary.json")
-    manifest = parse_json(members["manifest.json"], "manifest.json") if "manifest.json" in members else {}
+    summary = cast(WrittenSummary, parse_json(members["summary.json"], "summary.json"))
+    manifest = cast(Manifest, parse_json(members["manifest.json"], "manifest.json")
+                    if "manifest.json" in members else {})
     compared, problems = differences(summary, manifest, lines_of(members, "results.jsonl"))
     if problems:
         raise Failed(f"numbers: {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
@@ -128,7 +131,7 @@ def _numbers(members: dict[str, bytes], say: Callable[[str], None]) -> None:
         summary_name, results_name = f"{folder}/summary.json", f"{folder}/results.jsonl"
         if summary_name not in members or results_name not in members:
             continue
-        nested = parse_json(members[summary_name], summary_name)
+        nested = cast(WrittenSummary, parse_json(members[summary_name], summary_name))
         if "qa" not in nested:
             continue
         derived = qa_figures([r for r in lines_of(members, results_name) if r.get("index_searchable") is not False])
@@ -141,7 +144,7 @@ def _numbers(members: dict[str, bytes], say: Callable[[str], None]) -> None:
     _conditions(summary, members, say)
 
 
-def _conditions(summary: dict[str, Any], members: dict[str, bytes], say: Callable[[str], None]) -> None:
+def _conditions(summary: WrittenSummary, members: dict[str, bytes], say: Callable[[str], None]) -> None:
     """summary.json's oracle and baselines accuracies against the lines of oracle/ and baselines/<name>/."""
     from benchmarker.bundle.recompute import MISSING, qa_figures, same, written_value
 

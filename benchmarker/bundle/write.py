@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarker.bundle.archive import BUNDLE_JSON, BUNDLE_SIG, BUNDLE_VERSION
+from benchmarker.bundle.archive import BUNDLE_JSON, BUNDLE_SIG, BUNDLE_VERSION, BundleJson, BundleJudge
 from benchmarker.errors import UserError
 from benchmarker.redact import redact, redact_text
 
@@ -75,7 +75,7 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def judge_of(manifest: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
+def judge_of(manifest: dict[str, Any], results: list[dict[str, Any]]) -> BundleJudge:
     """name, model and the sha256 of the judge prompt(s) the lines name (one template: its file's hash; several:
     the hash of their sorted {template: hash} JSON)."""
     judge = _dict(manifest.get("judge"))
@@ -90,7 +90,7 @@ def judge_of(manifest: dict[str, Any], results: list[dict[str, Any]]) -> dict[st
     return {"name": judge.get("kind"), "model": judge.get("model"), "prompt_sha256": digest}
 
 
-def bundle_json(run_dir: Path, members: dict[str, bytes], created_at: str) -> dict[str, Any]:
+def bundle_json(run_dir: Path, members: dict[str, bytes], created_at: str) -> BundleJson:
     """bundle.json's object (docs/publishing.md) for these members."""
     manifest = _json(run_dir, "manifest.json")
     summary = _json(run_dir, "summary.json")
@@ -121,7 +121,7 @@ def suite_of(results: list[dict[str, Any]], dataset: dict[str, Any]) -> str:
 
 
 def write_bundle(run_dir: Path, out: Path, *, with_memory: bool, created_at: str,
-                 sign: Any = None) -> dict[str, Any]:
+                 sign: Any = None) -> BundleJson:
     """Write the bundle to `out` (through a temp file); `sign(bytes) -> str` adds bundle.sig. Returns bundle.json."""
     if not (run_dir / "results.jsonl").is_file():
         raise UserError(f"{run_dir}: no results.jsonl here; is it a run directory?")

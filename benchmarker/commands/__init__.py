@@ -11,6 +11,7 @@ import pkgutil
 from functools import cache
 
 from benchmarker.commands.base import Command
+from benchmarker.registry_base import Registry
 
 # The order the verbs show in `mycelian-longmemeval --help`; a verb missing here comes last, by name.
 ORDER = ("run", "estimate", "report", "score", "replay", "judge-online", "calibrate", "oracle", "baselines",
@@ -20,8 +21,8 @@ NOT_COMMANDS = frozenset({"base"})
 
 
 @cache
-def commands() -> tuple[Command, ...]:
-    """Every command of this package, in display order (`ORDER`, then any other by name)."""
+def registry() -> Registry[Command]:
+    """Every command of this package by verb, in display order (`ORDER`, then any other by name)."""
     found: list[Command] = []
     for info in pkgutil.iter_modules(__path__):
         if info.name in NOT_COMMANDS or info.name.startswith("_"):
@@ -34,11 +35,15 @@ def commands() -> tuple[Command, ...]:
     if len(set(names)) != len(names):
         raise ValueError(f"two command modules declare the same verb: {sorted(names)}")
     rank = {name: i for i, name in enumerate(ORDER)}
-    return tuple(sorted(found, key=lambda c: (rank.get(c.name, len(ORDER)), c.name)))
+    ordered = sorted(found, key=lambda c: (rank.get(c.name, len(ORDER)), c.name))
+    return Registry("command", [(command.name, command) for command in ordered])
+
+
+def commands() -> tuple[Command, ...]:
+    """Every command of this package, in display order."""
+    return tuple(registry().values())
 
 
 def command_named(name: str) -> Command:
-    for command in commands():
-        if command.name == name:
-            return command
-    raise KeyError(name)
+    """The command of a verb; KeyError(name) for any other."""
+    return registry()[name]

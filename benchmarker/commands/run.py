@@ -25,7 +25,8 @@ def run(args: argparse.Namespace) -> int:
     from benchmarker.run.console import print_outcome
     from benchmarker.run.runner import execute_run, sweep_points
 
-    complete = finished_questions(config.run_dir, [p.label for p in sweep_points(config)])
+    points = sweep_points(config.sweep, config.params.top_k, config.memory.search_alpha)
+    complete = finished_questions(config.run_dir, [p.label for p in points])
     if complete is not None:  # nothing left to run: no per-question progress lines for work an earlier run did
         config = config.model_copy(update={"run": config.run.model_copy(update={"progress": False})})
     outcome = asyncio.run(execute_run(config))

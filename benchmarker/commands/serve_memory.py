@@ -1,6 +1,6 @@
 """`serve-memory`: the embedded Mycelian-compatible memory service (MCP over streamable HTTP on /mcp,
-or stdio with --transport stdio); its flags are memory/service/cli.py's, shared with
-`python -m benchmarker.memory.service`."""
+or stdio with --transport stdio); its flags are embedded_memory/cli.py's, shared with
+`python -m embedded_memory`."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from benchmarker.commands.base import Command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from benchmarker.memory.service.cli import add_arguments as add_serve_arguments
+    from embedded_memory.cli import add_arguments as add_serve_arguments
 
     add_serve_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarker.memory.service.cli import run as serve
+    from embedded_memory.cli import run as serve
 
     return serve(args)
 

@@ -29,8 +29,8 @@ from benchmarker.datasets.schema import Case, Question
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 from benchmarker.log.jsonl import JsonlWriter, read_jsonl
-from benchmarker.registry import suite_of_record
 from benchmarker.reporting.rounds import why_nothing
+from benchmarker.suites.parts import AdversaryPolicy
 
 LOG_FILE = "adversary.jsonl"
 
@@ -39,12 +39,14 @@ async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
     from benchmarker.suites.long_horizon.data.adversary import weakest_categories
 
     ctx = runtime.context
-    settings = ctx.config.multi_agent
+    settings, policy = ctx.config.multi_agent, ctx.suite.adversary
     ctx.progress.set_phase("adversary")
+    if policy is None:   # config.py refuses the adversary on such a suite; nothing to aim at
+        return {}
     log_path = ctx.log.run_dir / LOG_FILE
     logged = {(line["case_id"], line["round"]): line for line in read_jsonl(log_path)}
     cases = [c for c in ctx.executor.cases()
-             if c.case_id in ctx.log.done.memories and aimable(c)]
+             if c.case_id in ctx.log.done.memories and policy.aimable(c)]
     run_labels = _labels(ctx, [q for c in cases for q in c.questions])
     writer = JsonlWriter(log_path, durable=True)
     try:
@@ -53,13 +55,13 @@ async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, 
             asked = {q.question for q in previous}
             for round_ in range(1, settings.rounds + 1):
                 weak = weakest_categories(_labels(ctx, previous), k=settings.weak_categories)
-                if not weak and not suite_of_record(case.kind).adversary_own_weakest_only:
+                if not weak and not policy.own_weakest_only:
                     weak = weakest_categories(run_labels, k=settings.weak_categories)
                 line = logged.get((case.case_id, round_))
                 if line is not None and "questions" in line:
                     questions = [question_from_line(q) for q in line["questions"]]
                 else:
-                    proposal = await _proposal(ctx, case, previous, asked, weak, round_)
+                    proposal = await _proposal(ctx, policy, case, previous, asked, weak, round_)
                     if proposal is None:
                         break
                     questions = proposal.questions
@@ -92,12 +94,6 @@ def _case_graph():
     return CASE_GRAPH
 
 
-def aimable(case: Case) -> bool:
-    """Cases the adversary can write checked questions for (long-horizon, LongMemEval, and levels
-    scored question by question on their rubric): the suite says."""
-    return suite_of_record(case.kind).aimable(case)
-
-
 def _labels(ctx: RunContext, questions: list[Question]) -> dict[str, list[bool]]:
     labels: dict[str, list[bool]] = {}
     for q in questions:
@@ -107,20 +103,20 @@ def _labels(ctx: RunContext, questions: list[Question]) -> dict[str, list[bool]]
     return labels
 
 
-async def _proposal(ctx: RunContext, case: Case, previous: list[Question], asked: set[str], weak: list[str],
-                    round_: int):
+async def _proposal(ctx: RunContext, policy: AdversaryPolicy, case: Case, previous: list[Question], asked: set[str],
+                    weak: list[str], round_: int):
     """This round's checked questions for the case; None when a model proposer's call failed."""
     from benchmarker.suites.long_horizon.data.adversary import propose
 
     if ctx.config.multi_agent.proposer != "model":
         return propose(case, asked=asked, weak=weak, n=ctx.config.multi_agent.adversary_questions, round_=round_)
-    if suite_of_record(case.kind).adversary_own_weakest_only and not weak:
+    if policy.own_weakest_only and not weak:
         return propose(case, asked=asked, weak=weak, n=0, round_=round_)   # nothing to aim at
-    return await _model_proposal(ctx, case, previous, asked, weak, round_)
+    return await _model_proposal(ctx, policy, case, previous, asked, weak, round_)
 
 
-async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question], asked: set[str], weak: list[str],
-                          round_: int):
+async def _model_proposal(ctx: RunContext, policy: AdversaryPolicy, case: Case, previous: list[Question],
+                          asked: set[str], weak: list[str], round_: int):
     """The judge's model proposes; the harness verifies each proposal. Its tokens go to the ledger as
     role "eval" (the judge's model)."""
     from benchmarker.agent.prompts import load_prompt
@@ -129,8 +125,7 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
     n = ctx.config.multi_agent.adversary_questions
     failures = [(q.question, q.answer) for q in previous
                 if (r := ctx.log.done.judged.get(q.question_id)) is not None and r.get("label") is False]
-    suite = suite_of_record(case.kind)
-    if suite.proposes_from_facts:
+    if policy.proposes_from_facts:
         from benchmarker.suites.long_horizon.data.adversary import proposer_prompt, verified_from_model
 
         prompt, facts = proposer_prompt(case, asked=asked, weak=weak, failures=failures, n=n,
@@ -139,10 +134,10 @@ async def _model_proposal(ctx: RunContext, case: Case, previous: list[Question],
     else:
         from benchmarker.graph.evidence_adversary import checked_questions, evidence_prompt
 
-        categories = categories_of(case)
+        categories = policy.categories(case)   # LongMemEval's types (its judge prompts go by type), a level's own
         prompt = evidence_prompt(case, weak=weak, categories=categories, failures=failures, n=n, round_=round_,
                                  template=load_prompt("adversary_evidence", directory=ctx.prompts_dir))
-        rubric_for = suite.adversary_rubric()
+        rubric_for = policy.rubric
         check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak,  # noqa: E731
                                                  categories=categories, round_=round_, rubric_for=rubric_for))
     with ctx.traced(case_id=case.case_id, role="eval", phase="adversary", round=round_):
@@ -170,12 +165,6 @@ def parse_proposals(text: str) -> list[dict]:
         if isinstance(items, list):
             return [i for i in items if isinstance(i, dict) and isinstance(i.get("question"), str)]
     return []
-
-
-def categories_of(case: Case) -> list[str]:
-    """What a new question of this case may be: LongMemEval's question types (its judge prompts are
-    chosen by type), a level's own categories."""
-    return suite_of_record(case.kind).adversary_categories(case)
 
 
 def question_line(q: Question) -> dict[str, Any]:

@@ -104,7 +104,7 @@ async def _answer(ctx: RunContext, agent: AgentAdapter, case: Case, question: Qu
     reply = await agent.answer(question.question, question.question_date)
     qa_s = round(time.monotonic() - started, 4)
     _log_calls(ctx, case, reply.tool_calls, learned.attempt, question_id=question.question_id)
-    return AnswerRecord(**base_record(case, question), **{
+    return AnswerRecord(**base_record(ctx.suite, case, question), **{
         "hypothesis": reply.answer,
         # no "retrieved": the harness never sees what the agent searched (retrieval: not available)
         "agent": agent_identity(ctx),

@@ -34,12 +34,11 @@ from benchmarker.graph.setup import setup
 from benchmarker.graph.state import CaseState, RunState, Setup
 from benchmarker.graph.summarise import summarise
 from benchmarker.log.safe_open import UnsafePathError
-from benchmarker.registry import suite_of_record
 
 
-def after_ingest(state: CaseState) -> str:
+def after_ingest(state: CaseState, runtime: Runtime[RunContext]) -> str:
     """A suite whose cases have no questions (fact extraction) reads back what was written instead."""
-    return "read_back" if suite_of_record(state["case"].kind).reads_back else "qa"
+    return "read_back" if runtime.context.suite.protocol.reads_back else "qa"
 
 
 def build_case_graph():

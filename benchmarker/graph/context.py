@@ -3,10 +3,12 @@
 LangGraph passes this as the runtime context (`graph.ainvoke(..., context=RunContext(...))`), which
 it documents as static: the context holds only dependencies, each behind a small type: the memory
 under test (a `MemoryDriver`), what is benchmarked (a subject), the judge, the ledger, the run log,
-the progress sink, the executor that runs cases, and the point (the knobs a sweep point or a
-self-improve candidate changes). What a run produces travels as records, in graph state and through
-`log.append`; what setup learns (the vault, Mycelian's default prompts) travels in state too. A
-self-improve candidate or a case's own server gets its own context (`dataclasses.replace`).
+the progress sink, the executor that runs cases, the point (the knobs a sweep point or a
+self-improve candidate changes), and the suite that scores the run's cases, resolved once (nodes read
+its parts, `ctx.suite.protocol` and `ctx.suite.adversary`, never the registry by a case's kind). What a
+run produces travels as records, in graph state and through `log.append`; what setup learns (the vault,
+Mycelian's default prompts) travels in state too. A self-improve candidate or a case's own server gets its
+own context (`dataclasses.replace`).
 `run/context.py` builds it, for every run path.
 """
 
@@ -28,6 +30,7 @@ from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import MemoryDriver, MemoryPlace
 from benchmarker.scoring.judges import Judge
 from benchmarker.subjects import MemoryAgentSubject, Subject
+from benchmarker.suites.base import Suite
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class RunContext:
     progress: RunProgress
     executor: CaseExecutor
     point: RunPoint
+    suite: Suite                          # scores the run's cases: registry.scoring_suite([dataset].kind)
     tracing: RunTracing | None = None     # LangSmith scopes when [tracing] langsmith = true
 
     @property

@@ -26,7 +26,6 @@ from benchmarker.graph.setup import agent_tools
 from benchmarker.graph.state import CaseState
 from benchmarker.graph.turns import turn_context
 from benchmarker.log.records import DecisionRecord, MemoryRecord
-from benchmarker.registry import suite_of_record
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,7 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, An
     case = state["case"]
     ctx.progress.set_phase("ingest")
     started = time.monotonic()
-    if suite_of_record(case.kind).seeds_memory:
+    if ctx.suite.protocol.seeds_memory:
         await _seed_existing_memory(ctx, case, record)
     subject = ctx.agent_subject
     if subject.replay is not None:

@@ -13,7 +13,6 @@ from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
-from benchmarker.registry import suite_of_record
 
 
 async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -36,6 +35,6 @@ def _asks_memory(ctx: RunContext, case) -> bool:
     """Whether this case still searches its memory here: a question (or a fact-extraction read-back)
     not answered yet. A finished case whose memory a gone Ray worker held is scored from its logs."""
     answered = ctx.log.done.answered
-    if suite_of_record(case.kind).reads_back:
+    if ctx.suite.protocol.reads_back:
         return case.case_id not in answered
     return any(q.question_id not in answered for q in case.questions)

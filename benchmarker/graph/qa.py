@@ -25,7 +25,7 @@ from benchmarker.graph.state import CaseState
 from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
 from benchmarker.memory.driver import Searcher
 from benchmarker.redact import masked_preview
-from benchmarker.registry import suite_of_record
+from benchmarker.suites.base import Suite
 
 
 def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
@@ -60,8 +60,8 @@ def evidence_text(case: Case, turns: list[list[Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def base_record(case: Case, question: Question) -> dict[str, Any]:
-    suite = suite_of_record(case.kind)
+def base_record(suite: Suite, case: Case, question: Question) -> dict[str, Any]:
+    """The answer line's keys every subject writes: the question, its gold and evidence (the suite says which)."""
     turns = evidence_turns(case, question) if suite.retrieval_evidence(case, question) else []
     fields = suite.answer_fields(case, question)
     # A suite whose evidence is not scored as retrieval (long-horizon) still names it: attribution reads it.
@@ -120,7 +120,7 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             answer = await _answer(ctx, case, question, memory, searcher)
         ctx.log.append(answer)  # one durable line per question: a crash loses at most the one in flight
         answers.append(answer)
-        if len(case.questions) > 1 or suite_of_record(case.kind).conversation_cases:  # progress moves per question
+        if len(case.questions) > 1 or ctx.suite.protocol.conversation_cases:  # progress moves per question
             ctx.progress.question_answered(case.case_id, f"{case.case_id} {question.question_id} answered")
     return {"answers": answers}
 
@@ -154,7 +154,7 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
                   "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}
     for hit in hits:
         hit.pop("raw_entry", None)
-    return AnswerRecord(**base_record(case, question), **{
+    return AnswerRecord(**base_record(ctx.suite, case, question), **{
         "hypothesis": hypothesis,
         "retrieved": hits,
         "top_k": ctx.search.top_k,

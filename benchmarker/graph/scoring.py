@@ -14,7 +14,6 @@ from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
-from benchmarker.registry import suite_of_record
 from benchmarker.score import score
 from benchmarker.scoring.attribution import attribute, case_writes
 
@@ -31,7 +30,8 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
     writes = None
     for answer in pending:
         with ctx.traced(case_id=case.case_id, role="eval", phase="eval", question_id=answer.question_id):
-            result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None)
+            result = await score(answer, case, ctx.judge, failed_turns=memory.failed_turns if memory else None,
+                                 suite=ctx.suite)
         if writes is None:  # the case's stored entries, read once for all its questions
             tools = frozenset({ctx.memory.write_tool})
             calls = ctx.log.memory_writes(case.case_id, memory.memory_id if memory else None, tools)
@@ -43,8 +43,7 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[
         ctx.log.append(result)
         results.append(result)
     # also writes a level line a killed run never wrote (from the level's own questions, never a round's)
-    level = suite_of_record(case.kind).score_case(case, ctx.log, default_cadence=ctx.cadence,
-                                                  thresholds=ctx.judge.thresholds)
+    level = ctx.suite.score_case(case, ctx.log, default_cadence=ctx.cadence, thresholds=ctx.judge.thresholds)
     if level is not None:
         ctx.log.append(level)
     return {"results": results} if results else {}

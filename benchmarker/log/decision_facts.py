@@ -12,21 +12,22 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from benchmarker.log.jsonl import read_jsonl
+from benchmarker.log.lines import DecisionLine
 
 FACT_KEYS = ("case_id", "question_id", "caller", "tool", "latency_ms", "error")
 _SHARED = ("case_id", "question_id", "caller", "tool")  # few distinct values, repeated on every line
 
 
-def decision_facts(path: Path) -> Iterator[dict[str, Any]]:
+def decision_facts(path: Path) -> Iterator[DecisionLine]:
     """Each decisions.jsonl line (read one at a time) as its FACT_KEYS that are set."""
     for line in read_jsonl(path):
-        fact: dict[str, Any] = {}
+        fact: dict[str, str | float] = {}  # ids, caller and tool, error text; latency_ms
         for key in FACT_KEYS:
             value = line.get(key)
             if value is None:
                 continue
             fact[key] = sys.intern(value) if key in _SHARED and isinstance(value, str) else value
-        yield fact
+        yield cast(DecisionLine, fact)

@@ -16,7 +16,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol, TypeVar, cast
 
 from benchmarker.errors import UserError
 from benchmarker.log.confined import parent_folder
@@ -68,9 +68,25 @@ def torn_tail(path: Path) -> int | None:
     return None
 
 
-def latest_by(lines: Iterable[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+class Keyed(Protocol):
+    """A line read by key: a dict, or a log/lines.py TypedDict."""
+
+    def get(self, key: str, /) -> object: ...
+
+
+K = TypeVar("K", bound=Keyed)
+L = TypeVar("L")
+
+
+def read_lines(path: Path, shape: type[L]) -> Iterator[L]:
+    """read_jsonl's lines typed as the file's shape (a TypedDict of log/lines.py): the same dicts, not checked,
+    so a reader still uses .get() for a key an older line may lack."""
+    return cast("Iterator[L]", read_jsonl(path))
+
+
+def latest_by(lines: Iterable[K], key: str) -> list[K]:
     """One record per `key`, the last one written winning (a re-judged question, a rescored level)."""
-    latest: dict[str, dict[str, Any]] = {}
+    latest: dict[str, K] = {}
     for line in lines:
         latest[str(line.get(key))] = line
     return list(latest.values())

@@ -13,6 +13,8 @@ harness, or carrying suite-specific fields (a rubric, a fact score), loads witho
     errors.jsonl     ErrorRecord       a case that failed, with its traceback
     self_improve.jsonl  SelfImproveRecord  one per self-improve iteration (DECIDE's verdict)
     sweep.json       SweepPoint        one per (alpha, top_k) point of a sweep, inside the table
+
+log/lines.py types the same lines (TypedDicts) for the readers that take them as read, without validating.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from datetime import timedelta
 from typing import Any
 
 from benchmarker.errors import MemoryServerLost, MemoryToolError
+from benchmarker.log.lines import Json
 from benchmarker.redact import masked_preview
 
 
@@ -64,7 +65,7 @@ ENVELOPE_BYTES = 1024  # the JSON-RPC envelope around a tool call's arguments, w
 PROMPT_TEMPLATE_KEYS = ("entry_capture_prompt", "summary_prompt", "context_prompt")
 
 # on_call(tool, args, result_text, latency_ms, error): error is None on success
-CallObserver = Callable[[str, dict[str, Any], str, float, "str | None"], None]
+CallObserver = Callable[[str, dict[str, Json], str, float, "str | None"], None]
 
 
 def auth_headers(token: str | None = None) -> dict[str, str]:
@@ -266,7 +267,7 @@ class MemoryClient:
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools]
 
-    async def call(self, tool: str, args: dict[str, Any] | None = None, *, timeout_s: float | None = None) -> str:
+    async def call(self, tool: str, args: dict[str, Json] | None = None, *, timeout_s: float | None = None) -> str:
         """Call a tool; return its text. Raises MemoryToolError when the server sets isError. Without
         `timeout_s`, a wait tool gets the await limit and any other tool the session's call limit."""
         args = dict(args or {})
@@ -297,7 +298,7 @@ class MemoryClient:
             if self.on_call is not None:
                 self.on_call(tool, args, text, (time.perf_counter() - started) * 1000.0, error)
 
-    async def call_json(self, tool: str, args: dict[str, Any] | None = None, **kw: Any) -> Any:
+    async def call_json(self, tool: str, args: dict[str, Json] | None = None, **kw: Any) -> Any:
         """Call a tool whose result is JSON and parse it."""
         text = await self.call(tool, args, **kw)
         try:
@@ -343,7 +344,7 @@ class MemoryClient:
 
     async def search(self, memory_id: str, query: str, top_k: int = 10, alpha: float | None = None) -> dict[str, Any]:
         """search_memories; `alpha` is only sent when set (Mycelian's alpha is service-wide)."""
-        args: dict[str, Any] = {"memory_id": memory_id, "query": query, "top_k": top_k}
+        args: dict[str, Json] = {"memory_id": memory_id, "query": query, "top_k": top_k}
         if alpha is not None:
             args["alpha"] = alpha
         return await self.call_json("search_memories", args)
@@ -353,7 +354,7 @@ class MemoryClient:
         seen: dict[str, dict[str, Any]] = {}
         before: str | None = None
         while True:
-            args: dict[str, Any] = {"vault_id": vault_id, "memory_id": memory_id, "limit": page_size}
+            args: dict[str, Json] = {"vault_id": vault_id, "memory_id": memory_id, "limit": page_size}
             if before:
                 args["before"] = before
             page = await self.call_json("list_entries", args)
@@ -374,8 +375,8 @@ class MemoryClient:
         return await self.call("put_context", {"vault_id": vault_id, "memory_id": memory_id, "content": content})
 
     async def add_entry(self, vault_id: str, memory_id: str, raw_entry: str, summary: str,
-                        tags: dict[str, Any] | None = None) -> str:
-        args: dict[str, Any] = {"vault_id": vault_id, "memory_id": memory_id, "raw_entry": raw_entry,
+                        tags: dict[str, Json] | None = None) -> str:
+        args: dict[str, Json] = {"vault_id": vault_id, "memory_id": memory_id, "raw_entry": raw_entry,
                                 "summary": summary}
         if tags:
             args["tags"] = tags
@@ -392,7 +393,7 @@ class _SizeLimit:
     target: str
     max_bytes: int | None
 
-    def check(self, tool: str, args: dict[str, Any]) -> None:
+    def check(self, tool: str, args: dict[str, Json]) -> None:
         if self.max_bytes is None:
             return
         size = len(json.dumps(args, ensure_ascii=False, default=str).encode("utf-8")) + ENVELOPE_BYTES
@@ -492,7 +493,7 @@ def _as_list(value: Any, key: str) -> list[dict[str, Any]]:
     return [v for v in value or [] if isinstance(v, dict)]
 
 
-def _traced_call(tool: str, args: dict[str, Any]):
+def _traced_call(tool: str, args: dict[str, Json]):
     """A LangSmith tool run for a harness call, inside a traced scope (agent/tracing.py) only: the
     memory agent's own calls are LangChain tools, traced by LangChain."""
     from langsmith.run_helpers import get_tracing_context

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from benchmarker.datasets.schema import Case
+from benchmarker.log.lines import Json
 from benchmarker.log.records import MemoryRecord
 from benchmarker.log.store import RunLog
 
@@ -37,7 +38,7 @@ class PromptKit(Protocol):
 
     def load(self, name: str) -> str: ...
 
-    def mycelian(self, default_prompts: dict[str, Any], *, vault_id: str, memory_id: str) -> str: ...
+    def mycelian(self, default_prompts: dict[str, Json], *, vault_id: str, memory_id: str) -> str: ...
 
 
 @dataclass
@@ -45,10 +46,10 @@ class SearchOutcome:
     """One question's search: the raw result (contexts for the reader), ranked hits in the
     results.jsonl shape (`raw_entry` included), and what to log as the call."""
 
-    result: dict[str, Any]
-    hits: list[dict[str, Any]]
+    result: dict[str, Json]
+    hits: list[dict[str, Json]]
     tool: str
-    args: dict[str, Any]
+    args: dict[str, Json]
     traced: int | None = None      # hits traced back to a dataset message (mapped servers)
 
 
@@ -63,7 +64,7 @@ class Searcher(Protocol):
 @dataclass(frozen=True)
 class SetupResult:
     vault_id: str = ""
-    default_prompts: dict[str, Any] = field(default_factory=dict)
+    default_prompts: dict[str, Json] = field(default_factory=dict)
 
 
 class MemoryDriver(Protocol):
@@ -89,23 +90,23 @@ class MemoryDriver(Protocol):
     async def create_memory(self, case: Case, vault_id: str, log: RunLog, place: MemoryPlace) -> MemoryRecord: ...
 
     def write_call(self, record: MemoryRecord, raw: str, summary: str,
-                   tags: dict[str, Any]) -> tuple[str, dict[str, Any]]: ...
+                   tags: dict[str, Any]) -> tuple[str, dict[str, Json]]: ...
 
-    def consistency_call(self, record: MemoryRecord) -> tuple[str, dict[str, Any]] | None: ...
+    def consistency_call(self, record: MemoryRecord) -> tuple[str, dict[str, Json]] | None: ...
 
     async def settle(self, record: MemoryRecord) -> None: ...
 
     async def open_search(self, case: Case, record: MemoryRecord, log: RunLog, *, direct_writes: bool,
                           timeout_s: float, alpha: float | None) -> Searcher: ...
 
-    def system_prompt(self, record: MemoryRecord, kit: PromptKit, *, default_prompts: dict[str, Any],
+    def system_prompt(self, record: MemoryRecord, kit: PromptKit, *, default_prompts: dict[str, Json],
                       unit_text: str, tool_names: list[str]) -> str: ...
 
     def agent_tool_names(self, configured: tuple[str, ...], explicit: bool) -> tuple[str, ...]: ...
 
-    def offline_write(self) -> dict[str, Any] | None: ...   # how the offline policy writes (None: add_entry)
+    def offline_write(self) -> dict[str, Json] | None: ...   # how the offline policy writes (None: add_entry)
 
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> dict[str, Json]: ...
 
 
 class AgentOwnMemory:
@@ -134,18 +135,18 @@ class AgentOwnMemory:
     def agent_tool_names(self, configured: tuple[str, ...], explicit: bool) -> tuple[str, ...]:
         return ()
 
-    def offline_write(self) -> dict[str, Any] | None:
+    def offline_write(self) -> dict[str, Json] | None:
         return None
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         return {"backend": "none: the outside agent keeps its own memory"}
 
 
 class WorkersMemory(AgentOwnMemory):
     """A Ray driver's view: every memory lives on a worker's server, which set itself up when it started."""
 
-    def __init__(self, description: dict[str, Any]):
+    def __init__(self, description: dict[str, Json]):
         self._description = description
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         return dict(self._description)

@@ -25,6 +25,7 @@ from benchmarker.memory.tool_mapping import ToolMapping, load_mapping, render
 from benchmarker.redact import redact
 
 if TYPE_CHECKING:
+    from benchmarker.config_schema import MemoryConfig
     from benchmarker.memory.client import MemoryClient
 
 
@@ -69,26 +70,26 @@ class ServerLaunch:
             yield client
 
 
-def mapping_for(config: Any) -> ToolMapping:
+def mapping_for(memory: MemoryConfig) -> ToolMapping:
     """The run's tool mapping: `[memory].mapping` (a file) over `[memory].preset`."""
-    return load_mapping(config.memory.mapping or config.memory.preset)
+    return load_mapping(memory.mapping or memory.preset)
 
 
-def stdio_launch(config: Any, mapping: ToolMapping, run_dir: Path) -> ServerLaunch:
-    """The server command for a stdio run: `[memory]` command / args / env over the preset's."""
-    mem = config.memory
+def stdio_launch(mem: MemoryConfig, config_path: Path | None, mapping: ToolMapping, run_dir: Path) -> ServerLaunch:
+    """The server command for a stdio run: `[memory]` command / args / env over the preset's (errors name
+    `config_path`)."""
     command = mem.command or mapping.server.command
     args = tuple(mem.args) if "args" in mem.model_fields_set else tuple(mapping.server.args)
     env = {**mapping.server.env, **mem.env}
     if not command:
         from benchmarker.errors import UserError
 
-        raise UserError(f"{config.config_path}: [memory].command is required: {mapping.source} names no command")
+        raise UserError(f"{config_path}: [memory].command is required: {mapping.source} names no command")
     if shutil.which(command) is None and not Path(command).is_file():
         from benchmarker.errors import UserError
 
         hint = f" Install it: {mapping.server.install_hint}." if mapping.server.install_hint else ""
-        raise UserError(f"{config.config_path}: [memory].command {command!r} (from "
+        raise UserError(f"{config_path}: [memory].command {command!r} (from "
                         f"{'[memory]' if mem.command else mapping.source}) is not on PATH.{hint}")
     return ServerLaunch(transport="stdio", command=command, args=args, env=env,
                         stderr_path=str(run_dir / "memory-server.log"))
@@ -97,6 +98,6 @@ def stdio_launch(config: Any, mapping: ToolMapping, run_dir: Path) -> ServerLaun
 def embedded_stdio_launch(settings: Any, log_path: Path) -> ServerLaunch:
     """The embedded Mycelian-compatible service as a stdio server: this Python, the same flags the
     HTTP launcher passes (`ServiceSettings.to_cli_args`), plus `--transport stdio`."""
-    args = ("-m", "benchmarker.memory.service", *settings.to_cli_args(), "--transport", "stdio")
+    args = ("-m", "embedded_memory", *settings.to_cli_args(), "--transport", "stdio")
     return ServerLaunch(transport="stdio", command=sys.executable, args=args,
                         env={"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}, stderr_path=str(log_path))

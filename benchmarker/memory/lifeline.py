@@ -1,11 +1,11 @@
 """Die with the launcher, for the harness: the rule lives in the embedded service
-(benchmarker/memory/service/lifeline.py, standard library only), which watches its own launcher with
+(embedded_memory/lifeline.py, standard library only), which watches its own launcher with
 it; the harness starts a third-party stdio server under its guard (`guard_command`, used by launch.py).
 This module re-exports it, so the service imports nothing of the harness."""
 
 from __future__ import annotations
 
-from benchmarker.memory.service.lifeline import (
+from embedded_memory.lifeline import (
     GRACE_S,
     POLL_S,
     PR_SET_PDEATHSIG,

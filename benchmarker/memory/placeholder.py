@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarker.memory.service.settings import PLACEHOLDER_CONTEXT
+from embedded_memory.settings import PLACEHOLDER_CONTEXT
 
 PLACEHOLDER_MARKERS = ("this is default context",)
 

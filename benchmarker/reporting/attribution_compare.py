@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from benchmarker.reporting.compare_shapes import Pair, StageMoves
 from benchmarker.scoring.attribution import STAGES
 
 
@@ -17,7 +18,7 @@ def stage_counts(results: list[dict[str, Any]]) -> dict[str, int]:
     return {s: found.get(s, 0) for s in STAGES}
 
 
-def stage_moves(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
+def stage_moves(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> StageMoves:
     """Per question judged in both: stage in base -> stage in other, counted, with the ids of every move."""
     a = {r["question_id"]: r.get("attribution") for r in base}
     b = {r["question_id"]: r.get("attribution") for r in other}
@@ -30,7 +31,7 @@ def stage_moves(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict
             "moves": dict(sorted(moves.items(), key=lambda kv: (-len(kv[1]), kv[0])))}
 
 
-def stage_lines(runs: list[dict[str, Any]], pair: dict[str, Any] | None = None) -> list[str]:
+def stage_lines(runs: list[dict[str, Any]], pair: Pair | None = None) -> list[str]:
     """The stage counts side by side (runs), or one pair's moves."""
     if pair is None:
         if not any(sum((r.get("stages") or {}).values()) for r in runs):
@@ -38,8 +39,8 @@ def stage_lines(runs: list[dict[str, Any]], pair: dict[str, Any] | None = None) 
         lines = ["", "| stage | " + " | ".join(r["name"] for r in runs) + " |", "|---|" + "---|" * len(runs)]
         lines += [f"| {s} | " + " | ".join(str((r.get("stages") or {}).get(s, 0)) for r in runs) + " |" for s in STAGES]
         return lines
-    moved = pair.get("stages") or {}
-    if not moved.get("n_common"):
+    moved = pair["stages"]
+    if not moved["n_common"]:
         return []
     out = [f"- stage moves over {moved['n_common']} questions attributed in both: "
            + ("; ".join(f"{k}: {len(v)}" for k, v in moved["moves"].items()) or "none")]

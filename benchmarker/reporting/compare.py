@@ -26,7 +26,7 @@ between stages (attribution_compare.py). Before any figure, a like-for-like chec
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from benchmarker.log.jsonl import read_json_object
 from benchmarker.metric_names import ACCURACY
 from benchmarker.reporting.attribution_compare import stage_counts, stage_lines, stage_moves
 from benchmarker.reporting.compare_by_type import table_lines, type_table
+from benchmarker.reporting.compare_shapes import BrowserPair, NamedView, Pair, PairFigures, PairView
 from benchmarker.reporting.compare_speed import speed_and_cost, speed_table
 from benchmarker.reporting.compare_verdict import (
     BOOTSTRAP_ITERATIONS,
@@ -74,7 +75,7 @@ def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
             "top_k": run.top_k or first.get("top_k")}
 
 
-def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
+def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> PairFigures:
     """Flips, McNemar and paired bootstrap between two runs' results lines; the deciding metric and the per-type
     table on the questions both have (the verdict's sentence is written by compare_runs, over every pair)."""
     a = {r["question_id"]: r.get("label") for r in base}
@@ -101,7 +102,7 @@ def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dic
     }
 
 
-def paired_view(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict[str, Any]:
+def paired_view(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> PairView:
     """The shared questions, the deciding metric's paired figures and the per-type table (the run browser's
     compare page shows the same)."""
     share = shared(base, other)
@@ -111,7 +112,7 @@ def paired_view(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> dict
 
 
 def browser_pair(base: tuple[str, list[dict[str, Any]], RunSummary],
-                 other: tuple[str, list[dict[str, Any]], RunSummary]) -> dict[str, Any]:
+                 other: tuple[str, list[dict[str, Any]], RunSummary]) -> BrowserPair:
     """What the run browser's compare page opens with, as `compare` does: the verdict (or why there is none) and
     the share note, the per-type table, and search latency and cost; each run is (name, results lines, summary)."""
     (name_a, lines_a, summary_a), (name_b, lines_b, summary_b) = base, other
@@ -120,7 +121,7 @@ def browser_pair(base: tuple[str, list[dict[str, Any]], RunSummary],
     if not shared(lines_a, lines_b).ids:
         return {"opening": [no_share_message(name_a, name_b, len(lines_a), len(lines_b))], "by_type": None,
                 "speed": speed}
-    pair = {"baseline": name_a, "run": name_b, **paired_view(lines_a, lines_b)}
+    pair: NamedView = {"baseline": name_a, "run": name_b, **paired_view(lines_a, lines_b)}
     pair["verdict"] |= {"baseline": name_a, "run": name_b}
     adjust_verdicts([pair["verdict"]])
     return {"opening": opening_lines([pair]), "by_type": pair["by_type"], "speed": speed}
@@ -144,8 +145,8 @@ def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
         if not shared(runs[0]["results"], run["results"]).ids:
             raise UserError("compare: " + no_share_message(runs[0]["run_dir"], run["run_dir"],
                                                             len(runs[0]["results"]), len(run["results"])))
-    pairs = [{"baseline": runs[0]["name"], "run": run["name"],
-              **compare_pair(runs[0]["results"], run["results"])} for run in runs[1:]]
+    pairs: list[Pair] = [{"baseline": runs[0]["name"], "run": run["name"],
+                          **compare_pair(runs[0]["results"], run["results"])} for run in runs[1:]]
     for pair in pairs:
         pair["verdict"] |= {"baseline": pair["baseline"], "run": pair["run"]}
     adjust_verdicts([pair["verdict"] for pair in pairs])
@@ -213,16 +214,17 @@ def _qa_rows(comparison: dict[str, Any]) -> list[str]:
     return lines
 
 
-def opening_lines(pairs: list[dict[str, Any]]) -> list[str]:
+def opening_lines(pairs: Sequence[NamedView]) -> list[str]:
     """The verdict of each run against the baseline, then, where they share only some questions, how many."""
     notes = [share_note(pair["share"], pair["baseline"], pair["run"]) for pair in pairs]
     return [pair["verdict"]["text"] for pair in pairs] + [note for note in notes if note]
 
 
-def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:
+def _qa_pair_lines(pair: Pair) -> list[str]:
     boot = pair["bootstrap"]
-    diff = "n/a" if boot["diff"] is None else (
-        f"{100 * boot['diff']:+.1f} points, 95% CI [{100 * boot['lo']:+.1f}, {100 * boot['hi']:+.1f}]")
+    mean, lo, hi = boot["diff"], boot["lo"], boot["hi"]  # all None together: no pair
+    diff = "n/a" if mean is None or lo is None or hi is None else (
+        f"{100 * mean:+.1f} points, 95% CI [{100 * lo:+.1f}, {100 * hi:+.1f}]")
     return ["", f"- questions judged in both: {pair['n_common']} "
             f"(excluded: {pair['excluded_unjudged_or_missing']} unjudged or missing in one run)",
             f"- accuracy on those: {pct(pair['baseline_accuracy'])} -> {pct(pair['accuracy'])}",
@@ -233,7 +235,7 @@ def _qa_pair_lines(pair: dict[str, Any]) -> list[str]:
             f"- wrong -> correct: {format_ids(pair['flips']['wrong_to_correct'])}"]
 
 
-def _holm_note(pair: dict[str, Any]) -> str:
+def _holm_note(pair: Pair) -> str:
     """The accuracy p Holm-adjusted over the verdicts, when accuracy decided and more than one run was compared."""
     verdict = pair["verdict"]
     if verdict.get("family", 1) < 2 or verdict["metric"] != ACCURACY:

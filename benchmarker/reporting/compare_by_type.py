@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from benchmarker.metric_names import ACCURACY
+from benchmarker.reporting.compare_shapes import PairedCell, Table
 from benchmarker.reporting.compare_verdict import (
     BOOTSTRAP_ITERATIONS,
     BOOTSTRAP_SEED,
@@ -45,19 +46,19 @@ def _moves(base: list[dict[str, Any]], other: list[dict[str, Any]], ids: list[st
     return "; ".join(shown + ([f"+{rest} more"] if rest else [])) or "none"
 
 
-def _means(metric: str, cell: dict[str, Any]) -> str:
+def _means(metric: str, cell: PairedCell) -> str:
     if metric == ACCURACY:
         return f"{100 * cell['base']:.1f}% -> {100 * cell['other']:.1f}%"
     return f"{cell['base']:.3f} -> {cell['other']:.3f}"
 
 
-def _diff(metric: str, cell: dict[str, Any]) -> str:
+def _diff(metric: str, cell: PairedCell) -> str:
     scale, form = (100, "{:+.1f}") if metric == ACCURACY else (1, "{:+.3f}")
     return f"{form.format(scale * cell['diff'])} [{form.format(scale * cell['lo'])}, {form.format(scale * cell['hi'])}]"
 
 
 def type_table(base: list[dict[str, Any]], other: list[dict[str, Any]], base_q: PerQuestion, other_q: PerQuestion,
-               ids: list[str]) -> dict[str, Any] | None:
+               ids: list[str]) -> Table | None:
     """{"header", "rows", "note"} of the run (`other`) against the baseline over the shared `ids`; None when no
     type has a paired figure."""
     recall = recall_metric(base_q, other_q, ids)
@@ -75,8 +76,8 @@ def type_table(base: list[dict[str, Any]], other: list[dict[str, Any]], base_q: 
     by_type = _types(base, other, ids)
     cells = {(t, metric): paired_cell(a, b, qs, binary=binary)
              for t, qs in by_type.items() for metric, a, b, binary in figures}
-    tested = [c for c in cells.values() if c is not None and c["p"] is not None]
-    for cell, adjusted in zip(tested, holm([c["p"] for c in tested]), strict=True):
+    tested = [(c, p) for c in cells.values() if c is not None and (p := c["p"]) is not None]
+    for (cell, _), adjusted in zip(tested, holm([p for _, p in tested]), strict=True):
         cell["p_holm"] = adjusted
     attributed = any(r.get("attribution") for r in base) and any(r.get("attribution") for r in other)
     header = ["type", "n"]
@@ -101,7 +102,7 @@ def type_table(base: list[dict[str, Any]], other: list[dict[str, Any]], base_q: 
     return {"header": header, "rows": rows, "note": note}
 
 
-def table_lines(table: dict[str, Any]) -> list[str]:
+def table_lines(table: Table) -> list[str]:
     """A {"header", "rows"} table as markdown rows."""
     return ["| " + " | ".join(table["header"]) + " |", "|" + "---|" * len(table["header"]),
             *("| " + " | ".join(row) + " |" for row in table["rows"])]

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarker.reporting.compare_shapes import Table
 from benchmarker.reporting.fmt import num
 from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.reporting.unit_cost import usd_per_correct, usd_per_question
@@ -31,7 +32,7 @@ def speed_and_cost(results: list[dict[str, Any]], summary: RunSummary) -> dict[s
             "cost": {"per_question": usd_per_question(priced), "per_correct": usd_per_correct(priced)}}
 
 
-def speed_table(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def speed_table(runs: list[dict[str, Any]]) -> Table:
     """{"header", "rows"}: search p50 / p95 and USD per question / per correct answer, one column a run."""
     rows = [[label] + [num(((r.get("search_ms") or {}).get(key)), "{:.1f}") for r in runs]
             for label, key in (("search p50 (ms)", "p50"), ("search p95 (ms)", "p95"))]

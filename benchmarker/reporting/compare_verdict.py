@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarker.metric_names import ACCURACY, BINARY, K_VALUES, RETRIEVAL
+from benchmarker.reporting.compare_shapes import PairedCell, ShareCounts, Verdict
 from benchmarker.reporting.retrieval_compare import PerQuestion
 from benchmarker.reporting.sweep_metric import NOISE_P
 from benchmarker.scoring.stats import holm, mcnemar_exact, paired_bootstrap
@@ -43,11 +44,11 @@ def shared(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> Shared:
     return Shared(sorted(a & b), len(a - b), len(b - a))
 
 
-def share_counts(share: Shared) -> dict[str, int]:
+def share_counts(share: Shared) -> ShareCounts:
     return {"n": len(share.ids), "total": share.total, "only_base": share.only_base, "only_other": share.only_other}
 
 
-def share_note(counts: dict[str, int], base: str, other: str) -> str | None:
+def share_note(counts: ShareCounts, base: str, other: str) -> str | None:
     """The line said at the top when two runs share only some of their questions (None: all of them)."""
     if not counts["only_base"] and not counts["only_other"]:
         return None
@@ -81,7 +82,7 @@ def recall_metric(base: PerQuestion, other: PerQuestion, ids: list[str]) -> str 
     return None
 
 
-def paired_cell(a: Values, b: Values, ids: list[str], *, binary: bool) -> dict[str, Any] | None:
+def paired_cell(a: Values, b: Values, ids: list[str], *, binary: bool) -> PairedCell | None:
     """Both means, the paired difference b - a with its bootstrap 95% CI, and (0/1 values) the exact McNemar p,
     over the ids both have a value for; None when there are none."""
     common = [q for q in ids if q in a and q in b]
@@ -91,8 +92,10 @@ def paired_cell(a: Values, b: Values, ids: list[str], *, binary: bool) -> dict[s
     boot = paired_bootstrap(x, y, iterations=BOOTSTRAP_ITERATIONS, seed=BOOTSTRAP_SEED)
     p = mcnemar_exact(sum(1 for u, v in zip(x, y, strict=True) if v < u),
                       sum(1 for u, v in zip(x, y, strict=True) if v > u)) if binary else None
-    return {"n": len(common), "base": sum(x) / len(x), "other": sum(y) / len(y), "diff": boot["diff"],
-            "lo": boot["lo"], "hi": boot["hi"], "p": p}
+    diff, lo, hi = boot["diff"], boot["lo"], boot["hi"]
+    assert diff is not None and lo is not None and hi is not None  # None only without pairs; `common` has some
+    return {"n": len(common), "base": sum(x) / len(x), "other": sum(y) / len(y), "diff": diff, "lo": lo, "hi": hi,
+            "p": p}
 
 
 def is_binary(metric: str) -> bool:
@@ -101,7 +104,7 @@ def is_binary(metric: str) -> bool:
 
 
 def decide(base: list[dict[str, Any]], other: list[dict[str, Any]], base_q: PerQuestion, other_q: PerQuestion,
-           ids: list[str]) -> dict[str, Any]:
+           ids: list[str]) -> Verdict:
     """{"metric", "cell"} on the deciding metric (both None when the runs share no figure)."""
     cell = paired_cell(accuracy_values(base), accuracy_values(other), ids, binary=True)
     if cell is not None:
@@ -125,10 +128,10 @@ def _interval(metric: str, lo: float, hi: float) -> str:
     return f"[{lo:+.3f}, {hi:+.3f}]"
 
 
-def adjust_verdicts(decisions: list[dict[str, Any]]) -> None:
+def adjust_verdicts(decisions: list[Verdict]) -> None:
     """Holm-adjust the verdicts' p-values over the verdicts shown, then write each one's sentence (in place)."""
-    measured = [d for d in decisions if d["cell"] is not None and d["cell"]["p"] is not None]
-    for d, p in zip(measured, holm([d["cell"]["p"] for d in measured]), strict=True):
+    measured = [(d, p) for d in decisions if (cell := d["cell"]) is not None and (p := cell["p"]) is not None]
+    for (d, _), p in zip(measured, holm([p for _, p in measured]), strict=True):
         d["p_holm"] = p
         d["family"] = len(measured)
     for d in decisions:
@@ -136,17 +139,18 @@ def adjust_verdicts(decisions: list[dict[str, Any]]) -> None:
         d["text"] = verdict_text(d)
 
 
-def _within_noise(d: dict[str, Any]) -> bool:
+def _within_noise(d: Verdict) -> bool:
     cell = d["cell"]
-    return cell["diff"] is None or cell["lo"] <= 0.0 <= cell["hi"] or d.get("p_holm", 1.0) >= NOISE_P
+    return cell is None or cell["lo"] <= 0.0 <= cell["hi"] or d.get("p_holm", 1.0) >= NOISE_P
 
 
-def verdict_text(d: dict[str, Any]) -> str:
+def verdict_text(d: Verdict) -> str:
     """The one `verdict:` line of a pair ({"baseline", "run", "metric", "cell", "p_holm", "family"})."""
     base, other, metric, cell = d["baseline"], d["run"], d["metric"], d["cell"]
     if cell is None:
         return (f"verdict: nothing decides between {other} and {base}: no judged answer and no retrieval figure in "
                 "both runs on the questions they share.")
+    assert metric is not None  # a cell is on the metric that decided
     label = "accuracy" if metric == ACCURACY else f"`{metric}`"
     p = f"exact McNemar p = {cell['p']:.3g}"
     if d.get("family", 1) > 1:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.log.jsonl import read_json_object
 from benchmarker.token_count import TOKENIZER
@@ -65,7 +65,24 @@ def run_facts(name: str, run_dir: Path | None, results: list[dict[str, Any]], to
                     top_k=top_k if top_k is not None else line_top_k, context_tokens=tokens)
 
 
-def like_for_like(a: RunFacts, b: RunFacts) -> dict[str, Any]:
+class MeanContext(TypedDict):
+    a: float | None
+    b: float | None
+    tokenizer: str
+
+
+class Check(TypedDict):
+    """Run B against run A: like-for-like when nothing differs; what could not be compared is said apart."""
+
+    a: str
+    b: str
+    like_for_like: bool
+    differences: list[str]
+    unknown: list[str]
+    mean_context_tokens: MeanContext
+
+
+def like_for_like(a: RunFacts, b: RunFacts) -> Check:
     """{"a", "b", "like_for_like", "differences": [line], "unknown": [line]} for run B against run A."""
     differences: list[str] = []
     unknown: list[str] = []
@@ -119,7 +136,7 @@ def _context_line(a: RunFacts, b: RunFacts) -> str | None:
             f"(mean {mean_a:,.0f} vs {mean_b:,.0f} {TOKENIZER} tokens, A vs B)")
 
 
-def check_lines(check: dict[str, Any]) -> list[str]:
+def check_lines(check: Check) -> list[str]:
     """The check as the lines `compare` opens with (A and B named first)."""
     head = f"Like-for-like check: A = {check['a']}, B = {check['b']}"
     if check["like_for_like"] and not check["unknown"]:

@@ -97,8 +97,8 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
     typed = _written_summary(answers_dir / "summary.json", summary, block_models(suites_of_results(suites, results)))
     for suite in suites_of_results(suites, results):
         suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
-    summary = typed.as_dict()   # the report renders what the file holds
-    write_report(answers_dir, summary, results, suites=suites, extra_sections=extra_sections(summary, suites))
+    # the report renders what the file holds
+    write_report(answers_dir, typed, results, suites=suites, extra_sections=extra_sections(typed.as_dict(), suites))
     return typed, answers_dir / "report.html"
 
 
@@ -217,7 +217,8 @@ def _tokens(run_dir: Path, manifest: dict[str, Any], config: dict[str, Any]) -> 
     if journaled is None:
         return manifest.get("tokens") or {}
     factor = (config.get("batch") or {}).get("price_factor", 0.5)
-    return TokenLedger(prices=config.get("prices") or {}, earlier=journaled, batch_factor=factor).snapshot()
+    # the manifest's tokens may be an older version's: both are read as JSON (reporting/summary.py cost_block)
+    return dict(TokenLedger(prices=config.get("prices") or {}, earlier=journaled, batch_factor=factor).snapshot())
 
 
 def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[str, Any]:
@@ -273,7 +274,7 @@ def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, RunSummary]],
     write_text_atomic(run_dir / "sweep.md", table["markdown"])
     best = table.get("best") or {}
     best_summary = next((s for label, _, s in points if label == best.get("label")),
-                        points[0][2] if points else RunSummary()).as_dict()
+                        points[0][2] if points else RunSummary())
     results = latest_by(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl"), "question_id") if best else []
     write_report(run_dir, best_summary, results, suites=suites, sweep=table["heatmap"],
                  extra_sections=[("Sweep", table["markdown"])])

@@ -40,6 +40,18 @@ from benchmarker.reporting.retrieval_report import (
 )
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_summary
 from benchmarker.reporting.summary import is_retrieval_only
+from benchmarker.reporting.summary_model import (
+    Cell,
+    CostBlock,
+    CountsBlock,
+    Latency,
+    MemoryAgentInfo,
+    QaBlock,
+    RetrievalBlock,
+    RunSummary,
+    SpeedBlock,
+    TaskAveraged,
+)
 from benchmarker.reporting.unit_cost import usd_per_correct
 from benchmarker.reporting.validity_report import banner, struck, validity_section
 from benchmarker.scoring.calibration.store import calibration_line
@@ -67,107 +79,108 @@ def html_page(title: str, markdown: str, image_src: Callable[[str], str | None] 
             f"<style>{CSS}</style></head>\n<body>\n{render(markdown, image_src=image_src)}\n</body></html>\n")
 
 
-def _judge_models(summary: dict[str, Any]) -> str:
+def _judge_models(summary: RunSummary) -> str:
     """The judge's models; an offline run's deterministic grader calls none, which "none" made look like a fault."""
-    models = ", ".join((summary.get("counts") or {}).get("judge_models", []))
-    return models or ("offline (no model call)" if summary.get("offline") else "none")
+    models = ", ".join((summary.counts.judge_models or []) if summary.counts is not None else [])
+    return models or ("offline (no model call)" if summary.offline else "none")
 
 
-def _ci(c: dict[str, Any]) -> str:
-    return "n/a" if not c.get("ci95") else f"[{100 * c['ci95'][0]:.1f}, {100 * c['ci95'][1]:.1f}]"
+def _ci(c: Cell) -> str:
+    return "n/a" if not c.ci95 else f"[{100 * c.ci95[0]:.1f}, {100 * c.ci95[1]:.1f}]"
 
 
-def _header(summary: dict[str, Any]) -> list[str]:
-    counts, run = summary.get("counts", {}), summary.get("run", {})
-    out = [f"# Benchmark report: {summary.get('run_id') or 'run'}", ""]
-    if is_retrieval_only(summary.get("run", {})):
-        out += retrieval_header(summary)
+def _header(summary: RunSummary, raw: dict[str, Any], retrieval_only: bool) -> list[str]:
+    """What the run was; `raw` is the summary as written, for the readers that take the file's dict."""
+    counts, run = summary.counts or CountsBlock(), summary.run
+    out = [f"# Benchmark report: {summary.run_id or 'run'}", ""]
+    if retrieval_only:
+        out += retrieval_header(raw)
     else:
-        if summary.get("offline"):
+        if summary.offline:
             out += ["> **Offline run.** Deterministic agent, extractive reader and deterministic grader: "
                     "a reproducible floor, not a model's score.", ""]
-        judges = ", ".join(f"{k} ({v})" for k, v in counts.get("judges", {}).items()) or "none"
-        out += [f"- questions: {counts.get('questions', 0)} (judged {counts.get('judged', 0)}, "
-                f"unjudged {counts.get('unjudged', 0)}, abstention {counts.get('abstention', 0)})",
+        judges = ", ".join(f"{k} ({v})" for k, v in (counts.judges or {}).items()) or "none"
+        out += [f"- questions: {counts.questions or 0} (judged {counts.judged or 0}, "
+                f"unjudged {counts.unjudged or 0}, abstention {counts.abstention or 0})",
                 f"- judge: {judges}; models: {_judge_models(summary)}"]
-        out += [line for line in [calibration_line(summary.get("judge_calibration"))] if line]
-        for key in ("dataset", "provider", "models"):
-            if run.get(key) not in (None, "", {}):
-                out.append(f"- {key}: `{run[key]}`")
-        if isinstance(agent := run.get("memory_agent"), dict):
-            out.append(f"- memory agent: {agent_writes(agent)}")
-        if run.get("memory") or run.get("top_k") is not None:  # an outside agent has neither: it searched itself
-            out.append(f"- memory searched: {index_description(run)}")
-    if run.get("rescored"):
-        rescored = run["rescored"]
-        out.insert(2, f"> **Re-judged answers** of run `{rescored['of_run']}` by `{rescored['judge']}`"
-                      + (f" ({rescored['model']})" if rescored.get("model") else "")
-                      + f", thresholds {rescored['thresholds']}; the run's own report is `{rescored['original_report']}`.")
+        out += [line for line in [calibration_line(summary.block("judge_calibration"))] if line]
+        legacy = run.model_extra or {}  # keys older versions wrote into run
+        out += [f"- {key}: `{legacy[key]}`" for key in ("dataset", "provider", "models")
+                if legacy.get(key) not in (None, "", {})]
+        if run.memory_agent is not None:
+            out.append(f"- memory agent: {agent_writes(run.memory_agent)}")
+        if (run.memory is not None and not run.memory.is_empty()) or run.top_k is not None:
+            out.append(f"- memory searched: {index_description(raw.get('run', {}))}")  # an outside agent searched itself
+    if (rescored := run.rescored) is not None:
+        out.insert(2, f"> **Re-judged answers** of run `{rescored.of_run}` by `{rescored.judge}`"
+                      + (f" ({rescored.model})" if rescored.model else "")
+                      + f", thresholds {rescored.thresholds}; the run's own report is `{rescored.original_report}`.")
         out.insert(3, "")
-    out += [f"- {name}: `{run[key]}`" for key, name in (("started_at", "started"), ("config", "config")) if run.get(key)]
+    out += [f"- {name}: `{value}`" for value, name in ((run.started_at, "started"), (run.config, "config")) if value]
     told = ("offline run", "retrieval-only run")  # already said above
-    out += [f"- note: {n}" for n in summary.get("notes", []) if not n.startswith(told)]
+    out += [f"- note: {n}" for n in summary.notes or [] if not n.startswith(told)]
     return out + [""]
 
 
-def agent_writes(agent: dict[str, Any]) -> str:
+def agent_writes(agent: MemoryAgentInfo) -> str:
     """How the memory agent wrote: ingest unit, who typed raw_entry, how often the context was written."""
-    raw = ("harness (the model named each message; the harness stored its text)" if agent.get("raw_entry") == "harness"
+    raw = ("harness (the model named each message; the harness stored its text)" if agent.raw_entry == "harness"
            else "model (the model re-typed each message)")
-    every = agent.get("context_every_sessions") or 1
-    context = ("on the message cadence" if agent.get("context_update") != "session"
+    every = agent.context_every_sessions or 1
+    context = ("on the message cadence" if agent.context_update != "session"
                else "once per session" if every == 1 else f"every {every} sessions")
-    return f"ingest unit {agent.get('ingest_unit')}, raw_entry {raw}, context written {context}"
+    return f"ingest unit {agent.ingest_unit}, raw_entry {raw}, context written {context}"
 
 
-def _qa_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
-    qa = summary.get("qa", {})
+def _qa_section(summary: RunSummary, raw: dict[str, Any], plot: Path | None) -> list[str]:
+    qa = summary.qa or QaBlock()
     out = ["## QA accuracy", ""]
-    if not qa.get("judged"):
+    if not qa.judged:
         return out + ["No judged answers (no questions, or every answer unjudged).", ""]
     out += ["| | n | correct | accuracy | 95% CI | unjudged |", "|---|---|---|---|---|---|"]
-    rows = [("**overall**", qa["overall"]), *shown_rows(qa)]
+    rows = [("**overall**", qa.overall or Cell()),
+            *((name, Cell.model_validate(c)) for name, c in shown_rows(raw.get("qa", {})))]
     for name, c in rows:
-        out.append(f"| {name} | {c['n']} | {c['correct']} | {struck(summary, pct(c['accuracy']))} | {_ci(c)} | "
-                   f"{c['unjudged']} |")
-    ta = qa.get("task_averaged", {})
-    averaged = struck(summary, pct(ta.get("accuracy")))
-    out += ["", f"Task-averaged accuracy (mean over {ta.get('n_types', 0)} types): **{averaged}**", ""]
+        out.append(f"| {name} | {c.n} | {c.correct} | {struck(summary, pct(c.accuracy))} | {_ci(c)} | {c.unjudged} |")
+    ta = qa.task_averaged or TaskAveraged()
+    averaged = struck(summary, pct(ta.accuracy))
+    out += ["", f"Task-averaged accuracy (mean over {ta.n_types or 0} types): **{averaged}**", ""]
     return out + ([f"![accuracy by type](plots/{plot.name})", ""] if plot else [])
 
 
-def _retrieval_section(summary: dict[str, Any], plot: Path | None) -> list[str]:
-    r = summary.get("retrieval", {})
+def _retrieval_section(r: RetrievalBlock, raw: dict[str, Any], plot: Path | None) -> list[str]:
+    """`raw` is the retrieval block as written (measured_ks reads it)."""
     out = ["## Retrieval", ""]
-    if not r.get("available"):
-        return out + [f"- {n}" for n in r.get("notes", ["no retrieval data"])] + [""]
-    m, n = r["metrics"], r["n"]
+    if not r.available:
+        return out + [f"- {n}" for n in (r.notes if r.notes is not None else ["no retrieval data"])] + [""]
+    m, n = r.metrics or {}, r.n or {}
     out += ["Means over non-abstention questions with evidence (LongMemEval definitions).", "",
             "| k | session recall_any | session recall_all | session ndcg_any | turn recall_any "
             "| turn recall_all | turn ndcg_any | n (session/turn) |", "|---|---|---|---|---|---|---|---|"]
-    for k in measured_ks(r):  # a k above top_k was never measured: the notes say so, no row of n/a
+    for k in measured_ks(raw):  # a k above top_k was never measured: the notes say so, no row of n/a
         vals = [num(m.get(f"{lvl}.{met}@{k}")) for lvl in ("session", "turn")
                 for met in ("recall_any", "recall_all", "ndcg_any")]
         out.append(f"| {k} | " + " | ".join(vals) + f" | {n.get(f'session@{k}', 0)}/{n.get(f'turn@{k}', 0)} |")
-    out += [""] + [f"- {note}" for note in r.get("notes", [])] + [""]
-    caption = f"Plotted at the k values this run measured (k = {', '.join(map(str, measured_ks(r)))})."
+    out += [""] + [f"- {note}" for note in r.notes or []] + [""]
+    caption = f"Plotted at the k values this run measured (k = {', '.join(map(str, measured_ks(raw)))})."
     out += ([f"![recall at k](plots/{plot.name})", "", caption, ""] if plot else []) + _retrieval_by_type(r)
     return out
 
 
-def _retrieval_by_type(r: dict[str, Any]) -> list[str]:
-    usable = [k for k in r["k_values"] if r["n"].get(f"session@{k}") or r["n"].get(f"turn@{k}")]
-    if not usable or not r.get("by_type"):
+def _retrieval_by_type(r: RetrievalBlock) -> list[str]:
+    n = r.n or {}
+    usable = [k for k in r.k_values or [] if n.get(f"session@{k}") or n.get(f"turn@{k}")]
+    if not usable or not r.by_type:
         return []
     k = max(x for x in usable if x <= 10) if any(x <= 10 for x in usable) else usable[0]
     out = [f"By question type, k = {k}:", "",
            "| type | session recall_any | session recall_all | turn recall_any | turn recall_all | n |",
            "|---|---|---|---|---|---|"]
-    for qtype, block in r["by_type"].items():
-        m = block["metrics"]
+    for qtype, block in r.by_type.items():
+        m = block.metrics or {}
         out.append(f"| {qtype} | {num(m.get(f'session.recall_any@{k}'))} | {num(m.get(f'session.recall_all@{k}'))} "
                    f"| {num(m.get(f'turn.recall_any@{k}'))} | {num(m.get(f'turn.recall_all@{k}'))} "
-                   f"| {block['n'].get(f'session@{k}', 0)} |")
+                   f"| {(block.n or {}).get(f'session@{k}', 0)} |")
     return out + [""]
 
 
@@ -218,52 +231,51 @@ def _worst_section(results: list[dict[str, Any]]) -> list[str]:
     return out + [""]
 
 
-def _cost_section(summary: dict[str, Any]) -> list[str]:
-    if is_retrieval_only(summary.get("run", {})):
+def _cost_section(summary: RunSummary, raw: dict[str, Any], retrieval_only: bool) -> list[str]:
+    if retrieval_only:
         return ["## Speed", "", "No model ran (retrieval-only): no tokens, no cost.", ""] + _speed_lines(summary)
-    cost = summary.get("cost", {})
+    cost = summary.cost or CostBlock()
     out = ["## Cost and speed", "", "| role | input tokens | of which cache reads | cache writes | cache-hit share "
            "| output tokens | USD |", "|---|---|---|---|---|---|---|"]
-    shares = cost.get("cache_hit_share", {})
-    rows = [*cost.get("tokens", {}).items(), ("**total**", cost.get("tokens_total", {}))]
+    shares, usd, source = cost.cache_hit_share or {}, cost.usd or {}, cost.source or {}
+    rows = [*(cost.tokens or {}).items(), ("**total**", cost.tokens_total or {})]
     for role, t in rows:
         key = "total" if role == "**total**" else role
         out.append(f"| {role} | {t.get('input', 0):,} | {t.get('cache_read', 0):,} | {t.get('cache_write', 0):,} | "
-                   f"{num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | "
-                   f"{num(cost.get('usd', {}).get(key), '{:.4f}')} |")
-    floor = (f" The memory agent's floor for these cases is {num(cost.get('floor_usd'), '${:.4f}')}: this run cost "
-             f"{num(cost.get('floor_ratio'), '{:.2f}')}x it." if cost.get("floor_ratio") is not None else "")
-    out += ["", f"Cost per question: {num(cost.get('usd_per_question'), '${:.4f}')}; per correct answer: "
-            f"{num(usd_per_correct(summary), '${:.4f}')}.{floor} Input tokens include the "
+                   f"{num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | {num(usd.get(key), '{:.4f}')} |")
+    floor = (f" The memory agent's floor for these cases is {num(cost.floor_usd, '${:.4f}')}: this run cost "
+             f"{num(cost.floor_ratio, '{:.2f}')}x it." if cost.floor_ratio is not None else "")
+    out += ["", f"Cost per question: {num(cost.usd_per_question, '${:.4f}')}; per correct answer: "
+            f"{num(usd_per_correct(raw), '${:.4f}')}.{floor} Input tokens include the "
             "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
             "cache_write."]
-    out += [f"- {note}" for note in cost.get("price_notes", [])]
-    if "ledger" in cost.get("source", {}).values():
+    out += [f"- {note}" for note in cost.price_notes or []]
+    if "ledger" in source.values():
         out += ["", "Tokens for these roles come from the run's token ledger, not from the results lines: "
-                + ", ".join(r for r, src in cost["source"].items() if src == "ledger") + "."]
-    if cost.get("unpriced_models"):
-        out += ["", "No price configured for: " + ", ".join(f"`{m}`" for m in cost["unpriced_models"])
+                + ", ".join(r for r, src in source.items() if src == "ledger") + "."]
+    if cost.unpriced_models:
+        out += ["", "No price configured for: " + ", ".join(f"`{m}`" for m in cost.unpriced_models)
                 + " (USD shown as n/a or partial)."]
     return out + [""] + _speed_lines(summary)
 
 
-def _speed_lines(summary: dict[str, Any]) -> list[str]:
-    speed = summary.get("speed", {})
+def _speed_lines(summary: RunSummary) -> list[str]:
+    speed = summary.speed or SpeedBlock()
     out = ["| phase | total (s) | mean (s) | n | mean per |", "|---|---|---|---|---|"]
-    for phase, p in speed.get("phases", {}).items():
+    for phase, p in (speed.phases or {}).items():
         # ingestion is timed once per case (a LoCoMo conversation holds many questions); QA and eval per question
         per = "case (one ingestion)" if phase == "ingest_s" else "question"
         out.append(f"| {phase.removesuffix('_s')} | {num(p['sum'], '{:.1f}')} | {num(p['mean'], '{:.2f}')} | {p['n']} "
                    f"| {per} |")
-    out += ["", _wall_line((summary.get("run") or {}).get("wall_s"))]
-    lat = speed.get("tool_latency_ms", {})
-    out += ["", f"Memory tool latency over {lat.get('n', 0)} calls: p50 {num(lat.get('p50'), '{:.1f}')} ms, "
-            f"p95 {num(lat.get('p95'), '{:.1f}')} ms, max {num(lat.get('max'), '{:.1f}')} ms.", ""]
-    by_tool = speed.get("tool_latency_by_tool_ms") or {}
+    out += ["", _wall_line(summary.run.wall_s)]
+    lat = speed.tool_latency_ms or Latency()
+    out += ["", f"Memory tool latency over {lat.n or 0} calls: p50 {num(lat.p50, '{:.1f}')} ms, "
+            f"p95 {num(lat.p95, '{:.1f}')} ms, max {num(lat.max, '{:.1f}')} ms.", ""]
+    by_tool = speed.tool_latency_by_tool_ms or {}
     if by_tool:
         out += ["| tool | calls | p50 (ms) | p95 (ms) | max (ms) |", "|---|---|---|---|---|"]
-        out += [f"| {tool} | {t['n']} | {num(t['p50'], '{:.1f}')} | {num(t['p95'], '{:.1f}')} "
-                f"| {num(t['max'], '{:.1f}')} |" for tool, t in by_tool.items()]
+        out += [f"| {tool} | {t.n} | {num(t.p50, '{:.1f}')} | {num(t.p95, '{:.1f}')} "
+                f"| {num(t.max, '{:.1f}')} |" for tool, t in by_tool.items()]
         out.append("")
     return out
 
@@ -283,33 +295,37 @@ def _data_uri(run_dir: Path, rel: str) -> str | None:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def render_markdown(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *, suites: SuiteLookup,
+def render_markdown(run_dir: Path, summary: RunSummary, results: list[dict[str, Any]], *, suites: SuiteLookup,
                     sweep: dict[str, Any] | None = None,
                     extra_sections: list[tuple[str, str]] | tuple = ()) -> str:
-    """Draw the plots into run_dir/plots and return the report markdown."""
+    """Draw the plots into run_dir/plots and return the report markdown. The sections read the typed summary;
+    suites' hooks, plots and the other sections' readers get it as written (`raw`, the file's dict)."""
     plots = Path(run_dir) / "plots"
-    retrieval_only = is_retrieval_only(summary.get("run", {}))
-    lines = _header(summary)
+    raw = summary.as_dict()
+    retrieval_only = is_retrieval_only(raw.get("run", {}))
+    lines = _header(summary, raw, retrieval_only)
     lines[2:2] = banner(summary)  # an invalid run says so first (scoring/validity.py)
     if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
-        lines += _qa_section(summary, plot_accuracy_by_type(summary.get("qa", {}), plots / "accuracy_by_type.png"))
-        lines += errata_section(summary)  # as published and as corrected, with [dataset] errata
-        for suite in suites_of_summary(suites, summary):
-            lines += suite.qa_report_lines(summary) + suite.report_figures(summary, plots)
-    lines += _retrieval_section(summary, plot_recall_curves(summary.get("retrieval", {}), plots / "recall_at_k.png"))
+        lines += _qa_section(summary, raw, plot_accuracy_by_type(raw.get("qa", {}), plots / "accuracy_by_type.png"))
+        lines += errata_section(raw)  # as published and as corrected, with [dataset] errata
+        for suite in suites_of_summary(suites, raw):
+            lines += suite.qa_report_lines(raw) + suite.report_figures(raw, plots)
+    retrieval = raw.get("retrieval", {})
+    lines += _retrieval_section(summary.retrieval or RetrievalBlock(), retrieval,
+                                plot_recall_curves(retrieval, plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
         lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))
     lines += validity_section(summary)
-    lines += attribution_section(summary, plots)
-    lines += baselines_section(summary, plots)
+    lines += attribution_section(raw, plots)
+    lines += baselines_section(raw, plots)
     lines += worst_by_retrieval(results) if retrieval_only else _worst_section(results)
-    lines += _cost_section(summary)
+    lines += _cost_section(summary, raw, retrieval_only)
     for title, body in extra_sections:
         lines += [f"## {title}", "", body.rstrip(), ""]
     return "\n".join(lines)
 
 
-def write_report(run_dir: Path, summary: dict[str, Any], results: list[dict[str, Any]], *, suites: SuiteLookup,
+def write_report(run_dir: Path, summary: RunSummary, results: list[dict[str, Any]], *, suites: SuiteLookup,
                  sweep: dict[str, Any] | None = None,
                  extra_sections: list[tuple[str, str]] | tuple = ()) -> dict[str, Path]:
     """Write report.md, report.html and plots/*.png into run_dir; return their paths."""
@@ -318,7 +334,7 @@ def write_report(run_dir: Path, summary: dict[str, Any], results: list[dict[str,
     markdown = render_markdown(run_dir, summary, results, suites=suites, sweep=sweep, extra_sections=extra_sections)
     md_path, html_path = run_dir / "report.md", run_dir / "report.html"
     write_text_atomic(md_path, markdown)
-    write_text_atomic(html_path, html_page(f"Benchmark report: {summary.get('run_id') or run_dir.name}", markdown,
+    write_text_atomic(html_path, html_page(f"Benchmark report: {summary.run_id or run_dir.name}", markdown,
                                            image_src=lambda rel: _data_uri(run_dir, rel)))
     return {"markdown": md_path, "html": html_path,
             **{p.stem: p for p in sorted((run_dir / "plots").glob("*.png"))}}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarker.reporting.compare_shapes import Pair, RetrievalPair, RetrievalStat
 from benchmarker.reporting.fmt import num
 from benchmarker.scoring.retrieval_metrics import K_VALUES, LEVELS, METRICS, question_retrieval
 from benchmarker.scoring.stats import holm, mcnemar_exact, paired_bootstrap
@@ -41,10 +42,10 @@ def _paired(base: PerQuestion, other: PerQuestion, level: str, name: str) -> lis
 
 
 def compare_retrieval(base: list[dict[str, Any]], other: list[dict[str, Any]], *, iterations: int,
-                      seed: int) -> dict[str, Any]:
+                      seed: int) -> RetrievalPair:
     """{"available", "questions": {level: n}, "metrics": {"session.recall_any@5": {...}, ...}}."""
     a, b = per_question(base), per_question(other)
-    metrics: dict[str, dict[str, Any]] = {}
+    metrics: dict[str, RetrievalStat] = {}
     for level in LEVELS:
         for k in K_VALUES:
             for metric in METRICS:
@@ -58,17 +59,17 @@ def compare_retrieval(base: list[dict[str, Any]], other: list[dict[str, Any]], *
             "metrics": metrics}
 
 
-def _stats(pairs: list[tuple[str, float, float]], metric: str, iterations: int, seed: int) -> dict[str, Any]:
+def _stats(pairs: list[tuple[str, float, float]], metric: str, iterations: int, seed: int) -> RetrievalStat:
     n = len(pairs)
     worse = [q for q, x, y in pairs if y < x]
     better = [q for q, x, y in pairs if y > x]
-    out: dict[str, Any] = {
+    out: RetrievalStat = {
         "n": n, "baseline": sum(x for _, x, _ in pairs) / n, "run": sum(y for _, _, y in pairs) / n,
         "bootstrap": paired_bootstrap([x for _, x, _ in pairs], [y for _, _, y in pairs],
                                       iterations=iterations, seed=seed),
         "better": len(better), "worse": len(worse)}
     if metric in BINARY:
-        out |= {"mcnemar_p": mcnemar_exact(len(worse), len(better)), "lost": worse, "gained": better}
+        out.update({"mcnemar_p": mcnemar_exact(len(worse), len(better)), "lost": worse, "gained": better})
     return out
 
 
@@ -96,10 +97,10 @@ def side_by_side(runs: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def pair_lines(pair: dict[str, Any]) -> list[str]:
+def pair_lines(pair: Pair) -> list[str]:
     """The paired retrieval table of one run against the baseline, then who lost or gained evidence."""
-    r = pair.get("retrieval") or {}
-    if not r.get("available"):
+    r = pair["retrieval"]
+    if not r["available"]:
         return []
     metrics = r["metrics"]
     boot = next(iter(metrics.values()))["bootstrap"]
@@ -121,8 +122,8 @@ def pair_lines(pair: dict[str, Any]) -> list[str]:
                    f"| {m['better']} / {m['worse']} | {p} |")
     for level in LEVELS:
         k = max((int(key.rsplit("@", 1)[1]) for key in metrics if key.startswith(f"{level}.")), default=None)
-        m = metrics.get(f"{level}.recall_any@{k}")
-        if m and (m["lost"] or m["gained"]):
-            out += ["", f"- {level} recall_any@{k}, evidence lost: {format_ids(m['lost'])}",
-                    f"- {level} recall_any@{k}, evidence gained: {format_ids(m['gained'])}"]
+        recall = metrics.get(f"{level}.recall_any@{k}")
+        if recall and (recall["lost"] or recall["gained"]):
+            out += ["", f"- {level} recall_any@{k}, evidence lost: {format_ids(recall['lost'])}",
+                    f"- {level} recall_any@{k}, evidence gained: {format_ids(recall['gained'])}"]
     return out

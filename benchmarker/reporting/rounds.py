@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.log.jsonl import read_jsonl
 
@@ -23,20 +23,58 @@ def adversary_ran(run_dir: Path) -> bool:
     return any(True for _ in read_jsonl(Path(run_dir) / LOG_FILE))
 
 
-def rounds_block(results: list[dict[str, Any]], run_dir: Path) -> dict[str, Any]:
+class CategoryCell(TypedDict):
+    n: int
+    accuracy: float
+
+
+class RoundRow(TypedDict):
+    """One round's answers: how many, judged, accuracy, per category and the three worst categories."""
+
+    questions: int
+    judged: int
+    accuracy: float | None
+    by_category: dict[str, CategoryCell]
+    worst: list[str]
+
+
+class AdversaryCounts(TypedDict):
+    cases: int
+    proposed: int
+    verified: int
+    dropped: int
+    asked: int
+    drop_reasons: dict[str, int]
+
+
+class AdversaryRow(AdversaryCounts):
+    """One round of the adversary: its counts, and the sentence that says why it asked what it asked."""
+
+    note: str
+
+
+class RoundsBlock(TypedDict):
+    """summary.json's `rounds` (summary.py documents it)."""
+
+    rounds: dict[int, RoundRow]
+    adversary: dict[int, AdversaryRow]
+
+
+def rounds_block(results: list[dict[str, Any]], run_dir: Path) -> RoundsBlock:
     """{"rounds": {N: {questions, judged, accuracy, by_category, worst}}, "adversary": {N: cases / proposed /
     verified / dropped / asked / drop_reasons / note}}; every logged round has a row, asked or not."""
     lines = list(read_jsonl(Path(run_dir) / LOG_FILE))
     by_round: dict[int, list[dict[str, Any]]] = {int(line["round"]): [] for line in lines}
     for result in results:
         by_round.setdefault(int(result.get("round") or 0), []).append(result)
-    rounds = {}
+    rounds: dict[int, RoundRow] = {}
     for round_, rows in sorted(by_round.items()):
         judged = [r for r in rows if r.get("label") is not None]
         cats: dict[str, list[bool]] = defaultdict(list)
         for r in judged:
             cats[r.get("category") or r.get("question_type") or "uncategorised"].append(bool(r["label"]))
-        by_category = {c: {"n": len(v), "accuracy": sum(v) / len(v)} for c, v in sorted(cats.items())}
+        by_category: dict[str, CategoryCell] = {c: {"n": len(v), "accuracy": sum(v) / len(v)}
+                                                for c, v in sorted(cats.items())}
         worst = sorted(by_category, key=lambda c: (by_category[c]["accuracy"], -by_category[c]["n"]))[:3]
         rounds[round_] = {"questions": len(rows), "judged": len(judged),
                           "accuracy": sum(bool(r["label"]) for r in judged) / len(judged) if judged else None,
@@ -48,15 +86,15 @@ def rounds_block(results: list[dict[str, Any]], run_dir: Path) -> dict[str, Any]
     return {"rounds": rounds, "adversary": adversary}
 
 
-def _adversary_row(round_: int, lines: list[dict[str, Any]]) -> dict[str, Any]:
-    row: dict[str, Any] = {"cases": len(lines), "proposed": sum(int(x.get("proposed") or 0) for x in lines),
-                           "verified": sum(int(x.get("verified") or 0) for x in lines),
-                           "dropped": sum(len(x.get("dropped") or []) for x in lines),
-                           "asked": sum(len(x["questions"]) if "questions" in x else int(x.get("verified") or 0)
-                                        for x in lines),
-                           "drop_reasons": _drop_reasons(lines)}
+def _adversary_row(round_: int, lines: list[dict[str, Any]]) -> AdversaryRow:
+    row: AdversaryCounts = {"cases": len(lines), "proposed": sum(int(x.get("proposed") or 0) for x in lines),
+                            "verified": sum(int(x.get("verified") or 0) for x in lines),
+                            "dropped": sum(len(x.get("dropped") or []) for x in lines),
+                            "asked": sum(len(x["questions"]) if "questions" in x else int(x.get("verified") or 0)
+                                         for x in lines),
+                            "drop_reasons": _drop_reasons(lines)}
     head = f"Round {round_} asked nothing" if not row["asked"] else f"Round {round_} asked {row['asked']} question(s)"
-    return row | {"note": f"{head}: {why_nothing(lines)}"}
+    return {**row, "note": f"{head}: {why_nothing(lines)}"}
 
 
 def _drop_reasons(lines: list[dict[str, Any]]) -> dict[str, int]:

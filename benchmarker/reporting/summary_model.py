@@ -104,6 +104,13 @@ class QaBlock(Block):
     not_graded: int | None = None
 
 
+class RetrievalByType(Block):
+    """retrieval.by_type[t]: the same metrics and counts over one question type."""
+
+    metrics: dict[str, Num | None] | None = None
+    n: dict[str, int] | None = None
+
+
 class RetrievalBlock(Block):
     """summary.json's `retrieval` (scoring/retrieval_metrics.py); metrics are null where not available."""
 
@@ -114,7 +121,7 @@ class RetrievalBlock(Block):
     n: dict[str, int] | None = None
     excluded_abstention: int | None = None
     questions: dict[str, int] | None = None
-    by_type: dict[str, Any] | None = None
+    by_type: dict[str, RetrievalByType] | None = None
     notes: list[str] | None = None
 
 
@@ -149,6 +156,15 @@ class SpeedBlock(Block):
     tool_latency_by_tool_ms: dict[str, Latency] | None = None
 
 
+class NotSearchable(Block):
+    """counts.not_searchable (scoring/searchable.py): questions and cases left out on an index not searchable yet."""
+
+    questions: int | None = None
+    question_ids: list[str] | None = None
+    cases_failed: int | None = None
+    case_ids: list[str] | None = None
+
+
 class CountsBlock(Block):
     """summary.json's `counts` (reporting/summary.py counts_block, scoring/searchable.py)."""
 
@@ -161,7 +177,7 @@ class CountsBlock(Block):
     by_kind: dict[str, int] | None = None
     judges: dict[str, int] | None = None
     judge_models: list[str] | None = None
-    not_searchable: dict[str, Any] | None = None
+    not_searchable: NotSearchable | None = None
 
 
 class MemoryInfo(Block):
@@ -171,6 +187,26 @@ class MemoryInfo(Block):
     embedder: str | None = None
     alpha: Num | str | None = None   # "service default" on a Mycelian stack, whose alpha the harness does not set
     lacks: list[str] | None = None
+
+
+class MemoryAgentInfo(Block):
+    """run.memory_agent: how our memory agent wrote (ingest unit, who typed raw_entry, the context cadence)."""
+
+    ingest_unit: str | None = None
+    raw_entry: str | None = None
+    context_update: str | None = None
+    context_every_sessions: int | None = None
+
+
+class Rescored(Block):
+    """run.rescored, on a `score` re-judging: whose answers, which judge, where the run's own report is."""
+
+    of_run: str | None = None
+    judge: str | None = None
+    model: str | None = None
+    label: str | None = None
+    original_report: str | None = None
+    thresholds: str | None = None
 
 
 class RunBlock(Block):
@@ -183,6 +219,19 @@ class RunBlock(Block):
     alpha: Num | None = None
     memory: MemoryInfo | None = None
     replay: dict[str, Any] | None = None
+    started_at: str | None = None
+    config: str | None = None
+    wall_s: Num | None = None
+    memory_agent: MemoryAgentInfo | None = None
+    rescored: Rescored | None = None
+
+
+class StageCell(Block):
+    """attribution.by_type[t] (scoring/attribution.py StageCell): counts and shares by stage."""
+
+    n: int | None = None
+    counts: dict[str, int] | None = None
+    shares: dict[str, Num] | None = None
 
 
 class AttributionBlock(Block):
@@ -193,7 +242,7 @@ class AttributionBlock(Block):
     counts: dict[str, int] | None = None
     shares: dict[str, Num] | None = None
     lost_by_memory: int | None = None
-    by_type: dict[str, Any] | None = None
+    by_type: dict[str, StageCell] | None = None
     write_match: str | None = None
     seen_match: str | None = None
     notes: list[str] | None = None
@@ -237,16 +286,36 @@ class JudgePair(Block):
     only_b_correct: int | None = None
 
 
+class JudgeEntry(Block):
+    """One judge of judge_sensitivity: where its labels are and how many it left unjudged."""
+
+    name: str | None = None
+    source: str | None = None
+    own: bool | None = None
+    judge: str | None = None
+    model: str | None = None
+    lines: int | None = None
+    unjudged: int | None = None
+
+
+class Disagreement(Block):
+    """A paired question the judges labelled differently: each judge's label."""
+
+    question_id: str | None = None
+    question_type: str | None = None
+    labels: dict[str, bool | None] | None = None
+
+
 class JudgeSensitivityBlock(Block):
     """summary.json's `judge_sensitivity` (scoring/judge_sensitivity.py), when a run was judged twice or more."""
 
-    judges: list[dict[str, Any]] | None = None
+    judges: list[JudgeEntry] | None = None
     questions: int | None = None
     paired: int | None = None
     overall: JudgeGroup | None = None
     by_type: dict[str, JudgeGroup] | None = None
     pairs: list[JudgePair] | None = None
-    disagreements: list[dict[str, Any]] | None = None
+    disagreements: list[Disagreement] | None = None
     bootstrap: dict[str, int] | None = None
     notes: list[str] | None = None
 
@@ -261,6 +330,26 @@ class ContextTokens(Block):
     max: int | None = None
 
 
+class ListedQuestions(Block):
+    """budget.over_budget: how many questions, and the first ids."""
+
+    questions: int | None = None
+    question_ids: list[str] | None = None
+
+
+class HitsTrimmed(ListedQuestions):
+    """budget.hits_trimmed: searches that returned more than top_k hits, and how many hits were cut."""
+
+    hits: int | None = None
+
+
+class BudgetCut(ListedQuestions):
+    """budget.cut: questions whose context the budget cut, hits dropped and texts shortened."""
+
+    hits_dropped: int | None = None
+    text_cut: int | None = None
+
+
 class BudgetBlock(Block):
     """summary.json's `budget` (reporting/budget.py): context tokens, top_k, hits trimmed, budget cuts."""
 
@@ -270,9 +359,9 @@ class BudgetBlock(Block):
     questions: int | None = None
     context_tokens: ContextTokens | None = None
     source: dict[str, int] | None = None
-    hits_trimmed: dict[str, Any] | None = None
-    cut: dict[str, Any] | None = None
-    over_budget: dict[str, Any] | None = None
+    hits_trimmed: HitsTrimmed | None = None
+    cut: BudgetCut | None = None
+    over_budget: ListedQuestions | None = None
     notes: list[str] | None = None
 
 
@@ -302,6 +391,24 @@ class McNemarPair(Block):
     p_value: Num | None = None
 
 
+class FullContextCut(Block):
+    """baselines.runs.full_context.cut: what fitting the whole history into the reader's window dropped."""
+
+    questions_cut: int | None = None
+    sessions_dropped: int | None = None
+    tokens_before_max: int | None = None
+    context_tokens_mean: Num | None = None
+    context_tokens_max: int | None = None
+
+
+class BaselineRun(Block):
+    """baselines.runs[condition]: the questions that condition answered and where its files are."""
+
+    questions: int | None = None
+    dir: str | None = None
+    cut: FullContextCut | None = None
+
+
 class BaselinesBlock(Block):
     """summary.json's `baselines`, after `baselines RUN_DIR`: is memory needed here?"""
 
@@ -309,7 +416,7 @@ class BaselinesBlock(Block):
     accuracy: dict[str, ConditionAccuracy] | None = None
     headroom: Headroom | None = None
     mcnemar_memory_vs_full_context: McNemarPair | None = None
-    runs: dict[str, Any] | None = None
+    runs: dict[str, BaselineRun] | None = None
 
 
 class ValidityCheck(Block):

@@ -7,50 +7,50 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.reporting.summary_model import load_summary
+from benchmarker.reporting.summary_model import RunSummary, ValidityBlock, load_summary
 from benchmarker.scoring.validity import headline, validity_block
 
 
-def is_invalid(summary: dict[str, Any]) -> bool:
-    return (summary.get("validity") or {}).get("valid") is False
+def is_invalid(summary: RunSummary) -> bool:
+    return summary.validity is not None and summary.validity.valid is False
 
 
-def banner(summary: dict[str, Any]) -> list[str]:
+def banner(summary: RunSummary) -> list[str]:
     """The report's first lines under its title: the verdict, when the run is invalid."""
-    line = headline(summary.get("validity"))
-    if line is None:
+    validity = summary.validity
+    line = headline(validity.as_dict() if validity is not None else None)
+    if line is None or validity is None:
         return []
-    reasons = (summary.get("validity") or {}).get("reasons") or []
     return ([f"> **{line}**", ">", "> Every accuracy below is **not a score**: fix the cause and re-run the same "
              "command (failed cases are retried), or see the Validity section."]
-            + [f"> - {reason}" for reason in reasons[1:]] + [""])
+            + [f"> - {reason}" for reason in (validity.reasons or [])[1:]] + [""])
 
 
-def struck(summary: dict[str, Any], value: str) -> str:
+def struck(summary: RunSummary, value: str) -> str:
     """An accuracy as the report prints it: struck through on an invalid run."""
     return f"~~{value}~~ not a score" if is_invalid(summary) and value not in ("", "n/a", "-") else value
 
 
-def validity_section(summary: dict[str, Any]) -> list[str]:
+def validity_section(summary: RunSummary) -> list[str]:
     """## Validity: every check, failing or not, with its count, share and threshold."""
-    block = summary.get("validity") or {}
-    checks = block.get("checks") or {}
+    block = summary.validity or ValidityBlock()
+    checks = block.checks or {}
     if not checks:
         return []
-    verdict = "**INVALID**: not a score" if block.get("valid") is False else "valid: every check within its threshold"
+    verdict = "**INVALID**: not a score" if block.valid is False else "valid: every check within its threshold"
     out = ["## Validity", "", f"Verdict: {verdict} (thresholds: `[validity]`, docs/defending.md).", "",
            "| check | count | of | share | threshold | ok | detail |", "|---|---|---|---|---|---|---|"]
-    applies = {name: check for name, check in checks.items() if check.get("applies", True)}
+    applies = {name: check for name, check in checks.items() if check.applies is not False}
     for name, check in applies.items():
-        share = "n/a" if check.get("share") is None else f"{check['share']:.1%}"
-        ok = "yes" if check.get("ok") else "**no**"
-        detail = str(check.get("detail") or "").replace("|", "/")
-        out.append(f"| {name} | {check.get('count', 0)} | {check.get('of', 0)} | {share} | "
-                   f"{check.get('threshold', 0):.0%} | {ok} | {detail} |")
+        share = "n/a" if check.share is None else f"{check.share:.1%}"
+        ok = "yes" if check.ok else "**no**"
+        detail = str(check.detail or "").replace("|", "/")
+        out.append(f"| {name} | {check.count or 0} | {check.of or 0} | {share} | "
+                   f"{check.threshold or 0:.0%} | {ok} | {detail} |")
     idle: dict[str, list[str]] = {}  # checks this run gives nothing to count, grouped by why
     for name, check in checks.items():
         if name not in applies:
-            idle.setdefault(str(check.get("detail") or "not applicable"), []).append(f"`{name}`")
+            idle.setdefault(str(check.detail or "not applicable"), []).append(f"`{name}`")
     out += ["", *(f"Not applicable here ({why}): {', '.join(names)}." for why, names in idle.items())] if idle else []
     return out + [""]
 

@@ -12,6 +12,7 @@ from benchmarker.graph.context import CaseExecutor, RunContext, RunPoint, Search
 from benchmarker.graph.progress import RunProgress
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import MemoryDriver
+from benchmarker.registry import scoring_suite
 from benchmarker.run.models import RunModels
 from benchmarker.scoring.judges import Judge
 from benchmarker.subjects import MemoryAgentSubject, ReplayWrites, Subject
@@ -29,10 +30,12 @@ class RunParts:
 
 def build_context(config: RunConfig, *, log: RunLog, parts: RunParts, judge: Judge, models: RunModels,
                   progress: RunProgress, search: SearchSettings, tracing: RunTracing | None) -> RunContext:
-    """The run graph's context at one sweep point (a plain run is one point)."""
+    """The run graph's context at one sweep point (a plain run is one point); the suite that scores the
+    run's cases is resolved here, once, for every run path."""
     return RunContext(config=config, log=log, memory=parts.memory, subject=parts.subject, judge=judge,
                       ledger=models.ledger, progress=progress, executor=parts.executor,
-                      point=RunPoint(search=search, phases=tuple(config.run.phases)), tracing=tracing)
+                      point=RunPoint(search=search, phases=tuple(config.run.phases)),
+                      suite=scoring_suite(config.dataset.kind), tracing=tracing)
 
 
 def _floor(config: RunConfig) -> CostFloor | None:

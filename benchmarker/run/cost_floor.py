@@ -3,10 +3,13 @@ the config's prices: the run and the `estimate`, `oracle` and `baselines` verbs 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmarker.agent.ledger import Usage, batch_price, price_usage
+from benchmarker.config_schema import Price, RunConfig
 from benchmarker.registry import plan_dataset
 from benchmarker.run.estimate_model import (
     CONTEXT_BASE_CHARS,
@@ -20,15 +23,23 @@ from benchmarker.run.estimate_model import (
 FLOOR_SUMMARY_TOKENS = 40   # the floor's summary of one message (issue 28: ~40 output tokens)
 
 
-def usage_usd(usage: Usage, config, model_id: str, notes: list[str] | None = None, *,
+@dataclass(frozen=True)
+class Pricing:
+    """All that puts a USD figure on a usage: `[prices]` and `[batch] price_factor`."""
+
+    prices: Mapping[str, Price]
+    batch_factor: float
+
+
+def usage_usd(usage: Usage, pricing: Pricing, model_id: str, notes: list[str] | None = None, *,
               batch: bool = False) -> float | None:
     """USD of `usage` at `[prices]` for `model_id` (None: no price); `batch` applies `[batch] price_factor`.
     Price notes (cache tokens priced at the input price, say) are added to `notes` once each."""
     if not usage.calls and not usage.input_tokens and not usage.output_tokens:
         return 0.0
-    price = config.prices.get(model_id)
+    price = pricing.prices.get(model_id)
     plain = None if price is None else price.model_dump()
-    usd, price_notes = price_usage(usage, batch_price(plain, config.batch.price_factor) if batch else plain, model_id)
+    usd, price_notes = price_usage(usage, batch_price(plain, pricing.batch_factor) if batch else plain, model_id)
     if notes is not None:
         notes += [n for n in price_notes if n not in notes]
     return usd
@@ -51,17 +62,18 @@ def floor_case(case, model: AgentModel) -> Usage:
     return usage
 
 
-def run_floor(config) -> dict[str, Any] | None:
+def run_floor(config: RunConfig) -> dict[str, Any] | None:
     """The floor of a run's selected cases (summary.json's cost.floor_usd): None without memory-agent calls."""
     import tempfile
 
     if config.run.mode != "agent" or config.agent.type != "memory_agent" or "ingest" not in config.run.phases:
         return None
-    model, usage = agent_model(config), Usage()
+    model, usage = agent_model(config.params, config.memory), Usage()
     with tempfile.TemporaryDirectory() as scratch:
         for group in plan_dataset(config, Path(scratch)).groups:
             for case in group.cases():
                 usage.add(floor_case(case, model))
-    return {"usd": usage_usd(usage, config, config.models.agent), "input_tokens": usage.input_tokens,
+    pricing = Pricing(config.prices, config.batch.price_factor)
+    return {"usd": usage_usd(usage, pricing, config.models.agent), "input_tokens": usage.input_tokens,
             "output_tokens": usage.output_tokens, "context_updates": usage.calls,
             "summary_tokens": FLOOR_SUMMARY_TOKENS}

@@ -32,6 +32,7 @@ from functools import lru_cache
 from benchmarker.agent.ledger import Usage
 from benchmarker.agent.offline_agent import policy_steps
 from benchmarker.agent.prompts import TurnHeader, render_unit
+from benchmarker.config_schema import MemoryConfig, ParamsConfig
 from benchmarker.datasets.schema import Case
 from benchmarker.graph.ingest import context_due, ingest_units
 from benchmarker.memory.limits import BOOTSTRAP_ENTRIES, CONTEXT_CHARS, RAW_ENTRY_CHARS, SUMMARY_CHARS
@@ -77,7 +78,7 @@ def tool_schema_chars() -> dict[str, int]:
     listed from a FastMCP instance (no server is started; the tools are never called)."""
     from mcp.server.fastmcp import FastMCP
 
-    from benchmarker.memory.service.tools import EXTENSION_TOOLS, build_tools
+    from embedded_memory.tools import EXTENSION_TOOLS, build_tools
 
     listed = _run_sync(FastMCP("estimate", tools=build_tools(None)).list_tools())  # type: ignore[arg-type]
     return {tool.name: len(json.dumps({"type": "function", "function": {
@@ -101,7 +102,7 @@ def harness_add_entry_chars() -> int:
 def system_prompt_chars(unit: str, cadence: int, raw_entry: str = "model", context_update: str = "cadence") -> int:
     """Characters of the memory agent's system prompt for an ingest unit (ids as 36-character UUIDs)."""
     from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, unit_instructions
-    from benchmarker.memory.service.prompts import default_prompts
+    from embedded_memory.prompts import default_prompts
 
     uuid = "00000000-0000-0000-0000-000000000000"
     return len(compose_memory_system_prompt(load_prompt("memory_agent_prefix"), default_prompts("chat"),
@@ -152,15 +153,16 @@ class AgentModel:
         return tokens(system_prompt_chars(unit, self.cadence, raw_entry, context_update))
 
 
-def agent_model(config) -> AgentModel:
+def agent_model(params: ParamsConfig, memory: MemoryConfig) -> AgentModel:
+    """The offline agent's call shapes under the configured context cadence and placeholder context."""
     from benchmarker.agent.prompts import context_due_line, load_prompt
-    from benchmarker.memory.service.settings import PLACEHOLDER_CONTEXT
+    from embedded_memory.settings import PLACEHOLDER_CONTEXT
 
-    cadence = config.params.context_cadence
+    cadence = params.context_cadence
     return AgentModel(tool_schema_chars(), {u: system_prompt_chars(u, cadence) for u in ("message", "exchange",
                                                                                           "session")},
                       cadence, load_prompt("agent_turn"),
-                      len(PLACEHOLDER_CONTEXT) if config.memory.placeholder_context else 0, context_due_line())
+                      len(PLACEHOLDER_CONTEXT) if memory.placeholder_context else 0, context_due_line())
 
 
 # --- prompt caching per provider ---------------------------------------------------------------

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
 
 
@@ -31,7 +32,7 @@ def prompt_hashes(directory: Path) -> dict[str, str]:
             and path.suffix not in (".py", ".pyc")}
 
 
-def run_inputs(config: Any, *, dataset_sha256: str | None, dataset_description: str, judge_kind: str,
+def run_inputs(config: RunConfig, *, dataset_sha256: str | None, dataset_description: str, judge_kind: str,
                prompts_dir: Path) -> dict[str, Any]:
     """The fingerprint stored in `manifest.json` under "inputs" (hashes, so it stays small)."""
     from benchmarker.config import canonical_hash

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from benchmarker.config_schema import BatchConfig, EvalConfig, ModelsConfig, ProviderConfig, RetryConfig, RunConfig
 from benchmarker.memory.driver import MemoryDriver
 from benchmarker.scoring.judges import LLMJudge, OfficialJudge, choose_judge, judge_class
 
@@ -51,13 +53,14 @@ class RunModels:
                                   provider=self.provider, model_id=self.model_ids["agent"],
                                   prompt_cache=self.prompt_cache, raw_entry=self.raw_entry)
 
-    def judge_for(self, config) -> Any:
-        """The eval phase's judge (benchmarker.scoring.judges): its model, retries and thresholds."""
+    def judge_for(self, settings: EvalConfig, max_failures_in_a_row: int) -> Any:
+        """The eval phase's judge (benchmarker.scoring.judges): its model, `[eval]` retries, votes and thresholds,
+        and `[run] max_failures_in_a_row`."""
         from benchmarker.scoring.judges import JudgeFailures, make_judge
 
         return make_judge(self.judge_kind, model=self.judge, official_prompt=self.official_prompt,
-                          retries=config.eval.judge_retries, votes=config.eval.votes,
-                          thresholds=config.eval.thresholds, failures=JudgeFailures(config.run.max_failures_in_a_row))
+                          retries=settings.judge_retries, votes=settings.votes,
+                          thresholds=settings.thresholds, failures=JudgeFailures(max_failures_in_a_row))
 
     def prompt_cache_note(self) -> str:
         from benchmarker.agent.caching import prompt_cache_middleware
@@ -73,7 +76,7 @@ class RunModels:
                 if self.offline else ""}
 
 
-def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_agent: bool = True) -> RunModels:
+def build_models(config: RunConfig, *, earlier_tokens: dict[str, Any] | None = None, with_agent: bool = True) -> RunModels:
     """The run's models; `with_agent=False` never builds the memory agent's model (replay re-applies
     recorded writes instead of calling it)."""
     from benchmarker.agent.ledger import TokenLedger
@@ -86,7 +89,7 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
                                initial_backoff_s=config.retry.initial_backoff_s,
                                max_backoff_s=config.retry.max_backoff_s)
     common = dict(temperature=config.models.temperature, max_tokens=config.models.max_tokens,
-                  **provider_kwargs(config))
+                  **provider_kwargs(config.provider, config.retry))
     agent_model = qa_model = judge_model = None
     if config.run.mode == "agent":
         if with_agent and "ingest" in config.run.phases:
@@ -103,12 +106,12 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
         raw_judge = make_chat_model(provider, config.models.eval, role="eval", **(common | {"temperature": 0.0}))
         judge_model = RetryingModel(raw_judge, policy=retry_policy, ledger=ledger, role="eval",
                                     model_id=config.models.eval, provider=provider)
-    hub = _batch_hub(config)
+    hub = _batch_hub(config.batch, config.models, config.provider, config.run_dir)
     if hub is not None:
         if config.batch.qa and qa_model is not None:
-            qa_model = _batched(hub, config, "qa", ledger) or qa_model
+            qa_model = _batched(hub, config.models, "qa", ledger) or qa_model
         if config.batch.eval and judge_model is not None:
-            judge_model = _batched(hub, config, "eval", ledger) or judge_model
+            judge_model = _batched(hub, config.models, "eval", ledger) or judge_model
     official, reason = official_prompt_for(judge_kind, config)
     if official is not None:
         note = reason
@@ -124,35 +127,33 @@ def build_models(config, *, earlier_tokens: dict[str, Any] | None = None, with_a
                      raw_entry=config.agent.raw_entry, context_update=config.agent.context_update)
 
 
-def _batch_hub(config) -> Any | None:
+def _batch_hub(b: BatchConfig, role_models: ModelsConfig, provider: ProviderConfig, run_dir: Path) -> Any | None:
     """The run's batch hub when `[batch]` sends a real model's calls through a batch API."""
-    b = config.batch
     wanted = [role for role in ("qa", "eval") if getattr(b, role)]
-    models = [getattr(config.models, role) for role in wanted]
-    if config.provider.type == "offline" or not any(m and not m.startswith("offline-") for m in models):
+    models = [getattr(role_models, role) for role in wanted]
+    if provider.type == "offline" or not any(m and not m.startswith("offline-") for m in models):
         return None
     from benchmarker.agent.batch.apis import batch_api
     from benchmarker.agent.batch.hub import BatchHub
 
-    return BatchHub(batch_api(config), config.run_dir, poll_s=b.poll_s, max_wait_s=b.max_wait_s,
+    return BatchHub(batch_api(provider, b), run_dir, poll_s=b.poll_s, max_wait_s=b.max_wait_s,
                     max_requests=b.max_requests, collect_s=b.collect_s)
 
 
-def _batched(hub: Any, config, role: str, ledger: Any) -> Any:
+def _batched(hub: Any, models: ModelsConfig, role: str, ledger: Any) -> Any:
     from benchmarker.agent.batch.model import BatchModel
 
-    model_id = getattr(config.models, role)
+    model_id = getattr(models, role)
     if model_id.startswith("offline-"):
         return None
-    temperature = 0.0 if role == "eval" else config.models.temperature
+    temperature = 0.0 if role == "eval" else models.temperature
     return BatchModel(hub, role=role, model_id=model_id, temperature=temperature,
-                      max_tokens=config.models.max_tokens, ledger=ledger)
+                      max_tokens=models.max_tokens, ledger=ledger)
 
 
-def provider_kwargs(config) -> dict[str, Any]:
+def provider_kwargs(p: ProviderConfig, retry: RetryConfig) -> dict[str, Any]:
     """The chat-model keywords of `[provider]` and `[retry] request_timeout_s` (a run's models, judge-online's judge)."""
-    p = config.provider
-    timeout = {"request_timeout_s": config.retry.request_timeout_s}  # a hung call fails (and is retried), never waits
+    timeout = {"request_timeout_s": retry.request_timeout_s}  # a hung call fails (and is retried), never waits
     if p.type == "openai":
         return {"base_url": p.openai.base_url or None, "api_key_env": p.openai.api_key_env} | timeout
     if p.type == "anthropic":
@@ -162,7 +163,7 @@ def provider_kwargs(config) -> dict[str, Any]:
     return {}
 
 
-def official_prompt_for(name: str, config: Any) -> tuple[Any | None, str]:
+def official_prompt_for(name: str, config: RunConfig) -> tuple[Any | None, str]:
     """(the benchmark's official prompts, where they came from) for the official judge, (None, why not) when
     the clone lacks them; (None, "") for any other judge, which needs none."""
     if not issubclass(judge_class(name), OfficialJudge):

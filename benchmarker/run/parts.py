@@ -54,7 +54,7 @@ async def open_parts(config: RunConfig, plan: DatasetPlan, models: RunModels, *,
 async def _outside_agent(config: RunConfig, models: RunModels, cases: Callable[[], Iterable[Case]],
                          manifest: dict[str, Any], store: RunLog) -> AsyncIterator[RunParts]:
     """No memory server and no memory agent or reader: the outside agent learns and answers."""
-    pool = agent_pool(config)
+    pool = agent_pool(config.agent, config.run.concurrency, config.config_path)
     manifest.update(agent=pool.describe(), models=describe_outside_models(config, models),
                     memory=AgentOwnMemory().describe())
     store.write_manifest(manifest)
@@ -83,7 +83,7 @@ async def _ray_workers(config: RunConfig, models: RunModels, cases: Callable[[],
         manifest["memory"]["per_worker"] = not executor.workers[0]["memory"]["shared"]
         store.write_manifest(manifest)
         subject = memory_agent(config, models, builds_agent=False)   # the workers run the agent
-        yield RunParts(WorkersMemory(describe_mycelian(config)), subject, executor)
+        yield RunParts(WorkersMemory(describe_mycelian(config.memory)), subject, executor)
     finally:
         if executor.workers:
             manifest["executor"] = executor.describe()  # with the cases lost to dead workers, before Ray stops

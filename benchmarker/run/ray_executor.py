@@ -34,7 +34,6 @@ from benchmarker.log.collect import CaseSlice
 from benchmarker.log.records import LogRecord
 from benchmarker.log.store import ANSWERS_DIR_FILES, RunLog
 from benchmarker.redact import redact_url
-from benchmarker.registry import suite_of_record
 from benchmarker.run.ray_worker import CaseOutcome, CaseTask, CaseWorker, RemoteFailure
 
 log = logging.getLogger(__name__)
@@ -187,7 +186,7 @@ class RayExecutor:
         point = self.point_of(ctx.search)
         outcome = self.outcomes.get(case.case_id) if point else None
         if outcome is None:
-            outcome = await self._dispatch(case)
+            outcome = await self._dispatch(case, reads_trace=ctx.suite.protocol.reads_agent_trace)
             ctx.progress.add_tool_calls(outcome.tool_calls)
             if len(self.points) > 1:
                 self.outcomes[case.case_id] = outcome
@@ -196,8 +195,8 @@ class RayExecutor:
             raise RemoteRunAborted(failure) if failure.aborted else RemoteCaseError(failure)
         return outcome.finals[point]
 
-    async def _dispatch(self, case: Any) -> CaseOutcome:
-        reads_trace = suite_of_record(case.kind).reads_agent_trace
+    async def _dispatch(self, case: Any, *, reads_trace: bool) -> CaseOutcome:
+        """The case run on a worker, with the logs it reads (the agent's trace too when the run's suite scores it)."""
         task = CaseTask(slice=CaseSlice.from_logs(case, self.logs, reads_trace=reads_trace), points=list(self.points))
         last: BaseException | None = None
         for attempt in range(self.config.run.case_retries + 1):

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from benchmarker.agent.ledger import UsageTotals
 from benchmarker.agent.tracing import disabled
+from benchmarker.config_schema import RunConfig
 from benchmarker.errors import RunAbortedError
 from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.graph.context import RunContext, SearchSettings
@@ -64,7 +66,7 @@ class CaseOutcome:
     worker: str
     records: list[tuple[int, LogRecord]] = field(default_factory=list)   # (sweep point, record), in order
     finals: list[dict[str, Any]] = field(default_factory=list)           # per finished point: skipped, results
-    usage: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)   # TokenLedger.drain()
+    usage: list[tuple[str, str, UsageTotals]] = field(default_factory=list)   # TokenLedger.drain()
     tool_calls: int = 0
     failure: RemoteFailure | None = None
 
@@ -72,7 +74,7 @@ class CaseOutcome:
 class CaseWorker:
     """Decorated with `ray.remote` by the executor (importing this module never needs Ray)."""
 
-    def __init__(self, config: Any, index: int, gate: Any | None = None):
+    def __init__(self, config: RunConfig, index: int, gate: Any | None = None):
         self.config = config
         self.tracing: Any | None = None
         self.index = index
@@ -127,10 +129,10 @@ class CaseWorker:
 
                 use_call_gate(RayCallGate(self._gate))
             self.models = build_models(config)
-            self.judge = self.models.judge_for(config)
+            self.judge = self.models.judge_for(config.eval, config.run.max_failures_in_a_row)
             from benchmarker.agent.tracing import RunTracing
 
-            self.tracing = RunTracing.from_config(config)  # each worker traces its own cases
+            self.tracing = RunTracing.from_settings(config.tracing, config.run_id)  # each worker traces its own cases
             # The memories live in this worker's own embedded service, or on the one shared server.
             shared = config.memory.backend == "mcp" and config.memory.transport != "stdio"
             async with open_memory(config, self.dir, holder=None if shared else f"ray:{self.name}") as opened:

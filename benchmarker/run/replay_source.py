@@ -12,7 +12,7 @@ can be replayed), tool add_entry / put_context, no error, written into the memor
 ingested attempt (earlier cut-off attempts wrote into abandoned memories). vault_id / memory_id
 become the new memory's; tags stay as recorded except `run_id` (graph/replay.py). A case is a question
 (LongMemEval) or a whole conversation (LoCoMo, BEAM: replayed once, whichever of its questions CONFIG
-asks). A suite that scores the agent itself refuses with its own `replay_refusal`.
+asks). A suite that scores the agent itself refuses with its own `protocol.replay_refusal`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from benchmarker.config_schema import DatasetConfig, RunConfig
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
@@ -60,7 +61,7 @@ class ReplaySource:
         return str(self.manifest.get("run_id") or self.run_dir.name)
 
     @classmethod
-    def load(cls, run_dir: Path, config) -> ReplaySource:
+    def load(cls, run_dir: Path, config: RunConfig) -> ReplaySource:
         """Read RUN_DIR once; raise UserError naming the file / key when it cannot be replayed by `config`."""
         run_dir = Path(run_dir).resolve()
         if not run_dir.is_dir():
@@ -149,17 +150,17 @@ def source_config(manifest: dict[str, Any]) -> dict[str, Any]:
     block = manifest.get("config") or {}
     return tables if isinstance(tables := block.get("config"), dict) else block
 
-def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[str] | None:
+def check_dataset(manifest: dict[str, Any], manifest_path: Path, config: RunConfig) -> set[str] | None:
     """Raise UserError when CONFIG's dataset or selection is not the source run's; return the ids of the
     cases CONFIG plans (one per question, a subset of the source's; or one per conversation, whose
     memory serves any of its questions), or None for kinds without a selection."""
     kind = config.dataset.kind
     source = manifest.get("dataset") or {}
     source_table = source_config(manifest).get("dataset") or {}
-    where = config.config_path or "CONFIG"
-    if refusal := suite(kind).replay_refusal:
+    where, chosen = config.config_path or "CONFIG", suite(kind)
+    if refusal := chosen.protocol.replay_refusal:
         raise UserError(f"{where}: [dataset].kind = {kind!r} cannot be replayed: it {refusal}; replay supports "
-                        f"{', '.join(dataset_kinds_where('replayable'))} (to try CONFIG's memory backend on it, run "
+                        f"{', '.join(dataset_kinds_where(_replayable))} (to try CONFIG's memory backend on it, run "
                         "the agent there: mycelian-longmemeval run CONFIG)")
     if source.get("kind") != kind:
         raise UserError(f"{where}: [dataset].kind is {kind!r} but the source run used {source.get('kind')!r} "
@@ -170,13 +171,13 @@ def check_dataset(manifest: dict[str, Any], manifest_path: Path, config) -> set[
             raise UserError(f"{where}: the dataset differs from the source run's: CONFIG's data "
                             f"{_data_name(plan.path)} has sha256 {str(plan.sha256)[:12]}..., the source's "
                             f"{_data_name(source.get('path'))} has {str(source.get('sha256'))[:12]}... "
-                            f"({manifest_path}: dataset.sha256)" + _table_diff(source_table, config))
+                            f"({manifest_path}: dataset.sha256)" + _table_diff(source_table, config.dataset))
         if plan.sha256 is None:  # generated from its table alone (long-horizon): the table must match
-            diff = _table_diff(source_table, config)
+            diff = _table_diff(source_table, config.dataset)
             if diff:
                 raise UserError(f"{where}: the dataset differs from the source run's" + diff)
             return None
-        if suite(kind).conversation_cases:  # a conversation is ingested whole, whichever of its questions are asked
+        if chosen.protocol.conversation_cases:  # a conversation is ingested whole, whichever of its questions are asked
             return {case.case_id for group in plan.groups for case in group.cases()}
         assert plan.path is not None  # a LongMemEval plan reads a file
         index = scan_question_index(plan.path)
@@ -203,8 +204,12 @@ def _data_name(path: Any) -> str:
     return Path(path).name if path else "(none)"
 
 
-def _table_diff(source_table: dict[str, Any], config) -> str:
-    """'; [dataset].seed: source 42, CONFIG 7' for every differing key (paths left out)."""
-    mine = config.dataset.model_dump(mode="json")
+def _table_diff(source_table: dict[str, Any], dataset: DatasetConfig) -> str:
+    """'; [dataset].seed: source 42, CONFIG 7' for every differing key of CONFIG's `[dataset]` (paths left out)."""
+    mine = dataset.model_dump(mode="json")
     keys = [k for k in mine if k != "file" and k in source_table and source_table[k] != mine[k]]
     return "".join(f"; [dataset].{k}: source {source_table[k]!r}, CONFIG {mine[k]!r}" for k in keys)
+
+
+def _replayable(got: Any) -> bool:
+    return bool(got.protocol.replayable)

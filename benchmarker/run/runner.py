@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
 from benchmarker.agent.prompts import prompts_dir
+from benchmarker.config_schema import MemoryConfig, MultiAgentConfig, RunConfig, SweepConfig
 from benchmarker.datasets.source import DatasetPlan
 from benchmarker.errors import MemoryServerLost, UserError, leaves
 from benchmarker.graph.build import build_run_graph
@@ -50,12 +51,13 @@ class RunOutcome:
     sweep: dict[str, Any] | None = None   # a sweep's {"sweep": table, "best": point} (write_sweep_files)
 
 
-def sweep_points(config) -> list[SearchSettings]:
-    """The alpha x top_k grid; a plain run is one point without a label."""
-    alphas = list(config.sweep.alpha) or [None]
-    top_ks = list(config.sweep.top_k) or [config.params.top_k]
-    base_alpha = config.memory.search_alpha if config.memory.search_alpha >= 0 else None
-    if len(alphas) == 1 and len(top_ks) == 1 and not config.sweep.alpha and not config.sweep.top_k:
+def sweep_points(sweep: SweepConfig, top_k: int, search_alpha: float) -> list[SearchSettings]:
+    """The `[sweep]` alpha x top_k grid around `[params] top_k` and `[memory] search_alpha`; a plain run is one
+    point without a label."""
+    alphas: list[float | None] = [*sweep.alpha] or [None]
+    top_ks = list(sweep.top_k) or [top_k]
+    base_alpha = search_alpha if search_alpha >= 0 else None
+    if len(alphas) == 1 and len(top_ks) == 1 and not sweep.alpha and not sweep.top_k:
         return [SearchSettings(top_k=top_ks[0], alpha=base_alpha)]
     points = []
     for alpha in alphas:
@@ -66,7 +68,7 @@ def sweep_points(config) -> list[SearchSettings]:
     return points
 
 
-async def execute_run(config, *, replay: ReplaySource | None = None) -> RunOutcome:
+async def execute_run(config: RunConfig, *, replay: ReplaySource | None = None) -> RunOutcome:
     """Run (or resume) what `config` describes. With `replay`, ingestion re-applies that finished
     run's recorded memory writes instead of running the memory agent (whose model is never built)."""
     check_writable(config.run_dir, config.config_path)
@@ -74,7 +76,7 @@ async def execute_run(config, *, replay: ReplaySource | None = None) -> RunOutco
         return await _execute_run(config, replay=replay)
 
 
-async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutcome:
+async def _execute_run(config: RunConfig, *, replay: ReplaySource | None = None) -> RunOutcome:
     run_id = config.run_id
     run_dir = config.run_dir
     base_store = RunLog(run_dir)
@@ -88,7 +90,8 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
     if outside and replay is not None:
         raise UserError(f"{config.config_path}: [agent].type = {config.agent.type!r}: replay re-applies our memory "
                         "agent's writes to our memory server; an outside agent's run cannot be replayed")
-    device = _embedder_device(config)  # `cuda` with no device seen: exit 2 here, before any work
+    # `cuda` with no device seen: exit 2 here, before any work
+    device = _embedder_device(config.memory, config.agent.type, config.run.executor, config.config_path)
     journal = run_dir / JOURNAL_FILE  # every model call's usage, fsynced as it is spent
     journaled = journal_totals(read_jsonl(journal))
     earlier = journaled if journaled is not None else (previous or {}).get("tokens")
@@ -103,7 +106,7 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
         manifest["replay"] = replay.describe()
     from benchmarker.agent.tracing import RunTracing, disabled
 
-    tracing = RunTracing.from_config(config)
+    tracing = RunTracing.from_settings(config.tracing, config.run_id)
     manifest["tracing"] = tracing.describe() if tracing is not None else {"langsmith": False}
     base_store.write_manifest(manifest)
     ledger_journal = JsonlWriter(journal, durable=True)
@@ -137,11 +140,11 @@ async def _execute_run(config, *, replay: ReplaySource | None = None) -> RunOutc
     return outcome
 
 
-async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: dict[str, Any], store: RunLog,
+async def _run_points(config: RunConfig, plan: DatasetPlan, models: RunModels, manifest: dict[str, Any], store: RunLog,
                       replay: ReplaySource | None, tracing: RunTracing | None) -> RunOutcome:
     """The run graph once per sweep point (a plain run is one point), over the parts `open_parts` chose."""
     run_dir = Path(config.run_dir)
-    points = sweep_points(config)
+    points = sweep_points(config.sweep, config.params.top_k, config.memory.search_alpha)
     logs = PointLogs(run_dir, [p.label for p in points])
     results: list[tuple[str, Path, RunSummary]] = []
     skipped: list[str] = []
@@ -153,17 +156,19 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
             for number, (point, log) in enumerate(zip(points, logs, strict=True), start=1):
                 title = f"point {number}/{len(points)} {point.label}" if len(points) > 1 else ""
                 with RunProgress(plan.total_questions, enabled=config.run.progress, title=title,
-                                 interval_s=config.run.progress_interval_s, resumed=_done_before(config, log),
+                                 interval_s=config.run.progress_interval_s, resumed=_done_before(config.run.phases, log),
                                  stats=lambda: ledger_totals(models.ledger)) as progress:
                     if models.batch_hub is not None:  # batch ids and their progress show on the run's progress
                         models.batch_hub.progress = progress
-                    ctx = build_context(config, log=log, parts=parts, judge=models.judge_for(config), models=models,
+                    judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
+                    ctx = build_context(config, log=log, parts=parts, judge=judge, models=models,
                                         progress=progress, search=point, tracing=tracing)
                     graph = build_run_graph([(g.name, g.cases) for g in plan.groups],
-                                            self_improve_node=_self_improve_node(config, points),
-                                            adversary_node=_adversary_node(config),
-                                            graders_node=_graders_node(config),
-                                            analyst_node=_analyst_node(config))
+                                            self_improve_node=_self_improve_node(config.self_improve.iterations,
+                                                                                 points),
+                                            adversary_node=_adversary_node(config.multi_agent),
+                                            graders_node=_graders_node(config.multi_agent),
+                                            analyst_node=_analyst_node(config.multi_agent))
                     final = await graph.ainvoke(state, context=ctx)
                     state = {"total_questions": plan.total_questions, "setup": final["setup"]}  # the next point reuses it
                 summary = final.get("summary") or RunSummary()
@@ -187,43 +192,44 @@ async def _run_points(config, plan: DatasetPlan, models: RunModels, manifest: di
     return RunOutcome(run_dir, summary, results, skipped)
 
 
-def _done_before(config, log: RunLog) -> dict[str, int]:
+def _done_before(phases: tuple[str, ...], log: RunLog) -> dict[str, int]:
     """Questions earlier attempts finished, per case: answered (what is left of one is judging it), or
-    judged when this run only judges."""
-    records = log.done.answered if "qa" in config.run.phases else log.done.judged
+    judged when this run only judges (`[run] phases`)."""
+    records = log.done.answered if "qa" in phases else log.done.judged
     return done_per_case(records.values())
 
 
-def _adversary_node(config):
+def _adversary_node(multi_agent: MultiAgentConfig) -> Any:
     """Rounds of verified harder questions after the cases ([multi_agent] adversary)."""
-    if not config.multi_agent.adversary:
+    if not multi_agent.adversary:
         return None
     from benchmarker.graph.adversary import adversary
 
     return adversary
 
 
-def _analyst_node(config):
+def _analyst_node(multi_agent: MultiAgentConfig) -> Any:
     """A model's explanation of each wrong answer's diagnosis ([multi_agent] analyst_explain)."""
-    if not config.multi_agent.analyst_explain:
+    if not multi_agent.analyst_explain:
         return None
     from benchmarker.graph.analyst import analyst
 
     return analyst
 
 
-def _graders_node(config):
+def _graders_node(multi_agent: MultiAgentConfig) -> Any:
     """Extra scores from named perspectives ([multi_agent] graders)."""
-    if not config.multi_agent.graders:
+    if not multi_agent.graders:
         return None
     from benchmarker.graph.graders import graders
 
     return graders
 
 
-def _self_improve_node(config, points: list[SearchSettings]):
-    """The loop runs after the cases of a plain run; a sweep already searches top_k x alpha."""
-    if config.self_improve.iterations <= 0:
+def _self_improve_node(iterations: int, points: list[SearchSettings]) -> Any:
+    """The loop runs after the cases of a plain run (`[self_improve] iterations`); a sweep already searches
+    top_k x alpha."""
+    if iterations <= 0:
         return None
     if len(points) > 1:
         log.warning("[self_improve] is skipped in a [sweep] run: the sweep already compares configurations")
@@ -251,25 +257,25 @@ def check_writable(run_dir: Path, config_path: Path | None) -> None:
                         f"in {config_path} to a folder you can write") from None
 
 
-def _embedder_device(config) -> str | None:
+def _embedder_device(memory: MemoryConfig, agent_type: str, executor: str, config_path: Path | None) -> str | None:
     """Where minilm runs ("cpu" / "cuda"), said on stderr as the run starts; None without minilm (an embedder
     with no device to choose, or no embedded service). Ray workers start their own services and resolve
     "auto" on their own machines: the manifest then records the setting, not a device seen here."""
-    if config.memory.backend != "embedded" or config.memory.embedder != "minilm" \
-            or config.agent.type != "memory_agent":  # an outside agent keeps its own memory
+    if memory.backend != "embedded" or memory.embedder != "minilm" \
+            or agent_type != "memory_agent":  # an outside agent keeps its own memory
         return None
-    if config.run.executor == "ray":
-        device = f"{config.memory.device} (resolved by each Ray worker)"
+    if executor == "ray":
+        device = f"{memory.device} (resolved by each Ray worker)"
     else:
         from benchmarker.memory.drivers.open import embedder_device
 
-        device = embedder_device(config) or "cpu"
-    print(f"memory: embedded service, embedder minilm on {device} ([memory] device = \"{config.memory.device}\")",
+        device = embedder_device(memory, config_path) or "cpu"
+    print(f"memory: embedded service, embedder minilm on {device} ([memory] device = \"{memory.device}\")",
           file=sys.stderr, flush=True)
     return device
 
 
-def _manifest(config, run_id: str, plan: DatasetPlan, models: RunModels, previous) -> dict[str, Any]:
+def _manifest(config: RunConfig, run_id: str, plan: DatasetPlan, models: RunModels, previous) -> dict[str, Any]:
     manifest = build_manifest(
         config=config.to_manifest(models.judge_kind), config_path=str(config.config_path), config_sha256=config.config_sha256,
         run_id=run_id,

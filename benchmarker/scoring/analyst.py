@@ -21,14 +21,37 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
+from benchmarker.log.lines import Json
 from benchmarker.memory.tool_mapping import render
 from benchmarker.scoring.attribution import turn_number
 
 CAUSES = ("not_written", "not_retrieved", "misread", "judged_wrong", "answered_unanswerable", "no_evidence")
 WRITERS = ("agent", "retrieval", "replay", "harness")
 EXAMPLES_PER_CAUSE = 3
+
+
+class Example(TypedDict):
+    """One wrong answer shown under its cause; a model's explanation and fix once analyst.jsonl has them."""
+
+    question_id: str | None
+    question: str | None
+    answer: Json
+    hypothesis: str
+    explanation: NotRequired[str]
+    fix: NotRequired[str]
+
+
+class AnalystBlock(TypedDict):
+    """summary.json's `analyst`, in the order its keys are written."""
+
+    wrong: int
+    counts: dict[str, int]
+    by_category: dict[str, dict[str, int]]
+    examples: dict[str, list[Example]]
+    rule: str
+    explained: NotRequired[int]
 
 
 def written_turns(decisions: Iterable[dict[str, Any]], memory_ids: dict[str, str]) -> dict[str, set[tuple[str, int]]]:
@@ -79,13 +102,13 @@ def diagnose(result: dict[str, Any], written: set[tuple[str, int]]) -> str:
 
 
 def analyse(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
-            memory_ids: dict[str, str]) -> dict[str, Any]:
+            memory_ids: dict[str, str]) -> AnalystBlock:
     """summary.json's "analyst" block: counts per cause, per category, and a few examples each."""
     written = written_turns(decisions, memory_ids)
     wrong = [r for r in results if r.get("label") is False]
     counts: Counter[str] = Counter()
     by_category: dict[str, Counter[str]] = defaultdict(Counter)
-    examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    examples: dict[str, list[Example]] = defaultdict(list)
     for result in wrong:
         cause = diagnose(result, written.get(result.get("case_id", ""), set()))
         counts[cause] += 1
@@ -99,7 +122,7 @@ def analyse(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
             "rule": "first failing stage: written -> retrieved -> read -> judged (any evidence message counts)"}
 
 
-def analyst_section(block: dict[str, Any]) -> str:
+def analyst_section(block: AnalystBlock) -> str:
     """The report's "Where answers were lost" section."""
     explained = f" {block['explained']} explained by a model (analyst.jsonl)." if block.get("explained") else ""
     lines = [f"{block['wrong']} wrong answers, by the first stage that did not hold ({block['rule']}).{explained}", "",
@@ -205,7 +228,7 @@ async def explain_run(answers_dir, run_dir, model: Any, *, evidence_texts, templ
     return len(pending)
 
 
-def attach_explanations(block: dict[str, Any], lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
+def attach_explanations(block: AnalystBlock, lines: Iterable[dict[str, Any]]) -> AnalystBlock:
     """The analyst block with each example's explanation and fix, and how many answers were explained."""
     by_id = {line["question_id"]: line for line in lines if line.get("status") == "explained"}
     for rows in block["examples"].values():

@@ -29,7 +29,10 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from benchmarker.log.lines import DecisionLine, EvidenceText, ResultLine
+from benchmarker.scoring.attribution_shapes import AttributionFields, AttributionSummary, StageCell
 
 STAGES = ("correct", "false_answer", "not_written", "not_retrieved", "not_used", "no_evidence", "unattributed")
 MEMORY_STAGES = ("not_written", "not_retrieved")  # lost before the reader: the memory system's part
@@ -83,9 +86,9 @@ class Write:
     tagged: tuple[str, int] | None  # the (session, turn) its tags name
 
     @classmethod
-    def of(cls, decision: dict[str, Any]) -> Write:
+    def of(cls, decision: DecisionLine) -> Write:
         args = decision.get("args") or {}
-        tags: dict[str, Any] = args["tags"] if isinstance(args.get("tags"), dict) else {}
+        tags = raw_tags if isinstance(raw_tags := args.get("tags"), dict) else {}
         tagged = None
         turn = turn_number(tags.get("turn_index"))
         if tags.get("session_id") is not None and turn is not None:
@@ -116,6 +119,10 @@ class Write:
 
 def case_writes(decisions: Iterable[dict[str, Any]], write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, list[Write]]:
     """The stored entries of every case: successful writes of any caller (agent, harness, replay, retrieval)."""
+    return _writes_by_case(cast("Iterable[DecisionLine]", decisions), write_tools)  # decisions.jsonl lines, as read
+
+
+def _writes_by_case(decisions: Iterable[DecisionLine], write_tools: frozenset[str]) -> dict[str, list[Write]]:
     out: dict[str, list[Write]] = {}
     for line in decisions:
         if line.get("tool") in write_tools and not line.get("error"):
@@ -157,12 +164,12 @@ class Attribution:
     def evidence_written(self) -> str | None:
         return f"{sum(t.written for t in self.evidence)} of {len(self.evidence)}" if self.evidence else None
 
-    def fields(self) -> dict[str, Any]:
+    def fields(self) -> AttributionFields:
         """The keys a results line carries."""
         return {"attribution": self.stage, "evidence_seen": self.evidence_seen, "evidence_written": self.evidence_written}
 
 
-def evidence_of(result: dict[str, Any]) -> list[EvidenceTurn]:
+def evidence_of(result: ResultLine) -> list[EvidenceTurn]:
     """The question's gold evidence turns, with their text when the line carries it (`evidence`)."""
     texts = {(str(e.get("session_id")), turn_number(e.get("turn_index"))): e for e in _evidence_texts(result)}
     turns = []
@@ -176,30 +183,31 @@ def evidence_of(result: dict[str, Any]) -> list[EvidenceTurn]:
     return turns
 
 
-def _evidence_pairs(result: dict[str, Any]) -> list[list[Any] | tuple[Any, ...]]:
+def _evidence_pairs(result: ResultLine) -> list[list[Any] | tuple[Any, ...]]:
     # evidence_messages: a suite that names its evidence without scoring it as retrieval (long-horizon)
     pairs = result.get("evidence_turns") or result.get("evidence_messages") or []
     return [p for p in pairs if isinstance(p, list | tuple)] if isinstance(pairs, list) else []
 
 
-def _evidence_texts(result: dict[str, Any]) -> list[dict[str, Any]]:
+def _evidence_texts(result: ResultLine) -> list[EvidenceText]:
     entries = result.get("evidence")
     return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
-def bad_turn_indexes(result: dict[str, Any]) -> list[Any]:
+def bad_turn_indexes(result: ResultLine) -> list[object]:
     """The evidence turn indexes of a results line that are not whole numbers (skipped by attribution)."""
     found = [e.get("turn_index") for e in _evidence_texts(result)]
     found += [p[1] for p in _evidence_pairs(result) if len(p) == 2]
     return [v for v in found if turn_number(v) is None]
 
 
-def _outside_agent(result: dict[str, Any]) -> bool:
+def _outside_agent(result: ResultLine) -> bool:
     return bool(result.get("agent")) and "retrieved" not in result
 
 
-def attribute(result: dict[str, Any], writes: list[Write]) -> Attribution | None:
+def attribute(line: dict[str, Any], writes: list[Write]) -> Attribution | None:
     """The stage that lost this question (None: not judged, so nothing to attribute)."""
+    result = cast(ResultLine, line)  # a results line as written (ResultRecord.to_line()) or read back
     label = result.get("label")
     if label is None or result.get("mode") in ("oracle", "baseline"):  # read the gold evidence or no memory
         return None
@@ -223,7 +231,7 @@ def attribute(result: dict[str, Any], writes: list[Write]) -> Attribution | None
     return Attribution("not_used", evidence, "every evidence turn was in what the reader saw")
 
 
-def _mark(evidence: list[EvidenceTurn], result: dict[str, Any], writes: list[Write]) -> None:
+def _mark(evidence: list[EvidenceTurn], result: ResultLine, writes: list[Write]) -> None:
     """Fill in what was written for each evidence turn and how (if at all) it reached the reader."""
     ranks: dict[tuple[str, int], int] = {}
     hits = result.get("retrieved")
@@ -266,29 +274,30 @@ def evidence_writes(lines: list[dict[str, Any]], decisions: Iterable[dict[str, A
     """The stored entries of each case of `lines` (answers or results), keeping only writes into a session
     some evidence turn names: memory stays bounded by the evidence, not by the haystack."""
     wanted: dict[str, set[str]] = {}
-    for r in lines:
+    for r in cast("list[ResultLine]", lines):
         wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in _evidence_pairs(r) if t)
-    relevant = (d for d in decisions if d.get("tool") in write_tools
+    relevant = (d for d in cast("Iterable[DecisionLine]", decisions) if d.get("tool") in write_tools
                 and _session_of(d) in wanted.get(str(d.get("case_id")), ()))
-    return case_writes(relevant, write_tools)
+    return _writes_by_case(relevant, write_tools)
 
 
-def _session_of(decision: dict[str, Any]) -> str:
+def _session_of(decision: DecisionLine) -> str:
     tags = (decision.get("args") or {}).get("tags")
     if isinstance(tags, dict) and tags.get("session_id") is not None:
         return str(tags["session_id"])
     return str(decision.get("session_id"))
 
 
-def attribution_block(results: list[dict[str, Any]], stages: dict[str, str]) -> dict[str, Any] | None:
+def attribution_block(results: list[dict[str, Any]], stages: dict[str, str]) -> AttributionSummary | None:
     """summary.json's `attribution`: counts and shares by stage, overall and by question type (None when no
     question was judged)."""
-    rows = [(str(r.get("question_type") or "unknown"), stages[str(r["question_id"])]) for r in results
+    lines = cast("list[ResultLine]", results)
+    rows = [(str(r.get("question_type") or "unknown"), stages[str(r.get("question_id"))]) for r in lines
             if str(r.get("question_id")) in stages]
     if not rows:
         return None
 
-    def cell(found: list[str]) -> dict[str, Any]:
+    def cell(found: list[str]) -> StageCell:
         counts = {s: found.count(s) for s in STAGES}
         return {"n": len(found), "counts": counts, "shares": {s: round(c / len(found), 4) for s, c in counts.items()}}
 
@@ -298,7 +307,7 @@ def attribution_block(results: list[dict[str, Any]], stages: dict[str, str]) -> 
     notes = []
     if overall["counts"]["no_evidence"]:
         notes.append(f"{overall['counts']['no_evidence']} wrong answers have no evidence labels: not attributed")
-    damaged = {str(r.get("question_id")): bad for r in results if (bad := bad_turn_indexes(r))}
+    damaged = {str(r.get("question_id")): bad for r in lines if (bad := bad_turn_indexes(r))}
     if damaged:
         first, values = next(iter(damaged.items()))
         notes.append(f"{len(damaged)} results line(s) name an evidence turn_index that is not a whole number (first: "
@@ -306,5 +315,6 @@ def attribution_block(results: list[dict[str, Any]], stages: dict[str, str]) -> 
     if overall["counts"]["unattributed"]:
         notes.append(f"{overall['counts']['unattributed']} wrong answers came from an outside agent that keeps its own "
                      "memory and reported no retrieval: what it wrote or found cannot be inspected")
-    return {"stages": list(STAGES), **overall, "lost_by_memory": memory, "by_type": by_type, "write_match": WRITE_MATCH,
-            "seen_match": SEEN_MATCH, "notes": notes}
+    return {"stages": list(STAGES), "n": overall["n"], "counts": overall["counts"], "shares": overall["shares"],
+            "lost_by_memory": memory, "by_type": by_type, "write_match": WRITE_MATCH, "seen_match": SEEN_MATCH,
+            "notes": notes}

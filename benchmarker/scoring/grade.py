@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from benchmarker.log.lines import Json
 from benchmarker.redact import masked_preview
 
 REPLY_PREVIEW = 200   # characters of the judge's last reply kept in a results line (masked first)
@@ -50,14 +51,15 @@ class Grade(BaseModel):
     def unjudged(self) -> bool:
         return self.label is None
 
-    def line_fields(self) -> dict[str, object]:
-        """The results line's "label", "autoeval_label" and "grade", in that order and documented shape."""
-        autoeval = None if self.label is None else {"model": self.model or self.judge, "label": bool(self.label)}
-        grade: dict[str, object] = {
+    def line_fields(self) -> dict[str, Json]:
+        """The results line's "label", "autoeval_label" and "grade", in that order and documented shape
+        (scoring/records.py; log/lines.py's GradeLine types it for readers)."""
+        autoeval: Json = None if self.label is None else {"model": self.model or self.judge, "label": bool(self.label)}
+        grade: dict[str, Json] = {
             "judge": self.judge, "model": self.model, "reason": self.reason, "attempts": self.attempts,
             "unjudged": self.unjudged, "template": self.template,
             "reply": None if self.reply is None else masked_preview(self.reply, REPLY_PREVIEW),
-            "score": self.score, "tokens": self.tokens.model_dump(),
+            "score": self.score, "tokens": {"input": self.tokens.input, "output": self.tokens.output},
         }
         if self.error:
             grade["judge_error"] = self.error

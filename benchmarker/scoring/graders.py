@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl
@@ -25,7 +25,26 @@ PERSPECTIVES = ("quality", "simplicity", "regression")
 LOG_FILE = "graders.jsonl"
 
 
-def parse_grade(text: str) -> dict[str, Any]:
+class GraderScore(TypedDict):
+    score: float
+    reason: str
+
+
+class PerspectiveFigures(TypedDict):
+    """One perspective under summary.json's `graders.perspectives`."""
+
+    graded: int
+    mean: float | None
+    by_main_label: dict[str, float]   # "true" / "false": the mean score when the main judge said so
+    ungraded: int
+
+
+class GradersBlock(TypedDict):
+    perspectives: dict[str, PerspectiveFigures]
+    note: str
+
+
+def parse_grade(text: str) -> GraderScore:
     for obj in json_objects(text):
         score = obj.get("score")
         if isinstance(score, (int, float)) and 0.0 <= float(score) <= 1.0:
@@ -66,11 +85,11 @@ async def grade_run(answers_dir: Path, model: Any, perspectives: tuple[str, ...]
         writer.close()
 
 
-def graders_block(answers_dir: Path, perspectives: tuple[str, ...], note: str = "") -> dict[str, Any]:
+def graders_block(answers_dir: Path, perspectives: tuple[str, ...], note: str = "") -> GradersBlock:
     """summary.json "graders": per perspective the mean score, how many graded, and the mean by main label."""
     lines = latest_by((dict(line, key=f"{line['question_id']}|{line['perspective']}")
                        for line in read_jsonl(answers_dir / LOG_FILE)), "key")
-    out: dict[str, Any] = {}
+    out: dict[str, PerspectiveFigures] = {}
     for perspective in perspectives:
         graded = [line for line in lines if line["perspective"] == perspective and line["status"] == "graded"]
         scores = [line["score"] for line in graded]
@@ -83,7 +102,7 @@ def graders_block(answers_dir: Path, perspectives: tuple[str, ...], note: str = 
     return {"perspectives": out, "note": note or "extra scores beside the main score; they never change it"}
 
 
-def graders_section(block: dict[str, Any]) -> str:
+def graders_section(block: GradersBlock) -> str:
     lines = ["| perspective | graded | mean | mean when correct | mean when wrong |", "|---|---|---|---|---|"]
     for name, row in block["perspectives"].items():
         fmt = (lambda v: "not graded" if v is None else f"{v:.2f}")  # noqa: E731

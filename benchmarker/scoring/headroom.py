@@ -12,22 +12,46 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
-from benchmarker.scoring.qa_metrics import cell
+from benchmarker.scoring.qa_metrics import AccuracyCell, cell
 from benchmarker.scoring.stats import mcnemar_exact
 
 CONDITIONS = ("no_memory", "memory", "full_context", "oracle")
 ITERATIONS, SEED = 10_000, 0
 
 
+class AccuracyTable(TypedDict):
+    overall: AccuracyCell
+    by_type: dict[str, AccuracyCell]
+
+
+class HeadroomFigure(TypedDict):
+    """The headroom captured, (memory - no_memory) / (oracle - no_memory), with its bootstrap interval."""
+
+    n: int
+    value: float | None
+    ci95: list[float] | None
+    iterations: NotRequired[int]
+    seed: NotRequired[int]
+    undefined_draws: NotRequired[int]
+    note: NotRequired[str]           # why there is no figure (a condition was not run)
+
+
+class McNemarFigure(TypedDict):
+    n: int
+    memory_only: int
+    full_context_only: int
+    p_value: float
+
+
 def labels_by_question(results: Sequence[Mapping[str, Any]]) -> dict[str, bool | None]:
     return {str(r.get("question_id")): r.get("label") for r in results}
 
 
-def accuracy_table(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def accuracy_table(results: Sequence[Mapping[str, Any]]) -> AccuracyTable:
     """{"overall": cell, "by_type": {type: cell}} over one condition's result lines."""
     by_type: dict[str, list[bool | None]] = {}
     for r in results:
@@ -42,12 +66,13 @@ def headroom_ratio(memory: np.ndarray, no_memory: np.ndarray, oracle: np.ndarray
 
 
 def headroom(memory: Mapping[str, bool | None], no_memory: Mapping[str, bool | None],
-             oracle: Mapping[str, bool | None], *, iterations: int = ITERATIONS, seed: int = SEED) -> dict[str, Any]:
+             oracle: Mapping[str, bool | None], *, iterations: int = ITERATIONS, seed: int = SEED) -> HeadroomFigure:
     """The headroom captured and its paired bootstrap interval, over questions judged under all three."""
     shared = sorted(q for q in memory if memory[q] is not None and no_memory.get(q) is not None
                     and oracle.get(q) is not None)
-    out: dict[str, Any] = {"n": len(shared), "value": None, "ci95": None, "iterations": iterations, "seed": seed,
+    out: HeadroomFigure = {"n": len(shared), "value": None, "ci95": None, "iterations": iterations, "seed": seed,
                            "undefined_draws": 0}
+    undefined = 0
     if not shared:
         return out
     m, z, o = (np.array([bool(d[q]) for q in shared], dtype=float) for d in (memory, no_memory, oracle))
@@ -59,8 +84,9 @@ def headroom(memory: Mapping[str, bool | None], no_memory: Mapping[str, bool | N
         gap = o[idx].mean(axis=1) - z[idx].mean(axis=1)
         gain = m[idx].mean(axis=1) - z[idx].mean(axis=1)
         defined = gap != 0
-        out["undefined_draws"] += int((~defined).sum())
+        undefined += int((~defined).sum())
         ratios.append(gain[defined] / gap[defined])
+    out["undefined_draws"] = undefined
     drawn = np.concatenate(ratios)
     if drawn.size:
         lo, hi = np.percentile(drawn, [2.5, 97.5])
@@ -68,7 +94,7 @@ def headroom(memory: Mapping[str, bool | None], no_memory: Mapping[str, bool | N
     return out
 
 
-def mcnemar(memory: Mapping[str, bool | None], full_context: Mapping[str, bool | None]) -> dict[str, Any]:
+def mcnemar(memory: Mapping[str, bool | None], full_context: Mapping[str, bool | None]) -> McNemarFigure:
     """Exact McNemar between memory and full context: the discordant questions and the two-sided p-value."""
     shared = [q for q in memory if memory[q] is not None and full_context.get(q) is not None]
     memory_only = sum(1 for q in shared if memory[q] and not full_context[q])
@@ -85,8 +111,9 @@ def is_memory_needed(conditions: Mapping[str, Sequence[Mapping[str, Any]]]) -> d
     if {"memory", "no_memory", "oracle"} <= set(present):
         block["headroom"] = headroom(labels["memory"], labels["no_memory"], labels["oracle"])
     else:
-        block["headroom"] = {"n": 0, "value": None, "ci95": None,
-                             "note": "needs memory, no_memory and the oracle: run `baselines` and `oracle`"}
+        missing: HeadroomFigure = {"n": 0, "value": None, "ci95": None,
+                                   "note": "needs memory, no_memory and the oracle: run `baselines` and `oracle`"}
+        block["headroom"] = missing
     if {"memory", "full_context"} <= set(present):
         block["mcnemar_memory_vs_full_context"] = mcnemar(labels["memory"], labels["full_context"])
     return block

@@ -24,14 +24,15 @@ from __future__ import annotations
 
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 import numpy as np
 
 from benchmarker.log.jsonl import latest_by
+from benchmarker.log.lines import ResultLine
 from benchmarker.scoring.calibration.agreement import kappa
 from benchmarker.scoring.calibration.store import judge_label, results_judge
-from benchmarker.scoring.qa_metrics import cell, not_graded
+from benchmarker.scoring.qa_metrics import AccuracyCell, cell, not_graded
 from benchmarker.scoring.records import checked_results
 from benchmarker.scoring.searchable import split_searchable
 
@@ -41,7 +42,65 @@ RESULTS = "results.jsonl"
 SCORES_DIR = "scores"
 
 
-def read_judgings(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
+class JudgeRow(TypedDict):
+    """One judging: where its lines are, which judge and model, how many lines and unjudged answers."""
+
+    name: str
+    source: str
+    own: bool
+    judge: str | None
+    model: str | None
+    lines: int
+    unjudged: int
+
+
+class Spread(TypedDict):
+    value: float | None
+    ci95: list[float] | None
+    highest: str | None
+    lowest: str | None
+
+
+class GroupAccuracy(TypedDict):
+    """Each judge's accuracy over some paired questions (all, or one type), and the spread."""
+
+    n: int
+    judges: dict[str, AccuracyCell]
+    spread: Spread
+
+
+class PairAgreement(TypedDict):
+    a: str
+    b: str
+    n: int
+    agree: int
+    agreement: float | None
+    kappa: float | None
+    only_a_correct: int
+    only_b_correct: int
+
+
+class Disagreement(TypedDict):
+    question_id: str
+    question_type: str
+    labels: dict[str, bool | None]
+
+
+class Sensitivity(TypedDict):
+    """summary.json's `judge_sensitivity` (module docstring), in the order its keys are written."""
+
+    judges: list[JudgeRow]
+    questions: int
+    paired: int
+    overall: GroupAccuracy
+    by_type: dict[str, GroupAccuracy]
+    pairs: list[PairAgreement]
+    disagreements: list[Disagreement]
+    bootstrap: dict[str, int]
+    notes: list[str]
+
+
+def read_judgings(run_dir: Path) -> dict[str, list[ResultLine]]:
     """{judge name: its results lines}: the run's own judge first, then each scores/<judge>/ folder by name.
     The run's own judge is named after its judge label with " (run)" added, so a re-judging by the same judge
     stays apart from it."""
@@ -58,22 +117,23 @@ def read_judgings(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
     return judgings
 
 
-def _scored(path: Path) -> list[dict[str, Any]]:
-    return _measured(latest_by(checked_results(path), "question_id")) if path.is_file() else []
+def _scored(path: Path) -> list[ResultLine]:
+    lines = cast("list[ResultLine]", checked_results(path)) if path.is_file() else []  # their shapes checked
+    return _measured(latest_by(lines, "question_id"))
 
 
-def _measured(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _measured(lines: list[ResultLine]) -> list[ResultLine]:
     """The lines the `qa` block measures: round 0, graded, searchable."""
     return split_searchable([r for r in lines if not r.get("round") and not not_graded(r)])[0]
 
 
-def judge_sensitivity(run_dir: Path) -> dict[str, Any] | None:
+def judge_sensitivity(run_dir: Path) -> Sensitivity | None:
     """summary.json's `judge_sensitivity` for a run directory; None with fewer than two judgings."""
     return sensitivity_block(read_judgings(run_dir))
 
 
-def sensitivity_block(judgings: dict[str, list[dict[str, Any]]], *, iterations: int = ITERATIONS,
-                      seed: int = SEED) -> dict[str, Any] | None:
+def sensitivity_block(judgings: dict[str, list[ResultLine]], *, iterations: int = ITERATIONS,
+                      seed: int = SEED) -> Sensitivity | None:
     """The block from {judge name: results lines} (module docstring); None with fewer than two judgings."""
     if len(judgings) < 2:
         return None
@@ -86,7 +146,7 @@ def sensitivity_block(judgings: dict[str, list[dict[str, Any]]], *, iterations: 
     types = {q: str(own[q].get("question_type") or "unknown") for q in paired}
     matrix = np.array([[labels[q][j] for q in paired] for j in range(len(names))], dtype=bool).reshape(len(names), -1)
 
-    def accuracies(columns: list[int]) -> dict[str, Any]:
+    def accuracies(columns: list[int]) -> GroupAccuracy:
         cells = {n: cell(bool(v) for v in matrix[j, columns]) for j, n in enumerate(names)}
         return {"n": len(columns), "judges": cells, "spread": _spread(names, matrix[:, columns], iterations, seed)}
 
@@ -102,14 +162,14 @@ def sensitivity_block(judgings: dict[str, list[dict[str, Any]]], *, iterations: 
             "notes": _notes(names, by_judge, own, common, paired)}
 
 
-def _judge_entry(name: str, by_qid: dict[str, dict[str, Any]], common: list[str], *, own: bool) -> dict[str, Any]:
-    found = results_judge(list(by_qid.values()))
+def _judge_entry(name: str, by_qid: dict[str, ResultLine], common: list[str], *, own: bool) -> JudgeRow:
+    found = results_judge(by_qid.values())
     return {"name": name, "source": RESULTS if own else f"{SCORES_DIR}/{name}/{RESULTS}", "own": own,
             "judge": found[0] if found else None, "model": (found[1] or None) if found else None,
             "lines": len(by_qid), "unjudged": sum(1 for q in common if not isinstance(by_qid[q].get("label"), bool))}
 
 
-def _spread(names: list[str], matrix: np.ndarray, iterations: int, seed: int) -> dict[str, Any]:
+def _spread(names: list[str], matrix: np.ndarray, iterations: int, seed: int) -> Spread:
     """max - min of the judges' accuracies over these questions (rows: judges), with a paired bootstrap interval."""
     n = matrix.shape[1]
     if n == 0:
@@ -126,7 +186,7 @@ def _spread(names: list[str], matrix: np.ndarray, iterations: int, seed: int) ->
             "highest": names[int(acc.argmax())], "lowest": names[int(acc.argmin())]}
 
 
-def _pair(a: str, b: str, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+def _pair(a: str, b: str, x: np.ndarray, y: np.ndarray) -> PairAgreement:
     n = int(x.size)
     agree = int((x == y).sum())
     return {"a": a, "b": b, "n": n, "agree": agree, "agreement": agree / n if n else None,
@@ -134,7 +194,7 @@ def _pair(a: str, b: str, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
             "only_a_correct": int((x & ~y).sum()), "only_b_correct": int((~x & y).sum())}
 
 
-def _notes(names: list[str], by_judge: dict[str, dict[str, dict[str, Any]]], own: dict[str, dict[str, Any]],
+def _notes(names: list[str], by_judge: dict[str, dict[str, ResultLine]], own: dict[str, ResultLine],
            common: list[str], paired: list[str]) -> list[str]:
     notes = []
     for name in names[1:]:

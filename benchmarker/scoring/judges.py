@@ -16,13 +16,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from benchmarker.config_schema import ThresholdsConfig
+from benchmarker.config_schema import RunConfig, ThresholdsConfig
 from benchmarker.errors import ConfigError, RunAbortedError
+from benchmarker.log.lines import Json
 from benchmarker.log.records import ResultRecord
+from benchmarker.registry_base import Registry
 from benchmarker.scoring.calibration.development import GRADER_DEVELOPED_ON
 from benchmarker.scoring.grade import Grade
-
-Record = dict[str, Any]
 
 
 class JudgeFailures:
@@ -79,10 +79,10 @@ class Judge(ABC):
         hypothesis); `gold` replaces the line's answer for the grader (LoCoMo scores a normalised gold),
         `template` is the suite's own judge prompt."""
 
-    def results_fields(self, record: Mapping[str, Any], grade: Grade) -> Record:
+    def results_fields(self, record: Mapping[str, Any], grade: Grade) -> dict[str, Json]:
         """The results-line keys of a grade this judge gave (label, autoeval_label, grade), and, where a model
         judged, the line's tokens with the judge's under "eval"; the grader bills none."""
-        return with_eval_tokens(record, grade) if self.needs_model else dict(grade.line_fields())
+        return with_eval_tokens(record, grade) if self.needs_model else grade.line_fields()
 
 
 @dataclass(frozen=True)
@@ -126,15 +126,12 @@ class OfficialJudge(LLMJudge):
         return self.official_prompt
 
 
-JUDGES: dict[str, type[Judge]] = {j.name: j for j in (DeterministicGrader, LLMJudge, OfficialJudge)}
+JUDGES: Registry[type[Judge]] = Registry("judge", [(j.name, j) for j in (DeterministicGrader, LLMJudge, OfficialJudge)])
 
 
 def judge_class(name: str) -> type[Judge]:
     """The judge of this name; ValueError naming the known ones for any other."""
-    found = JUDGES.get(name)
-    if found is None:
-        raise ValueError(f"unknown judge {name!r}: expected one of {', '.join(JUDGES)}")
-    return found
+    return JUDGES.lookup(name)
 
 
 def make_judge(name: str, *, model: Any | None = None, official_prompt: Any | None = None,
@@ -146,7 +143,7 @@ def make_judge(name: str, *, model: Any | None = None, official_prompt: Any | No
     return cls(model=model if cls.needs_model else None, **settings)
 
 
-def choose_judge(config: Any) -> tuple[str, str]:
+def choose_judge(config: RunConfig) -> tuple[str, str]:
     """auto: an LLM judge when one is configured and wanted, else the deterministic grader."""
     wanted = config.eval.judge
     has_model = bool(config.models.eval) and config.provider.type != "offline"
@@ -163,7 +160,7 @@ def choose_judge(config: Any) -> tuple[str, str]:
     return wanted, f"{wanted} judge {config.models.eval}"
 
 
-def with_eval_tokens(record: Mapping[str, Any], grade: Grade, extra: Record | None = None) -> Record:
+def with_eval_tokens(record: Mapping[str, Any], grade: Grade, extra: dict[str, Json] | None = None) -> dict[str, Json]:
     """The grade's results-line keys (then a suite's `extra` keys) and the answer's tokens with the judge's
     added under role "eval"."""
     return {**grade.line_fields(), **(extra or {}),

@@ -19,14 +19,24 @@ Works for any suite: in-house kinds simply bring other question_type values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
 
 from benchmarker.scoring.grade import Grade
 from benchmarker.scoring.stats import wilson
 
 
-def cell(labels: Iterable[bool | None]) -> dict[str, Any]:
+class AccuracyCell(TypedDict):
+    """An accuracy cell (module docstring), in the order its keys are written."""
+
+    n: int
+    correct: int
+    accuracy: float | None
+    ci95: list[float] | None
+    unjudged: int
+
+
+def cell(labels: Iterable[bool | None]) -> AccuracyCell:
     """n, correct, accuracy and a 95% Wilson interval over judged labels; unjudged counted apart."""
     values = list(labels)
     judged = [v for v in values if v is not None]
@@ -58,7 +68,7 @@ def shown_rows(qa: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                                                     if name != same]
 
 
-def not_graded(record: dict[str, Any]) -> bool:
+def not_graded(record: Mapping[str, Any]) -> bool:
     """An answer nothing was asked to judge (a retrieval-only run's): not a QA answer at all."""
     return record.get("label") is None and Grade.of_line(record).judge == "none"
 
@@ -72,7 +82,8 @@ def qa_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
         by_type.setdefault(str(r.get("question_type") or "unknown"), []).append(r.get("label"))
     types = {t: cell(labels) for t, labels in sorted(by_type.items())}
     present = [t for t, c in types.items() if c["n"] > 0]
-    task_avg = (sum(types[t]["accuracy"] for t in present) / len(present)) if present else None
+    accuracies = [a for t in present if (a := types[t]["accuracy"]) is not None]  # every one: n > 0
+    task_avg = (sum(accuracies) / len(present)) if present else None
     return {
         "overall": cell(r.get("label") for r in results),
         "task_averaged": {"accuracy": task_avg, "types": present, "n_types": len(present)},

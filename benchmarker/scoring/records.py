@@ -34,6 +34,7 @@ from typing import Any
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_jsonl
+from benchmarker.log.lines import Json
 from benchmarker.scoring.grade import Grade, GradeTokens
 
 GRADING_KEYS = ("label", "autoeval_label", "grade")
@@ -42,7 +43,7 @@ GRADING_KEYS = ("label", "autoeval_label", "grade")
 def grading_fields(label: bool | None, *, judge: str, model: str | None, reason: str,
                    attempts: int = 1, template: str | None = None, reply: str | None = None,
                    score: float | None = None, input_tokens: int = 0,
-                   output_tokens: int = 0, judge_error: str | None = None) -> dict[str, object]:
+                   output_tokens: int = 0, judge_error: str | None = None) -> dict[str, Json]:
     """Deprecated: build a `Grade` (scoring/grade.py) and call its `line_fields()`; kept for bench/answered_run.py."""
     return Grade(label=label, judge=judge, model=model, reason=reason, attempts=attempts, template=template,
                  reply=reply, score=score, tokens=GradeTokens(input=input_tokens, output=output_tokens),

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
+from benchmarker.log.jsonl import Keyed
 from benchmarker.metric_names import K_VALUES, LEVELS, METRICS
 from benchmarker.scoring.qa_metrics import is_abstention
 
@@ -52,9 +53,25 @@ def score_ranking(ranked: Sequence[Hashable], evidence: set[Hashable], k: int) -
             "ndcg_any": actual / ideal if ideal else 0.0}
 
 
-def _ordered_hits(hits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+class TypeRetrieval(TypedDict):
+    """One question type's means and counts under `retrieval.by_type`."""
+
+    metrics: dict[str, float | None]
+    n: dict[str, int]
+
+
+class TracedHits(TypedDict):
+    """`retrieval.traced`: a mapped server's hits traced back to the dataset message that wrote them."""
+
+    hits: int
+    hits_traced: int
+    share: float
+    servers: list[str]
+
+
+def _ordered_hits(hits: Sequence[Keyed]) -> list[Keyed]:
     indexed = list(enumerate(hits))
-    indexed.sort(key=lambda p: (p[1].get("rank") if isinstance(p[1].get("rank"), (int, float)) else p[0] + 1, p[0]))
+    indexed.sort(key=lambda p: (rank if isinstance(rank := p[1].get("rank"), (int, float)) else p[0] + 1, p[0]))
     return [h for _, h in indexed]
 
 
@@ -67,7 +84,7 @@ def _turn_key(session_id: Any, turn_index: Any) -> tuple[str, int] | None:
         return None
 
 
-def session_ranking(hits: Sequence[dict[str, Any]]) -> list[str]:
+def session_ranking(hits: Sequence[Keyed]) -> list[str]:
     """Session ids in order of first occurrence among the ranked hits."""
     out: list[str] = []
     for i, hit in enumerate(_ordered_hits(hits)):
@@ -78,7 +95,7 @@ def session_ranking(hits: Sequence[dict[str, Any]]) -> list[str]:
     return out
 
 
-def turn_ranking(hits: Sequence[dict[str, Any]]) -> list[tuple[str, int] | str]:
+def turn_ranking(hits: Sequence[Keyed]) -> list[tuple[str, int] | str]:
     """(session_id, turn_index) per hit in rank order, first occurrence only."""
     out: list[tuple[str, int] | str] = []
     for i, hit in enumerate(_ordered_hits(hits)):
@@ -118,7 +135,8 @@ def question_retrieval(record: dict[str, Any], ks: Sequence[int] = K_VALUES) -> 
     return out
 
 
-def _aggregate(per_question: list[dict[str, dict[str, float | None]]], ks: Sequence[int]) -> tuple[dict, dict]:
+def _aggregate(per_question: list[dict[str, dict[str, float | None]]],
+               ks: Sequence[int]) -> tuple[dict[str, float | None], dict[str, int]]:
     means: dict[str, float | None] = {}
     counts: dict[str, int] = {}
     for level in LEVELS:
@@ -148,7 +166,7 @@ def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUE
                 "traced": traced, "notes": [untraceable]}
     scored = [(r, q) for r in with_hits if (q := question_retrieval(r, ks))]
     means, counts = _aggregate([q for _, q in scored], ks)
-    by_type: dict[str, dict[str, Any]] = {}
+    by_type: dict[str, TypeRetrieval] = {}
     for qtype in sorted({str(r.get("question_type")) for r, _ in scored}):
         m, c = _aggregate([q for r, q in scored if str(r.get("question_type")) == qtype], ks)
         by_type[qtype] = {"metrics": m, "n": c}
@@ -170,7 +188,7 @@ def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUE
             "by_type": by_type, "notes": notes}
 
 
-def _tracing(with_hits: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
+def _tracing(with_hits: list[dict[str, Any]]) -> tuple[TracedHits | None, str]:
     """How many hits of a mapped server (records with `hits_traced`) could be traced to dataset
     messages, and why metrics are not available when none could (never a silent zero)."""
     mapped = [r for r in with_hits if r.get("hits_traced") is not None]
@@ -179,7 +197,7 @@ def _tracing(with_hits: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, st
     hits = sum(len(r["retrieved"]) for r in mapped)
     found = sum(int(r["hits_traced"]) for r in mapped)
     servers = sorted({str(r.get("memory_server") or "the memory server") for r in mapped})
-    traced = {"hits": hits, "hits_traced": found, "share": found / hits if hits else 0.0, "servers": servers}
+    traced: TracedHits = {"hits": hits, "hits_traced": found, "share": found / hits if hits else 0.0, "servers": servers}
     if hits and not found:
         return traced, (f"not available: none of the {hits} hits {', '.join(servers)} returned could be traced to a "
                         "dataset message (it returns no tags, and no hit held a text that was written verbatim, "

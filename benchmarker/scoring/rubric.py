@@ -27,7 +27,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from string import Template
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.config_schema import ThresholdsConfig
@@ -43,6 +43,26 @@ LLM_DIMENSIONS = ("temporal_awareness", "source_attribution", "confidence_calibr
 ALL_DIMENSIONS = DETERMINISTIC + LLM_DIMENSIONS
 
 
+class JudgeScore(TypedDict):
+    """A rubric judge's usable reply."""
+
+    score: float | None
+    reason: str
+
+
+class Vote(TypedDict, total=False):
+    """One vote on one dimension: the judge's score and reason with its attempts and raw reply, a failed or
+    unparsable call (score None), or the deterministic score standing in for the judge."""
+
+    score: float | None
+    reason: str
+    attempts: int
+    raw: str
+    unparsable: bool
+    error: str | None
+    deterministic: bool
+
+
 @dataclass
 class RubricGrade:
     """Per-dimension scores (None = not graded), every raw vote, and what `overall` covers."""
@@ -54,7 +74,7 @@ class RubricGrade:
     graded_dimensions: list[str]
     ungraded_dimensions: list[str]
     reasons: dict[str, str] = field(default_factory=dict)
-    votes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    votes: dict[str, list[Vote]] = field(default_factory=dict)
     abstained: bool = False
     judge: str | None = None
     reason: str = ""  # one line: the reasons of the graded dimensions
@@ -264,13 +284,13 @@ def _score_of(obj: dict[str, Any]) -> float | None:
     return value if 0.0 <= value <= 1.0 else None
 
 
-def parse_judge_reply(text: str) -> dict[str, Any] | None:
+def parse_judge_reply(text: str) -> JudgeScore | None:
     """`{"score": 0..1, "reason": ...}` from a judge reply (fences and chatter tolerated), else None."""
     obj = first_json_object(text, lambda o: _score_of(o) is not None)
     return None if obj is None else {"score": _score_of(obj), "reason": str(obj.get("reason", ""))}
 
 
-async def _judge_vote(model: Any, prompt: str, retries: int) -> dict[str, Any]:
+async def _judge_vote(model: Any, prompt: str, retries: int) -> Vote:
     """One vote under the judge policy (judge_policy.py): a failed call is recorded, never a zero."""
     from langchain_core.messages import HumanMessage
 
@@ -351,7 +371,7 @@ async def grade_answer(question: Question, answer: str, *, judge_model: Any = No
     for i, dim in enumerate(llm_dims):
         dim_votes = list(results[i * max(1, votes):(i + 1) * max(1, votes)])
         grade.votes[dim] = dim_votes
-        scores = [v["score"] for v in dim_votes if v.get("score") is not None]
+        scores = [score for v in dim_votes if (score := v.get("score")) is not None]
         if scores:
             grade.scores[dim] = float(statistics.median(scores))
             grade.reasons[dim] = f"median of {len(scores)} parsable vote(s) of {len(dim_votes)}"

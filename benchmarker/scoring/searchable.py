@@ -11,35 +11,45 @@ Two sources:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TypedDict
 
 from benchmarker.errors import IndexNotSearchableError
-from benchmarker.log.jsonl import latest_by
+from benchmarker.log.jsonl import K, Keyed, latest_by
 
 ERROR_NAME = IndexNotSearchableError.__name__
 LISTED = 10  # ids named in a note; summary.json lists them all
 
 
-def split_searchable(results: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def split_searchable(results: list[K]) -> tuple[list[K], list[K]]:
     """(lines measured, lines left out because their index was not searchable)."""
     measured = [r for r in results if r.get("index_searchable") is not False]
     return measured, [r for r in results if r.get("index_searchable") is False]
 
 
-def failed_cases(errors: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[str]:
+def failed_cases(errors: Iterable[Keyed], results: Iterable[Keyed]) -> list[str]:
     """Cases whose latest error is IndexNotSearchableError and that no results line answers yet."""
     answered = {str(r.get("case_id")) for r in results}
     return sorted(str(e.get("case_id")) for e in latest_by(errors, "case_id")
-                  if ERROR_NAME in str(e.get("error", "")) and str(e.get("case_id")) not in answered)
+                  if ERROR_NAME in str(e.get("error") or "") and str(e.get("case_id")) not in answered)
 
 
-def not_searchable_block(left_out: list[dict[str, Any]], failed: list[str]) -> dict[str, Any]:
+class NotSearchable(TypedDict):
+    """summary.json's `counts.not_searchable`."""
+
+    questions: int
+    question_ids: list[str]
+    cases_failed: int
+    case_ids: list[str]
+
+
+def not_searchable_block(left_out: Iterable[Keyed], failed: list[str]) -> NotSearchable:
     """summary.json's counts.not_searchable."""
     ids = sorted(str(r.get("question_id")) for r in left_out)
     return {"questions": len(ids), "question_ids": ids, "cases_failed": len(failed), "case_ids": list(failed)}
 
 
-def not_searchable_notes(block: dict[str, Any]) -> list[str]:
+def not_searchable_notes(block: NotSearchable) -> list[str]:
     """What summary.json's notes, the report's header and the console say about it."""
     notes = []
     if block["questions"]:

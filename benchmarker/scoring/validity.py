@@ -27,10 +27,10 @@ not run, nothing judged in retrieval mode, an outside agent whose searches are i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.config_schema import ValidityConfig
-from benchmarker.scoring.validity_checks import RunFiles, measure
+from benchmarker.scoring.validity_checks import Figure, RunFiles, measure
 
 CHECKS = ("memory_replaced", "not_searchable", "search_errors", "search_timeouts", "search_empty", "write_failures",
           "unanswered", "reader_errors", "agent_errors", "unjudged", "judge_errors", "judge_refusals",
@@ -53,7 +53,7 @@ def validity_block(answers_dir: Path, run_dir: Path | None = None,
 def verdict(files: RunFiles, limits: ValidityConfig) -> dict[str, Any]:
     """{"valid", "reasons", "checks"}: every check with its figure; reasons name the failing ones, worst first."""
     thresholds = limits.model_dump()
-    checks = {}
+    checks: dict[str, Check] = {}
     for name in CHECKS:
         figure = measure(name, files)
         checks[name] = _judged(figure, thresholds[name])
@@ -61,14 +61,28 @@ def verdict(files: RunFiles, limits: ValidityConfig) -> dict[str, Any]:
     return {"valid": not reasons, "reasons": reasons, "checks": checks}
 
 
-def _judged(figure: dict[str, Any], threshold: float) -> dict[str, Any]:
+class Check(TypedDict):
+    """One check of summary.json's `validity.checks`, in the order its keys are written."""
+
+    count: int
+    of: int
+    share: float | None
+    threshold: float
+    ok: bool
+    what: str
+    detail: str
+    applies: bool
+
+
+def _judged(figure: Figure, threshold: float) -> Check:
     count, of = figure["count"], figure["of"]
     share = round(count / of, 4) if of else None
     ok = not figure["applies"] or count == 0 or (share is not None and share <= threshold)
-    return {"count": count, "of": of, "share": share, "threshold": threshold, "ok": ok} | figure
+    return {"count": count, "of": of, "share": share, "threshold": threshold, "ok": ok, "what": figure["what"],
+            "detail": figure["detail"], "applies": figure["applies"]}
 
 
-def _reason(name: str, check: dict[str, Any]) -> str:
+def _reason(name: str, check: Check) -> str:
     detail = f" ({check['detail']})" if check.get("detail") else ""
     limit = f"; [validity] {name} allows {check['threshold']:.0%}" if check["threshold"] else ""
     return f"{check['count']} of {check['of']} {check['what']}{detail}{limit}"

@@ -8,10 +8,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from benchmarker.log.decision_facts import decision_facts
-from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl
+from benchmarker.log.jsonl import latest_by, read_json_object, read_lines
+from benchmarker.log.lines import DecisionLine, ErrorLine, Json, Manifest, MemoryLine, ResultLine
 from benchmarker.scoring.grade import Grade
 from benchmarker.scoring.qa_metrics import not_graded
 from benchmarker.scoring.searchable import ERROR_NAME as NOT_SEARCHABLE_ERROR
@@ -26,41 +27,52 @@ PHASES = ("ingest", "qa", "eval")
 _NODE = re.compile(r"During task with name '([a-z_]+)'")
 _ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")  # ids differ; the error does not
 
-Figure = dict[str, Any]
+
+
+class Figure(TypedDict):
+    """What one check counted: `count` of `of`, the most common error behind it, and whether it applies."""
+
+    what: str
+    count: int
+    of: int
+    detail: str
+    applies: bool
 
 
 @dataclass
 class RunFiles:
     """What the verdict reads: one results directory's lines and its run's manifest, decisions and memories."""
 
-    manifest: dict[str, Any] = field(default_factory=dict)
-    answers: list[dict[str, Any]] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    decisions: list[dict[str, Any]] = field(default_factory=list)
-    memories: list[dict[str, Any]] = field(default_factory=list)
+    manifest: Manifest = field(default_factory=lambda: Manifest())
+    answers: list[ResultLine] = field(default_factory=list)
+    results: list[ResultLine] = field(default_factory=list)
+    errors: list[ErrorLine] = field(default_factory=list)
+    decisions: list[DecisionLine] = field(default_factory=list)   # their facts only (log/decision_facts.py)
+    memories: list[MemoryLine] = field(default_factory=list)
 
     @classmethod
     def read(cls, answers_dir: Path, run_dir: Path | None = None) -> RunFiles:
         run_dir = run_dir or answers_dir
 
-        def main(path: Path) -> list[dict[str, Any]]:  # the dataset's own questions, not adversarial rounds
-            return [r for r in latest_by(read_jsonl(path), "question_id") if not r.get("round")]
+        def main(path: Path) -> list[ResultLine]:  # the dataset's own questions, not adversarial rounds
+            return [r for r in latest_by(read_lines(path, ResultLine), "question_id") if not r.get("round")]
 
-        return cls(manifest=read_json_object(run_dir / "manifest.json"), answers=main(answers_dir / "answers.jsonl"),
-                   results=main(answers_dir / "results.jsonl"), errors=list(read_jsonl(answers_dir / "errors.jsonl")),
+        return cls(manifest=cast(Manifest, read_json_object(run_dir / "manifest.json")),
+                   answers=main(answers_dir / "answers.jsonl"), results=main(answers_dir / "results.jsonl"),
+                   errors=list(read_lines(answers_dir / "errors.jsonl", ErrorLine)),
                    decisions=list(decision_facts(run_dir / "decisions.jsonl")),
-                   memories=list(read_jsonl(run_dir / "memories.jsonl")))
+                   memories=list(read_lines(run_dir / "memories.jsonl", MemoryLine)))
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> dict[str, dict[str, Json]]:
         """The config as run (the manifest keeps it under config.config)."""
         config = (self.manifest.get("config") or {}).get("config")
         return config if isinstance(config, dict) else {}
 
     @property
     def phases(self) -> tuple[str, ...]:
-        return tuple((self.config.get("run") or {}).get("phases") or PHASES)
+        phases = (self.config.get("run") or {}).get("phases")
+        return tuple(str(p) for p in phases) if isinstance(phases, list) and phases else PHASES
 
     @property
     def mode(self) -> str:
@@ -80,10 +92,10 @@ class RunFiles:
         seen = {a.get("question_id") for a in self.answers} | {r.get("question_id") for r in self.results}
         return total if isinstance(total, int) and total >= len(seen) else len(seen)
 
-    def answered(self) -> dict[str, dict[str, Any]]:
+    def answered(self) -> dict[str, ResultLine]:
         return {str(a.get("question_id")): a for a in self.answers} | {str(r.get("question_id")): r for r in self.results}
 
-    def searches(self) -> list[dict[str, Any]]:
+    def searches(self) -> list[DecisionLine]:
         """The measured question searches (graph/qa.py's decision lines; graph/search_log.py's failed ones)."""
         return [d for d in self.decisions if d.get("caller") in SEARCH_CALLERS and d.get("question_id")
                 and not str(d.get("tool", "")).startswith("_")]
@@ -96,7 +108,7 @@ class RunFiles:
             out[str(line.get("case_id"))] = int(kept if isinstance(kept, int) else line.get("entries") or 0)
         return out
 
-    def failed_cases(self) -> list[dict[str, Any]]:
+    def failed_cases(self) -> list[ErrorLine]:
         """The latest error of each case while a selected question is unanswered (a finished case's old error
         from an earlier attempt says nothing then)."""
         if len(self.answered()) >= self.selected:
@@ -118,7 +130,7 @@ def _has(error: Any, words: tuple[str, ...]) -> bool:
     return any(word in low for word in words)
 
 
-def _node(error: dict[str, Any]) -> str | None:
+def _node(error: ErrorLine) -> str | None:
     found = _NODE.search(str(error.get("traceback") or ""))
     return found.group(1) if found else None
 
@@ -131,11 +143,11 @@ def skipped(what: str, why: str) -> Figure:
     return figure(what, 0, 0, why, applies=False)
 
 
-def _hits_found(answer: dict[str, Any]) -> int:
+def _hits_found(answer: ResultLine) -> int:
     """What the server returned for the question's search: `retrieved` is only what reached the reader, which a
     tight `[run] context_budget_tokens` can empty while the memory answered (runs before budgets: retrieved)."""
     returned = answer.get("hits_returned")
-    return returned if isinstance(returned, int) else len(answer["retrieved"])
+    return returned if isinstance(returned, int) else len(answer.get("retrieved") or [])
 
 
 def memory_replaced(f: RunFiles) -> Figure:
@@ -166,7 +178,7 @@ def not_searchable(f: RunFiles) -> Figure:
                   f.selected, most_common(e.get("error") for e in failed))
 
 
-def _search_figure(f: RunFiles, what: str, keep: Callable[[dict[str, Any]], bool]) -> Figure:
+def _search_figure(f: RunFiles, what: str, keep: Callable[[DecisionLine], bool]) -> Figure:
     if f.outside_agent:
         return skipped(what, "an outside agent searches its own memory")
     if "qa" not in f.phases:
@@ -270,7 +282,7 @@ def judge_refusals(f: RunFiles) -> Figure:
     return _unjudged_by(f, "verdicts were lost to judge replies with no verdict", "unjudged after")
 
 
-def _above(f: RunFiles, what: str, over: Callable[[dict[str, Any]], int]) -> Figure:
+def _above(f: RunFiles, what: str, over: Callable[[ResultLine], int]) -> Figure:
     searched = [a for a in f.answers if isinstance(a.get("retrieved"), list) and isinstance(a.get("top_k"), int)]
     bad = [a for a in searched if over(a) > 0]
     extra = sum(over(a) for a in bad)
@@ -278,7 +290,7 @@ def _above(f: RunFiles, what: str, over: Callable[[dict[str, Any]], int]) -> Fig
 
 
 def reader_above_top_k(f: RunFiles) -> Figure:
-    return _above(f, "answers' readers saw more hits than top_k", lambda a: len(a["retrieved"]) - a["top_k"])
+    return _above(f, "answers' readers saw more hits than top_k", lambda a: len(a.get("retrieved") or []) - (a.get("top_k") or 0))
 
 
 def hits_above_top_k(f: RunFiles) -> Figure:

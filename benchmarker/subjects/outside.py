@@ -15,7 +15,7 @@ from benchmarker.agent.adapters import (
     SubprocessAgentAdapter,
     SubprocessAgentSettings,
 )
-from benchmarker.config_schema import RunConfig
+from benchmarker.config_schema import AgentConfig
 from benchmarker.errors import UserError
 from benchmarker.redact import redact, redact_url
 
@@ -53,10 +53,10 @@ class OutsideAgentSubject:
         return {"type": self.agent_type, "name": self.pool.name}
 
 
-def agent_pool(config: RunConfig) -> AgentPool:
-    """The configured outside agent: one HTTP service, or one subprocess per concurrent case. Its
-    description (manifest, summary) names header and variable names, never their values."""
-    agent = config.agent
+def agent_pool(agent: AgentConfig, concurrency: int, config_path: Path | None) -> AgentPool:
+    """The configured outside agent (`[agent]`): one HTTP service, or one subprocess per concurrent case
+    (`[run] concurrency`), its cwd relative to `config_path`'s folder. Its description (manifest, summary) names
+    header and variable names, never their values."""
     if agent.type == "http":
         h = agent.http
         http = HttpAgentSettings(base_url=h.base_url, name=h.name, header_env=dict(h.header_env),
@@ -68,17 +68,17 @@ def agent_pool(config: RunConfig) -> AgentPool:
         return AgentPool(lambda: HttpAgentAdapter(http), size=1, description=redact(description))
     if agent.type == "subprocess":
         s = agent.subprocess
-        cwd = _cwd(config, s.cwd)
+        cwd = _cwd(config_path, s.cwd)
         sub = SubprocessAgentSettings(command=s.command, args=tuple(s.args), env=dict(s.env), cwd=cwd,
                                       name=s.name, timeout_s=s.timeout_s, close_grace_s=s.close_grace_s)
         description = {"type": "subprocess", "name": s.name, "command": s.command, "args": list(s.args),
                        "cwd": cwd, "env": sorted(s.env), "timeout_s": s.timeout_s}
-        return AgentPool(lambda: SubprocessAgentAdapter(sub), size=config.run.concurrency,
+        return AgentPool(lambda: SubprocessAgentAdapter(sub), size=concurrency,
                          description=redact(description))
     raise ValueError(f"[agent].type = {agent.type!r} is not an outside agent")
 
 
-def _cwd(config: RunConfig, written: str) -> str:
+def _cwd(config_path: Path | None, written: str) -> str:
     """Relative to the config file's folder, like every path in the config; "" means that folder."""
-    base = config.config_path.parent if config.config_path else Path.cwd()
+    base = config_path.parent if config_path else Path.cwd()
     return str((base / Path(written).expanduser()).resolve()) if written else str(base.resolve())

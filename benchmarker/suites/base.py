@@ -2,8 +2,9 @@
 
 The harness asks `benchmarker.registry` for a suite (by `[dataset].kind` or by a line's `kind`)
 and calls these methods; it never tests a kind. Each default below is what most suites do, so a
-suite overrides only what differs. The flags say what a suite can do (the graph, config rules and
-`estimate` read them); the methods compute what only the suite knows.
+suite overrides only what differs. What a suite can do is a typed part (suites/parts.py): how its case
+moves (`protocol`) and the adversary's policy for it (`adversary`, or None and `adversary_refusal`); the graph
+reads them from the run's suite (`RunContext.suite`). The methods compute what only the suite knows.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import BaseModel
 from benchmarker.config_schema import Problem
 from benchmarker.errata.gold import GoldReader
 from benchmarker.reporting.summary_model import Block
+from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
 
 if TYPE_CHECKING:
     from benchmarker.config_schema import RunConfig, ThresholdsConfig
@@ -28,7 +30,6 @@ if TYPE_CHECKING:
     from benchmarker.scoring.judges import Judge
 
 Record = dict[str, Any]
-ADVERSARY_KINDS = "long_horizon, longmemeval, sample and levels"   # the kinds with no adversary_refusal
 
 
 class Suite(ABC):
@@ -40,18 +41,10 @@ class Suite(ABC):
     reads_file: bool = False                # [dataset].file names its data
     question_types: tuple[str, ...] = ()    # what [run].question_types may name (empty: not checked)
     official_judge: bool = False            # the benchmark's own judge prompts apply (`official_prompts`)
-    # Why `replay` cannot re-apply a finished run's memory writes to this suite ("" = it can): a suite whose
-    # questions are answered from memory can; one that scores the agent itself cannot, and says why.
-    replay_refusal: str = "does not say its questions are answered from memory alone (Suite.replay_refusal)"
-    needs_case: bool = True                 # scoring an answer reads its case (rubric, facts, trap answer)
-    reads_back: bool = False                # a case is answered by reading its memory back, not by QA
-    seeds_memory: bool = False              # ingest starts from a memory that already holds entries
-    reads_agent_trace: bool = False         # its scoring reads the agent's logged tool calls
+    protocol: CaseProtocol = CaseProtocol()  # how a case moves (QA or read-back) and what its scoring reads
     multi_seed: bool = False                # results of several seeds get the multi-seed statistics
-    proposes_from_facts: bool = False       # the adversary proposes from generator fact records
-    adversary_own_weakest_only: bool = False  # the adversary aims only at the case's own weak categories
-    conversation_cases: bool = False        # a case is a conversation with its own questions: progress says each answer
-    adversary_refusal: str = ""             # why the adversary cannot run on it ("" = it can)
+    adversary: AdversaryPolicy | None = None  # how the adversary writes questions for it (None: it cannot)
+    adversary_refusal: str = "does not say how the adversary writes questions for it (Suite.adversary)"
     judge_note: str = ""                    # estimate's words on its judge call, when it is not the usual one
     # The suite's own [dataset] keys, beside the shared ones (kind, file, seed, ...): a pydantic model
     # (extra="forbid") that config.py checks once the kind is known; None: the suite has none.
@@ -62,22 +55,19 @@ class Suite(ABC):
     # builds carries them typed and fails naming the key when one is off; a key without a model stays as written.
     summary_models: Mapping[str, type[Block]] = {}
 
-    @property
-    def replayable(self) -> bool:
-        """Whether `replay` can re-apply a finished run's memory writes and answer from them."""
-        return not self.replay_refusal
-
     # --- config --------------------------------------------------------------------------------
 
     def options(self, cfg: RunConfig) -> BaseModel | None:
         """This suite's own [dataset] keys of a loaded config (defaults where absent), or None."""
         if self.dataset_options is None:
             return None
-        return self.dataset_options.model_validate(dict(cfg.dataset.model_extra or {}))
+        fields = self.dataset_options.model_fields   # a manifest's config also holds other suites' legacy keys
+        return self.dataset_options.model_validate({k: v for k, v in (cfg.dataset.model_extra or {}).items()
+                                                    if k in fields})
 
     def config_problems(self, cfg: RunConfig) -> list[Problem]:
         """This suite's cross-key rules on a config whose [dataset].kind is this suite."""
-        return self.data_problems(cfg) + self._question_type_problems(cfg) + self._adversary_problems(cfg)
+        return self.data_problems(cfg) + self._question_type_problems(cfg)
 
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
         """What the suite requires of the keys naming its data (config.py already refuses a file key
@@ -108,12 +98,14 @@ class Suite(ABC):
         return [Problem(("run", "question_types", i), f'got "{qtype}"; allowed: {", ".join(self.question_types)}')
                 for i, qtype in enumerate(cfg.run.question_types) if qtype not in self.question_types]
 
-    def _adversary_problems(self, cfg: RunConfig) -> list[Problem]:
+    def adversary_problems(self, cfg: RunConfig, adversary_kinds: Callable[[], str]) -> list[Problem]:
+        """[multi_agent] adversary's rules on this suite; `adversary_kinds()` names the kinds that take it
+        (the registry knows them: registry.adversary_kinds)."""
         ma = cfg.multi_agent
-        if ma.adversary and self.adversary_refusal:
-            return [Problem(("multi_agent", "adversary"), f'writes questions for {ADVERSARY_KINDS}; '
+        if ma.adversary and self.adversary is None:
+            return [Problem(("multi_agent", "adversary"), f'writes questions for {adversary_kinds()}; '
                             f'[dataset].kind = "{cfg.dataset.kind}" {self.adversary_refusal}')]
-        if ma.adversary and ma.proposer == "generator" and not self.proposes_from_facts:
+        if ma.adversary and ma.proposer == "generator" and not (self.adversary and self.adversary.proposes_from_facts):
             return [Problem(("multi_agent", "proposer"), f'"generator" proposes from the long-horizon generator\'s '
                             f'fact records; [dataset].kind = "{cfg.dataset.kind}" has none: use proposer = "model" '
                             f'(the judge\'s model writes questions from the evidence turns, the harness checks them)')]
@@ -194,18 +186,6 @@ class Suite(ABC):
     def answer_fields(self, case: Case, question: Question) -> Record:
         """Extra keys of its answer lines."""
         return {}
-
-    def aimable(self, case: Case) -> bool:
-        """Whether the adversary can write checked questions for this case."""
-        return False
-
-    def adversary_categories(self, case: Case) -> list[str]:
-        """What a new question of this case may be."""
-        return sorted({q.category or q.question_type for q in case.questions}) or ["recall"]
-
-    def adversary_rubric(self) -> Callable[[str, bool], Record] | None:
-        """The rubric of an adversary's new question (None: the checker's default)."""
-        return None
 
 
 def need_case(case: Case | None, record: Record) -> Case:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarker.config_schema import RunConfig
 from benchmarker.log.store import RunLog
 from benchmarker.token_count import TOKENIZER, count_tokens
 from benchmarker.verbs.baselines import BASELINES_DIR, Histories, prompt_messages, run_answers
@@ -23,9 +24,9 @@ APPROXIMATION = (f"reader input counted in {TOKENIZER} tokens (the provider's ow
                  "cache: per case, the first question sends the history prefix and every later one reads it")
 
 
-def _prefix_tokens(name: str, answer: Any, context: str, config: Any) -> tuple[int, int]:
+def _prefix_tokens(name: str, answer: Any, context: str, qa_model: str) -> tuple[int, int]:
     """(prefix, whole prompt) tokens of one question's two messages."""
-    head, tail = (m.text for m in prompt_messages(name, answer, context, "openai", config.models.qa))
+    head, tail = (m.text for m in prompt_messages(name, answer, context, "openai", qa_model))
     prefix = count_tokens(head)
     return prefix, prefix + count_tokens(tail)
 
@@ -41,34 +42,37 @@ def _cached(prefix: int, first: bool, policy: Any) -> tuple[int, int]:
     return (0, prefix) if first else (prefix, 0)
 
 
-def estimate_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, Any]) -> dict[str, Any]:
+def estimate_baseline(name: str, run_dir: Path, config: RunConfig, answers: dict[str, Any]) -> dict[str, Any]:
     """One baseline's pending calls: reader (with its cache reads and writes) and judge, in tokens and USD."""
     from benchmarker.agent.ledger import Usage
-    from benchmarker.run.cost_floor import usage_usd
     from benchmarker.run.estimate_model import cache_policy
+    from benchmarker.verbs.baseline_history import history_cases
     from benchmarker.verbs.estimate import QA_OUTPUT, judge_usage
+    from benchmarker.verbs.role_pricing import llm_judged, role_pricing
 
     out_dir = run_dir / BASELINES_DIR / name
     done = RunLog(run_dir, answers_dir=out_dir).done if out_dir.is_dir() else None
     pending = [a for q, a in answers.items() if done is None or q not in done.judged]
     asked = [a for a in pending if done is None or a.question_id not in done.answered]
     policy = cache_policy(config.provider.type, config.models.qa, True)
-    histories = Histories(config, run_dir, sorted({a.case_id for a in asked}) if name == "full_context" else [])
+    wanted = sorted({a.case_id for a in asked}) if name == "full_context" else []
+    histories = Histories(config.baselines.full_context_tokens, history_cases(config, run_dir, wanted))
     qa, seen = Usage(), set()
     for answer in asked:
         context = histories.get(answer.case_id).text if name == "full_context" else ""
-        prefix, whole = _prefix_tokens(name, answer, context, config)
+        prefix, whole = _prefix_tokens(name, answer, context, config.models.qa)
         read, write = _cached(prefix, answer.case_id not in seen, policy)
         seen.add(answer.case_id)
         qa.add(Usage(1, whole, QA_OUTPUT, read, write))
-    judge = judge_usage(config, pending)
-    qa_usd, eval_usd = usage_usd(qa, config, config.models.qa), usage_usd(judge, config, config.models.eval)
+    judge = judge_usage(llm_judged(config.models, config.params, config.run), pending)
+    pricing = role_pricing(config)
+    qa_usd, eval_usd = pricing.usd(qa, "qa"), pricing.usd(judge, "eval")
     return {"pending": len(pending), "cases": len({a.case_id for a in asked}), "qa": qa.as_dict(),
             "eval": judge.as_dict(), "cache": policy.note,
             "usd": None if qa_usd is None or eval_usd is None else qa_usd + eval_usd}
 
 
-def estimate_baselines(run_dir: Path, config: Any, names: tuple[str, ...]) -> dict[str, Any]:
+def estimate_baselines(run_dir: Path, config: RunConfig, names: tuple[str, ...]) -> dict[str, Any]:
     """Every named baseline's estimate, their total USD and the approximation they use."""
     from benchmarker.verbs.estimate import QA_OUTPUT
 

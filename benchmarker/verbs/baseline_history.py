@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarker.config_schema import RunConfig
 from benchmarker.datasets.schema import Case, Session
 from benchmarker.token_count import count_tokens
 
@@ -82,7 +83,7 @@ def build_history(case: Case, limit: int) -> History:
     return History(text, total, dropped, before, count_tokens(text), skipped)
 
 
-def history_cases(config: Any, run_dir: Path, case_ids: Iterable[str]) -> dict[str, Case]:
+def history_cases(config: RunConfig, run_dir: Path, case_ids: Iterable[str]) -> dict[str, Case]:
     """The run's cases (its sessions) by id, rebuilt from the dataset its config names."""
     from benchmarker.verbs.rescore import cases_named
 

@@ -27,6 +27,8 @@ from langchain_core.messages import HumanMessage
 from benchmarker.agent.ledger import usage_of
 from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
+from benchmarker.config_schema import RunConfig
+from benchmarker.datasets.schema import Case
 from benchmarker.errors import UserError
 from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
@@ -92,9 +94,9 @@ def cache_marked(text: str, provider: str, model: str) -> Any:
 class Histories:
     """Each case's full-context history, built once for all of its questions."""
 
-    def __init__(self, config: Any, run_dir: Path, case_ids: Sequence[str]):
-        self.limit = config.baselines.full_context_tokens
-        self.cases = history_cases(config, run_dir, case_ids) if case_ids else {}
+    def __init__(self, limit: int, cases: dict[str, Case]):
+        self.limit = limit    # [baselines] full_context_tokens
+        self.cases = cases    # history_cases: the cases whose questions ask for a history
         self._built: dict[str, History] = {}
 
     def get(self, case_id: str) -> History:
@@ -103,21 +105,22 @@ class Histories:
         return self._built[case_id]
 
 
-async def ask(name: str, reader: Any, answer: AnswerRecord, history: History | None, config: Any) -> AnswerRecord:
+async def ask(name: str, reader: Any, answer: AnswerRecord, history: History | None, provider: str,
+              qa_model: str) -> AnswerRecord:
     context = history.text if history is not None else ""
-    reply = await reader.ainvoke(prompt_messages(name, answer, context, config.provider.type, config.models.qa))
+    reply = await reader.ainvoke(prompt_messages(name, answer, context, provider, qa_model))
     usage = usage_of(reply)
     line = answer.to_line()
     extra: dict[str, Any] = {"history_cut": history.cut()} if history is not None else {}
     return AnswerRecord(**{k: line[k] for k in QUESTION_KEYS if k in line}, **extra, **{
         "hypothesis": message_text(reply).strip(), "mode": "baseline", "baseline": name,
-        "offline": config.provider.type == "offline", "reader_context": context, "context_chars": len(context),
+        "offline": provider == "offline", "reader_context": context, "context_chars": len(context),
         "context_tokens": history.tokens_after if history is not None else 0,
         "tokens": {"qa": {"input": usage.input_tokens, "output": usage.output_tokens,
                           "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}}})
 
 
-def _models(config: Any, out_dir: Path) -> tuple[Any, Any]:
+def _models(config: RunConfig, out_dir: Path) -> tuple[Any, Any]:
     """The reader and judge, their ledger continuing the baseline's journal (ledger.jsonl) and writing to it."""
     from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
     from benchmarker.log.confined import make_folders
@@ -132,7 +135,7 @@ def _models(config: Any, out_dir: Path) -> tuple[Any, Any]:
     return models, writer
 
 
-async def run_baseline(name: str, run_dir: Path, config: Any, answers: dict[str, AnswerRecord],
+async def run_baseline(name: str, run_dir: Path, config: RunConfig, answers: dict[str, AnswerRecord],
                        cases: dict[str, Any]) -> tuple[RunSummary, Path]:
     """Answer and judge every pending question of one baseline; write its folder's outputs."""
     from benchmarker.reporting.outputs import write_outputs
@@ -140,11 +143,12 @@ async def run_baseline(name: str, run_dir: Path, config: Any, answers: dict[str,
 
     out_dir = run_dir / BASELINES_DIR / name
     models, journal = _models(config, out_dir)
-    judge = models.judge_for(config)
+    judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
     log = RunLog(run_dir, answers_dir=out_dir)
     pending = [a for q, a in answers.items() if q not in log.done.judged]
     to_ask = sorted({a.case_id for a in pending if a.question_id not in log.done.answered})
-    histories = Histories(config, run_dir, to_ask if name == "full_context" else [])
+    histories = Histories(config.baselines.full_context_tokens,
+                          history_cases(config, run_dir, to_ask if name == "full_context" else []))
     semaphore = asyncio.Semaphore(config.run.concurrency)
 
     async def one(gold: AnswerRecord) -> None:
@@ -152,7 +156,7 @@ async def run_baseline(name: str, run_dir: Path, config: Any, answers: dict[str,
             answer = log.done.answered.get(gold.question_id)
             if answer is None:
                 history = histories.get(gold.case_id) if name == "full_context" else None
-                answer = await ask(name, models.qa, gold, history, config)
+                answer = await ask(name, models.qa, gold, history, config.provider.type, config.models.qa)
                 log.append(answer)
             result = await score(answer, cases.get(gold.case_id), judge)
         log.append(result)
@@ -179,7 +183,7 @@ async def run_baseline(name: str, run_dir: Path, config: Any, answers: dict[str,
     return write_outputs(out_dir, run_dir, meta, SUITE_LOOKUP)[0], out_dir
 
 
-async def run_baselines(run_dir: Path, config: Any, names: Sequence[str]) -> list[tuple[str, RunSummary, Path]]:
+async def run_baselines(run_dir: Path, config: RunConfig, names: Sequence[str]) -> list[tuple[str, RunSummary, Path]]:
     """Each named baseline in turn, on the run's questions, with the run's (or CONFIG's) reader and judge."""
     from benchmarker.verbs.rescore import cases_for
 

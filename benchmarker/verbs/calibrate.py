@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_json_atomic
 from benchmarker.registry import suite
@@ -47,18 +48,18 @@ SCHEMA_VERSION = 1
 class JudgeChoice:
     """One judge to calibrate: the config it is built from, its kind and its folder name."""
 
-    config: Any
+    config: RunConfig
     kind: str
     label: str
     note: str
 
 
-def load_answers(config, label_files: list[Path]) -> list[LabelledAnswer]:
+def load_answers(config: RunConfig, label_files: list[Path]) -> list[LabelledAnswer]:
     """The labelled answers joined with CONFIG's gold (`[dataset] file`, read by its suite)."""
     return read_labels(list(label_files), calibration_gold(config)[0])
 
 
-def calibration_gold(config) -> tuple[dict[str, Any], dict[str, Any]]:
+def calibration_gold(config: RunConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     """(question_id -> Gold, question_id -> case) from the config's suite; one line when it has none."""
     got = suite(config.dataset.kind).calibration_gold(config)
     if got is None:
@@ -68,7 +69,7 @@ def calibration_gold(config) -> tuple[dict[str, Any], dict[str, Any]]:
     return got
 
 
-def choose_judges(config, kinds: list[str]) -> list[JudgeChoice]:
+def choose_judges(config: RunConfig, kinds: list[str]) -> list[JudgeChoice]:
     """CONFIG's own judge, or each of `kinds` (deterministic | llm | official) in its place."""
     from benchmarker.scoring.judges import choose_judge
 
@@ -83,8 +84,9 @@ def choose_judges(config, kinds: list[str]) -> list[JudgeChoice]:
     return out
 
 
-def out_dir(config, choice: JudgeChoice, root: Path | None) -> Path:
-    return Path(root if root is not None else Path(config.run.output_dir) / CALIBRATION_DIR) / choice.label
+def out_dir(output_dir: str, choice: JudgeChoice, root: Path | None) -> Path:
+    """A judge's calibration folder: under `root`, else `[run] output_dir`/calibration."""
+    return Path(root if root is not None else Path(output_dir) / CALIBRATION_DIR) / choice.label
 
 
 def _done(path: Path) -> dict[str, dict[str, Any]]:
@@ -104,7 +106,7 @@ def _official_builder(choice: JudgeChoice) -> Any:
     return builder
 
 
-def estimate(config, label_files: list[Path], kinds: list[str], root: Path | None = None) -> list[dict[str, Any]]:
+def estimate(config: RunConfig, label_files: list[Path], kinds: list[str], root: Path | None = None) -> list[dict[str, Any]]:
     """Tokens and USD of each judge's calls still to make, without building or calling a model: each
     answer's rendered judge prompt (characters / 4) in, a yes/no out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage
@@ -122,7 +124,7 @@ def estimate(config, label_files: list[Path], kinds: list[str], root: Path | Non
                          "output_tokens": 0, "usd": 0.0, "note": "deterministic grader: no model call"})
             continue
         builder = _official_builder(choice)
-        done = _done(out_dir(config, choice, root) / VERDICTS_FILE)
+        done = _done(out_dir(config.run.output_dir, choice, root) / VERDICTS_FILE)
         pending = [a for k, a in unique.items() if k not in done]
         usage = Usage(calls=len(pending), output_tokens=JUDGE_OUTPUT * len(pending),
                       input_tokens=sum(tokens(len(build_prompt(a.record(), builder)[2])) for a in pending))
@@ -146,7 +148,7 @@ def format_estimate(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-async def calibrate(config, label_files: list[Path], kinds: list[str], root: Path | None = None,
+async def calibrate(config: RunConfig, label_files: list[Path], kinds: list[str], root: Path | None = None,
                     development: list[Path] | None = None) -> list[dict[str, Any]]:
     """Calibrate each chosen judge; return their summaries (each also in its calibration.json). The
     `development` files (also calibrated) are reported apart, as a fit: the judge was developed on them."""
@@ -154,7 +156,7 @@ async def calibrate(config, label_files: list[Path], kinds: list[str], root: Pat
     files = with_development(label_files, marked)
     gold, cases = calibration_gold(config)
     answers = read_labels(list(files), gold)
-    return [await calibrate_one(choice, answers, out_dir(config, choice, root), files, marked, cases)
+    return [await calibrate_one(choice, answers, out_dir(config.run.output_dir, choice, root), files, marked, cases)
             for choice in choose_judges(config, kinds)]
 
 
@@ -197,7 +199,7 @@ async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer], folder:
         models = build_models(as_eval, earlier_tokens=earlier, with_agent=False)
         if models.judge_kind != choice.kind:  # the official judge without LongMemEval's evaluator
             raise UserError(f"{config.config_path}: judge = \"official\": {models.judge_note}")
-        judge, ledger = models.judge_for(config), models.ledger
+        judge, ledger = models.judge_for(config.eval, config.run.max_failures_in_a_row), models.ledger
     else:  # no model at all: the grader needs no key, whatever the provider
         judge, ledger = DeterministicGrader(thresholds=config.eval.thresholds), TokenLedger()
     verdicts = _done(path)

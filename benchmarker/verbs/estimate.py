@@ -49,11 +49,19 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.agent.ledger import Usage
-from benchmarker.config_schema import MEMORY_AGENT_TOOLS
+from benchmarker.config_schema import (
+    MEMORY_AGENT_TOOLS,
+    AgentConfig,
+    MemoryConfig,
+    MultiAgentConfig,
+    ParamsConfig,
+    RunConfig,
+    RunSection,
+)
 from benchmarker.graph.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
 from benchmarker.registry import plan_dataset, suite, suite_of_record
-from benchmarker.run.cost_floor import FLOOR_SUMMARY_TOKENS, floor_case, usage_usd
+from benchmarker.run.cost_floor import FLOOR_SUMMARY_TOKENS, floor_case
 from benchmarker.run.estimate_model import (
     ADD_ENTRY_ARGS_TOKENS,
     CALL_TOKENS,
@@ -73,6 +81,7 @@ from benchmarker.run.estimate_model import (
 )
 from benchmarker.scoring.analyst import HITS_SHOWN, TEXT_CHARS
 from benchmarker.suites.long_horizon.data.adversary import FACTS_SHOWN
+from benchmarker.verbs.role_pricing import RolePricing, llm_judged, role_pricing
 
 SCHEMA_VERSION = 1
 UNITS = ("message", "exchange", "session")
@@ -143,8 +152,8 @@ class Estimate:
         return {"agent": self.agent, "qa": self.qa, "eval": self.eval}[role]
 
 
-def _settings(config, all_tools: tuple[str, ...]) -> list[Variant]:
-    tools = tuple(config.agent.tools)
+def _settings(agent: AgentConfig, memory: MemoryConfig, all_tools: tuple[str, ...]) -> list[Variant]:
+    tools = tuple(agent.tools)
     baseline = Setting(False, "message", all_tools)
     variants = [Variant(baseline, baseline.label(all_tools) + " (baseline)", baseline=True)]
     for unit in UNITS:
@@ -152,37 +161,37 @@ def _settings(config, all_tools: tuple[str, ...]) -> list[Variant]:
             setting = Setting(cached, unit, tools)
             variants.append(Variant(setting, setting.label(all_tools)))
     seen = [v.setting for v in variants if not v.baseline]
-    for setting in [*_lean_settings(config), configured_setting(config)]:
+    for setting in [*_lean_settings(agent, memory), configured_setting(agent)]:
         if setting not in seen:
             seen.append(setting)
             variants.append(Variant(setting, setting.label(all_tools)))
     return variants
 
 
-def configured_setting(config) -> Setting:
-    agent = config.agent
+def configured_setting(agent: AgentConfig) -> Setting:
     return Setting(agent.prompt_cache, agent.ingest_unit, tuple(agent.tools), agent.raw_entry, agent.context_update,
                    agent.context_every_sessions if agent.context_update == "session" else 1)
 
 
-def _lean_settings(config) -> list[Setting]:
+def _lean_settings(agent: AgentConfig, memory: MemoryConfig) -> list[Setting]:
     """The issue-28 levers side by side (session unit, cache on): the harness writes raw_entry, then the
     context once per session, every 2 and every 4 sessions."""
-    tools = tuple(config.agent.tools)
-    if config.memory.preset != "mycelian" or config.memory.mapping:  # a mapped server writes its own way
+    tools = tuple(agent.tools)
+    if memory.preset != "mycelian" or memory.mapping:  # a mapped server writes its own way
         return []
     return [Setting(True, "session", tools, "harness")] + [Setting(True, "session", tools, "harness", "session", n)
                                                            for n in LEAN_EVERY]
 
 
-def estimate_run(config, scratch_dir: Path) -> Estimate:
+def estimate_run(config: RunConfig, scratch_dir: Path) -> Estimate:
     """Walk the selected cases once (streamed) and simulate what every setting would send."""
-    configured = configured_setting(config)
+    configured = configured_setting(config.agent)
     outside = config.agent.type != "memory_agent"  # an outside agent's own model calls are its business
     agent_used = config.run.mode == "agent" and "ingest" in config.run.phases and not outside
-    model = agent_model(config) if agent_used else None
+    model = agent_model(config.params, config.memory) if agent_used else None
     all_tools = tuple(model.schema_chars) if model else tuple(MEMORY_AGENT_TOOLS)
-    est = Estimate(configured, _settings(config, all_tools), all_tools, model)
+    est = Estimate(configured, _settings(config.agent, config.memory, all_tools), all_tools, model)
+    answering = Answering.of(config.params, config.run, llm_judged(config.models, config.params, config.run))
     policies = {cached: cache_policy(config.provider.type, config.models.agent, cached) for cached in (False, True)}
     plan = plan_dataset(config, scratch_dir)
     for group in plan.groups:
@@ -196,46 +205,51 @@ def estimate_run(config, scratch_dir: Path) -> Estimate:
                 for v in est.variants:
                     v.agent.add(simulate_case(case, v.setting, model, policies[v.setting.prompt_cache]))
             if config.run.mode == "agent" and "qa" in config.run.phases:
-                _answer(est, config, case.kind, len(case.questions), "judge", outside)
+                _answer(est, answering, case.kind, len(case.questions), "judge", outside)
                 if config.multi_agent.adversary:
-                    _adversary(est, config, case.kind, outside)
-    _after_cases(est, config)
+                    _adversary(est, config.multi_agent, answering, case.kind, outside)
+    _after_cases(est, config.multi_agent)
     return est
 
 
-def _llm_judged(config) -> bool:
-    """Whether the judge's model judges the answers (the one condition for every role-eval call)."""
-    return bool(config.models.eval and config.params.use_llm_judge and "eval" in config.run.phases)
+@dataclass(frozen=True)
+class Answering:
+    """What one question costs to answer and judge: the reader's context and whether a model judges it."""
+
+    context_tokens: float
+    judged: bool
+
+    @classmethod
+    def of(cls, params: ParamsConfig, run: RunSection, judged: bool) -> Answering:
+        context = min(params.top_k * ENTRY_TOKENS, params.qa_max_context_chars / CHARS_PER_TOKEN)
+        if run.context_budget_tokens:  # the reader's context is cut to the budget
+            context = min(context, run.context_budget_tokens)
+        return cls(context, judged)
 
 
-def _answer(est: Estimate, config, kind: str, n: int, part: str, outside: bool) -> None:
+def _answer(est: Estimate, answering: Answering, kind: str, n: int, part: str, outside: bool) -> None:
     """n questions of a case: a reader call each (qa) and a judge call each (eval, under `part`)."""
-    context = min(config.params.top_k * ENTRY_TOKENS, config.params.qa_max_context_chars / CHARS_PER_TOKEN)
-    if config.run.context_budget_tokens:  # the reader's context is cut to the budget
-        context = min(context, config.run.context_budget_tokens)
     if not outside:  # an outside agent answers itself: no reader call of ours
-        est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + context)), n * QA_OUTPUT))
-    if _llm_judged(config):
+        est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + answering.context_tokens)), n * QA_OUTPUT))
+    if answering.judged:
         judge_in, judge_out = judge_tokens(kind)
         est.add_eval(part, Usage(n, n * judge_in, n * judge_out))
 
 
-def _adversary(est: Estimate, config, kind: str, outside: bool) -> None:
+def _adversary(est: Estimate, ma: MultiAgentConfig, answering: Answering, kind: str, outside: bool) -> None:
     """A case's adversarial rounds at their cap: every round asks adversary_questions more, each
     answered and judged like a dataset question, plus the model proposer's call per round."""
-    ma = config.multi_agent
     extra = ma.rounds * ma.adversary_questions
     est.adversary_questions += extra
-    _answer(est, config, kind, extra, "adversary_judge", outside)
-    if ma.proposer == "model" and _llm_judged(config):
+    _answer(est, answering, kind, extra, "adversary_judge", outside)
+    if ma.proposer == "model" and answering.judged:
         est.add_eval("adversary_proposer", Usage(ma.rounds, ma.rounds * proposer_input_tokens(kind),
                                                  ma.rounds * ma.adversary_questions * PROPOSED_QUESTION_TOKENS))
 
 
-def _after_cases(est: Estimate, config) -> None:
+def _after_cases(est: Estimate, ma: MultiAgentConfig) -> None:
     """Graders and the analyst's explanations read the judged answers of the whole run (dataset and
     adversarial questions alike), so they are counted once the cases are."""
-    ma = config.multi_agent
     judged = sum(est.eval_parts[p].calls for p in ("judge", "adversary_judge") if p in est.eval_parts)
     if not judged:  # no answer judged by the judge's model: no grader or explanation either
         return
@@ -255,7 +269,7 @@ def _prompt_tokens(name: str) -> int:
 
 def proposer_input_tokens(kind: str) -> int:
     """One proposer call: its prompt plus the material it lists (fact records, or evidence turns)."""
-    if suite_of_record(kind).proposes_from_facts:
+    if (policy := suite_of_record(kind).adversary) is not None and policy.proposes_from_facts:
         return _prompt_tokens("adversary_propose") + PROPOSER_FACTS * FACT_TOKENS
     return _prompt_tokens("adversary_evidence") + PROPOSER_TURNS * TURN_TOKENS
 
@@ -270,10 +284,11 @@ def analyst_input_tokens() -> int:
     return _prompt_tokens("analyst_explain") + ANALYST_TEXT_TOKENS
 
 
-def judge_usage(config, answers: Iterable[Any]) -> Usage:
-    """The judge calls these answers will cost (`oracle`, `baselines`): none when no model judges them."""
+def judge_usage(judged: bool, answers: Iterable[Any]) -> Usage:
+    """The judge calls these answers will cost (`oracle`, `baselines`): none when no model judges them
+    (`judged`: llm_judged)."""
     judge = Usage()
-    if _llm_judged(config):
+    if judged:
         for answer in answers:
             j_in, j_out = judge_tokens(answer.kind)
             judge.add(Usage(1, j_in, j_out))
@@ -287,27 +302,15 @@ def judge_tokens(kind: str) -> tuple[int, int]:
 
 # --- cost --------------------------------------------------------------------------------------
 
-def _models(config) -> dict[str, str]:
-    return {"agent": config.models.agent, "qa": config.models.qa, "eval": config.models.eval}
-
-
-def batched(config, role: str) -> bool:
-    """Whether `[batch]` sends this role's calls through the provider's batch API (at its batch price)."""
-    model = _models(config)[role]
-    return (role in ("qa", "eval") and bool(getattr(config.batch, role)) and config.provider.type != "offline"
-            and bool(model) and not model.startswith("offline-"))
-
-
-def cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, float | None]:
+def cost(est: Estimate, pricing: RolePricing, notes: list[str] | None = None) -> dict[str, float | None]:
     """USD per role under the configured setting (None: the model has no price in [prices])."""
-    models = _models(config)
-    return {role: usage_usd(est.usage(role), config, models[role], notes, batch=batched(config, role))
+    return {role: pricing.usd(est.usage(role), role, notes, batch=pricing.batched(role))
             for role in ("agent", "qa", "eval")}
 
 
-def eval_parts_cost(est: Estimate, config, notes: list[str] | None = None) -> dict[str, float | None]:
+def eval_parts_cost(est: Estimate, pricing: RolePricing, notes: list[str] | None = None) -> dict[str, float | None]:
     """USD of each purpose of the judge's model (they sum to cost()["eval"])."""
-    return {part: usage_usd(usage, config, config.models.eval, notes, batch=batched(config, "eval"))
+    return {part: pricing.usd(usage, "eval", notes, batch=pricing.batched("eval"))
             for part, usage in est.eval_parts.items()}
 
 
@@ -315,14 +318,13 @@ def _total(values: list[float | None]) -> float | None:
     return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
 
 
-def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[dict[str, Any]]:
+def comparison(est: Estimate, pricing: RolePricing, notes: list[str] | None = None) -> list[dict[str, Any]]:
     """One row per compared setting (QA and judge are the same in every row)."""
-    models = _models(config)
-    rest = [usage_usd(est.qa, config, models["qa"], notes, batch=batched(config, "qa")),
-            usage_usd(est.eval, config, models["eval"], notes, batch=batched(config, "eval"))]
+    rest = [pricing.usd(est.qa, "qa", notes, batch=pricing.batched("qa")),
+            pricing.usd(est.eval, "eval", notes, batch=pricing.batched("eval"))]
     rows: list[dict[str, Any]] = []
     for v in est.variants:
-        agent_usd = usage_usd(v.agent, config, models["agent"], notes)
+        agent_usd = pricing.usd(v.agent, "agent", notes)
         rows.append({"label": v.label, "prompt_cache": v.setting.prompt_cache, "ingest_unit": v.setting.unit,
                      "tools": list(v.setting.tools), "raw_entry": v.setting.raw_entry,
                      "context_update": v.setting.context_update, "context_every_sessions": v.setting.every,
@@ -333,7 +335,7 @@ def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[di
                      "agent_output_tokens": v.agent.output_tokens, "agent_usd": agent_usd,
                      "total_usd": _total([agent_usd, *rest])})
     base = rows[0]["total_usd"]
-    floor = floor_usd(est, config)
+    floor = floor_usd(est, pricing)
     for row in rows:
         row["times_cheaper"] = base / row["total_usd"] if base and row["total_usd"] else None
         row["usd_per_question"] = row["total_usd"] / est.questions if row["total_usd"] is not None and est.questions \
@@ -342,17 +344,17 @@ def comparison(est: Estimate, config, notes: list[str] | None = None) -> list[di
     return rows
 
 
-def floor_usd(est: Estimate, config) -> float | None:
+def floor_usd(est: Estimate, pricing: RolePricing) -> float | None:
     """The floor in USD at the agent model's price (None: no agent calls, or no price)."""
     if est.model is None or not est.floor.calls:
         return None
-    return usage_usd(est.floor, config, config.models.agent)
+    return pricing.usd(est.floor, "agent")
 
 
-def floor_json(est: Estimate, config) -> dict[str, Any] | None:
+def floor_json(est: Estimate, pricing: RolePricing) -> dict[str, Any] | None:
     if est.model is None:
         return None
-    usd = floor_usd(est, config)
+    usd = floor_usd(est, pricing)
     return {"input_tokens": est.floor.input_tokens, "output_tokens": est.floor.output_tokens, "usd": usd,
             "usd_per_question": usd / est.questions if usd is not None and est.questions else None,
             "summary_tokens": FLOOR_SUMMARY_TOKENS, "context_updates": est.floor.calls}
@@ -370,12 +372,12 @@ def schema_tokens(est: Estimate) -> dict[str, Any]:
 TOKEN_COUNT = f"approximation: ~{CHARS_PER_TOKEN:g} characters per token"
 
 
-def assumptions(est: Estimate, config) -> list[str]:
+def assumptions(est: Estimate, config: RunConfig) -> list[str]:
     policy = cache_policy(config.provider.type, config.models.agent, True)  # what the cache-on rows mean
     out = [f"{TOKEN_COUNT} (real tokenizers differ by some 10-20%; a run measures what each reader saw with "
            "cl100k_base instead: summary.json `budget`)."]
     if est.model is not None:
-        out += _agent_assumptions(config, policy)
+        out += _agent_assumptions(config.params.context_cadence, config.agent.prompt_cache, policy)
         if config.memory.preset != "mycelian" or config.memory.mapping:
             out.append(f"the memory agent is costed on Mycelian's tools and capture policy; [memory] names another "
                        f"server ({config.memory.mapping or config.memory.preset}), whose own tools and prompt the "
@@ -390,12 +392,11 @@ def assumptions(est: Estimate, config) -> list[str]:
     out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
                f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {judge_in} in, "
                f"{judge_out} out{why}; both one-shot, never cached.")
-    return out + _multi_agent_assumptions(config)
+    return out + _multi_agent_assumptions(config.multi_agent)
 
 
-def _multi_agent_assumptions(config) -> list[str]:
+def _multi_agent_assumptions(ma: MultiAgentConfig) -> list[str]:
     """One rule per [multi_agent] part configured; all of them run on the judge's model (role eval)."""
-    ma = config.multi_agent
     out: list[str] = []
     if ma.adversary:
         out.append(f"adversary: {ma.rounds} round(s) x {ma.adversary_questions} questions per case, the cap (the "
@@ -417,10 +418,10 @@ def _multi_agent_assumptions(config) -> list[str]:
     return out
 
 
-def _agent_assumptions(config, policy: CachePolicy) -> list[str]:
+def _agent_assumptions(cadence: int, prompt_cache: bool, policy: CachePolicy) -> list[str]:
     out = [f"memory-agent calls follow the offline agent's policy (bootstrap get_context + list_entries on a "
            f"session's first turn, one add_entry per message, await_consistency + get_context + put_context every "
-           f"{config.params.context_cadence} messages and at a session's end; message unit: one tool call per "
+           f"{cadence} messages and at a session's end; message unit: one tool call per "
            "model call, exchange / session: independent calls in one reply) plus one call for the final reply; "
            "real models make more or fewer calls.",
            "each call sends the tool schemas of [agent] tools (the embedded service's real definitions), the "
@@ -438,7 +439,7 @@ def _agent_assumptions(config, policy: CachePolicy) -> list[str]:
            "sessions): bootstrap get_context + list_entries, then ONE reply with every add_entry and put_context on "
            "the session's last turn when due (every N-th session and the case's last; a later turn reads "
            "get_context first), and no closing call: the harness ends a turn once everything is recorded.",
-           f"prompt cache (the cache-on rows{'' if config.agent.prompt_cache else '; this config has it off'}): "
+           f"prompt cache (the cache-on rows{'' if prompt_cache else '; this config has it off'}): "
            f"{policy.note}" + ("; cache-on rows therefore cost the same as cache-off ones." if policy.kind == "none"
                                else ".")]
     if policy.kind != "none":
@@ -451,11 +452,12 @@ def _agent_assumptions(config, policy: CachePolicy) -> list[str]:
 
 # --- output ------------------------------------------------------------------------------------
 
-def estimate_json(est: Estimate, config) -> dict[str, Any]:
+def estimate_json(est: Estimate, config: RunConfig) -> dict[str, Any]:
     notes: list[str] = []
-    usd = cost(est, config, notes)
-    models = _models(config)
-    rows = comparison(est, config, notes)
+    pricing = role_pricing(config)
+    usd = cost(est, pricing, notes)
+    models = pricing.role_models
+    rows = comparison(est, pricing, notes)
     unpriced = sorted({models[r] for r, c in usd.items() if c is None}
                       | ({models["agent"]} if any(r["agent_usd"] is None for r in rows) else set()))
     policy = cache_policy(config.provider.type, config.models.agent, config.agent.prompt_cache)
@@ -468,10 +470,10 @@ def estimate_json(est: Estimate, config) -> dict[str, Any]:
         "setting": {"provider": config.provider.type, "agent_model": config.models.agent,
                     "prompt_cache": est.configured.prompt_cache, "ingest_unit": est.configured.unit,
                     "tools": list(est.configured.tools), "cache": policy.note},
-        "roles": _roles(est, config, usd, notes),
+        "roles": _roles(est, pricing, usd, notes),
         "total_usd": _total(list(usd.values())),
         "comparison": rows,
-        "floor": floor_json(est, config),
+        "floor": floor_json(est, pricing),
         "tool_schema_tokens": schema_tokens(est),
         "system_prompt_tokens": {u: est.model.system_tokens(u) for u in UNITS} if est.model else {},
         "assumptions": assumptions(est, config),
@@ -481,15 +483,15 @@ def estimate_json(est: Estimate, config) -> dict[str, Any]:
     }
 
 
-def _roles(est: Estimate, config, usd: dict[str, float | None], notes: list[str]) -> dict[str, Any]:
+def _roles(est: Estimate, pricing: RolePricing, usd: dict[str, float | None], notes: list[str]) -> dict[str, Any]:
     """Each role's usage and cost; eval also by purpose, so the [multi_agent] calls stay visible."""
-    models = _models(config)
+    models = pricing.role_models
     roles = {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role],
-                    "batch": batched(config, role),
+                    "batch": pricing.batched(role),
                     # what the role would cost without [batch] (the same as cost_usd when not batched)
-                    "sync_usd": usage_usd(est.usage(role), config, models[role]) if batched(config, role) else usd[role]}
+                    "sync_usd": pricing.usd(est.usage(role), role) if pricing.batched(role) else usd[role]}
              for role in ("agent", "qa", "eval")}
-    part_usd = eval_parts_cost(est, config, notes)
+    part_usd = eval_parts_cost(est, pricing, notes)
     roles["eval"]["parts"] = {part: {**usage.as_dict(), "cost_usd": part_usd[part]}
                               for part, usage in est.eval_parts.items()}
     return roles
@@ -543,7 +545,7 @@ def _multi_agent_lines(est: Estimate, data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def format_estimate(est: Estimate, config) -> str:
+def format_estimate(est: Estimate, config: RunConfig) -> str:
     data = estimate_json(est, config)
     s = data["setting"]
     lines = [f"questions {est.questions}, cases (memories) {est.cases}, sessions {est.sessions}, "
@@ -574,4 +576,5 @@ def format_estimate(est: Estimate, config) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Estimate", "estimate_run", "format_estimate", "estimate_json", "cost", "eval_parts_cost", "comparison"]
+__all__ = ["Estimate", "RolePricing", "estimate_run", "format_estimate", "estimate_json", "cost", "eval_parts_cost",
+           "comparison", "role_pricing"]

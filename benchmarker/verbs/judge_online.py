@@ -35,11 +35,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from benchmarker.config_schema import OnlineConfig, RunConfig, TracingConfig
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_figure, write_json_atomic, write_text_atomic
 from benchmarker.scoring.judges import LLMJudge
+
+if TYPE_CHECKING:
+    from benchmarker.agent.ledger import LedgerSnapshot
 
 JUDGE = LLMJudge.name  # the fact-enumeration judge always asks its model
 
@@ -116,20 +120,30 @@ def item_from_trace(run: Any) -> ExtractionItem | None:
                           project_id=str(project_id) if project_id else None)
 
 
-async def _source(config) -> tuple[Any | None, Iterator[ExtractionItem]]:
+@dataclass(frozen=True)
+class OnlineSource:
+    """Where judge-online reads its items: `[online]`, `[tracing]` (the LangSmith project and key) and the config
+    file, named in errors and against which `since` / `until` are read."""
+
+    online: OnlineConfig
+    tracing: TracingConfig
+    config_path: Path | None
+
+
+async def _source(source: OnlineSource) -> tuple[Any | None, Iterator[ExtractionItem]]:
     """The LangSmith client (None for source "run_dir") and the items the configured source yields."""
-    if config.online.source != "langsmith":
-        return None, items_from_run_dir(config)
+    if source.online.source != "langsmith":
+        return None, items_from_run_dir(source.online, source.config_path)
     from benchmarker.agent.tracing import langsmith_client
 
-    client, _ = langsmith_client(config.tracing)
-    return client, iter(await items_from_langsmith(config, client))
+    client, _ = langsmith_client(source.tracing)
+    return client, iter(await items_from_langsmith(source, client))
 
 
-def _pending(config, items: Iterator[ExtractionItem], done: set[str]) -> list[ExtractionItem]:
-    """The items not judged yet, at most `[online] limit` judged in all."""
+def _pending(limit: int, items: Iterator[ExtractionItem], done: set[str]) -> list[ExtractionItem]:
+    """The items not judged yet, at most `[online] limit` judged in all (0: no limit)."""
     pending = [item for item in items if item.id not in done]
-    return pending[:max(0, config.online.limit - len(done))] if config.online.limit else pending
+    return pending[:max(0, limit - len(done))] if limit else pending
 
 
 def _fact_case(item: ExtractionItem):
@@ -146,15 +160,15 @@ def _fact_case(item: ExtractionItem):
 RUN_SELECTS = ["ID", "START_TIME", "INPUTS", "OUTPUTS", "EXTRA", "METADATA", "PROJECT_ID"]
 
 
-async def items_from_langsmith(config, client) -> list[ExtractionItem]:
+async def items_from_langsmith(source: OnlineSource, client: Any) -> list[ExtractionItem]:
     """Root runs of the project carrying the tag, started inside since .. until, read with
     `client.runs.query_v2` (what `list_runs`, deprecated, points to; async). The v2 query takes
     the project's id and an explicit window: it would default to the last day, so an open `since`
     starts at the project's start, as the langsmith client's own readers do."""
-    online = config.online
-    project = online.project or config.tracing.project
-    since = parse_when(online.since, "since", config.config_path)
-    until = parse_when(online.until, "until", config.config_path)
+    online = source.online
+    project = online.project or source.tracing.project
+    since = parse_when(online.since, "since", source.config_path)
+    until = parse_when(online.until, "until", source.config_path)
     try:
         found = client.read_project(project_name=project)
         query = client.runs.query_v2(project_ids=[str(found.id)], filter=f'has(tags, "{online.tag}")', is_root=True,
@@ -163,11 +177,11 @@ async def items_from_langsmith(config, client) -> list[ExtractionItem]:
         runs = [run async for run in query]
     except Exception as err:  # the client's own errors name the HTTP status and the endpoint
         raise UserError(f"cannot read runs of LangSmith project {project!r} ({err}); check [tracing].endpoint / "
-                        f"LANGSMITH_ENDPOINT and the key in ${config.tracing.api_key_env}") from err
+                        f"LANGSMITH_ENDPOINT and the key in ${source.tracing.api_key_env}") from err
     return [item for run in runs if (item := item_from_trace(run)) is not None]
 
 
-def items_from_run_dir(config) -> Iterator[ExtractionItem]:
+def items_from_run_dir(online: OnlineConfig, config_path: Path | None) -> Iterator[ExtractionItem]:
     """Every ingestion turn of a finished harness run, rebuilt from its dataset and decisions.jsonl."""
     from benchmarker.config import load_config
     from benchmarker.graph.ingest import ingest_units
@@ -176,10 +190,10 @@ def items_from_run_dir(config) -> Iterator[ExtractionItem]:
     from benchmarker.log.written import written_texts
     from benchmarker.registry import plan_dataset
 
-    run_dir = Path(config.online.run_dir)
+    run_dir = Path(online.run_dir)
     manifest = read_json_object(run_dir / "manifest.json")
     if not manifest:
-        raise UserError(f"{config.config_path}: [online].run_dir = {run_dir} holds no manifest.json; "
+        raise UserError(f"{config_path}: [online].run_dir = {run_dir} holds no manifest.json; "
                         "point it at a finished run directory")
     source_path = Path(manifest.get("config_path") or "")
     if not source_path.is_file():
@@ -242,7 +256,7 @@ async def judge_item(item: ExtractionItem, model: Any | None, *, retries: int, t
             "extracted": item.extracted, **result.to_dict()}
 
 
-def _judge_model(config, ledger):
+def _judge_model(config: RunConfig, ledger: Any) -> Any | None:
     """The [models] eval model through the retry policy and the ledger; None offline."""
     if config.provider.type == "offline":
         return None
@@ -255,12 +269,12 @@ def _judge_model(config, ledger):
 
     policy = RetryPolicy.from_config(config.retry)
     raw = make_chat_model(config.provider.type, config.models.eval, role="eval", temperature=0.0,
-                          max_tokens=config.models.max_tokens, **provider_kwargs(config))
+                          max_tokens=config.models.max_tokens, **provider_kwargs(config.provider, config.retry))
     return RetryingModel(raw, policy=policy, ledger=ledger, role="eval", model_id=config.models.eval,
                          provider=config.provider.type)
 
 
-async def run_judge_online(config) -> Path:
+async def run_judge_online(config: RunConfig) -> Path:
     """Judge every matching run not judged yet; write the run directory; return it."""
     from benchmarker.agent.ledger import TokenLedger
     from benchmarker.graph.progress import RunProgress
@@ -275,7 +289,7 @@ async def run_judge_online(config) -> Path:
     previous = read_json_object(run_dir / "manifest.json") or None
     ledger = TokenLedger(prices=dict(config.prices), earlier=(previous or {}).get("tokens"))
     model = _judge_model(config, ledger)
-    client, items = await _source(config)
+    client, items = await _source(OnlineSource(config.online, config.tracing, config.config_path))
     manifest = build_manifest(
         config=config.to_manifest(JUDGE), config_path=str(config.config_path), config_sha256=config.config_sha256,
         run_id=config.run_id, dataset={"kind": "online", "source": online.source,
@@ -286,7 +300,7 @@ async def run_judge_online(config) -> Path:
                 "judge": "llm" if model is not None else "deterministic"},
         memory={}, judge={"kind": "fact_enumeration", "model": config.models.eval or None}, previous=previous)
     write_json_atomic(run_dir / "manifest.json", manifest)
-    pending = _pending(config, items, done)
+    pending = _pending(online.limit, items, done)
     writer = JsonlWriter(out, durable=True)
     semaphore = asyncio.Semaphore(config.run.concurrency)
     started = time.monotonic()
@@ -322,7 +336,7 @@ async def run_judge_online(config) -> Path:
 JUDGE_REPLY_TOKENS = 250   # the judge's JSON: four short lists (measured replies: 150-300 tokens)
 
 
-def estimate_judge_online(config) -> dict[str, Any]:
+def estimate_judge_online(config: RunConfig) -> dict[str, Any]:
     """Tokens and USD of judging what is not judged yet, before paying: each item's rendered judge
     prompt (characters / 4) in, JUDGE_REPLY_TOKENS out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage
@@ -330,7 +344,8 @@ def estimate_judge_online(config) -> dict[str, Any]:
     from benchmarker.suites.fact_extraction.fact_judge import format_extracted_output, render_fact_judge_prompt
 
     done = {line["id"] for line in read_jsonl(config.run_dir / ONLINE_FILE)}
-    pending = _pending(config, asyncio.run(_source(config))[1], done)
+    source = OnlineSource(config.online, config.tracing, config.config_path)
+    pending = _pending(config.online.limit, asyncio.run(_source(source))[1], done)
     prompt_tokens = sum(tokens(len(render_fact_judge_prompt(_fact_case(i), format_extracted_output(i.extracted))))
                         for i in pending)
     model = config.models.eval if config.provider.type != "offline" else "offline (deterministic enumeration)"
@@ -391,7 +406,7 @@ def summarize_online(lines: list[dict[str, Any]]) -> dict[str, Any]:
             "methods": sorted({line.get("method", "") for line in lines})}
 
 
-def write_online_outputs(run_dir: Path, tokens: dict[str, Any]) -> dict[str, Any]:
+def write_online_outputs(run_dir: Path, tokens: LedgerSnapshot) -> dict[str, Any]:
     """summary.json, report.md / report.html and the P / R / F1-over-time plot, from online.jsonl."""
     from benchmarker.reporting.markdown_html import render
 

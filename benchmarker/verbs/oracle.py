@@ -23,6 +23,7 @@ from langchain_core.messages import HumanMessage
 from benchmarker.agent.ledger import usage_of
 from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
+from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
 from benchmarker.graph.retrieval import build_context
 from benchmarker.log.records import AnswerRecord
@@ -66,7 +67,7 @@ def oracle_context(answer: AnswerRecord, max_chars: int) -> str:
     return build_context({}, hits, max_chars)
 
 
-async def run_oracle(run_dir: Path, config) -> tuple[RunSummary, Path]:
+async def run_oracle(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
     """Answer and judge every pending question; write the oracle folder's outputs. Returns its summary."""
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
@@ -77,7 +78,7 @@ async def run_oracle(run_dir: Path, config) -> tuple[RunSummary, Path]:
     cases = cases_for(config, run_dir, answers)
     config = config.model_copy(update={"run": config.run.model_copy(update={"mode": "agent", "phases": ("qa", "eval")})})
     models = build_models(config, with_agent=False)
-    judge = models.judge_for(config)
+    judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
     out_dir = run_dir / ORACLE_DIR
     log = RunLog(run_dir, answers_dir=out_dir)
     template = load_prompt("qa_reader.txt")
@@ -87,7 +88,8 @@ async def run_oracle(run_dir: Path, config) -> tuple[RunSummary, Path]:
         async with semaphore:
             answer = log.done.answered.get(gold.question_id)
             if answer is None:
-                answer = await _ask(models.qa, template, gold, config)
+                answer = await _ask(models.qa, template, gold, config.params.qa_max_context_chars,
+                                    config.provider.type == "offline")
                 log.append(answer)
             memory = log.done.memories.get(gold.case_id)
             result = await score(answer, cases.get(gold.case_id), judge,
@@ -106,25 +108,25 @@ async def run_oracle(run_dir: Path, config) -> tuple[RunSummary, Path]:
     return write_outputs(out_dir, run_dir, meta, SUITE_LOOKUP)[0], out_dir
 
 
-async def _ask(reader: Any, template: str, gold: AnswerRecord, config) -> AnswerRecord:
-    context = oracle_context(gold, config.params.qa_max_context_chars)
+async def _ask(reader: Any, template: str, gold: AnswerRecord, max_chars: int, offline: bool) -> AnswerRecord:
+    context = oracle_context(gold, max_chars)
     prompt = template.format(question=gold.question, question_date=gold.question_date or "unknown", context=context)
     reply = await reader.ainvoke([HumanMessage(prompt)])
     usage = usage_of(reply)
     line = gold.to_line()
     return AnswerRecord(**{k: line[k] for k in QUESTION_KEYS if k in line}, **{
-        "hypothesis": message_text(reply).strip(), "mode": "oracle", "offline": config.provider.type == "offline",
+        "hypothesis": message_text(reply).strip(), "mode": "oracle", "offline": offline,
         "reader_context": context, "context_chars": len(context), "context_tokens": count_tokens(context),
         "tokens": {"qa": {"input": usage.input_tokens, "output": usage.output_tokens,
                           "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}}})
 
 
-def estimate_oracle(run_dir: Path, config) -> dict[str, Any]:
+def estimate_oracle(run_dir: Path, config: RunConfig) -> dict[str, Any]:
     """Tokens and USD of the oracle's pending reader and judge calls (characters / 4, as `estimate` counts)."""
     from benchmarker.agent.ledger import Usage
-    from benchmarker.run.cost_floor import usage_usd
     from benchmarker.run.estimate_model import tokens
     from benchmarker.verbs.estimate import QA_OUTPUT, judge_usage
+    from benchmarker.verbs.role_pricing import llm_judged, role_pricing
 
     answers = gold_answers(run_dir)
     done = RunLog(run_dir, answers_dir=run_dir / ORACLE_DIR).done if (run_dir / ORACLE_DIR).is_dir() else None
@@ -133,8 +135,9 @@ def estimate_oracle(run_dir: Path, config) -> dict[str, Any]:
     asked = [a for a in pending if done is None or a.question_id not in done.answered]
     qa = Usage(len(asked), sum(tokens(len(template) + len(a.question) + len(oracle_context(
         a, config.params.qa_max_context_chars))) for a in asked), len(asked) * QA_OUTPUT)
-    judge = judge_usage(config, pending)
-    qa_usd, eval_usd = usage_usd(qa, config, config.models.qa), usage_usd(judge, config, config.models.eval)
+    judge = judge_usage(llm_judged(config.models, config.params, config.run), pending)
+    pricing = role_pricing(config)
+    qa_usd, eval_usd = pricing.usd(qa, "qa"), pricing.usd(judge, "eval")
     return {"questions": len(answers), "pending": len(pending), "qa": qa.as_dict(), "eval": judge.as_dict(),
             "usd": None if qa_usd is None or eval_usd is None else qa_usd + eval_usd,
             "models": {"qa": config.models.qa, "eval": config.models.eval or None}}

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarker.config import canonical_hash, safe_stem
+from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
 from benchmarker.reporting.summary_model import RunSummary
@@ -39,7 +40,7 @@ SIDE_BY_SIDE = ("session.recall_any@5", "session.recall_all@5", "session.recall_
 
 # --- the verb ------------------------------------------------------------------------------------
 
-def replay_run_id(config, source: ReplaySource) -> str:
+def replay_run_id(config: RunConfig, source: ReplaySource) -> str:
     """CONFIG's own run_id when it sets one, else `<config stem>-replay-<8 hex>`."""
     path = config.config_path
     if path is not None and _file_sets_run_id(path):
@@ -55,11 +56,11 @@ def _file_sets_run_id(path: Path) -> bool:
         return False
 
 
-def _check_target(config, source: ReplaySource) -> None:
-    """The replay's run directory must be new, or an earlier attempt of the same replay."""
-    run_dir = config.run_dir.resolve()
+def _check_target(target: Path, run_id: str, config_path: Path | None, source: ReplaySource) -> None:
+    """The replay's run directory (`target`, of run `run_id`) must be new, or an earlier attempt of the same replay."""
+    run_dir = target.resolve()
     if run_dir == source.run_dir:
-        raise UserError(f"{config.config_path}: run_id {config.run_id!r} is the source run's own directory; "
+        raise UserError(f"{config_path}: run_id {run_id!r} is the source run's own directory; "
                         "remove run_id from CONFIG (a replay gets its own) or choose another one")
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.is_file():
@@ -72,7 +73,7 @@ def _check_target(config, source: ReplaySource) -> None:
                         "set another run_id in CONFIG")
 
 
-async def execute_replay(run_dir: Path, config) -> RunOutcome:
+async def execute_replay(run_dir: Path, config: RunConfig) -> RunOutcome:
     """Replay RUN_DIR's recorded writes into fresh memories of CONFIG's backend, then QA and eval."""
     if config.self_improve.iterations > 0:
         raise UserError(f"{config.config_path}: [self_improve].iterations re-runs the memory agent; set it to 0 "
@@ -83,7 +84,7 @@ async def execute_replay(run_dir: Path, config) -> RunOutcome:
                         "agent on it instead: mycelian-longmemeval run CONFIG")
     source = ReplaySource.load(run_dir, config)
     config = config.model_copy(update={"run_id": replay_run_id(config, source)})
-    _check_target(config, source)
+    _check_target(config.run_dir, config.run_id, config.config_path, source)
     return await execute_run(config, replay=source)
 
 

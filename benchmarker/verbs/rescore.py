@@ -15,6 +15,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.records import AnswerRecord, read_records
@@ -33,15 +34,15 @@ def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
     return judge_label(judge_kind, model, thresholds)
 
 
-def cases_for(config, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
+def cases_for(config: RunConfig, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
     """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset (every
     case with `[dataset] errata`: a case carries its questions' corrections)."""
     every = bool(config.dataset.errata)
     return cases_named(config, run_dir, {a.case_id for a in answers.values()
-                                         if every or suite_of_record(a.kind).needs_case})
+                                         if every or suite_of_record(a.kind).protocol.needs_case})
 
 
-def cases_named(config, run_dir: Path, wanted: set[str], verb: str = "") -> dict[str, Any]:
+def cases_named(config: RunConfig, run_dir: Path, wanted: set[str], verb: str = "") -> dict[str, Any]:
     """The cases `wanted` names, by id, rebuilt from the dataset `config` describes (UserError naming a missing one:
     the run was made with another config)."""
     from benchmarker.registry import plan_dataset
@@ -73,7 +74,7 @@ def _with_adversarial_questions(cases: dict[str, Any], run_dir: Path) -> dict[st
             for cid, case in cases.items()}
 
 
-async def rescore(run_dir: Path, config) -> tuple[RunSummary, Path]:
+async def rescore(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
     """The re-judged summary and the folder it went to (`scores/<judge label>/`)."""
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.run.models import build_models
@@ -88,7 +89,7 @@ async def rescore(run_dir: Path, config) -> tuple[RunSummary, Path]:
     cases = cases_for(config, run_dir, answers)
     with_rounds = _with_adversarial_questions(cases, run_dir)
     models = build_models(config.model_copy(update={"run": config.run.model_copy(update={"phases": ("eval",)})}))
-    judge = models.judge_for(config)
+    judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
     thresholds = config.eval.thresholds.model_dump(mode="json")
     label = score_label(models.judge_kind, config.models.eval, thresholds)
     out_dir = run_dir / "scores" / label

@@ -4,7 +4,7 @@ where links point). Jinja2 escapes every value; `finalize` masks credentials in 
 from __future__ import annotations
 
 from itertools import islice, pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import ChainableUndefined, Environment, PackageLoader, Undefined
 
@@ -20,6 +20,10 @@ from benchmarker.view.links import ServerLinks
 from benchmarker.view.listing import ListQuery, facets, paginate, select, verdict
 from benchmarker.view.question import question_view, show
 from benchmarker.view.runinfo import JsonFiles, RunInfo, run_info
+
+if TYPE_CHECKING:
+    from benchmarker.reporting.compare_shapes import BrowserPair
+    from benchmarker.reporting.like_for_like import Check
 
 SHOWN_LINES = 1000  # disagreements and errors listed on a page
 SHOWN_CHARS = 100_000  # of one value on a page (a whole LongMemEval-S reader context is ~500,000)
@@ -130,7 +134,7 @@ class Site:
                            result=compare(self.rows(a), self.rows(b)), like=self._like_for_like(a, b),
                            invalid=self._invalid(a, b), paired=self._paired(a, b))
 
-    def _paired(self, a: Folder, b: Folder) -> dict[str, Any] | None:
+    def _paired(self, a: Folder, b: Folder) -> BrowserPair | None:
         """`compare`'s verdict, per-type table and speed and cost for B against A (None without results)."""
         from benchmarker.log.jsonl import latest_by
         from benchmarker.reporting.compare import browser_pair
@@ -154,7 +158,7 @@ class Site:
                 out[name] = line
         return out
 
-    def _like_for_like(self, a: Folder, b: Folder) -> dict[str, Any] | None:
+    def _like_for_like(self, a: Folder, b: Folder) -> Check | None:
         """reporting/like_for_like.py's check of B against A, as `compare` opens with it (None without results)."""
         from benchmarker.log.jsonl import latest_by
         from benchmarker.reporting.like_for_like import like_for_like, run_facts

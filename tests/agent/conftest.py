@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 from tests.fakes.mcp_memory import FakeMemoryServer
 
 

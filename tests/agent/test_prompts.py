@@ -9,7 +9,7 @@ import pytest
 
 from benchmarker.agent import prompts as P
 from benchmarker.memory import limits as L
-from benchmarker.memory.service.prompts import default_prompts
+from embedded_memory.prompts import default_prompts
 from tests.fakes.mcp_memory import DEFAULT_PROMPTS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -118,7 +118,7 @@ def literal_limits(text: str) -> list[str]:
 
 
 PROMPT_FILES = sorted((REPO / "prompts").glob("*.txt")) + sorted(
-    (REPO / "benchmarker/memory/service/default_prompts").rglob("*.md"))
+    (REPO / "embedded_memory/default_prompts").rglob("*.md"))
 
 
 @pytest.mark.parametrize("path", PROMPT_FILES, ids=lambda p: p.name)

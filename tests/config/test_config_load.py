@@ -11,6 +11,7 @@ from benchmarker.config import canonical_hash, load_config
 from benchmarker.config_schema import RunConfig
 from benchmarker.errors import ConfigError
 from benchmarker.scoring.judges import choose_judge
+from benchmarker.suites.longmemeval.options import LongMemEvalOptions
 
 FULL = """
 dataset_repo_path = "lme"
@@ -114,7 +115,7 @@ def error_of(path: Path) -> str:
 def test_full_config_loads_and_round_trips(tmp_path: Path, repo: Path) -> None:
     cfg = load_config(write(tmp_path, FULL))
     assert cfg.run_id == cfg.effective_run_id == "full-1"
-    assert cfg.dataset.kind == "longmemeval" and cfg.dataset.variant == "s"
+    assert cfg.dataset.kind == "longmemeval" and LongMemEvalOptions.of(cfg.dataset).variant == "s"
     assert cfg.dataset_path == repo / "data" / "longmemeval_s_cleaned.json"
     assert cfg.run.phases == ("ingest", "qa")  # pipeline order, whatever the file says
     assert cfg.run.output_dir == str(tmp_path / "out")

@@ -13,6 +13,7 @@ import pytest
 
 from benchmarker.config import load_config
 from benchmarker.config_schema import RunConfig
+from benchmarker.suites.longmemeval.options import LongMemEvalOptions
 from benchmarker.suites.sample.data import write_sample
 
 CONFIGS = Path(__file__).parents[2] / "configs"
@@ -33,7 +34,7 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _selection(cfg: RunConfig) -> tuple[object, ...]:
     r = cfg.run
-    return (cfg.dataset.kind, cfg.dataset.variant, Path(cfg.dataset_path).name, r.sample, r.sample_seed,
+    return (cfg.dataset.kind, LongMemEvalOptions.of(cfg.dataset).variant, Path(cfg.dataset_path).name, r.sample, r.sample_seed,
             r.limit, tuple(r.question_ids), tuple(r.question_types), cfg.params.top_k, cfg.run.output_dir)
 
 

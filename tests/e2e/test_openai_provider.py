@@ -16,14 +16,14 @@ import pytest
 
 from benchmarker.agent.prompts import parse_memory_system_prompt
 from benchmarker.memory.client import MemoryClient
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 from benchmarker.token_count import count_tokens
 from tests.e2e.cli import run_cli
 from tests.fakes.openai_server import ScriptedOpenAIServer, http_error, reply, tool_call
 
 pytestmark = pytest.mark.slow
-DEFAULT_PROMPTS = Path(__file__).resolve().parents[2] / "benchmarker/memory/service/default_prompts/chat"
+DEFAULT_PROMPTS = Path(__file__).resolve().parents[2] / "embedded_memory/default_prompts/chat"
 
 DATASET = [{
     "question_id": "q-osaka",

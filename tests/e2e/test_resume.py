@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from benchmarker.memory.client import MemoryClient
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 from tests.e2e.cli import run_cli
 
 pytestmark = pytest.mark.slow

@@ -3,7 +3,7 @@
 Good enough for client and agent tests: the 13 tool names, Mycelian's argument names, JSON
 result shapes and `isError` on failures, over real MCP streamable HTTP at `/mcp`. Writes are
 applied at once (no queue), search is a plain word-overlap score. The embedded service in
-`benchmarker/memory/service/` is the real reference backend; this one stays small on purpose.
+`embedded_memory/` is the real reference backend; this one stays small on purpose.
 
     with FakeMemoryServer() as server:
         server.url                 # http://127.0.0.1:PORT/mcp

@@ -16,8 +16,8 @@ import pytest
 
 from benchmarker.config import load_config
 from benchmarker.memory.client import MemoryClient
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 
 
 @pytest.fixture(scope="session")

@@ -44,8 +44,10 @@ def node_context(config, run_dir: Path | None, client: MemoryClient, **overrides
     memory = MycelianDriver(client=client, config=config, holder=overrides.pop("holder", None))
     parts = RunParts(memory, memory_agent(config, models, builds_agent=True), LocalExecutor(CASE_GRAPH, tuple))
     progress = RunProgress(1, enabled=False, stats=lambda: ledger_totals(models.ledger))
-    ctx = build_context(config, log=RunLog(run_dir), parts=parts, judge=models.judge_for(config), models=models,
-                        progress=progress, search=sweep_points(config)[0], tracing=None)
+    judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
+    search = sweep_points(config.sweep, config.params.top_k, config.memory.search_alpha)[0]
+    ctx = build_context(config, log=RunLog(run_dir), parts=parts, judge=judge, models=models,
+                        progress=progress, search=search, tracing=None)
     return dataclasses.replace(ctx, **overrides)
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from benchmarker.graph.build import run_cases
 from benchmarker.memory.client import MemoryClient
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 from tests.graph.support import SAMPLE, cases_of, lines, node_context, setup_state, smallest
 
 LAG_MS = 2500

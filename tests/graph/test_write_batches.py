@@ -16,8 +16,8 @@ from benchmarker.graph.ingest import ingest
 from benchmarker.graph.replay import replay_into_memory
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.memory.client import MemoryClient
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 from benchmarker.run.replay_source import RecordedWrite
 from tests.fakes.mcp_memory import FakeMemoryServer
 from tests.graph.support import SAMPLE, cases_of, created_memory, message_count, node_context, runtime, smallest

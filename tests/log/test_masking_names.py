@@ -10,7 +10,7 @@ import pytest
 
 from benchmarker.config import load_config
 from benchmarker.log.store import RunLog
-from benchmarker.memory.service.masking import redact_text as service_redact_text
+from embedded_memory.masking import redact_text as service_redact_text
 from benchmarker.redact import redact, redact_text
 
 SECRET = "plain-secret-value-0123456789"

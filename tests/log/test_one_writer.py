@@ -11,9 +11,13 @@ WRITE = re.compile(r"\.write_text\(|\.write_bytes\(|\bjson\.dump\(|\bopen\([^)]*
 # Writes that are not run output, each with why it may bypass the masking writers.
 ALLOWED = {
     "memory/client.py": "an MCP stdio server's own stderr, handed to the child process as a file",
-    "memory/service/launcher.py": "the embedded service's log: its own output (its CLI masks it) and the command line",
-    "memory/service/store.py": "the database lock file (a PID)",
-    "memory/service/embedders.py": "a lock file",
+}
+# The embedded memory service (a top-level package of its own) writes only these, none of them run output.
+SERVICE = PACKAGE.parent / "embedded_memory"
+SERVICE_WRITES = {
+    "launcher.py": "the embedded service's log: its own output (its CLI masks it) and the command line",
+    "store.py": "the database lock file (a PID)",
+    "embedders.py": "a lock file",
 }
 
 
@@ -33,3 +37,9 @@ def test_no_file_is_written_around_the_masking_writers() -> None:
 def test_the_allow_list_names_files_that_still_write() -> None:
     stale = [rel for rel in ALLOWED if not WRITE.search((PACKAGE / rel).read_text(encoding="utf-8"))]
     assert stale == []
+
+
+def test_the_embedded_service_writes_only_its_log_and_lock_files() -> None:
+    writers = sorted(path.relative_to(SERVICE).as_posix() for path in SERVICE.rglob("*.py")
+                     if WRITE.search(path.read_text(encoding="utf-8")))
+    assert writers == sorted(SERVICE_WRITES)

@@ -26,8 +26,8 @@ from benchmarker.log.store import RunLog
 from benchmarker.memory.client import WAIT_MARGIN_S, MemoryClient
 from benchmarker.memory.driver import MemoryPlace
 from benchmarker.memory.drivers.open import open_memory
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 from tests.fakes import ThreadedUvicorn
 from tests.graph.support import SAMPLE, cases_of
 

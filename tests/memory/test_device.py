@@ -16,11 +16,11 @@ from benchmarker.cli import main
 from benchmarker.config import canonical_hash, load_config
 from benchmarker.errors import ConfigError, UserError
 from benchmarker.memory.drivers.open import embedder_device, memory_server
-from benchmarker.memory.service import cli as service_cli
-from benchmarker.memory.service import embedders
-from benchmarker.memory.service import service as service_module
-from benchmarker.memory.service.errors import EmbedderError
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory import cli as service_cli
+from embedded_memory import embedders
+from embedded_memory import service as service_module
+from embedded_memory.errors import EmbedderError
+from embedded_memory.settings import ServiceSettings
 from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run import runner
 
@@ -114,7 +114,8 @@ def test_cuda_without_a_device_is_one_line(no_cuda: None) -> None:
 def test_the_harness_names_the_key_for_cuda_without_a_device(tmp_path: Path, no_cuda: None) -> None:
     path = _config(tmp_path, "cuda")
     with pytest.raises(UserError) as caught:
-        embedder_device(load_config(path))
+        config = load_config(path)
+        embedder_device(config.memory, config.config_path)
     message = str(caught.value)
     assert caught.value.exit_code == 2 and "\n" not in message
     assert message.startswith(f"{path.resolve()}: [memory] device = \"cuda\": torch sees no CUDA device")
@@ -131,7 +132,7 @@ def test_run_with_cuda_and_no_device_exits_2_with_one_line(tmp_path: Path, no_cu
 def test_only_minilm_on_the_embedded_service_has_a_device(tmp_path: Path) -> None:
     cfg = load_config(_config(tmp_path, "cuda"))
     static = cfg.model_copy(update={"memory": cfg.memory.model_copy(update={"embedder": "static"})})
-    assert embedder_device(static) is None  # a device it cannot use is never checked
+    assert embedder_device(static.memory, static.config_path) is None  # a device it cannot use is never checked
 
 
 # --- the manifest and the start line -----------------------------------------------------------
@@ -178,13 +179,13 @@ def test_the_harness_hands_the_device_to_the_embedded_service(tmp_path: Path, mo
         async def __aexit__(self, *exc: object) -> None:
             return None
 
-    from benchmarker.memory.service import launcher
+    from embedded_memory import launcher
 
     monkeypatch.setattr(launcher, "EmbeddedMemoryService", FakeService)
     config = load_config(_config(tmp_path, "cpu"))
 
     async def open_it() -> None:
-        async with memory_server(config, tmp_path, None):  # type: ignore[arg-type]  # no mapping for embedded
+        async with memory_server(config.memory, config.config_path, tmp_path, None):  # type: ignore[arg-type]  # no mapping for embedded
             pass
 
     asyncio.run(open_it())

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 
 ROOT = str(Path(__file__).resolve().parents[2])
 GONE_WITHIN_S = 5.0
@@ -55,8 +55,8 @@ def kill_all(pids: list[int]) -> None:
 
 EMBEDDED_LAUNCHER = """
     import sys, threading, time
-    from benchmarker.memory.service.launcher import EmbeddedMemoryService
-    from benchmarker.memory.service.settings import ServiceSettings
+    from embedded_memory.launcher import EmbeddedMemoryService
+    from embedded_memory.settings import ServiceSettings
     settings = ServiceSettings(port=0, db_path=sys.argv[1], embedder="none", alpha=0.0)
     svc = EmbeddedMemoryService(settings, log_path=sys.argv[2])
     if sys.argv[3] == "starting":
@@ -92,7 +92,7 @@ def test_a_service_started_for_a_launcher_that_is_already_gone_exits_at_once(tmp
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()  # a PID that was this test's child and is not our parent
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "benchmarker.memory.service", "--port", "1", "--db",
+    result = subprocess.run([sys.executable, "-m", "embedded_memory", "--port", "1", "--db",
                              str(tmp_path / "m.sqlite"), "--embedder", "none", "--alpha", "0",
                              "--exit-with-parent", "--parent-pid", str(gone.pid)],
                             capture_output=True, text=True, timeout=60,

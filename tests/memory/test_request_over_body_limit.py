@@ -14,8 +14,8 @@ from benchmarker.config import load_config
 from benchmarker.errors import MemoryToolError
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.memory.client import MemoryClient
-from benchmarker.memory.service.launcher import EmbeddedMemoryService
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService
+from embedded_memory.settings import ServiceSettings
 from benchmarker.run.runner import execute_run
 from benchmarker.suites.sample.data import generate_sample
 

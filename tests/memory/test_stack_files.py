@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarker.memory.service.launcher import EmbeddedMemoryService, free_port
-from benchmarker.memory.service.settings import ServiceSettings
+from embedded_memory.launcher import EmbeddedMemoryService, free_port
+from embedded_memory.settings import ServiceSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -64,14 +64,14 @@ def test_make_targets_print_the_expected_commands():
     assert f"{stack} up -d --build memory-service outbox-worker" in dev
     assert "up -d --build mcp-server" in make_n("start-mcp-streamable-server")
     wait = make_n("wait-backend-health", "HEALTH_TIMEOUT=42")
-    assert ".venv/bin/python -m benchmarker.memory.service.healthwait --url http://localhost:11545/v0/health --timeout 42" in wait
+    assert ".venv/bin/python -m embedded_memory.healthwait --url http://localhost:11545/v0/health --timeout 42" in wait
     assert "docker compose -f docker-compose.yml down -v" in make_n("stop-mycelian", "STACK_DOWN_FLAGS=-v")
     start = make_n("start-embedded-memory", "EMBEDDED_PORT=12345")
-    assert "-m benchmarker.memory.service --host 127.0.0.1 --port 12345 --db .cache/embedded-memory.sqlite" in start
+    assert "-m embedded_memory --host 127.0.0.1 --port 12345 --db .cache/embedded-memory.sqlite" in start
     assert "> .cache/embedded-memory.pid" in start and ".cache/embedded-memory.log" in start
     assert "kill $pid" in make_n("stop-embedded-memory")
     contract = make_n("contract-test", "MEMORY_MCP_URL=http://x:1/mcp")
-    assert "MEMORY_MCP_URL=http://x:1/mcp .venv/bin/python -m pytest -m contract tests/memory/test_contract.py" in contract
+    assert "MEMORY_MCP_URL=http://x:1/mcp .venv/bin/python -m pytest -m contract tests/embedded_memory/test_contract.py" in contract
     assert "podman compose -f docker-compose.yml down" in make_n("stop-mycelian", "COMPOSE=podman compose")
 
 
@@ -83,7 +83,7 @@ def test_missing_mycelian_clone_is_a_clear_error(tmp_path):
 
 
 def healthwait(url: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "benchmarker.memory.service.healthwait", "--url", url,
+    return subprocess.run([sys.executable, "-m", "embedded_memory.healthwait", "--url", url,
                            "--timeout", str(timeout), "--interval", "0.2"], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout + 30)
 

@@ -32,7 +32,7 @@ def _config(tmp_path: Path, store_secrets: bool | None):
 
 async def _ingest(config, run_dir: Path, texts: list[str]) -> None:
     """What a retrieval run's ingestion does: each message as an entry of the embedded service, then a context."""
-    async with memory_server(config, run_dir, mapping_for(config)) as launch, \
+    async with memory_server(config.memory, config.config_path, run_dir, mapping_for(config.memory)) as launch, \
             MemoryClient.connect(launch.url, headers=launch.headers) as client:
         vault_id = json.loads(await client.call("create_vault", {"title": "v", "description": ""}))["vaultId"]
         memory_id = json.loads(await client.call("create_memory_in_vault", {

@@ -16,7 +16,7 @@ from benchmarker.agent.prompts import (
     render_unit,
     unit_instructions,
 )
-from benchmarker.memory.service.prompts import default_prompts
+from embedded_memory.prompts import default_prompts
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.run.cost_floor import FLOOR_SUMMARY_TOKENS, floor_case
 from benchmarker.run.estimate_model import Setting, agent_model, cache_policy, simulate_case
@@ -64,7 +64,7 @@ def test_harness_add_entry_output_is_what_the_offline_agent_sends(tmp_path):
     messages = [("user", "I moved to Denver in March 2021 and I run 3 times a week with my friend Priya. " * 3),
                 ("assistant", "Denver is great for running at altitude. " * 30), ("user", "Thanks!")]
     cfg, _ = config(tmp_path, extra=LEAN)
-    model = agent_model(cfg)
+    model = agent_model(cfg.params, cfg.memory)
     system = compose_memory_system_prompt(load_prompt(MEMORY_AGENT_PREFIX), default_prompts("chat"), vault_id="v",
                                           memory_id="m", context_cadence=6,
                                           unit_text=unit_instructions("session", None, "session"),

@@ -13,7 +13,15 @@ from benchmarker.agent.ledger import Usage
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.cli import main
 from benchmarker.config import load_config
-from benchmarker.verbs.estimate import ANALYST_TEXT_TOKENS, comparison, cost, estimate_json, estimate_run, eval_parts_cost
+from benchmarker.verbs.estimate import (
+    ANALYST_TEXT_TOKENS,
+    comparison,
+    cost,
+    estimate_json,
+    estimate_run,
+    eval_parts_cost,
+    role_pricing,
+)
 from tests.run.test_estimate import DATA
 
 # Two long-horizon cases (seeds 1 and 2) of 20 questions each, judged by "j" over an OpenAI-compatible endpoint.
@@ -82,10 +90,11 @@ def test_adversary_proposer_and_graders_by_hand(tmp_path: Path) -> None:
     for usage in est.eval_parts.values():
         total.add(usage)
     assert est.eval == total and est.eval.calls == 40 + 4 + 20 + 120
-    usd = cost(est, cfg)
+    usd = cost(est, role_pricing(cfg))
     assert usd["eval"] == pytest.approx((total.input_tokens * 3.0 + total.output_tokens * 4.0) / 1e6)
-    assert sum(eval_parts_cost(est, cfg).values()) == pytest.approx(usd["eval"])
-    assert all(r["total_usd"] == pytest.approx(r["agent_usd"] + usd["qa"] + usd["eval"]) for r in comparison(est, cfg))
+    assert sum(eval_parts_cost(est, role_pricing(cfg)).values()) == pytest.approx(usd["eval"])
+    rows = comparison(est, role_pricing(cfg))
+    assert all(r["total_usd"] == pytest.approx(r["agent_usd"] + usd["qa"] + usd["eval"]) for r in rows)
     # the memory agent's calls do not change
     assert est.agent == off.agent
 

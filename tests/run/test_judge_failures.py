@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarker.cli import main
-from benchmarker.memory.service.launcher import free_port
+from embedded_memory.launcher import free_port
 from tests.run.test_run_inputs import _small
 
 DEAD_JUDGE = """

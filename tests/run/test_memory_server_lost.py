@@ -28,7 +28,7 @@ def _service_pids(db: Path) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if "benchmarker.memory.service" in cmdline and str(db) in cmdline:
+        if "embedded_memory" in cmdline and str(db) in cmdline:
             pids.append(int(entry.name))
     return pids
 

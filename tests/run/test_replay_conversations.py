@@ -147,5 +147,5 @@ def test_docs_list_which_suites_replay() -> None:
     rows = [line.split("|") for line in DOCS.read_text(encoding="utf-8").splitlines()
             if line.startswith("| `")]
     said = {kind: cells[2].strip().startswith("yes") for cells in rows for kind in re.findall(r"`(\w+)`", cells[1])}
-    assert said == {kind: suite(kind).replayable for kind in DATASET_KINDS}
+    assert said == {kind: suite(kind).protocol.replayable for kind in DATASET_KINDS}
     assert said["locomo"] and said["beam"] and not said["levels"] and not said["fact_extraction"]

@@ -10,6 +10,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.markdown_html import render
 from benchmarker.reporting.report import write_report
 from benchmarker.reporting.summary import build_summary
+from benchmarker.reporting.summary_model import parse_summary
 
 
 def test_report_for_a_small_run_and_a_sweep(tmp_path):
@@ -22,7 +23,7 @@ def test_report_for_a_small_run_and_a_sweep(tmp_path):
             s["retrieval"]["metrics"]["session.recall_all@10"] = None if top_k == 5 else alpha / 2 + 0.2
             points.append({"alpha": alpha, "top_k": top_k, "summary": s})
     sweep = {"points": points, "metric": "session.recall_all@10"}
-    paths = write_report(tmp_path, summary, results, sweep=sweep,
+    paths = write_report(tmp_path, parse_summary(summary), results, sweep=sweep,
                          extra_sections=[("Levels", "| level | score |\n|---|---|\n| L1 | 0.9 |")], suites=SUITE_LOOKUP)
     for name in ("accuracy_by_type", "recall_at_k", "sweep_heatmap"):
         assert (tmp_path / "plots" / f"{name}.png").stat().st_size > 1000
@@ -39,7 +40,7 @@ def test_report_for_a_small_run_and_a_sweep(tmp_path):
 
 def test_report_edge_cases(tmp_path):
     empty = build_summary([], run_meta={"run_id": "empty"}, suites=SUITE_LOOKUP).as_dict()
-    paths = write_report(tmp_path / "empty", empty, [], suites=SUITE_LOOKUP)
+    paths = write_report(tmp_path / "empty", parse_summary(empty), [], suites=SUITE_LOOKUP)
     assert "No judged answers" in (tmp_path / "empty" / "report.md").read_text()
     # nothing to plot: no plot, no plots/ folder, no image link (was a check that passed whenever plots/ was missing)
     assert set(paths) == {"markdown", "html"}
@@ -48,12 +49,12 @@ def test_report_edge_cases(tmp_path):
 
     unjudged = [result(f"q{i}", "multi-session", None, judge="llm") for i in range(3)]
     s = build_summary(unjudged, run_meta={}, suites=SUITE_LOOKUP).as_dict()
-    write_report(tmp_path / "unjudged", s, unjudged, suites=SUITE_LOOKUP)
+    write_report(tmp_path / "unjudged", parse_summary(s), unjudged, suites=SUITE_LOOKUP)
     md = (tmp_path / "unjudged" / "report.md").read_text()
     assert "No judged answers" in md and "unjudged" in md and "no retrieval data" in md
 
     det = [result("q1", "multi-session", False, judge="deterministic")]
-    write_report(tmp_path / "det", build_summary(det, run_meta={}, suites=SUITE_LOOKUP).as_dict(), det, suites=SUITE_LOOKUP)
+    write_report(tmp_path / "det", build_summary(det, run_meta={}, suites=SUITE_LOOKUP), det, suites=SUITE_LOOKUP)
     assert "deterministic (1)" in (tmp_path / "det" / "report.md").read_text()
 
 
@@ -65,7 +66,7 @@ def test_markdown_renderer_subset():
 
 def _markdown(tmp_path, results, run_meta) -> str:
     summary = build_summary(results, run_meta=run_meta, suites=SUITE_LOOKUP).as_dict()
-    return write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text(encoding="utf-8")
+    return write_report(tmp_path, parse_summary(summary), results, suites=SUITE_LOOKUP)["markdown"].read_text(encoding="utf-8")
 
 
 def test_an_offline_run_names_its_judge_models_offline_not_none(tmp_path):

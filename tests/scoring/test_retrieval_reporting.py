@@ -15,6 +15,7 @@ from benchmarker.reporting.compare import compare_runs, format_compare
 from benchmarker.reporting.outputs import rebuild_outputs
 from benchmarker.reporting.report import write_report
 from benchmarker.reporting.summary import build_summary
+from benchmarker.reporting.summary_model import parse_summary
 
 RETRIEVAL_META = {"run_id": "index-a", "offline": True, "mode": "retrieval", "judge": "deterministic", "point": "",
                   "top_k": 10, "alpha": None, "memory": {"backend": "embedded", "embedder": "static", "alpha": 0.6}}
@@ -84,7 +85,7 @@ def test_retrieval_only_report_says_what_ran(tmp_path):
     summary = build_summary(results, run_meta=RETRIEVAL_META | {"decisions": decisions}, suites=SUITE_LOOKUP).as_dict()
     assert summary["counts"]["unjudged"] == 0 and summary["counts"]["not_graded"] == 6
     assert summary["offline"] is False and not any("unjudged" in n for n in summary["notes"])
-    md = write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text()
+    md = write_report(tmp_path, parse_summary(summary), results, suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "Retrieval-only run" in md
     assert "embedder `static`, alpha `0.6` (the service's), top_k `10`" in md
     for misleading in ("Deterministic agent", "extractive reader", "unjudged", "## QA accuracy", "Cost and speed"):
@@ -104,7 +105,7 @@ def test_ingest_done_is_not_a_tool_call(tmp_path):
     latency = summary["speed"]["tool_latency_ms"]
     assert (latency["n"], latency["max"]) == (2, 8.0)
     assert set(summary["speed"]["tool_latency_by_tool_ms"]) == {"add_entry", "search_memories"}
-    md = write_report(tmp_path, summary, [], suites=SUITE_LOOKUP)["markdown"].read_text()
+    md = write_report(tmp_path, parse_summary(summary), [], suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "Memory tool latency over 2 calls" in md and "_ingest_done" not in md
 
 
@@ -116,7 +117,7 @@ def test_recall_plot_runs_only_over_the_measured_k(tmp_path, monkeypatch):
     ax = closed[0].axes[0]
     assert [int(t) for t in ax.get_xticks()] == [1, 3, 5, 10]
     assert ax.get_xlim()[1] < 30
-    md = write_report(tmp_path, summary, run_of({"q0": 1, "q1": 3}), suites=SUITE_LOOKUP)["markdown"].read_text()
+    md = write_report(tmp_path, parse_summary(summary), run_of({"q0": 1, "q1": 3}), suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "Plotted at the k values this run measured (k = 1, 3, 5, 10)." in md
 
 

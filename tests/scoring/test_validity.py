@@ -10,6 +10,7 @@ import pytest
 from benchmarker.config import load_config
 from benchmarker.config_schema import ValidityConfig
 from benchmarker.errors import ConfigError, UserError
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.reporting.validity_report import banner, invalid_runs, struck, validity_section
 from benchmarker.scoring.validity import CHECKS, headline, validity_block, verdict
 from benchmarker.scoring.validity_checks import RunFiles
@@ -183,10 +184,10 @@ def test_the_block_reads_the_thresholds_the_run_was_configured_with(tmp_path: Pa
 def test_the_report_opens_with_the_verdict_and_strikes_the_accuracy(tmp_path: Path):
     files = clean()
     files.answers, files.results = files.answers[1:], files.results[1:]
-    summary = {"validity": verdict(files, ValidityConfig())}
+    summary = RunSummary.model_validate({"validity": verdict(files, ValidityConfig())})
     assert banner(summary)[0].startswith("> **INVALID: 1 of 10 questions were not answered")
     assert struck(summary, "80.0%") == "~~80.0%~~ not a score"
-    assert struck({"validity": verdict(clean(), ValidityConfig())}, "80.0%") == "80.0%"
+    assert struck(RunSummary.model_validate({"validity": verdict(clean(), ValidityConfig())}), "80.0%") == "80.0%"
     assert any(line.startswith("| unanswered | 1 | 10 |") for line in validity_section(summary))
 
 

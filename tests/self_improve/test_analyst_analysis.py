@@ -26,7 +26,7 @@ from benchmarker.graph.self_improve.evaluate import (
     written_turns_in,
 )
 from benchmarker.graph.self_improve.graph import propose_phase
-from benchmarker.graph.self_improve.propose import offline_proposal, propose, search_space
+from benchmarker.graph.self_improve.propose import TuningLimits, offline_proposal, propose, search_space
 from benchmarker.graph.self_improve.review import offline_challenge, targets
 from benchmarker.log.store import RunLog
 
@@ -187,6 +187,7 @@ def test_judged_wrong_is_never_the_target_even_when_most_common() -> None:
 
 CONFIG = SimpleNamespace(memory=SimpleNamespace(backend="embedded", embedder="static", alpha=0.6),
                          params=SimpleNamespace(qa_max_context_chars=16000), self_improve=SelfImproveConfig())
+LIMITS = TuningLimits.of(CONFIG.memory, CONFIG.self_improve, CONFIG.params)
 BEST = {"index": 0, "tunables": {"top_k": 5, "alpha": None, "context_cadence": 8}, "prompts_hash": "p"}
 NOT_WRITTEN = analyze(*(lambda r: (r, sorted(r)))(_rows([("not_retrieved", "not_written")] * 5
                                                        + [("partially_retrieved", "partially_retrieved")] * 2
@@ -194,37 +195,37 @@ NOT_WRITTEN = analyze(*(lambda r: (r, sorted(r)))(_rows([("not_retrieved", "not_
 
 
 async def test_with_a_cadence_knob_not_written_prefers_context_more_often_and_says_it_is_only_in_part() -> None:
-    space = search_space(CONFIG, "agent")
+    space = search_space(CONFIG.self_improve, CONFIG.memory, "agent")
     out = await propose(None, best=BEST, prompts={}, analysis=NOT_WRITTEN, history=[], tried=[], space=space,
-                        config=CONFIG)
+                        limits=LIMITS)
     assert out["delta"] == {"context_cadence": 6} and "refused" not in out  # one rung lower: context more often
     assert "not_written (5 of 13:" in out["note"] and "which no retrieval knob can fix" in out["note"]
     assert "only in part" in out["note"] and out["rationale"].startswith(f"[{out['note']}]")
     # every lower rung before any retrieval knob, even against the momentum of an accepted top_k move
-    assert offline_proposal(BEST, [], NOT_WRITTEN, space, CONFIG, momentum="top_k")["delta"] == {"context_cadence": 6}
+    assert offline_proposal(BEST, [], NOT_WRITTEN, space, LIMITS, momentum="top_k")["delta"] == {"context_cadence": 6}
     from benchmarker.graph.self_improve.candidate import candidate_key
 
     lower = [candidate_key(BEST["tunables"] | {"context_cadence": c}, "p") for c in (2, 4, 6)]
     out = await propose(None, best=BEST, prompts={}, analysis=NOT_WRITTEN, history=[], tried=lower, space=space,
-                        config=CONFIG)
+                        limits=LIMITS)
     assert "context_cadence" not in out["delta"]
     assert "no untried lower context_cadence rung is left, so this change is not on the write path" in out["note"]
     assert "remaining 2 retrieval and 0 reader failures" in out["note"]
     # the reviewers count the cadence step against not_written; a top_k step is told it does not act on writing
     down = {"kind": "config", "delta": {"context_cadence": 6}}
-    assert "not_written" in targets(down, BEST, CONFIG)
-    assert offline_challenge(down, NOT_WRITTEN, BEST, holdout_n=10, mode="agent", config=CONFIG)["addressed"] == 7
+    assert "not_written" in targets(down, BEST)
+    assert offline_challenge(down, NOT_WRITTEN, BEST, holdout_n=10, mode="agent", limits=LIMITS)["addressed"] == 7
     up = {"kind": "config", "delta": {"top_k": 10}}
-    ch = offline_challenge(up, NOT_WRITTEN, BEST, holdout_n=10, mode="agent", config=CONFIG)
+    ch = offline_challenge(up, NOT_WRITTEN, BEST, holdout_n=10, mode="agent", limits=LIMITS)
     assert ch["addressed"] == 2 and "does not act on writing" in ch["critique"]  # judged_wrong is never counted
 
 
 async def test_without_a_write_knob_the_proposal_says_not_written_is_outside_the_knobs() -> None:
-    space = search_space(CONFIG, "retrieval")
+    space = search_space(CONFIG.self_improve, CONFIG.memory, "retrieval")
     assert "context_cadence" not in space
     best = BEST | {"tunables": {"top_k": 5, "alpha": None}}
     out = await propose(None, best=best, prompts={}, analysis=NOT_WRITTEN, history=[], tried=[], space=space,
-                        config=CONFIG)
+                        limits=LIMITS)
     assert out["delta"] == {"top_k": 10}  # aimed at the 2 remaining retrieval failures: deeper
     assert "outside the tunable knobs (none here changes what is written)" in out["note"]
     assert "remaining 2 retrieval and 0 reader failures" in out["note"]
@@ -234,9 +235,9 @@ async def test_nothing_left_but_not_written_and_grader_disagreements_stops_the_l
     rows = _rows([("not_retrieved", "not_written")] * 3 + [("judged_wrong", "judged_wrong")] * 2)
     analysis = analyze(rows, sorted(rows))
     best = BEST | {"tunables": {"top_k": 5, "alpha": None}}
-    space = search_space(CONFIG, "retrieval")
+    space = search_space(CONFIG.self_improve, CONFIG.memory, "retrieval")
     out = await propose(None, best=best, prompts={}, analysis=analysis, history=[], tried=[], space=space,
-                        config=CONFIG)
+                        limits=LIMITS)
     assert "outside the tunable knobs" in out["stop"] and "nothing is proposed" in out["stop"]
     ctx = SimpleNamespace(mode="retrieval", judge=SimpleNamespace(model=None), config=CONFIG,
                           log=SimpleNamespace(run_dir=tmp_path))
@@ -259,11 +260,11 @@ async def test_a_model_is_told_what_acts_on_writing_and_its_diff_is_noted() -> N
     model = ScriptedModel(diff)
     prompts = {"qa_reader.txt": "q"} | INGEST_PROMPTS
     out = await propose(model, best=BEST, prompts=prompts, analysis=NOT_WRITTEN, history=[], tried=[],
-                        space=search_space(CONFIG, "agent"), config=CONFIG)
+                        space=search_space(CONFIG.self_improve, CONFIG.memory, "agent"), limits=LIMITS)
     assert "note: the most common training failure (grader disagreements aside) is not_written" in model.prompts[0]
     assert "a diff to the memory agent's prompts" in model.prompts[0]
     assert out["files"] == ["memory_agent_prefix.txt"] and "acts on what is written" in out["note"]
-    assert "not_written" in targets(out, BEST, CONFIG)
+    assert "not_written" in targets(out, BEST)
 
 
 # --- one real run: the analyst's causes from the logs a run actually writes ------------------------------

@@ -11,7 +11,13 @@ from benchmarker.graph.self_improve.analyze import analyze
 from benchmarker.graph.self_improve.candidate import candidate_key
 from benchmarker.graph.self_improve.decide import decide
 from benchmarker.graph.self_improve.evaluate import failure_cause, split_ids
-from benchmarker.graph.self_improve.propose import offline_proposal, parse_json_object, propose, search_space
+from benchmarker.graph.self_improve.propose import (
+    TuningLimits,
+    offline_proposal,
+    parse_json_object,
+    propose,
+    search_space,
+)
 from benchmarker.graph.self_improve.review import challenge, offline_challenge, offline_votes, tally, vote
 
 
@@ -97,30 +103,32 @@ def test_analyze_groups_failures_by_type_and_cause() -> None:
 CONFIG = SimpleNamespace(memory=SimpleNamespace(backend="embedded", embedder="static", alpha=0.6),
                          params=SimpleNamespace(qa_max_context_chars=16000),
                          self_improve=SelfImproveConfig())
+LIMITS = TuningLimits.of(CONFIG.memory, CONFIG.self_improve, CONFIG.params)
 BEST = {"index": 0, "tunables": {"top_k": 3, "alpha": None}, "prompts_hash": "p"}
 ANALYSIS = {"n": 10, "score": 0.5, "failures": 5, "causes": {"partially_retrieved": 5},
             "retrieval_failures": 5, "reader_failures": 0, "chars_per_hit": 200.0}
 
 
 def test_offline_coordinate_ascent_skips_what_was_tried() -> None:
-    space = search_space(CONFIG, "retrieval")
+    space = search_space(CONFIG.self_improve, CONFIG.memory, "retrieval")
     assert list(space) == ["top_k", "alpha"]
-    first = offline_proposal(BEST, [], ANALYSIS, space, CONFIG)
+    first = offline_proposal(BEST, [], ANALYSIS, space, LIMITS)
     assert first["delta"] == {"top_k": 5}  # retrieval failures: deeper first
     tried = [candidate_key({"top_k": 5, "alpha": None}, "p"), candidate_key({"top_k": 1, "alpha": None}, "p")]
-    assert offline_proposal(BEST, tried, ANALYSIS, space, CONFIG)["delta"] == {"alpha": 0.75}  # service alpha 0.6
+    assert offline_proposal(BEST, tried, ANALYSIS, space, LIMITS)["delta"] == {"alpha": 0.75}  # service alpha 0.6
     tried += [candidate_key({"top_k": 3, "alpha": a}, "p") for a in (0.75, 0.5)]
-    assert offline_proposal(BEST, tried, ANALYSIS, space, CONFIG)["delta"] == {"top_k": 10}  # two rungs
+    assert offline_proposal(BEST, tried, ANALYSIS, space, LIMITS)["delta"] == {"top_k": 10}  # two rungs
     no_alpha = SimpleNamespace(memory=SimpleNamespace(backend="mcp", embedder="static", alpha=0.6), self_improve=SelfImproveConfig())
-    assert "alpha" not in search_space(no_alpha, "agent") and "context_cadence" in search_space(no_alpha, "agent")
+    no_alpha_space = search_space(no_alpha.self_improve, no_alpha.memory, "agent")
+    assert "alpha" not in no_alpha_space and "context_cadence" in no_alpha_space
 
 
 def test_rule_based_reviewers() -> None:
     up = {"kind": "config", "delta": {"top_k": 5}}
-    ch = offline_challenge(up, ANALYSIS, BEST, holdout_n=10, mode="retrieval", config=CONFIG)
+    ch = offline_challenge(up, ANALYSIS, BEST, holdout_n=10, mode="retrieval", limits=LIMITS)
     assert ch["addressed"] == 5 and tally(offline_votes(up, ch))["passed"]
     down = {"kind": "config", "delta": {"top_k": 1}}
-    ch = offline_challenge(down, ANALYSIS, BEST, holdout_n=10, mode="retrieval", config=CONFIG)
+    ch = offline_challenge(down, ANALYSIS, BEST, holdout_n=10, mode="retrieval", limits=LIMITS)
     assert "recall_loss" in ch["concerns"]
     result = tally(offline_votes(down, ch))  # fixes nothing and loses recall: quality and regression say no
     assert not result["passed"] and result["approvals"] == 1
@@ -146,9 +154,9 @@ def test_parse_json_object_is_robust() -> None:
 
 
 async def test_a_model_proposal_is_checked_against_the_allowlist() -> None:
-    space = search_space(CONFIG, "agent")
+    space = search_space(CONFIG.self_improve, CONFIG.memory, "agent")
     kw = dict(best=BEST | {"tunables": BEST["tunables"] | {"context_cadence": 6}}, prompts={"qa_reader.txt": "x"},
-              analysis=ANALYSIS, history=[], tried=[], space=space, config=CONFIG)
+              analysis=ANALYSIS, history=[], tried=[], space=space, limits=LIMITS)
     good = ScriptedModel('```json\n{"kind": "config", "delta": {"params.top_k": 10}, "rationale": "deeper"}\n```')
     out = await propose(good, **kw)
     assert out["delta"] == {"top_k": 10} and out["source"] == "model" and "refused" not in out
@@ -177,7 +185,7 @@ async def test_model_reviewers_vote_and_fall_back_to_rules() -> None:
     proposal = {"kind": "config", "delta": {"top_k": 5}, "rationale": "deeper"}
     model = ScriptedModel('{"text": "may add noise", "concerns": ["noise"]}', '{"text": "evidence is missing"}',
                           '{"approve": true, "reason": "fine"}', "no json here", '{"approve": false, "reason": "no"}')
-    ch = await challenge(model, proposal, ANALYSIS, BEST, holdout_n=10, mode="retrieval", config=CONFIG)
+    ch = await challenge(model, proposal, ANALYSIS, BEST, holdout_n=10, mode="retrieval", limits=LIMITS)
     assert ch["critique"] == "may add noise" and ch["defence"] == "evidence is missing" and "noise" in ch["concerns"]
     result = await vote(model, proposal, ANALYSIS, ch)
     sources = [v["source"] for v in result["votes"]]

@@ -15,6 +15,7 @@ from benchmarker import registry
 from benchmarker.config import canonical_hash, load_config
 from benchmarker.errors import ConfigError
 from benchmarker.suites.sample import Sample
+from benchmarker.suites.sample.options import SampleOptions
 
 
 class SizeOptions(BaseModel):
@@ -78,4 +79,5 @@ def test_a_key_of_another_suite_is_unknown_where_the_suite_has_no_options(tmp_pa
 
 def test_built_in_suites_keep_their_keys_and_run_ids(tmp_path):
     cfg = _load(tmp_path, 'kind = "sample"\nseed = 7\nquestions_per_type = 1')
-    assert cfg.dataset.model_extra == {} and registry.suite("sample").options(cfg) is None
+    assert registry.suite("sample").options(cfg) == SampleOptions(questions_per_type=1)
+    assert SampleOptions.of(cfg.dataset).sessions_per_question == 8   # the default where the key is absent

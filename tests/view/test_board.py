@@ -213,10 +213,11 @@ def test_report_and_compare_quote_cost_per_correct_answer(served):
 
 def test_report_quotes_cost_per_question_and_per_correct_answer(served, tmp_path):
     from benchmarker.reporting.report import render_markdown
+    from benchmarker.reporting.summary_model import parse_summary
 
     summary = json.loads((served / "best" / "summary.json").read_text())
     summary.pop("attribution"), summary.pop("speed")  # sketches of the view fixture that the report does not draw
-    text = render_markdown(tmp_path, summary, [], suites=SUITE_LOOKUP)
+    text = render_markdown(tmp_path, parse_summary(summary), [], suites=SUITE_LOOKUP)
     assert "Cost per question: $0.1000; per correct answer: $0.1250." in text
 
 

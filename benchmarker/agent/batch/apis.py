@@ -23,6 +23,7 @@ from urllib.parse import urlparse
 
 import httpx
 
+from benchmarker.config_schema import BatchConfig, ProviderConfig
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
 from benchmarker.redact import redact
@@ -371,9 +372,8 @@ def _bedrock_reply(row: dict[str, Any]) -> BatchReply:
     return _message_reply(row["recordId"], row.get("modelOutput") or {})
 
 
-def batch_api(config) -> BatchAPI:
-    """The batch wire of the run's provider."""
-    p, b = config.provider, config.batch
+def batch_api(p: ProviderConfig, b: BatchConfig) -> BatchAPI:
+    """The batch wire of the run's provider (`[provider]`; Bedrock's job settings from `[batch]`)."""
     if p.type == "openai":
         return OpenAIBatches(p.openai.base_url, _key(p.openai.api_key_env, "OPENAI_API_KEY", "openai"))
     if p.type == "anthropic":

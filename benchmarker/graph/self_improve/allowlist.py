@@ -13,16 +13,18 @@ import math
 import posixpath
 from typing import Any
 
+from benchmarker.graph.self_improve.shapes import Proposal, TunableName, Tunables
+
 # The prompt files a proposal may patch (copies under candidates/<n>/prompts/).
 PROMPT_FILES = ("qa_reader.txt", "memory_agent_prefix.txt", "agent_turn.txt")
 # Tunable -> (type, lowest, highest); ranges are the config schema's.
-TUNABLES: dict[str, tuple[type, float, float]] = {
+TUNABLES: dict[TunableName, tuple[type, float, float]] = {
     "top_k": (int, 1, 100),
     "alpha": (float, 0.0, 1.0),
     "context_cadence": (int, 1, 100),
 }
 # Config-path spellings a model may use for a tunable.
-ALIASES = {
+ALIASES: dict[str, TunableName] = {
     "params.top_k": "top_k", "params.context_cadence": "context_cadence", "memory.search_alpha": "alpha",
     "search_alpha": "alpha", "search.top_k": "top_k", "search.alpha": "alpha",
 }
@@ -54,21 +56,40 @@ def prompt_file(path: str) -> str:
     return name
 
 
-def config_delta(delta: Any) -> dict[str, Any]:
+def config_delta(delta: object) -> Tunables:
     """The delta with canonical tunable names and checked values, or Refused."""
     if not isinstance(delta, dict) or not delta:
         raise Refused(f"refused: a config delta must be a non-empty object of tunables, got {delta!r}")
-    out: dict[str, Any] = {}
+    out: Tunables = {}
     for key, value in delta.items():
-        name = ALIASES.get(str(key), str(key))
-        if name not in TUNABLES:
-            raise Refused(f"refused: config key {key!r} is not tunable; only {', '.join(TUNABLES)} may change "
-                          "(graders, judge settings, datasets and [self_improve] are never changed)")
+        name = _tunable(key)
         out[name] = _value(name, value)
     return out
 
 
-def _value(name: str, value: Any) -> Any:
+def _tunable(key: object) -> TunableName:
+    """The canonical tunable a config key names (an alias or the name itself), or Refused."""
+    spelled = str(key)
+    name = ALIASES.get(spelled)
+    for known in TUNABLES:
+        if spelled == known:
+            name = known
+    if name is None:
+        raise Refused(f"refused: config key {key!r} is not tunable; only {', '.join(TUNABLES)} may change "
+                      "(graders, judge settings, datasets and [self_improve] are never changed)")
+    return name
+
+
+def delta_items(delta: Tunables) -> list[tuple[TunableName, int | float]]:
+    """A checked delta's (tunable, value) pairs, in order: `config_delta` made every value a number."""
+    items: list[tuple[TunableName, int | float]] = []
+    for key, value in delta.items():
+        assert isinstance(value, (int, float)), f"unchecked delta value {value!r}"
+        items.append((_tunable(key), value))
+    return items
+
+
+def _value(name: TunableName, value: Any) -> Any:
     kind, lo, hi = TUNABLES[name]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise Refused(f"refused: {name} must be a number, got {value!r}")
@@ -79,7 +100,7 @@ def _value(name: str, value: Any) -> Any:
     return int(value) if kind is int else round(float(value), 4)
 
 
-def check_proposal(proposal: dict[str, Any]) -> dict[str, Any]:
+def check_proposal(proposal: Proposal) -> Proposal:
     """A proposal in canonical form ({"kind", "delta" | "diff", "files"}), or Refused."""
     kind = proposal.get("kind")
     if kind not in PROPOSAL_KINDS:

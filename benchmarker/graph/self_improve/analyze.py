@@ -22,31 +22,35 @@ says so rather than pretending).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from collections.abc import Iterable
+from typing import Literal
+
+from benchmarker.graph.self_improve.shapes import Analysis, Dimension, Example, Group, QuestionRow, Scores
 
 RETRIEVAL_CAUSES = ("not_retrieved", "partially_retrieved")
 READER_CAUSES = ("retrieved_but_misread", "wrong_answer", "misread", "answered_unanswerable")
 WRITE_CAUSES = ("not_written",)
 GRADER_CAUSES = ("judged_wrong",)  # the gold answer is in the reply: no proposal should try to fix these
-DIMENSIONS = (("by_type", "type"), ("by_category", "category"), ("by_level", "level"))
+DIMENSIONS: tuple[tuple[Dimension, Literal["type", "category", "level"]], ...] = (
+    ("by_type", "type"), ("by_category", "category"), ("by_level", "level"))
 EXAMPLES_PER_CAUSE = 3
 
 
-def cause_of(row: dict[str, Any]) -> str:
+def cause_of(row: QuestionRow) -> str:
     """The cause ANALYZE uses for a row: the analyst's when it gave one, else the retrieval cause."""
     return row.get("analyst_cause") or row["cause"]
 
 
-def analyze(rows: dict[str, dict[str, Any]], ids: list[str]) -> dict[str, Any]:
+def analyze(rows: Scores, ids: list[str]) -> Analysis:
     """Scores, failure groups and causes over `ids` (the training split)."""
     scored = {qid: rows[qid] for qid in ids if qid in rows and rows[qid]["score"] is not None}
-    failures = {qid: r for qid, r in scored.items() if r["score"] < 1.0}
+    failures = {qid: r for qid, r in scored.items() if (r["score"] or 0.0) < 1.0}  # scored: never None
     by_analyst = any("analyst_cause" in r for r in scored.values())
     causes = Counter(cause_of(r) for r in failures.values())
     fixable = Counter({c: n for c, n in causes.items() if c not in GRADER_CAUSES})
-    out: dict[str, Any] = {
+    out: Analysis = {
         "n": len(scored),
-        "score": round(sum(r["score"] for r in scored.values()) / len(scored), 4) if scored else None,
+        "score": round(sum(r["score"] or 0.0 for r in scored.values()) / len(scored), 4) if scored else None,
         "failures": len(failures),
         "analysis": "analyst" if by_analyst else "retrieval",
         "causes": dict(causes.most_common()),
@@ -68,10 +72,10 @@ def analyze(rows: dict[str, dict[str, Any]], ids: list[str]) -> dict[str, Any]:
     for key, field in DIMENSIONS:
         if any(r.get(field) for r in scored.values()):
             out[key] = _groups(scored.values(), field)
-    groups = [(key, name, g["score"], g["n"]) for key, _ in DIMENSIONS for name, g in out.get(key, {}).items()
-              if g["failures"]]
+    groups: list[tuple[str, str, float, int]] = [
+        (key, name, g["score"], g["n"]) for key, _ in DIMENSIONS for name, g in out.get(key, {}).items() if g["failures"]]
     out["worst"] = sorted(groups, key=lambda t: (t[2], -t[3]))[:5]
-    examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    examples: dict[str, list[Example]] = defaultdict(list)
     for qid, r in sorted(failures.items()):
         cause = cause_of(r)
         if len(examples[cause]) < EXAMPLES_PER_CAUSE:
@@ -81,25 +85,25 @@ def analyze(rows: dict[str, dict[str, Any]], ids: list[str]) -> dict[str, Any]:
     return out
 
 
-def _groups(rows, field: str) -> dict[str, dict[str, Any]]:
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+def _groups(rows: Iterable[QuestionRow], field: Literal["type", "category", "level"]) -> dict[str, Group]:
+    groups: dict[str, list[QuestionRow]] = defaultdict(list)
     for r in rows:
         groups[r.get(field) or "?"].append(r)
-    return {name: {"n": len(g), "score": round(sum(r["score"] for r in g) / len(g), 4),
-                   "failures": sum(1 for r in g if r["score"] < 1.0),
-                   "causes": dict(Counter(cause_of(r) for r in g if r["score"] < 1.0))}
+    return {name: {"n": len(g), "score": round(sum(r["score"] or 0.0 for r in g) / len(g), 4),
+                   "failures": sum(1 for r in g if (r["score"] or 0.0) < 1.0),
+                   "causes": dict(Counter(cause_of(r) for r in g if (r["score"] or 0.0) < 1.0))}
             for name, g in sorted(groups.items())}
 
 
-def _chars_per_hit(rows) -> float | None:
+def _chars_per_hit(rows: Iterable[QuestionRow]) -> float | None:
     """Average context characters per retrieved hit: how much one more hit costs the reader."""
-    pairs = [(r["context_chars"], r["hits"]) for r in rows if r.get("context_chars") and r.get("hits")]
+    pairs = [(chars, r["hits"]) for r in rows if (chars := r.get("context_chars")) and r.get("hits")]
     if not pairs:
         return None
     return round(sum(c for c, _ in pairs) / sum(h for _, h in pairs), 1)
 
 
-def analysis_text(analysis: dict[str, Any]) -> str:
+def analysis_text(analysis: Analysis) -> str:
     """A short plain-text account of the analysis, for the model prompts and the log."""
     by_analyst = analysis.get("analysis") == "analyst"
     label = ("failures by cause (the analyst: the first stage that did not hold, written -> retrieved -> read "

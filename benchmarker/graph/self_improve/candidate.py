@@ -12,10 +12,10 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, check_proposal, prompt_file
 from benchmarker.graph.self_improve.diffs import PatchError, apply_hunks, parse_unified_diff
+from benchmarker.graph.self_improve.shapes import Candidate, Change, Proposal, Tunables
 from benchmarker.log.jsonl import write_json_atomic, write_text_atomic
 
 # Changes to these alter what ingestion writes (agent mode), so they need fresh memories.
@@ -30,7 +30,7 @@ def candidate_dir(root: Path, index: int) -> Path:
     return root / "candidates" / str(index)
 
 
-def prompts_of(root: Path, candidate: dict[str, Any]) -> Path:
+def prompts_of(root: Path, candidate: Candidate) -> Path:
     return candidate_dir(root, candidate["index"]) / "prompts"
 
 
@@ -45,13 +45,13 @@ def prompts_hash(directory: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def candidate_key(tunables: dict[str, Any], prompts_digest: str) -> str:
+def candidate_key(tunables: Tunables, prompts_digest: str) -> str:
     """Same tunables + same prompt texts = same key = one cached evaluation."""
     blob = json.dumps({"tunables": tunables, "prompts": prompts_digest}, sort_keys=True)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:12]
 
 
-def ingest_key(candidate: dict[str, Any], mode: str) -> str:
+def ingest_key(candidate: Candidate, mode: str) -> str:
     """What ingestion depends on: nothing in retrieval mode; cadence and agent prompts in agent mode."""
     if mode != "agent":
         return "run"
@@ -61,13 +61,12 @@ def ingest_key(candidate: dict[str, Any], mode: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def _record(root: Path, index: int, tunables: dict[str, Any], change: dict[str, Any] | None,
-            parent: int | None) -> dict[str, Any]:
+def _record(root: Path, index: int, tunables: Tunables, change: Change | None, parent: int | None) -> Candidate:
     directory = candidate_dir(root, index)
     prompts = directory / "prompts"
     digest = prompts_hash(prompts)
     texts = read_prompts(prompts)
-    record = {"index": index, "key": candidate_key(tunables, digest), "tunables": dict(tunables),
+    record: Candidate = {"index": index, "key": candidate_key(tunables, digest), "tunables": tunables.copy(),
               "prompts_hash": digest, "parent": parent, "dir": str(directory.relative_to(root.parent)),
               "ingest_prompts": {name: hashlib.sha256(texts[name].encode()).hexdigest() for name in INGEST_PROMPTS}}
     write_json_atomic(directory / "tunables.json", tunables)
@@ -75,7 +74,7 @@ def _record(root: Path, index: int, tunables: dict[str, Any], change: dict[str, 
     return record
 
 
-def baseline_candidate(root: Path, tunables: dict[str, Any], source_prompts: Path) -> dict[str, Any]:
+def baseline_candidate(root: Path, tunables: Tunables, source_prompts: Path) -> Candidate:
     """Candidate 0: the run's configuration and a copy of the prompts it ran with."""
     target = candidate_dir(root, 0) / "prompts"
     target.mkdir(parents=True, exist_ok=True)
@@ -87,7 +86,7 @@ def baseline_candidate(root: Path, tunables: dict[str, Any], source_prompts: Pat
     return _record(root, 0, tunables, None, None)
 
 
-def apply_proposal(root: Path, base: dict[str, Any], proposal: dict[str, Any], index: int) -> dict[str, Any]:
+def apply_proposal(root: Path, base: Candidate, proposal: Proposal, index: int) -> Candidate:
     """Write candidate `index` = `base` + `proposal` (config delta or prompt diff); CandidateError/Refused."""
     proposal = check_proposal(proposal)  # again: nothing reaches the disk unchecked
     target = candidate_dir(root, index)
@@ -96,12 +95,14 @@ def apply_proposal(root: Path, base: dict[str, Any], proposal: dict[str, Any], i
     (target / "prompts").mkdir(parents=True)
     source = prompts_of(root, base)
     texts = read_prompts(source)
-    tunables = dict(base["tunables"])
+    tunables = base["tunables"].copy()
     if proposal["kind"] == "config":
         tunables.update(proposal["delta"])
     else:
-        texts = patched_prompts(texts, proposal["diff"])
-        write_text_atomic(target / "change.diff", proposal["diff"])
+        diff = proposal["diff"]
+        assert diff is not None  # check_proposal refuses a diff proposal without one
+        texts = patched_prompts(texts, diff)
+        write_text_atomic(target / "change.diff", diff)
     for name, text in texts.items():
         write_text_atomic(target / "prompts" / name, text)
     try:
@@ -109,7 +110,8 @@ def apply_proposal(root: Path, base: dict[str, Any], proposal: dict[str, Any], i
     except CandidateError:
         shutil.rmtree(target)
         raise
-    change = {k: proposal.get(k) for k in ("kind", "delta", "files", "rationale", "source")}
+    change: Change = {"kind": proposal.get("kind"), "delta": proposal.get("delta"), "files": proposal.get("files"),
+                      "rationale": proposal.get("rationale"), "source": proposal.get("source")}
     return _record(root, index, tunables, change, base["index"])
 
 
@@ -161,7 +163,7 @@ def validate_prompts(directory: Path) -> None:
         raise CandidateError(f"patched prompts are broken: {type(err).__name__}: {err}") from err
 
 
-def describe(tunables: dict[str, Any]) -> str:
+def describe(tunables: Tunables) -> str:
     """`top_k=3, alpha=service, context_cadence=6` for logs and the report."""
     parts = []
     for name, value in tunables.items():

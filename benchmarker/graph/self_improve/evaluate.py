@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarker.errors import UserError
 from benchmarker.graph.self_improve.candidate import ingest_key, prompts_of
+from benchmarker.graph.self_improve.shapes import Candidate, QuestionRow, Scores, SplitScore
 from benchmarker.log.jsonl import write_json_atomic
 from benchmarker.redact import masked_preview
 
@@ -56,19 +57,19 @@ ATTEMPT_STRIDE = 100  # candidate n's fresh memories use attempts from 100 * n u
 TEXT_CHARS = 300
 
 
-def eval_dir(root: Path, candidate: dict[str, Any]) -> Path:
+def eval_dir(root: Path, candidate: Candidate) -> Path:
     return root / "evals" / candidate["key"]
 
 
-def load_scores(root: Path, candidate: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+def load_scores(root: Path, candidate: Candidate) -> Scores | None:
     path = eval_dir(root, candidate) / SCORES_FILE
     if not path.exists():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))["questions"]
+    questions: Scores = json.loads(path.read_text(encoding="utf-8"))["questions"]
+    return questions
 
 
-async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any],
-                   setup: Setup) -> dict[str, dict[str, Any]]:
+async def evaluate(ctx, root: Path, candidate: Candidate, baseline: Candidate, setup: Setup) -> Scores:
     """{question_id: row} for the candidate (row: score, type, category, level, cause, texts)."""
     cached = load_scores(root, candidate)
     if cached is not None:
@@ -78,7 +79,7 @@ async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[st
     else:
         results = await _run_candidate(ctx, root, candidate, baseline, setup)
     rows = {r["question_id"]: question_row(r, ctx.mode) for r in results}
-    if analyst_enabled(ctx.config):
+    if ctx.config.multi_agent.analyst:
         written = written_turns_in(ingestion_dir(ctx, root, candidate, baseline))
         if written is not None:
             add_analyst_causes(rows, results, written, ctx.mode)
@@ -88,7 +89,7 @@ async def evaluate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[st
     return rows
 
 
-async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any],
+async def _run_candidate(ctx, root: Path, candidate: Candidate, baseline: Candidate,
                          setup: Setup) -> list[dict[str, Any]]:
     from benchmarker.graph.build import run_cases
     from benchmarker.graph.context import RunPoint, SearchSettings
@@ -121,11 +122,7 @@ async def _run_candidate(ctx, root: Path, candidate: dict[str, Any], baseline: d
     return log.load_results()
 
 
-def analyst_enabled(config) -> bool:
-    return bool(getattr(getattr(config, "multi_agent", None), "analyst", False))
-
-
-def ingestion_dir(ctx, root: Path, candidate: dict[str, Any], baseline: dict[str, Any]) -> Path:
+def ingestion_dir(ctx, root: Path, candidate: Candidate, baseline: Candidate) -> Path:
     """Where the memories the candidate searched were written (memories.jsonl, decisions.jsonl):
     the run's own directory, or the candidate's fresh ingestion (as `_run_candidate` chooses)."""
     key = ingest_key(candidate, ctx.mode)
@@ -144,7 +141,7 @@ def written_turns_in(directory: Path) -> dict[str, set[tuple[str, int]]] | None:
     return written_turns(decisions, finished_memories(read_jsonl(directory / "memories.jsonl")))
 
 
-def add_analyst_causes(rows: dict[str, dict[str, Any]], results: list[dict[str, Any]],
+def add_analyst_causes(rows: Scores, results: list[dict[str, Any]],
                        written: dict[str, set[tuple[str, int]]], mode: str) -> None:
     """Set `analyst_cause` on every row of `results` (ok / unscored for the ones that did not fail)."""
     for result in results:
@@ -153,7 +150,7 @@ def add_analyst_causes(rows: dict[str, dict[str, Any]], results: list[dict[str, 
             row["analyst_cause"] = analyst_cause(row, result, written.get(result.get("case_id", ""), set()), mode)
 
 
-def analyst_cause(row: dict[str, Any], result: dict[str, Any], written: set[tuple[str, int]], mode: str) -> str:
+def analyst_cause(row: QuestionRow, result: dict[str, Any], written: set[tuple[str, int]], mode: str) -> str:
     """The analyst's cause of a failing row (see the module docstring for the two exceptions)."""
     from benchmarker.scoring.analyst import diagnose
 
@@ -169,7 +166,7 @@ def analyst_cause(row: dict[str, Any], result: dict[str, Any], written: set[tupl
     return cause
 
 
-def question_row(result: dict[str, Any], mode: str) -> dict[str, Any]:
+def question_row(result: dict[str, Any], mode: str) -> QuestionRow:
     """The per-question facts ANALYZE and DECIDE use, from one results line."""
     from benchmarker.scoring.retrieval_metrics import question_retrieval
 
@@ -218,7 +215,7 @@ def _answer_in(answer: Any, hypothesis: Any) -> bool:
     return len(gold) >= 2 and f" {gold} " in f" {reply} "  # whole tokens: "2 times" is not in "12 times"
 
 
-def split_ids(rows: dict[str, dict[str, Any]], fraction: float, seed: int) -> dict[str, list[str]]:
+def split_ids(rows: Scores, fraction: float, seed: int) -> dict[str, list[str]]:
     """Training / held-out question ids, stratified by question type, deterministic in `seed`."""
     by_type: dict[str, list[str]] = defaultdict(list)
     for qid in sorted(rows):
@@ -244,7 +241,7 @@ def split_ids(rows: dict[str, dict[str, Any]], fraction: float, seed: int) -> di
     return {"train": sorted(train), "holdout": sorted(holdout)}
 
 
-def split_score(rows: dict[str, dict[str, Any]], ids: list[str]) -> dict[str, Any]:
+def split_score(rows: Scores, ids: list[str]) -> SplitScore:
     """Mean score over the ids that have one."""
-    scores = [rows[i]["score"] for i in ids if i in rows and rows[i]["score"] is not None]
+    scores = [score for i in ids if i in rows and (score := rows[i]["score"]) is not None]
     return {"n": len(scores), "score": round(sum(scores) / len(scores), 4) if scores else None}

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -35,8 +34,9 @@ from benchmarker.graph.self_improve.candidate import (
 from benchmarker.graph.self_improve.decide import decide
 from benchmarker.graph.self_improve.evaluate import evaluate, load_scores, split_ids, split_score
 from benchmarker.graph.self_improve.log import append_iteration, iteration_line, write_best
-from benchmarker.graph.self_improve.propose import propose, search_space
+from benchmarker.graph.self_improve.propose import TuningLimits, propose, search_space
 from benchmarker.graph.self_improve.review import challenge, vote
+from benchmarker.graph.self_improve.shapes import Candidate, Scores, Stats, Tunables
 from benchmarker.graph.self_improve.state import LoopState
 from benchmarker.graph.state import Setup
 
@@ -47,16 +47,18 @@ def loop_root(ctx: RunContext) -> Path:
     return ctx.log.run_dir / "self_improve"
 
 
-def _scored(candidate: dict[str, Any], rows: dict[str, dict[str, Any]], split: dict[str, list[str]]) -> dict[str, Any]:
-    return candidate | {"train": split_score(rows, split["train"]), "holdout": split_score(rows, split["holdout"])}
+def _scored(candidate: Candidate, rows: Scores, split: dict[str, list[str]]) -> Candidate:
+    scored = candidate.copy()
+    scored["train"], scored["holdout"] = split_score(rows, split["train"]), split_score(rows, split["holdout"])
+    return scored
 
 
-async def eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> dict[str, Any]:
+async def eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> LoopState:
     """EVAL: the run's own configuration (candidate 0) and the split."""
     from benchmarker.agent.prompts import prompts_dir
 
     root = loop_root(ctx)
-    tunables: dict[str, Any] = {"top_k": ctx.search.top_k, "alpha": ctx.search.alpha}
+    tunables: Tunables = {"top_k": ctx.search.top_k, "alpha": ctx.search.alpha}
     if ctx.mode == "agent":
         tunables["context_cadence"] = ctx.cadence
     base = baseline_candidate(root, tunables, ctx.prompts_dir or prompts_dir())
@@ -68,20 +70,21 @@ async def eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> dict[st
             "tried": [base["key"]], "next_index": 1}
 
 
-async def analyze_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+async def analyze_phase(state: LoopState, ctx: RunContext) -> LoopState:
     rows = load_scores(loop_root(ctx), state["best"])
     assert rows is not None, "best was evaluated: EVAL or RE_EVAL wrote its scores"
     return {"analysis": analyze(rows, state["split"]["train"]), "proposal": None, "challenge": None,
             "vote": None, "candidate": None, "outcome": None}
 
 
-async def propose_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+async def propose_phase(state: LoopState, ctx: RunContext) -> LoopState:
     best = state["best"]
     prompts = read_prompts(prompts_of(loop_root(ctx), best)) if ctx.mode == "agent" else {}
     proposal = await propose(ctx.judge.model, best=best, prompts=prompts,
                              analysis=state["analysis"], history=state.get("history") or [],
-                             tried=state.get("tried") or [], space=search_space(ctx.config, ctx.mode),
-                             config=ctx.config)
+                             tried=state.get("tried") or [],
+                             space=search_space(ctx.config.self_improve, ctx.config.memory, ctx.mode),
+                             limits=TuningLimits.of(ctx.config.memory, ctx.config.self_improve, ctx.config.params))
     if proposal is None:
         return {"outcome": {"decision": "stopped", "stage": "propose",
                             "reason": "every neighbouring configuration was tried; nothing left to propose"}}
@@ -90,21 +93,26 @@ async def propose_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     if proposal.get("refused"):
         return {"proposal": proposal,
                 "outcome": {"decision": "refused", "stage": "propose", "reason": proposal["refused"]}}
-    out: dict[str, Any] = {"proposal": proposal}
+    out: LoopState = {"proposal": proposal}
     if proposal["kind"] == "config":  # mark it tried now, so a vote that stops it is not repeated
         out["tried"] = [candidate_key(best["tunables"] | proposal["delta"], best["prompts_hash"])]
     return out
 
 
-async def challenge_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
-    result = await challenge(ctx.judge.model, state["proposal"], state["analysis"], state["best"],
-                             holdout_n=len(state["split"]["holdout"]), mode=ctx.mode, config=ctx.config)
+async def challenge_phase(state: LoopState, ctx: RunContext) -> LoopState:
+    proposal = state["proposal"]
+    assert proposal is not None, "CHALLENGE runs only for a proposal PROPOSE made"
+    result = await challenge(ctx.judge.model, proposal, state["analysis"], state["best"],
+                             holdout_n=len(state["split"]["holdout"]), mode=ctx.mode,
+                             limits=TuningLimits.of(ctx.config.memory, ctx.config.self_improve, ctx.config.params))
     return {"challenge": result}
 
 
-async def vote_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
-    result = await vote(ctx.judge.model, state["proposal"], state["analysis"], state["challenge"])
-    out: dict[str, Any] = {"vote": result}
+async def vote_phase(state: LoopState, ctx: RunContext) -> LoopState:
+    proposal, critique = state["proposal"], state["challenge"]
+    assert proposal is not None and critique is not None, "VOTE runs only after CHALLENGE"
+    result = await vote(ctx.judge.model, proposal, state["analysis"], critique)
+    out: LoopState = {"vote": result}
     if not result["passed"]:
         against = "; ".join(f"{v['reviewer']}: {v['reason']}" for v in result["votes"] if not v["approve"])
         out["outcome"] = {"decision": "reverted", "stage": "vote",
@@ -112,7 +120,7 @@ async def vote_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     return out
 
 
-async def apply_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+async def apply_phase(state: LoopState, ctx: RunContext) -> LoopState:
     index = state["next_index"]
     proposal = state["proposal"]
     assert proposal is not None, "APPLY runs only for a proposal the vote passed"
@@ -123,7 +131,7 @@ async def apply_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
     return {"candidate": candidate, "next_index": index + 1, "tried": [candidate["key"]]}
 
 
-async def re_eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> dict[str, Any]:
+async def re_eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> LoopState:
     root = loop_root(ctx)
     candidate = state["candidate"]
     assert candidate is not None, "RE_EVAL runs only after APPLY made a candidate"
@@ -131,9 +139,10 @@ async def re_eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> dict
     return {"candidate": _scored(candidate, rows, state["split"])}
 
 
-async def decide_phase(state: LoopState, ctx: RunContext) -> dict[str, Any]:
+async def decide_phase(state: LoopState, ctx: RunContext) -> LoopState:
     root = loop_root(ctx)
-    best, candidate, outcome, stats = state["best"], state.get("candidate"), state.get("outcome"), None
+    best, candidate, outcome = state["best"], state.get("candidate"), state.get("outcome")
+    stats: Stats | None = None
     if outcome is None:
         si = ctx.config.self_improve
         base_rows, candidate_rows = load_scores(root, best), (load_scores(root, candidate) if candidate else None)
@@ -158,7 +167,8 @@ def after_propose(state: LoopState) -> str:
 
 
 def after_vote(state: LoopState) -> str:
-    return "apply" if (state["vote"] or {}).get("passed") else "decide"
+    vote = state["vote"]
+    return "apply" if vote and vote["passed"] else "decide"
 
 
 def after_apply(state: LoopState) -> str:
@@ -177,7 +187,7 @@ EVALUATING = ("eval", "re_eval")  # the phases that run the case graph need the 
 
 
 def _node(name: str, phase, setup: Setup | None):
-    async def node(state: LoopState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    async def node(state: LoopState, runtime: Runtime[RunContext]) -> LoopState:
         ctx = runtime.context
         _fail_if_asked(name, state.get("iteration", 0))
         ctx.progress.set_phase(f"improve:{name}")

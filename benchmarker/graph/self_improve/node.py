@@ -9,20 +9,20 @@ only a run without a checkpoint starts afresh.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from langgraph.runtime import Runtime
 
 from benchmarker.errors import UserError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.self_improve.graph import build_loop_graph, loop_root
+from benchmarker.graph.self_improve.state import LoopState
 from benchmarker.graph.state import RunState, Setup
 
 log = logging.getLogger(__name__)
 STEPS_PER_ITERATION = 8
 
 
-async def self_improve(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def self_improve(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     if ctx.config.self_improve.iterations <= 0:
         return {}
@@ -37,7 +37,7 @@ async def self_improve(state: RunState, runtime: Runtime[RunContext]) -> dict[st
     return {"self_improve": self_improve_summary(ctx.log.run_dir) or {}}
 
 
-async def run_loop(ctx: RunContext, setup: Setup) -> dict[str, Any]:
+async def run_loop(ctx: RunContext, setup: Setup) -> LoopState:
     """The loop's final state: resumed from the checkpoint when one is pending, else started."""
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -57,10 +57,11 @@ async def run_loop(ctx: RunContext, setup: Setup) -> dict[str, Any]:
             await graph.aupdate_state(config, {"iterations": iterations, "finished": False}, as_node="decide")
             return await graph.ainvoke(None, config, context=ctx, durability="sync")
         if done.get("finished"):
-            return dict(done)
+            finished: LoopState = done  # the checkpoint's values: a LoopState
+            return finished
         return await graph.ainvoke({}, config, context=ctx, durability="sync")
 
 
-def _stopped(values: dict[str, Any]) -> bool:
+def _stopped(values: LoopState) -> bool:
     history = values.get("history") or []
     return bool(history) and history[-1].get("decision") == "stopped"

@@ -22,23 +22,47 @@ stops. judged_wrong (a grader disagreement) is never a target.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from benchmarker.agent.messages import message_text
+from benchmarker.config_schema import MemoryConfig, ParamsConfig, SelfImproveConfig
 from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, check_proposal
 from benchmarker.graph.self_improve.analyze import WRITE_CAUSES, analysis_text
 from benchmarker.graph.self_improve.candidate import INGEST_PROMPTS, candidate_key, describe
+from benchmarker.graph.self_improve.shapes import (
+    Analysis,
+    Candidate,
+    IterationLine,
+    Proposal,
+    TunableName,
+    Tunables,
+)
 from benchmarker.redact import masked_preview
 
-WRITE_KNOB = "context_cadence"  # the one tunable that changes what ingestion writes (agent mode)
+WRITE_KNOB: TunableName = "context_cadence"  # the one tunable that changes what ingestion writes (agent mode)
+
+Space = dict[TunableName, tuple[float, ...]]  # tunable -> its ladder
 
 
-def search_space(config, mode: str) -> dict[str, tuple]:
+@dataclass(frozen=True)
+class TuningLimits:
+    """What PROPOSE and CHALLENGE weigh a change against: the service's own alpha (the value of an alpha left
+    unset), how many rungs one step may move, and the reader's context cap."""
+
+    service_alpha: float          # [memory] alpha
+    max_distance: int             # [self_improve] max_distance
+    qa_max_context_chars: int     # [params] qa_max_context_chars
+
+    @classmethod
+    def of(cls, memory: MemoryConfig, self_improve: SelfImproveConfig, params: ParamsConfig) -> TuningLimits:
+        return cls(memory.alpha, self_improve.max_distance, params.qa_max_context_chars)
+
+
+def search_space(si: SelfImproveConfig, memory: MemoryConfig, mode: str) -> Space:
     """The tunables worth searching here (ladders from `[self_improve]`): alpha only where a request
-    can set it, cadence only with an agent."""
-    si = config.self_improve
-    space: dict[str, tuple] = {"top_k": tuple(si.top_k_ladder)}
-    memory = config.memory
+    can set it (`[memory]`), cadence only with an agent."""
+    space: Space = {"top_k": tuple(si.top_k_ladder)}
     if memory.backend == "embedded" and memory.embedder != "none":
         space["alpha"] = tuple(si.alpha_ladder)  # a real Mycelian's alpha is service-wide: not tunable per run
     if mode == "agent":
@@ -46,19 +70,19 @@ def search_space(config, mode: str) -> dict[str, tuple]:
     return space
 
 
-def current(name: str, tunables: dict[str, Any], config) -> float | None:
+def current(name: TunableName, tunables: Tunables, service_alpha: float) -> float | None:
     value = tunables.get(name)
     if name == "alpha" and value is None:
-        return config.memory.alpha  # the service's own alpha
+        return service_alpha  # the service's own alpha
     return value
 
 
-def _step(ladder: tuple, value: float, direction: str, distance: int) -> float | None:
+def _step(ladder: tuple[float, ...], value: float, direction: str, distance: int) -> float | None:
     side = [v for v in ladder if v > value] if direction == "up" else [v for v in ladder if v < value][::-1]
     return side[distance - 1] if len(side) >= distance else None
 
 
-def _directions(name: str, analysis: dict[str, Any]) -> tuple[str, str]:
+def _directions(name: TunableName, analysis: Analysis) -> tuple[str, str]:
     """Deeper search when evidence goes missing, shallower when the reader drowns; context more often
     when facts are lost at ingestion."""
     if name == "top_k":
@@ -69,38 +93,49 @@ def _directions(name: str, analysis: dict[str, Any]) -> tuple[str, str]:
     return ("up", "down")
 
 
-def offline_proposal(best: dict[str, Any], tried: list[str], analysis: dict[str, Any], space: dict[str, tuple],
-                     config, momentum: str | None = None) -> dict[str, Any] | None:
+def offline_proposal(best: Candidate, tried: list[str], analysis: Analysis, space: Space,
+                     limits: TuningLimits, momentum: str | None = None) -> Proposal | None:
     """The next untried coordinate step, or None when the neighbourhood is exhausted. When facts were never
     written (target cause not_written), every rung of the write knob comes before any other tunable."""
     names = list(space)
     if momentum in names:  # keep moving along the coordinate that last paid off
         names.remove(momentum)
         names.insert(0, momentum)
-    distances = range(1, config.self_improve.max_distance + 1)  # rungs away from the current value
+    distances = range(1, limits.max_distance + 1)  # rungs away from the current value
     order = [(d, name, direction) for d in distances for name in names for direction in _directions(name, analysis)]
     if analysis.get("target_cause") in WRITE_CAUSES:  # context more often, every rung, before anything else
         first = [step for step in order if step[1:] == (WRITE_KNOB, "down")]
         order = first + [step for step in order if step not in first]
     seen = set(tried)
     for distance, name, direction in order:
-        value = current(name, best["tunables"], config)
+        value = current(name, best["tunables"], limits.service_alpha)
         assert value is not None  # every tunable in the search space has one (eval_phase sets them all)
         new = _step(space[name], value, direction, distance)
         if new is None:
             continue
-        tunables = best["tunables"] | {name: new}
-        if candidate_key(tunables, best["prompts_hash"]) in seen:
+        delta = _set(Tunables(), name, new)
+        if candidate_key(best["tunables"] | delta, best["prompts_hash"]) in seen:
             continue
         rationale = (f"coordinate ascent: {name} {direction} {distance} rung(s), {value} -> {new}; "
                      f"training failures by cause: {analysis.get('causes') or 'none'}")
-        return {"kind": "config", "delta": {name: new}, "diff": None, "rationale": rationale,
+        return {"kind": "config", "delta": delta, "diff": None, "rationale": rationale,
                 "source": "offline", "move": {"name": name, "direction": direction, "from": value, "to": new}}
     return None
 
 
-async def model_proposal(model, *, best: dict[str, Any], prompts: dict[str, str], analysis: dict[str, Any],
-                         history: list[dict[str, Any]], space: dict[str, tuple]) -> dict[str, Any]:
+def _set(tunables: Tunables, name: TunableName, rung: float) -> Tunables:
+    """`tunables` with one set to a rung of its ladder ([self_improve] ladders: whole numbers but for alpha's)."""
+    if name == "alpha":
+        tunables["alpha"] = rung
+    elif name == "top_k":
+        tunables["top_k"] = int(rung)
+    else:
+        tunables["context_cadence"] = int(rung)
+    return tunables
+
+
+async def model_proposal(model, *, best: Candidate, prompts: dict[str, str], analysis: Analysis,
+                         history: list[IterationLine], space: Space) -> Proposal:
     """Ask the model for one change; raises ValueError when its reply holds no usable JSON."""
     from langchain_core.messages import HumanMessage
 
@@ -116,11 +151,12 @@ async def model_proposal(model, *, best: dict[str, Any], prompts: dict[str, str]
     reply = await model.ainvoke([HumanMessage(prompt)])
     data = parse_json_object(reply_text(reply.content))
     kind = str(data.get("kind") or ("diff" if data.get("diff") else "config")).lower()
-    return {"kind": kind, "delta": data.get("delta") or {}, "diff": data.get("diff"),
+    return {"kind": kind, "delta": data.get("delta") or Tunables(), "diff": data.get("diff"),
             "rationale": masked_preview(str(data.get("rationale") or ""), 2000), "source": "model"}
 
 
-async def propose(model, *, best, prompts, analysis, history, tried, space, config) -> dict[str, Any] | None:
+async def propose(model, *, best: Candidate, prompts: dict[str, str], analysis: Analysis, history: list[IterationLine],
+                  tried: list[str], space: Space, limits: TuningLimits) -> Proposal | None:
     """A checked proposal, a refused one (`refused` set), a stop (`stop`: the reason), or None when
     nothing is left to try."""
     prompt_diffs = model is not None and bool(set(prompts) & set(INGEST_PROMPTS))
@@ -138,31 +174,31 @@ async def propose(model, *, best, prompts, analysis, history, tried, space, conf
             note = f"model proposal unusable ({type(err).__name__}: {masked_preview(str(err), 200)}); "
         else:
             try:
-                return _noted(_applicable(check_proposal(proposal), space, prompts), analysis, space, best, config)
+                return _noted(_applicable(check_proposal(proposal), space, prompts), analysis, space, best)
             except Refused as err:
                 return proposal | {"refused": str(err)}
     momentum = next(((h.get("proposal") or {}).get("move", {}).get("name") for h in reversed(history)
                      if h.get("decision") == "accepted"), None)
-    offline = offline_proposal(best, tried, analysis, space, config, momentum)
+    offline = offline_proposal(best, tried, analysis, space, limits, momentum)
     if offline is None:
         return None
     proposal = offline
     if note:
         proposal["rationale"] = note + proposal["rationale"]
-    return _noted(check_proposal(proposal), analysis, space, best, config)
+    return _noted(check_proposal(proposal), analysis, space, best)
 
 
-def _remaining(analysis: dict[str, Any]) -> int:
+def _remaining(analysis: Analysis) -> int:
     """The training failures a retrieval or reader change could address."""
     return analysis.get("retrieval_failures", 0) + analysis.get("reader_failures", 0)
 
 
-def _remaining_text(analysis: dict[str, Any]) -> str:
+def _remaining_text(analysis: Analysis) -> str:
     return (f"the remaining {analysis.get('retrieval_failures', 0)} retrieval and "
             f"{analysis.get('reader_failures', 0)} reader failures")
 
 
-def write_guidance(analysis: dict[str, Any], space: dict[str, tuple], *, prompt_diffs: bool) -> str | None:
+def write_guidance(analysis: Analysis, space: Space, *, prompt_diffs: bool) -> str | None:
     """What can act on not_written, when it is the cause to fix (None otherwise): for the model's prompt."""
     if analysis.get("target_cause") not in WRITE_CAUSES:
         return None
@@ -184,8 +220,7 @@ def write_guidance(analysis: dict[str, Any], space: dict[str, tuple], *, prompt_
     return "; ".join(parts)
 
 
-def _noted(proposal: dict[str, Any], analysis: dict[str, Any], space: dict[str, tuple], best: dict[str, Any],
-           config) -> dict[str, Any]:
+def _noted(proposal: Proposal, analysis: Analysis, space: Space, best: Candidate) -> Proposal:
     """When not_written is the cause to fix, a `note` (also heading the rationale) saying honestly what this
     change does about it."""
     if analysis.get("target_cause") not in WRITE_CAUSES:
@@ -196,7 +231,7 @@ def _noted(proposal: dict[str, Any], analysis: dict[str, Any], space: dict[str, 
     cadence = proposal["delta"].get(WRITE_KNOB) if proposal["kind"] == "config" else None
     if proposal["kind"] == "diff" and set(proposal.get("files") or []) & set(INGEST_PROMPTS):
         note = f"{head}; this diff changes the memory agent's prompts, so it acts on what is written (re-ingests)"
-    elif cadence is not None and cadence < (current(WRITE_KNOB, best["tunables"], config) or 0):
+    elif cadence is not None and cadence < (best["tunables"].get(WRITE_KNOB) or 0):
         note = (f"{head}; {WRITE_KNOB} is the only tunable on the write path, and only in part: a lower cadence "
                 "rewrites the context document the reader sees more often, which may carry facts no entry holds, "
                 "but it does not tell the agent to write more entries, so it is not aimed at the not_written count "
@@ -209,7 +244,7 @@ def _noted(proposal: dict[str, Any], analysis: dict[str, Any], space: dict[str, 
     return proposal | {"note": note, "rationale": f"[{note}] {proposal.get('rationale', '')}"}
 
 
-def _applicable(proposal: dict[str, Any], space: dict[str, tuple], prompts: dict[str, str]) -> dict[str, Any]:
+def _applicable(proposal: Proposal, space: Space, prompts: dict[str, str]) -> Proposal:
     """Allowed is not enough: alpha on a real Mycelian is service-wide, cadence means nothing without an agent,
     and a retrieval-only run reads no prompt."""
     if proposal["kind"] == "diff" and not prompts:
@@ -220,7 +255,7 @@ def _applicable(proposal: dict[str, Any], space: dict[str, tuple], prompts: dict
     return proposal
 
 
-def history_text(history: list[dict[str, Any]]) -> str:
+def history_text(history: list[IterationLine]) -> str:
     if not history:
         return "(no earlier attempts)"
     lines = []

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from benchmarker.graph.self_improve.allowlist import delta_items
 from benchmarker.graph.self_improve.analyze import READER_CAUSES, RETRIEVAL_CAUSES, WRITE_CAUSES, analysis_text
 from benchmarker.graph.self_improve.candidate import INGEST_PROMPTS
-from benchmarker.graph.self_improve.propose import current, parse_json_object, reply_text
+from benchmarker.graph.self_improve.propose import TuningLimits, current, parse_json_object, reply_text
+from benchmarker.graph.self_improve.shapes import Analysis, Candidate, Challenge, Proposal, Tally, Vote
 from benchmarker.redact import masked_preview
 
 REVIEWERS = {
@@ -28,7 +30,7 @@ LARGE_DIFF_LINES = 30
 MAX_TOP_K = 50
 
 
-def targets(proposal: dict[str, Any], best: dict[str, Any], config) -> tuple[str, ...]:
+def targets(proposal: Proposal, best: Candidate) -> tuple[str, ...]:
     """The failure causes a proposal could fix. not_written (the analyst's: never stored) only by what changes
     ingestion: the memory agent's prompts, or a lower context cadence (the context document the reader sees
     is rewritten more often; see propose.py for why that is only in part). judged_wrong by nothing."""
@@ -38,27 +40,28 @@ def targets(proposal: dict[str, Any], best: dict[str, Any], config) -> tuple[str
             return READER_CAUSES
         return (WRITE_CAUSES if files & set(INGEST_PROMPTS) else ()) + RETRIEVAL_CAUSES + READER_CAUSES
     causes: tuple[str, ...] = ()
-    for name, new in proposal["delta"].items():
+    for name, new in delta_items(proposal["delta"]):
         if name == "top_k":
-            causes += RETRIEVAL_CAUSES if new > current(name, best["tunables"], config) else READER_CAUSES
+            old_k = best["tunables"]["top_k"]  # eval_phase sets top_k on candidate 0, and every candidate inherits it
+            causes += RETRIEVAL_CAUSES if new > old_k else READER_CAUSES
         elif name == "alpha":
             causes += RETRIEVAL_CAUSES
         else:
-            old = current(name, best["tunables"], config)
+            old = best["tunables"].get(name)  # context_cadence: alpha and top_k are above
             causes += (WRITE_CAUSES if name == "context_cadence" and old is not None and new < old else ())
             causes += RETRIEVAL_CAUSES + READER_CAUSES
     return tuple(dict.fromkeys(causes))
 
 
-def offline_challenge(proposal: dict[str, Any], analysis: dict[str, Any], best: dict[str, Any], *,
-                      holdout_n: int, mode: str, config) -> dict[str, Any]:
+def offline_challenge(proposal: Proposal, analysis: Analysis, best: Candidate, *,
+                      holdout_n: int, mode: str, limits: TuningLimits) -> Challenge:
     concerns: list[str] = []
     critique = [f"With {holdout_n} held-out questions one changed answer moves the score by "
                 f"{1 / max(holdout_n, 1):.0%}; a small gain is indistinguishable from noise."]
     if proposal["kind"] == "config":
-        for name, new in proposal["delta"].items():
-            old = current(name, best["tunables"], config)
-            concerns += _config_concerns(name, old, new, analysis, mode, config, critique)
+        for name, new in delta_items(proposal["delta"]):
+            old = current(name, best["tunables"], limits.service_alpha)
+            concerns += _config_concerns(name, old, new, analysis, mode, limits.qa_max_context_chars, critique)
     else:
         changed = _changed_lines(proposal.get("diff") or "")
         critique.append(f"A prompt edit ({changed} changed lines) can fit the training examples and hurt other "
@@ -67,7 +70,7 @@ def offline_challenge(proposal: dict[str, Any], analysis: dict[str, Any], best: 
             concerns.append("large_diff")
         if mode == "agent" and set(proposal.get("files") or []) & set(INGEST_PROMPTS):
             concerns.append("reingest")
-    aims = targets(proposal, best, config)
+    aims = targets(proposal, best)
     addressed = sum(analysis["causes"].get(c, 0) for c in aims)
     if analysis.get("target_cause") in WRITE_CAUSES and not set(aims) & set(WRITE_CAUSES):
         critique.append(f"The most common training failure is not_written ({analysis.get('write_failures', 0)}): "
@@ -83,12 +86,12 @@ def offline_challenge(proposal: dict[str, Any], analysis: dict[str, Any], best: 
             "targets": list(aims), "addressed": addressed, "source": "offline"}
 
 
-def _config_concerns(name: str, old, new, analysis, mode: str, config, critique: list[str]) -> list[str]:
+def _config_concerns(name: str, old, new, analysis, mode: str, max_context_chars: int, critique: list[str]) -> list[str]:
     concerns = []
     if name == "top_k" and new > old:
         per_hit = analysis.get("chars_per_hit")
         critique.append(f"top_k {old} -> {new} gives the reader more, and noisier, context.")
-        if mode == "agent" and per_hit and new * per_hit > config.params.qa_max_context_chars:
+        if mode == "agent" and per_hit and new * per_hit > max_context_chars:
             concerns.append("truncation")  # the extra hits would be cut from the reader's context anyway
         if new > BIG_TOP_K_RATIO * old:
             concerns.append("big_step")
@@ -114,7 +117,7 @@ def _changed_lines(diff: str) -> int:
                if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
 
 
-def offline_votes(proposal: dict[str, Any], challenge: dict[str, Any]) -> list[dict[str, Any]]:
+def offline_votes(proposal: Proposal, challenge: Challenge) -> list[Vote]:
     concerns = set(challenge["concerns"])
     quality = challenge["addressed"] > 0
     risky = sorted(concerns & {"recall_loss", "truncation", "big_step"})
@@ -132,17 +135,17 @@ def offline_votes(proposal: dict[str, Any], challenge: dict[str, Any]) -> list[d
     ]
 
 
-def tally(votes: list[dict[str, Any]]) -> dict[str, Any]:
+def tally(votes: list[Vote]) -> Tally:
     approvals = sum(1 for v in votes if v["approve"])
     return {"votes": votes, "approvals": approvals, "passed": approvals * 2 > len(votes)}
 
 
 # --- with a model -------------------------------------------------------------------------------
 
-async def model_challenge(model, proposal: dict[str, Any], analysis: dict[str, Any],
-                          fallback: dict[str, Any]) -> dict[str, Any]:
+async def model_challenge(model, proposal: Proposal, analysis: Analysis, fallback: Challenge) -> Challenge:
     """The model argues both sides in turn; each side falls back to the rule-based text."""
-    out = dict(fallback) | {"source": "model"}
+    out = fallback.copy()
+    out["source"] = "model"
     critique = await _ask(model, "self_improve_challenge.txt", role="devil's advocate",
                           instructions="Argue against the proposal: the strongest reasons it will not help or will "
                                        "regress. List short concern codes.",
@@ -160,9 +163,9 @@ async def model_challenge(model, proposal: dict[str, Any], analysis: dict[str, A
     return out
 
 
-async def model_votes(model, proposal: dict[str, Any], analysis: dict[str, Any], challenge: dict[str, Any],
-                      fallback: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    votes = []
+async def model_votes(model, proposal: Proposal, analysis: Analysis, challenge: Challenge,
+                      fallback: list[Vote]) -> list[Vote]:
+    votes: list[Vote] = []
     for rule in fallback:
         name = rule["reviewer"]
         data = await _ask(model, "self_improve_review.txt", reviewer=name, focus=REVIEWERS[name],
@@ -188,17 +191,18 @@ async def _ask(model, prompt_name: str, **fields: str) -> dict[str, Any] | None:
         return None
 
 
-def _show(proposal: dict[str, Any]) -> str:
+def _show(proposal: Proposal) -> str:
     shown = {k: proposal.get(k) for k in ("kind", "delta", "diff", "rationale") if proposal.get(k)}
     return json.dumps(shown, indent=2)
 
 
-async def challenge(model, proposal, analysis, best, *, holdout_n: int, mode: str, config) -> dict[str, Any]:
-    rules = offline_challenge(proposal, analysis, best, holdout_n=holdout_n, mode=mode, config=config)
+async def challenge(model, proposal: Proposal, analysis: Analysis, best: Candidate, *, holdout_n: int, mode: str,
+                    limits: TuningLimits) -> Challenge:
+    rules = offline_challenge(proposal, analysis, best, holdout_n=holdout_n, mode=mode, limits=limits)
     return rules if model is None else await model_challenge(model, proposal, analysis, rules)
 
 
-async def vote(model, proposal, analysis, challenge_result) -> dict[str, Any]:
+async def vote(model, proposal: Proposal, analysis: Analysis, challenge_result: Challenge) -> Tally:
     rules = offline_votes(proposal, challenge_result)
     votes = rules if model is None else await model_votes(model, proposal, analysis, challenge_result, rules)
     return tally(votes)

@@ -7,22 +7,32 @@ candidate records (index, key, tunables, split scores) and what each phase decid
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
+
+from benchmarker.graph.self_improve.shapes import (
+    Analysis,
+    Candidate,
+    Challenge,
+    IterationLine,
+    Outcome,
+    Proposal,
+    Tally,
+)
 
 
 class LoopState(TypedDict, total=False):
     iteration: int                                        # 1-based, the one in progress
     iterations: int                                       # [self_improve].iterations
     split: dict[str, list[str]]                           # {"train": [...], "holdout": [...]} question ids
-    start: dict[str, Any]                                 # candidate 0 with its train / holdout scores
-    best: dict[str, Any]                                  # the candidate in force: always the best so far
+    start: Candidate                                      # candidate 0 with its train / holdout scores
+    best: Candidate                                       # the candidate in force: always the best so far
     tried: Annotated[list[str], operator.add]             # candidate keys proposed or evaluated
     next_index: int                                       # the next candidate directory number
-    analysis: dict[str, Any]                              # ANALYZE of `best` on the training split
-    proposal: dict[str, Any] | None
-    challenge: dict[str, Any] | None
-    vote: dict[str, Any] | None
-    candidate: dict[str, Any] | None                      # APPLY's result, scored by RE-EVAL
-    outcome: dict[str, Any] | None                        # set when a phase ends the iteration early
-    history: Annotated[list[dict[str, Any]], operator.add]  # one self_improve.jsonl line per iteration
+    analysis: Analysis                                    # ANALYZE of `best` on the training split
+    proposal: Proposal | None
+    challenge: Challenge | None
+    vote: Tally | None
+    candidate: Candidate | None                           # APPLY's result, scored by RE-EVAL
+    outcome: Outcome | None                               # set when a phase ends the iteration early
+    history: Annotated[list[IterationLine], operator.add]  # one self_improve.jsonl line per iteration
     finished: bool

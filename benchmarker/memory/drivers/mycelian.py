@@ -15,9 +15,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarker.config_schema import RunConfig
+from benchmarker.config_schema import MemoryConfig, RunConfig
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError, UserError
+from benchmarker.log.lines import Json
 from benchmarker.log.records import MemoryRecord
 from benchmarker.log.store import RunLog
 from benchmarker.memory.client import MemoryClient
@@ -80,11 +81,11 @@ class MycelianDriver:
                             attempt=attempt, status="created", context_cadence=place.cadence, held_by=self.holder)
 
     def write_call(self, record: MemoryRecord, raw: str, summary: str,
-                   tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+                   tags: dict[str, Any]) -> tuple[str, dict[str, Json]]:
         return "add_entry", {"vault_id": record.vault_id, "memory_id": record.memory_id, "raw_entry": raw,
                              "summary": summary, "tags": tags}
 
-    def consistency_call(self, record: MemoryRecord) -> tuple[str, dict[str, Any]] | None:
+    def consistency_call(self, record: MemoryRecord) -> tuple[str, dict[str, Json]] | None:
         return "await_consistency", {"memory_id": record.memory_id}
 
     async def settle(self, record: MemoryRecord) -> None:
@@ -95,23 +96,22 @@ class MycelianDriver:
         searchable = await wait_until_searchable(self.client, record.vault_id, record.memory_id, timeout_s, alpha)
         return _MycelianSearcher(self.client, record, searchable)
 
-    def system_prompt(self, record: MemoryRecord, kit: PromptKit, *, default_prompts: dict[str, Any],
+    def system_prompt(self, record: MemoryRecord, kit: PromptKit, *, default_prompts: dict[str, Json],
                       unit_text: str, tool_names: list[str]) -> str:
         return kit.mycelian(default_prompts, vault_id=record.vault_id, memory_id=record.memory_id)
 
     def agent_tool_names(self, configured: tuple[str, ...], explicit: bool) -> tuple[str, ...]:
         return agent_tool_names(configured, explicit, None)
 
-    def offline_write(self) -> dict[str, Any] | None:
+    def offline_write(self) -> dict[str, Json] | None:
         return None
 
-    def describe(self) -> dict[str, Any]:
-        return describe_mycelian(self.config)
+    def describe(self) -> dict[str, Json]:
+        return describe_mycelian(self.config.memory)
 
 
-def describe_mycelian(config: RunConfig) -> dict[str, Any]:
+def describe_mycelian(memory: MemoryConfig) -> dict[str, Json]:
     """The backend as summaries name it: a retrieval report says which index it measured."""
-    memory = config.memory
     embedded = memory.backend == "embedded"
     return {"backend": memory.backend, "embedder": memory.embedder if embedded else None,
             "alpha": memory.alpha if embedded else "service default"}
@@ -152,13 +152,13 @@ async def wait_until_searchable(client: MemoryClient, vault_id: str, memory_id: 
         delay = min(delay * 2, 1.0)
 
 
-async def entry_tag_index(client: MemoryClient, vault_id: str, memory_id: str) -> dict[str, dict[str, Any]]:
+async def entry_tag_index(client: MemoryClient, vault_id: str, memory_id: str) -> dict[str, dict[str, Json]]:
     """entryId -> tags, for servers whose search hits do not echo tags."""
     entries = await client.list_all_entries(vault_id, memory_id)
     return {e["entryId"]: _as_dict(e.get("tags")) for e in entries if e.get("entryId")}
 
 
-def _as_dict(tags: Any) -> dict[str, Any]:
+def _as_dict(tags: Any) -> dict[str, Json]:
     if isinstance(tags, dict):
         return tags
     if isinstance(tags, str) and tags.strip().startswith("{"):
@@ -171,9 +171,9 @@ def _as_dict(tags: Any) -> dict[str, Any]:
 
 
 async def map_hits(client: MemoryClient, vault_id: str, memory_id: str,
-                   hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                   hits: list[dict[str, Any]]) -> list[dict[str, Json]]:
     """Ranked hits in the results.jsonl shape, with session id / date / turn / role from tags."""
-    index: dict[str, dict[str, Any]] | None = None
+    index: dict[str, dict[str, Json]] | None = None
     mapped = []
     for rank, hit in enumerate(hits, start=1):
         tags = _as_dict(hit.get("tags"))

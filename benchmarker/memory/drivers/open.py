@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarker.config_schema import RunConfig
+from benchmarker.config_schema import MemoryConfig, RunConfig
 from benchmarker.errors import UserError
 from benchmarker.memory.client import WaitLimit, auth_headers
 from benchmarker.memory.driver import MemoryDriver
@@ -33,40 +33,39 @@ class OpenMemory:
         return {**self.launch.describe(), "mcp_url": self.launch.url or None}
 
 
-def embedder_device(config: RunConfig) -> str | None:
+def embedder_device(mem: MemoryConfig, config_path: Path | None) -> str | None:
     """Where the embedded service's minilm embedder will run, "cpu" or "cuda" (`[memory] device`, "auto"
     resolved here the way the service resolves it on this machine); None when no minilm runs. A `cuda`
-    that torch cannot see is a UserError (exit 2) naming the key, before anything starts."""
-    mem = config.memory
+    that torch cannot see is a UserError (exit 2) naming the key (and `config_path`), before anything starts."""
     if mem.backend != "embedded" or mem.embedder != "minilm":
         return None
-    from benchmarker.memory.service.embedders import resolve_device
-    from benchmarker.memory.service.errors import EmbedderError
+    from embedded_memory.embedders import resolve_device
+    from embedded_memory.errors import EmbedderError
 
     try:
         return resolve_device(mem.device)
     except EmbedderError:
-        where = f"{config.config_path}: " if config.config_path else ""
+        where = f"{config_path}: " if config_path else ""
         raise UserError(f"{where}[memory] device = \"{mem.device}\": torch sees no CUDA device "
                         "(torch.cuda.is_available() is False: no GPU, no driver, or a CPU-only torch build); "
                         "set device = \"auto\" or \"cpu\"") from None
 
 
 @contextlib.asynccontextmanager
-async def memory_server(config: RunConfig, run_dir: Path, mapping: ToolMapping) -> AsyncIterator[ServerLaunch]:
+async def memory_server(mem: MemoryConfig, config_path: Path | None, run_dir: Path,
+                        mapping: ToolMapping) -> AsyncIterator[ServerLaunch]:
     """How to reach the run's memory server: the configured URL or stdio command (`[memory] transport`,
     else the preset's), or the embedded service (on a free port with its own key, or as a stdio
     process the client starts). A server other than Mycelian is always backend "mcp" (config rule)."""
-    mem = config.memory
     if mem.backend == "mcp":
         if (mem.transport or mapping.server.transport) == "stdio":
-            yield stdio_launch(config, mapping, run_dir)
+            yield stdio_launch(mem, config_path, mapping, run_dir)
         else:
             yield ServerLaunch(transport="streamable_http", url=mem.mcp_url,
                                headers=auth_headers(os.environ.get(mem.auth_token_env)))
         return
-    from benchmarker.memory.service.launcher import EmbeddedMemoryService
-    from benchmarker.memory.service.settings import ServiceSettings
+    from embedded_memory.launcher import EmbeddedMemoryService
+    from embedded_memory.settings import ServiceSettings
 
     db_path = Path(mem.db_path) if mem.db_path else run_dir / "memory.sqlite"
     settings = ServiceSettings(host="127.0.0.1", port=0, db_path=str(db_path), alpha=mem.alpha,
@@ -87,8 +86,8 @@ async def open_memory(config: RunConfig, run_dir: Path, *, holder: str | None = 
     """The run's memory driver over one MCP session, open for the block. With a mapping whose scope is
     "process" (a server per case), the session opened here is a probe asked only which tools it has.
     `holder` names who keeps the memories (a Ray worker's own service)."""
-    mapping = mapping_for(config)
-    async with memory_server(config, run_dir, mapping) as launch:
+    mapping = mapping_for(config.memory)
+    async with memory_server(config.memory, config.config_path, run_dir, mapping) as launch:
         per_process = not mapping.is_mycelian and mapping.scope.kind == "process" and launch.transport == "stdio"
         if per_process:
             check_scope_launch(mapping, launch, str(config.config_path))
@@ -96,7 +95,7 @@ async def open_memory(config: RunConfig, run_dir: Path, *, holder: str | None = 
             if per_process else launch
         try:
             async with connect_within(probe, config.memory.start_timeout_s, timeout_s=config.memory.call_timeout_s,
-                                      waits=wait_limit(config, mapping)) as client:
+                                      waits=wait_limit(config.memory, mapping)) as client:
                 driver: MemoryDriver
                 if mapping.is_mycelian:
                     driver = MycelianDriver(client=client, config=config, holder=holder)
@@ -108,21 +107,21 @@ async def open_memory(config: RunConfig, run_dir: Path, *, holder: str | None = 
                                           max_result_mb=config.memory.max_result_mb)
                 yield OpenMemory(driver, launch)
         except ConnectionError as err:
-            raise _unreachable(config, launch, err) from err
+            raise _unreachable(config.config_path, launch, err) from err
 
 
-def wait_limit(config: RunConfig, mapping: ToolMapping) -> WaitLimit:
+def wait_limit(memory: MemoryConfig, mapping: ToolMapping) -> WaitLimit:
     """How long a consistency wait may block: `[memory] await_timeout_s` (plus a margin) for Mycelian's
     await_consistency or the mapping's consistency tool; every other call has `call_timeout_s`."""
     tools = {"await_consistency"} if mapping.is_mycelian else {mapping.consistency.tool} - {""}
-    return WaitLimit.of(config.memory.await_timeout_s, tools)
+    return WaitLimit.of(memory.await_timeout_s, tools)
 
 
-def _unreachable(config: RunConfig, launch: ServerLaunch, err: ConnectionError) -> UserError:
+def _unreachable(config_path: Path | None, launch: ServerLaunch, err: ConnectionError) -> UserError:
     if launch.transport == "stdio":
-        return UserError(f"{err}. Check [memory].command / args / env in {config.config_path}: the "
+        return UserError(f"{err}. Check [memory].command / args / env in {config_path}: the "
                          "server must speak MCP on stdin/stdout and log only to stderr.")
-    return UserError(f"{err}. Check [memory].mcp_url in {config.config_path} and that the server is up "
+    return UserError(f"{err}. Check [memory].mcp_url in {config_path} and that the server is up "
                      "(make start-mcp-streamable-server && make wait-backend-health).")
 
 

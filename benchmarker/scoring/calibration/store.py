@@ -14,6 +14,7 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ def judge_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
 
 
-def results_judge(results: list[dict[str, Any]]) -> tuple[str, str] | None:
+def results_judge(results: Iterable[Mapping[str, Any]]) -> tuple[str, str] | None:
     """(judge kind, model) that graded most of a run's answers; None when nothing was graded."""
     grades = [g for g in map(Grade.of_line, results) if g.judge and g.judge != "none"]
     if not grades:

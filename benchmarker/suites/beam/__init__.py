@@ -35,6 +35,7 @@ from benchmarker.suites.beam.data import (
 from benchmarker.suites.beam.official import OfficialPrompts, load_official_prompts
 from benchmarker.suites.beam.scoring import Grader, grade_answer
 from benchmarker.suites.beam.summary import beam_section, beam_summary, compare_rows
+from benchmarker.suites.parts import CaseProtocol
 
 if TYPE_CHECKING:
     from benchmarker.scoring.judges import Judge
@@ -62,8 +63,8 @@ class BEAM(Suite):
     reads_file = True
     question_types = ABILITIES
     official_judge = True
-    conversation_cases = True
-    replay_refusal = ""                 # one ingestion per conversation, replayed once per conversation
+    # one ingestion per conversation, replayed once per conversation
+    protocol = CaseProtocol(conversation_cases=True, replay_refusal="")
     adversary_refusal = "is scored by rubrics written with its data, which a new question has none of; not supported"
     judge_note = " (BEAM's judge: one call per rubric item, plus event ordering's alignment calls)"
     dataset_options = BeamOptions

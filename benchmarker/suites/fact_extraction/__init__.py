@@ -20,6 +20,7 @@ from benchmarker.suites.fact_extraction.data import (
     load_fact_cases,
 )
 from benchmarker.suites.fact_extraction.facts import CaseScore, fact_report_section, score_case, summarize_fact_scores
+from benchmarker.suites.parts import CaseProtocol
 
 if TYPE_CHECKING:
     from benchmarker.scoring.judges import Judge
@@ -29,12 +30,10 @@ class FactExtraction(Suite):
     name = "fact_extraction"
     record_kinds = ("fact_extraction",)
     reads_file = True
-    reads_back = True
-    seeds_memory = True
-    reads_agent_trace = True
+    protocol = CaseProtocol(reads_back=True, seeds_memory=True, reads_agent_trace=True,
+                            replay_refusal="scores the facts the memory agent itself writes into a seeded memory: "
+                                           "a replay would re-send the source agent's writes and score that agent again")
     adversary_refusal = "has no questions to aim at"
-    replay_refusal = ("scores the facts the memory agent itself writes into a seeded memory: a replay would "
-                      "re-send the source agent's writes and score that agent again")
 
     def config_problems(self, cfg: RunConfig) -> list[Problem]:
         """It scores what an agent writes to our memory server: our memory agent on Mycelian only."""

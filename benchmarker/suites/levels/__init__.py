@@ -4,7 +4,6 @@ tool trace, L14 stale values, L15 balance, L16 decisions), with a levels.jsonl l
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from statistics import mean
@@ -19,7 +18,9 @@ from benchmarker.reporting.sections import mean_score_table, score_table_md
 from benchmarker.suites.base import Record
 from benchmarker.suites.levels.data import LEVEL_IDS, build_level
 from benchmarker.suites.levels.data.spec import rubric
+from benchmarker.suites.levels.options import LevelsOptions
 from benchmarker.suites.levels.scoring import score_decision, score_forgetting, score_level
+from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
 from benchmarker.suites.rubric import RubricSuite
 
 RUBRIC_LEVEL = "rubric"   # only levels scored question by question on their rubric take new questions
@@ -28,21 +29,32 @@ NOTE = ("mean score = mean rubric score of the level's questions; level score = 
         "dimensions are graded only with a judge model")
 
 
+def _rubric_level(case: Case) -> bool:
+    """Levels scored question by question on their rubric (not L13's tool trace, L14-L16's own scoring)."""
+    return build_level(case.metadata["level_id"], case.metadata["seed"]).scoring == RUBRIC_LEVEL
+
+
+def _level_rubric(answer: str, abstain: bool) -> dict[str, Any]:
+    return rubric(abstain=True) if abstain else rubric([[answer]])
+
+
 class Levels(RubricSuite):
     name = "levels"
+    dataset_options = LevelsOptions
     record_kinds = ("level",)
-    reads_agent_trace = True
-    replay_refusal = ("scores the agent's own tool calls and decisions (L13's tool trace, L16's decision), "
-                      "which a replay of its writes does not make")
+    protocol = CaseProtocol(reads_agent_trace=True,
+                            replay_refusal="scores the agent's own tool calls and decisions (L13's tool trace, "
+                                           "L16's decision), which a replay of its writes does not make")
+    adversary = AdversaryPolicy(aimable=_rubric_level, rubric=_level_rubric)
 
     def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
         seeds = list(config.dataset.seeds) or [config.dataset.seed]
-        groups = []
-        for level_id in config.dataset.levels:
+        groups, levels = [], LevelsOptions.of(config.dataset).levels
+        for level_id in levels:
             specs = [build_level(level_id, seed) for seed in seeds]
             n = sum(len(spec.case.questions) for spec in specs)
             groups.append(CaseGroup(f"level_{level_id}", n, partial(_cases_of, specs)))
-        return DatasetPlan(groups, None, None, f"levels {list(config.dataset.levels)}, seeds {seeds}")
+        return DatasetPlan(groups, None, None, f"levels {list(levels)}, seeds {seeds}")
 
     def question_score(self, case: Case, question: Question, hypothesis: str,
                        thresholds: ThresholdsConfig) -> dict[str, Any]:
@@ -110,17 +122,6 @@ class Levels(RubricSuite):
     def retrieval_evidence(self, case: Case, question: Question) -> bool:
         """An adversarial round's question names the turns it was written from."""
         return bool(question.evidence.get("round"))
-
-    def aimable(self, case: Case) -> bool:
-        """Levels scored question by question on their rubric (not L13's tool trace, L14-L16's own scoring)."""
-        return build_level(case.metadata["level_id"], case.metadata["seed"]).scoring == RUBRIC_LEVEL
-
-    def adversary_rubric(self) -> Callable[[str, bool], Record] | None:
-        return _level_rubric
-
-
-def _level_rubric(answer: str, abstain: bool) -> dict[str, Any]:
-    return rubric(abstain=True) if abstain else rubric([[answer]])
 
 
 def _level_scores(lines: list[Record]) -> dict[str, dict[str, Any]]:

@@ -24,6 +24,7 @@ from benchmarker.suites.locomo.evidence import counts_text, evidence_block, evid
 from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, category_of, locomo_summary, scored_gold
 from benchmarker.suites.locomo.report import compare_rows, locomo_section
 from benchmarker.suites.locomo.summary_model import LocomoBlock
+from benchmarker.suites.parts import CaseProtocol
 
 if TYPE_CHECKING:
     from benchmarker.scoring.judges import Judge
@@ -47,8 +48,8 @@ class LoCoMo(Suite):
     record_kinds = ("locomo",)
     reads_file = True
     question_types = QUESTION_TYPES
-    conversation_cases = True
-    replay_refusal = ""                 # one ingestion per conversation, replayed once per conversation
+    # one ingestion per conversation, replayed once per conversation
+    protocol = CaseProtocol(conversation_cases=True, replay_refusal="")
     adversary_refusal = "is scored by its own category metrics, which a new question has no gold for; not supported"
     judge_note = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)"
     errata_gold = staticmethod(locomo_gold)

@@ -12,19 +12,21 @@ from benchmarker.datasets.source import CaseGroup, DatasetPlan
 from benchmarker.reporting.sections import score_table_md
 from benchmarker.suites.base import Record
 from benchmarker.suites.long_horizon.data import generate_long_horizon
+from benchmarker.suites.long_horizon.options import LongHorizonOptions
+from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
 from benchmarker.suites.rubric import RubricSuite, categories_block
 
 
 class LongHorizon(RubricSuite):
     name = "long_horizon"
+    dataset_options = LongHorizonOptions
     record_kinds = ("long_horizon",)
-    replay_refusal = ""
-    proposes_from_facts = True
-    adversary_own_weakest_only = True
+    protocol = CaseProtocol(replay_refusal="")
+    adversary = AdversaryPolicy(proposes_from_facts=True, own_weakest_only=True)   # every case, its own weak categories
 
     def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
-        d = config.dataset
-        seeds = list(d.seeds) or [d.seed]
+        d = LongHorizonOptions.of(config.dataset)
+        seeds = list(config.dataset.seeds) or [config.dataset.seed]
 
         def cases() -> Iterator[Case]:
             for seed in seeds:
@@ -43,9 +45,6 @@ class LongHorizon(RubricSuite):
     def answer_fields(self, case: Case, question: Question) -> Record:
         """Its evidence as [session_id, message index] (for the analyst; not scored as retrieval evidence)."""
         return {"evidence_messages": _session_turns(case, question.evidence.get("turns") or [])}
-
-    def aimable(self, case: Case) -> bool:
-        return True
 
 
 def _session_turns(case: Case, global_turns: list[int]) -> list[list[Any]]:

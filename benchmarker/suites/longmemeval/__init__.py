@@ -22,17 +22,21 @@ from benchmarker.suites.longmemeval.data import (
     validate_longmemeval,
 )
 from benchmarker.suites.longmemeval.errata import longmemeval_gold
+from benchmarker.suites.longmemeval.options import LongMemEvalOptions
+from benchmarker.suites.options import SuiteOptions
+from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
 
 
 class LongMemEval(Suite):
     name = "longmemeval"
+    dataset_options: type[SuiteOptions] = LongMemEvalOptions   # the sample has its own
     record_kinds = ("longmemeval",)
     reads_dataset_file = True
     reads_file = True
     question_types = QUESTION_TYPES
     official_judge = True
-    replay_refusal = ""
-    needs_case = False
+    protocol = CaseProtocol(needs_case=False, replay_refusal="")
+    adversary = AdversaryPolicy(categories=lambda case: list(QUESTION_TYPES))   # its judge prompts are chosen by type
     errata_gold = staticmethod(longmemeval_gold)
 
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
@@ -86,13 +90,6 @@ class LongMemEval(Suite):
 
     def retrieval_evidence(self, case: Case, question: Question) -> bool:
         return True
-
-    def aimable(self, case: Case) -> bool:
-        return True
-
-    def adversary_categories(self, case: Case) -> list[str]:
-        """LongMemEval's question types: its judge prompts are chosen by type."""
-        return list(QUESTION_TYPES)
 
 
 SUITE = LongMemEval()

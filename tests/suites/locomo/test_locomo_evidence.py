@@ -96,9 +96,9 @@ def test_every_dropped_id_is_counted_and_listed_with_its_reason(tmp_path):
     assert parsed.dropped_evidence == 3
     assert [(r.question_id, r.id, r.canonical) for r in parsed.repaired] == [
         ("conv-26-q001", "D:1:3", "D1:3"), ("conv-26-q003", "d1:6", "D1:6"), ("conv-26-q003", "D1 :4", "D1:4")]
-    record = base_record(parsed.cases[0], questions["conv-26-q002"])   # the answer line says what was dropped
+    record = base_record(SUITE, parsed.cases[0], questions["conv-26-q002"])   # the answer line says what was dropped
     assert record["evidence_dropped"] == [{"id": "D", "reason": UNPARSEABLE}] and record["evidence_turns"] == []
-    assert "evidence_dropped" not in base_record(parsed.cases[0], questions["conv-26-q004"])
+    assert "evidence_dropped" not in base_record(SUITE, parsed.cases[0], questions["conv-26-q004"])
 
 
 def test_the_summary_report_and_console_say_what_was_dropped():

@@ -8,6 +8,7 @@ from rich.console import Console
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.report import write_report
 from benchmarker.reporting.summary import build_summary
+from benchmarker.reporting.summary_model import parse_summary
 from benchmarker.run.console import summary_table
 from tests.scoring.synthetic_run import result as longmemeval_result
 from tests.suites.locomo.test_locomo_summary import run_lines
@@ -22,7 +23,7 @@ def test_the_report_has_one_overall_and_no_duplicated_abstention_row(tmp_path):
     results = run_lines()   # 5 questions of categories 1-4 (one unjudged), 3 of category 5
     summary = build_summary(results, run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP).as_dict()
     assert summary["qa"]["abstention_type"] == "adversarial"
-    md = write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text()
+    md = write_report(tmp_path, parse_summary(summary), results, suites=SUITE_LOOKUP)["markdown"].read_text()
     first = rows(md)
     assert [r for r in first if "overall" in r] == ["**overall**"]   # the LoCoMo table says "categories 1-4"
     assert "**categories 1-4**" in first
@@ -45,5 +46,5 @@ def test_a_type_with_other_questions_keeps_its_own_row(tmp_path):
              longmemeval_result("q3", "temporal-reasoning", True)]
     summary = build_summary(lines, run_meta={"run_id": "lme"}, suites=SUITE_LOOKUP).as_dict()
     assert summary["qa"]["abstention_type"] is None
-    md = write_report(tmp_path, summary, lines, suites=SUITE_LOOKUP)["markdown"].read_text()
+    md = write_report(tmp_path, parse_summary(summary), lines, suites=SUITE_LOOKUP)["markdown"].read_text()
     assert {"abstention", "multi-session", "temporal-reasoning"} <= set(rows(md))

@@ -10,6 +10,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.compare import compare_runs, format_compare
 from benchmarker.reporting.report import write_report
 from benchmarker.reporting.summary import build_summary
+from benchmarker.reporting.summary_model import parse_summary
 from benchmarker.scoring.grade import Grade
 from tests.scoring.synthetic_run import result as longmemeval_result
 from tests.scoring.synthetic_run import write_run
@@ -72,7 +73,7 @@ def test_summary_has_no_locomo_block_for_other_runs():
 def test_report_has_the_locomo_table(tmp_path):
     results = run_lines()
     summary = build_summary(results, run_meta={"run_id": "locomo-demo"}, suites=SUITE_LOOKUP).as_dict()
-    md = write_report(tmp_path, summary, results, suites=SUITE_LOOKUP)["markdown"].read_text()
+    md = write_report(tmp_path, parse_summary(summary), results, suites=SUITE_LOOKUP)["markdown"].read_text()
     assert "## LoCoMo" in md and md.index("## QA accuracy") < md.index("## LoCoMo") < md.index("## Retrieval")
     assert "1 = multi-hop, 2 = temporal, 3 = open-domain, 4 = single-hop, 5 = adversarial" in md
     assert "| 1 multi-hop | 2 | 50.0 [" in md

@@ -1,0 +1,61 @@
+"""The typed parts a `Suite` is made of, beside its scoring, plan and summary hooks.
+
+A part says what a benchmark does the way a value does, not as a flag on the suite: how its case moves
+through the run graph (`CaseProtocol`: QA or read-back) and whether, and how, the adversary writes new
+questions for it (`AdversaryPolicy`; a suite without one says why in `Suite.adversary_refusal`). The graph,
+config rules and `estimate` read these parts from the run's suite (`RunContext.suite`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from benchmarker.datasets.schema import Case
+
+# A new question's rubric: (answer text, whether the question is an abstention) -> the rubric dict.
+RubricFor = Callable[[str, bool], dict[str, Any]]
+# What a suite that does not say it replays answers `replay` with (a plugin's default).
+NO_REPLAY = "does not say its questions are answered from memory alone (CaseProtocol.replay_refusal)"
+
+
+@dataclass(frozen=True)
+class CaseProtocol:
+    """How a case of the suite moves through the run graph, and what its scoring reads."""
+
+    reads_back: bool = False             # a case is answered by reading its memory back, not by QA
+    seeds_memory: bool = False           # ingest starts from a memory that already holds entries
+    needs_case: bool = True              # scoring an answer reads its case (rubric, facts, trap answer)
+    conversation_cases: bool = False     # a case is a conversation with its own questions: progress says each answer
+    reads_agent_trace: bool = False      # its scoring reads the agent's logged tool calls
+    # Why `replay` cannot re-apply a finished run's memory writes ("" = it can): a suite whose questions are
+    # answered from memory can; one that scores the agent itself cannot, and says why.
+    replay_refusal: str = NO_REPLAY
+
+    @property
+    def replayable(self) -> bool:
+        """Whether `replay` can re-apply a finished run's memory writes and answer from them."""
+        return not self.replay_refusal
+
+
+def case_categories(case: Case) -> list[str]:
+    """The categories (else question types) a case's questions have: what a new question of it may be."""
+    return sorted({q.category or q.question_type for q in case.questions}) or ["recall"]
+
+
+def any_case(case: Case) -> bool:
+    """Every case of the suite takes new questions."""
+    return True
+
+
+@dataclass(frozen=True)
+class AdversaryPolicy:
+    """How the adversary writes checked questions for a suite's cases."""
+
+    proposes_from_facts: bool = False    # proposer = "generator": from the generator's fact records
+    own_weakest_only: bool = False       # aims only at the case's own weak categories (none: no round)
+    aimable: Callable[[Case], bool] = any_case            # whether it can write questions for this case
+    categories: Callable[[Case], list[str]] = case_categories   # what a new question of this case may be
+    rubric: RubricFor | None = None      # the rubric of a new question (None: the checker's default)
