@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+from pydantic.main import IncEx
+from pydantic_core import ErrorDetails
 
 from benchmarker.config_schema import (
     DATASET_KEYS_AS_DUMPED,
@@ -50,7 +52,7 @@ __all__ = ["RunConfig", "load_config", "canonical_hash"]
 # Keys that change how a run executes but not what it computes: editing them resumes the same
 # run instead of starting a new one. `phases` is here so `phases = ["qa", "eval"]` reuses an
 # ingestion; everything else (data, selection, models, memory, judge) changes the run id.
-NON_RESULT_KEYS: dict[str, Any] = {
+NON_RESULT_KEYS: dict[str, IncEx | bool] = {   # pydantic's `exclude` shape: True or the sub-keys
     "run_id": True,
     "run": {"progress", "concurrency", "output_dir", "phases", "max_failures_in_a_row", "executor", "ray_address",
             "workers", "worker_cpus", "worker_gpus", "worker_memory_mb", "worker_resources", "case_retries",
@@ -236,7 +238,7 @@ _TOML_TYPE = {bool: "boolean", int: "integer", float: "float", str: "string", di
               list: "array"}
 
 
-def _from_pydantic(err: Mapping[str, Any], owner: type[BaseModel] | None = None) -> Problem:
+def _from_pydantic(err: ErrorDetails, owner: type[BaseModel] | None = None) -> Problem:
     loc, kind, value = tuple(err["loc"]), err["type"], err.get("input")
     # an *_env key holding something other than a NAME is probably a pasted secret: never echo it
     hide = isinstance(value, str) and any(isinstance(part, str) and part.endswith("_env") for part in loc)
@@ -283,15 +285,15 @@ def _suite_problems(cfg: RunConfig) -> list[Problem]:
     official judge applies, then the suite's own cross-key rules."""
     data, got = cfg.dataset, suite(cfg.dataset.kind)
     problems: list[Problem] = []
-    if cfg.dataset_file and not got.reads_dataset_file:
+    if cfg.dataset_file and not got.data.reads_dataset_file:
         problems.append(Problem(("dataset_file",), f'is only read when [dataset].kind = '
                                 f'"longmemeval" (kind is "{data.kind}"); remove it or fix the kind'))
-    if data.file and not got.reads_file:
-        kinds = [f'"{k}"' for k in dataset_kinds_where("reads_file")]
+    if data.file and not got.data.reads_file:
+        kinds = [f'"{k}"' for k in dataset_kinds_where(lambda each: each.data.reads_file)]
         problems.append(Problem(("dataset", "file"), f"is only read by kinds {', '.join(kinds[:-1])} and "
                                 f'{kinds[-1]} (kind is "{data.kind}"); remove it'))
-    if cfg.eval.judge == "official" and not got.official_judge:
-        judged = ", ".join(f'"{k}"' for k in dataset_kinds_where("official_judge"))
+    if cfg.eval.judge == "official" and got.official_judge is None:
+        judged = ", ".join(f'"{k}"' for k in dataset_kinds_where(lambda each: each.official_judge is not None))
         problems.append(Problem(("eval", "judge"), f'"official" is the judge of kinds {judged}, which ship their '
                                 f'own (kind is "{data.kind}"); use "llm" or "deterministic"'))
     return problems + got.config_problems(cfg) + got.adversary_problems(cfg, adversary_kinds)
@@ -373,7 +375,7 @@ def _show(value: Any) -> str:
     return f"{type_name} {shown}"
 
 
-def _range(loc: tuple, err: Mapping[str, Any], owner: type[BaseModel] | None = None) -> str:
+def _range(loc: tuple, err: ErrorDetails, owner: type[BaseModel] | None = None) -> str:
     """'allowed range 1..64' when both bounds are known, else pydantic's one-sided bound (`owner`: the model
     holding the key, where the config's own shape does not: a suite's options)."""
     owner = owner or (model_at(loc[:-1]) if isinstance(loc[-1], str) else None)
@@ -491,10 +493,10 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
         return "", [Problem(("dataset_repo_path",), f"not a directory: {repo}{repo_origin}; point "
                             "it at your LongMemEval clone")]
     if file:
-        if suite(cfg.dataset.kind).finds_data_at(Path(file)):
+        if suite(cfg.dataset.kind).data.finds_data_at(Path(file)):
             return file, []
         return "", [Problem(file_key, f"file not found: {file}{file_origin}; {_missing_file_hint(cfg, file)}")]
-    if not suite(cfg.dataset.kind).reads_dataset_file:
+    if not suite(cfg.dataset.kind).data.reads_dataset_file:
         return "", []
     if not repo:
         return "", [Problem(("dataset", "kind"), 'is "longmemeval" but no data is named; set '
@@ -512,7 +514,7 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
 def _missing_file_hint(cfg: RunConfig, file: str) -> str:
     """A fix that leads to a config that loads: the suite's own for [dataset].file, else LongMemEval's."""
     if not cfg.dataset_file:
-        return suite(cfg.dataset.kind).missing_file_hint(file)
+        return suite(cfg.dataset.kind).data.missing_file_hint(file)
     if cfg.dataset_repo_path:
         return "fix the path, or remove it to find the file under dataset_repo_path"
     return 'fix the path, or remove it and set dataset_repo_path = "/path/to/LongMemEval" (your clone)'

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
+    from benchmarker.config_schema import RunConfig
     from benchmarker.datasets.source import DatasetPlan
     from benchmarker.suites.base import Suite
 
@@ -315,12 +316,15 @@ class _Lookup:
 SUITE_LOOKUP = _Lookup()
 
 
-def plan_dataset(config: Any, run_dir: Path) -> DatasetPlan:
-    """Resolve `[dataset]` into case groups (the kind's suite plans them); generated data is
-    written into the run directory. With `[dataset] errata`, each case carries its checked corrections."""
+def plan_dataset(config: RunConfig, run_dir: Path) -> DatasetPlan:
+    """Resolve `[dataset]` into case groups (the kind's suite plans them from the config's `PlanSettings`);
+    generated data is written into the run directory. With `[dataset] errata`, each case carries its checked
+    corrections."""
+    from benchmarker.suites.settings import PlanSettings
+
     chosen = suite(config.dataset.kind)
-    plan = chosen.plan(config, run_dir)
-    if errata := getattr(config.dataset, "errata", ""):
+    plan = chosen.plan(PlanSettings.of(config), run_dir)
+    if errata := config.dataset.errata:
         from benchmarker.errata.plan import errata_plan
 
         plan = errata_plan(plan, Path(errata), chosen.errata_gold, chosen.name)

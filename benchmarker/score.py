@@ -47,7 +47,7 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, jud
             "label": None, "autoeval_label": None,
             "grade": {"judge": "none", "reason": "retrieval-only run: no answer to judge", "unjudged": False}}
     else:
-        grading = await _scorer(suite, record).score(record, case, judge)
+        grading = await _scorer(suite, record.get("kind")).score(record, case, judge)
     result = record | grading
     if corrections := corrections_of(case, record.get("question_id")):  # [dataset] errata: judged again where corrected
         result["errata"] = await _corrected(suite, record, corrections, case, judge)
@@ -68,12 +68,12 @@ async def _corrected(suite: Suite | None, record: dict[str, Any], corrections: l
     for correction in corrections:
         entry = {k: v for k, v in correction.items() if k != "question_id"}
         if correction["field"] == "answer" and record.get("mode") != "retrieval":
-            again = await _scorer(suite, record).score(record | correction["fields"], case, judge)
+            again = await _scorer(suite, record.get("kind")).score(record | correction["fields"], case, judge)
             entry |= {"label": again.get("label"), "grade": again.get("grade") or {}}
         kept.append(entry)
     return kept
 
 
-def _scorer(suite: Suite | None, record: Mapping[str, Any]) -> Suite:
+def _scorer(suite: Suite | None, kind: str | None) -> Suite:
     """The suite that grades the line: the caller's, else the one its `kind` names (a file on disk is the start)."""
-    return suite if suite is not None else suite_of_record(record.get("kind"))
+    return suite if suite is not None else suite_of_record(kind)

@@ -92,8 +92,9 @@ def plan_and_stream(config_path: Path, workdir: Path) -> tuple[int, list[str]]:
     """(questions the plan counts, question ids its cases hold): what `estimate` says and a run answers."""
     from benchmarker.config import load_config
     from benchmarker.suites.beam import SUITE
+    from benchmarker.suites.settings import PlanSettings
 
-    plan = SUITE.plan(load_config(config_path), workdir)
+    plan = SUITE.plan(PlanSettings.of(load_config(config_path)), workdir)
     return plan.total_questions, [q.question_id for g in plan.groups for c in g.cases() for q in c.questions]
 
 

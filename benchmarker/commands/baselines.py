@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarker.commands.base import Command
 from benchmarker.registry import SUITE_LOOKUP
+
+if TYPE_CHECKING:
+    from benchmarker.verbs.estimate_shapes import BaselinesEstimate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +28,7 @@ def _usd(value: Any) -> str:
     return "no price in [prices]" if value is None else f"${value:,.4f}"
 
 
-def _print_estimate(data: dict[str, Any]) -> None:
+def _print_estimate(data: BaselinesEstimate) -> None:
     models = data["models"]
     for name, b in data["baselines"].items():
         qa = b["qa"]

@@ -35,7 +35,7 @@ from benchmarker.suites.parts import AdversaryPolicy
 LOG_FILE = "adversary.jsonl"
 
 
-async def adversary(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def adversary(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     from benchmarker.suites.long_horizon.data.adversary import weakest_categories
 
     ctx = runtime.context

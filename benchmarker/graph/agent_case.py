@@ -50,7 +50,7 @@ def agent_identity(ctx: RunContext) -> dict[str, str]:
     return outside_agent(ctx).identity()
 
 
-async def converse(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def converse(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
     """Every answer of the case goes on in state: the ones an earlier process wrote, then the new ones."""
     ctx = runtime.context
     case = state["case"]
@@ -61,7 +61,10 @@ async def converse(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, 
     if not pending or "qa" not in ctx.phases:  # an eval-only run scores what earlier runs answered
         if not answers:
             return {}
-        return {"answers": answers} | ({"memory": known} if known is not None else {})
+        resumed: CaseState = {"answers": answers}
+        if known is not None:
+            resumed["memory"] = known
+        return resumed
     async with outside_agent(ctx).pool.lease() as agent:
         learned = await _learn(ctx, agent, case)
         ctx.progress.set_phase("qa")

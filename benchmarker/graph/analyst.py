@@ -18,7 +18,7 @@ from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 
 
-async def analyst(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def analyst(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     from benchmarker.agent.prompts import load_prompt
     from benchmarker.scoring.analyst import explain_run
 

@@ -10,14 +10,35 @@ inside `build_context`: a context obeys both limits, the stricter one deciding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from benchmarker.graph.retrieval import build_context
+from benchmarker.log.lines import Json
 from benchmarker.redact import clean_cut
 from benchmarker.token_count import count_tokens, cut_to_tokens
 
+Hit = dict[str, Json]   # one search hit as the memory driver returns it (memory.driver.SearchFound.hits)
 
-def trim_to_top_k(hits: list[dict[str, Any]], top_k: int) -> tuple[list[dict[str, Any]], int]:
+
+class BudgetCut(TypedDict):
+    """An answers line's `budget_cut`: what the token budget took out."""
+
+    hits_dropped: int
+    tokens_before: int
+    text_cut: bool
+
+
+class ContextFields(TypedDict, total=False):
+    """An answers line's reader-context budget keys (docs/run-files.md)."""
+
+    context_tokens: int
+    context_tokens_source: str
+    context_budget_tokens: int
+    budget_cut: BudgetCut
+    over_budget: bool
+
+
+def trim_to_top_k(hits: list[Hit], top_k: int) -> tuple[list[Hit], int]:
     """The first `top_k` hits (the server's ranking) and how many it returned beyond them."""
     return hits[:top_k], max(0, len(hits) - top_k)
 
@@ -27,17 +48,19 @@ class ReaderContext:
     """What the reader sees: the text, the hits in it, its cl100k_base tokens and what the budget cut."""
 
     text: str
-    hits: list[dict[str, Any]]
+    hits: list[Hit]
     tokens: int
-    cut: dict[str, Any] | None = None   # {"hits_dropped", "tokens_before", "text_cut"} when the budget cut
+    cut: BudgetCut | None = None        # {"hits_dropped", "tokens_before", "text_cut"} when the budget cut
 
-    def fields(self, budget: int) -> dict[str, Any]:
+    def fields(self, budget: int) -> ContextFields:
         """The answers line's budget fields."""
-        return {"context_tokens": self.tokens, "context_budget_tokens": budget,
-                **({"budget_cut": self.cut} if self.cut is not None else {})}
+        out: ContextFields = {"context_tokens": self.tokens, "context_budget_tokens": budget}
+        if self.cut is not None:
+            out["budget_cut"] = self.cut
+        return out
 
 
-def fit_context(search_result: dict[str, Any], hits: list[dict[str, Any]], max_chars: int,
+def fit_context(search_result: dict[str, Json], hits: list[Hit], max_chars: int,
                 budget: int) -> ReaderContext:
     """The reader's context within `budget` tokens (0: no budget, measured only), lowest-ranked hits out first."""
     text = build_context(search_result, hits, max_chars)
@@ -67,10 +90,13 @@ def fit_context(search_result: dict[str, Any], hits: list[dict[str, Any]], max_c
                          {"hits_dropped": len(hits) - len(kept), "tokens_before": tokens, "text_cut": text_cut})
 
 
-def reported_context(context_tokens: int | None, budget: int) -> dict[str, Any]:
+def reported_context(context_tokens: int | None, budget: int) -> ContextFields:
     """An outside agent's answer fields: the context it reports (protocol v2's optional `context_tokens`; the
     harness cannot see it), the budget, and `over_budget` when the report is above it. Nothing reported: nothing."""
     if context_tokens is None:
         return {}
-    return {"context_tokens": context_tokens, "context_tokens_source": "agent", "context_budget_tokens": budget,
-            **({"over_budget": True} if budget > 0 and context_tokens > budget else {})}
+    out: ContextFields = {"context_tokens": context_tokens, "context_tokens_source": "agent",
+                          "context_budget_tokens": budget}
+    if budget > 0 and context_tokens > budget:
+        out["over_budget"] = True
+    return out

@@ -111,7 +111,7 @@ async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tup
     return done, skipped
 
 
-def _case_label(case: Case, final: dict[str, Any]) -> str:
+def _case_label(case: Case, final: CaseState) -> str:
     results = final.get("results") or []
     if len(results) == 1 and results[0].label is not None:
         return f"{case.case_id}: {'correct' if results[0].label else 'wrong'}"
@@ -121,7 +121,7 @@ def _case_label(case: Case, final: dict[str, Any]) -> str:
 def cases_node(name: str, source: Callable[[], Iterable[Case]]):
     """A node that runs the case graph over `source()`; levels get one such node each."""
 
-    async def node(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    async def node(state: RunState, runtime: Runtime[RunContext]) -> RunState:
         done, skipped = await run_cases(source(), runtime.context, state["setup"])
         return {"cases_done": done, "cases_skipped": skipped}
 
@@ -140,7 +140,7 @@ class LocalExecutor:
     def cases(self) -> Iterable[Case]:
         return self._cases()
 
-    async def run_case(self, case: Case, ctx: RunContext, setup: Setup) -> dict[str, Any]:
+    async def run_case(self, case: Case, ctx: RunContext, setup: Setup) -> CaseState:
         async with ctx.memory.for_case(case, ctx.log, ctx.memory_place()) as memory:
             case_ctx = ctx if memory is ctx.memory else dataclasses.replace(ctx, memory=memory)
             return await self.case_graph.ainvoke({"case": case, "setup": setup}, context=case_ctx)

@@ -25,7 +25,7 @@ from benchmarker.agent.tracing import RunTracing
 from benchmarker.config_schema import RunConfig
 from benchmarker.datasets.schema import Case
 from benchmarker.graph.progress import RunProgress
-from benchmarker.graph.state import Setup
+from benchmarker.graph.state import CaseState, Setup
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import MemoryDriver, MemoryPlace
 from benchmarker.scoring.judges import Judge
@@ -58,7 +58,7 @@ class CaseExecutor(Protocol):
 
     def cases(self) -> Iterable[Case]: ...
 
-    async def run_case(self, case: Case, ctx: RunContext, setup: Setup) -> dict[str, Any]: ...
+    async def run_case(self, case: Case, ctx: RunContext, setup: Setup) -> CaseState: ...
 
 
 @dataclass(frozen=True)

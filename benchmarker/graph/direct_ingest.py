@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable
-from typing import Any
 
 from benchmarker.agent.middleware import trace_tags
 from benchmarker.datasets.schema import Case
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.turns import turn_context
 from benchmarker.graph.write_batches import EntryBatcher, Write, batch_size
+from benchmarker.log.lines import Json
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 from benchmarker.memory.entries import entry_text
 from benchmarker.redact import masked_preview
@@ -26,7 +26,7 @@ CALLER = "retrieval"
 RESULT_PREVIEW_CHARS = 300
 
 
-async def logged_call(ctx: RunContext, tool: str, args: dict[str, Any], call: Awaitable[str], *,
+async def logged_call(ctx: RunContext, tool: str, args: dict[str, Json], call: Awaitable[str], *,
                       case_id: str, question_id: str | None = None, session_id: str | None = None,
                       turn: int | None = None) -> str:
     """Await one memory call (timed from here) and append its DecisionRecord, also when it raises."""

@@ -6,8 +6,6 @@ added on top (new entries and the latest context) is the extracted output that g
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
@@ -18,7 +16,7 @@ from benchmarker.memory.placeholder import is_placeholder_context
 SEED_TAG = "seed"
 
 
-async def read_back(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def read_back(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
     ctx = runtime.context
     if state.get("skipped"):
         return {}

@@ -6,7 +6,6 @@ grader model and nothing is graded (the summary says so)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -14,7 +13,7 @@ from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 
 
-async def graders(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def graders(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     from benchmarker.scoring.graders import grade_run
 
     ctx = runtime.context

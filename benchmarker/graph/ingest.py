@@ -25,12 +25,13 @@ from benchmarker.graph.replay import replay_into_memory
 from benchmarker.graph.setup import agent_tools
 from benchmarker.graph.state import CaseState
 from benchmarker.graph.turns import turn_context
+from benchmarker.log.lines import Json
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 
 log = logging.getLogger(__name__)
 
 
-async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
     ctx = runtime.context
     if state.get("skipped") or state["memory"].ingested:
         return {}
@@ -102,7 +103,7 @@ def ingest_units(roles: list[str], unit: str) -> list[list[int]]:
 
 
 async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
-                             default_prompts: dict[str, Any]) -> tuple[int, int]:
+                             default_prompts: dict[str, Json]) -> tuple[int, int]:
     agent_cfg = ctx.config.agent
     unit, once = agent_cfg.ingest_unit, agent_cfg.context_update == "session"
     turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None

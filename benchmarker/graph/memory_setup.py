@@ -7,15 +7,13 @@ duplicate them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import CaseState
 
 
-async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def prepare_memory(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
     ctx = runtime.context
     case = state["case"]
     known = ctx.log.done.memories.get(case.case_id)

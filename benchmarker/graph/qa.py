@@ -22,6 +22,7 @@ from benchmarker.graph.budget import fit_context, trim_to_top_k
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.search_log import failed_searches_logged
 from benchmarker.graph.state import CaseState
+from benchmarker.log.lines import EvidenceText
 from benchmarker.log.records import AnswerRecord, DecisionRecord, MemoryRecord
 from benchmarker.memory.driver import Searcher
 from benchmarker.redact import masked_preview
@@ -46,10 +47,10 @@ def evidence_turns(case: Case, question: Question) -> list[list[Any]]:
 EVIDENCE_CHARS = 20_000
 
 
-def evidence_text(case: Case, turns: list[list[Any]]) -> list[dict[str, Any]]:
+def evidence_text(case: Case, turns: list[list[Any]]) -> list[EvidenceText]:
     """The gold evidence turns' own text, so a run directory alone explains a miss (scoring/attribution.py)."""
     sessions = {s.session_id: s for s in case.sessions}
-    out = []
+    out: list[EvidenceText] = []
     for session_id, index in turns:
         session = sessions.get(session_id)
         if session is None or not isinstance(index, int) or not 0 <= index < len(session.messages):
@@ -87,7 +88,7 @@ def base_record(suite: Suite, case: Case, question: Question) -> dict[str, Any]:
     }
 
 
-async def qa(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def qa(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
     """Every answer of the case goes on in state: the ones an earlier process wrote, then the new ones."""
     ctx = runtime.context
     if state.get("skipped"):

@@ -9,12 +9,12 @@ retrieval metrics map hits to sessions and turns through the same tags as in the
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.write_batches import ENTRY_TOOL, EntryBatcher, Write, batch_size
+from benchmarker.log.lines import Json
 from benchmarker.log.records import DecisionRecord, MemoryRecord
 from benchmarker.redact import masked_preview
 from benchmarker.subjects import ReplayWrites
@@ -22,11 +22,11 @@ from benchmarker.subjects import ReplayWrites
 RESULT_PREVIEW_CHARS = 300
 
 
-def rebind(args: dict[str, Any], *, vault_id: str, memory_id: str, run_id: str) -> dict[str, Any]:
+def rebind(args: dict[str, Json], *, vault_id: str, memory_id: str, run_id: str) -> dict[str, Json]:
     """The recorded arguments aimed at another memory, tagged with another run id."""
-    sent = {**args, "vault_id": vault_id, "memory_id": memory_id}
-    if isinstance(sent.get("tags"), dict):
-        sent["tags"] = {**sent["tags"], "run_id": run_id}
+    sent: dict[str, Json] = {**args, "vault_id": vault_id, "memory_id": memory_id}
+    if isinstance(tags := sent.get("tags"), dict):
+        sent["tags"] = {**tags, "run_id": run_id}
     return sent
 
 

@@ -8,8 +8,6 @@ included); results go to the run log one durable line at a time.
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
@@ -18,7 +16,7 @@ from benchmarker.score import score
 from benchmarker.scoring.attribution import attribute, case_writes
 
 
-async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
     ctx = runtime.context
     if state.get("skipped") or "eval" not in ctx.phases:
         return {}

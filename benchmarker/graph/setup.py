@@ -3,15 +3,13 @@ and a check that the server offers the tools the run needs)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
 
 
-async def setup(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def setup(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     ctx.progress.set_phase("setup")
     if state.get("setup"):  # a later sweep point: the vault and prompts are known

@@ -8,9 +8,10 @@ hand on a MemoryRecord, `qa` / `read_back` every AnswerRecord of the case (resum
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 from benchmarker.datasets.schema import Case
+from benchmarker.log.lines import Json
 from benchmarker.log.records import AnswerRecord, MemoryRecord, ResultRecord
 from benchmarker.reporting.summary_model import RunSummary
 
@@ -19,7 +20,7 @@ class Setup(TypedDict):
     """What the setup node learns once per run and every case needs."""
 
     vault_id: str
-    default_prompts: dict[str, Any]   # Mycelian's get_default_prompts("chat"); {} in retrieval mode
+    default_prompts: dict[str, Json]  # Mycelian's get_default_prompts("chat"); {} in retrieval mode
 
 
 class CaseState(TypedDict, total=False):
@@ -42,4 +43,4 @@ class RunState(TypedDict, total=False):
     cases_skipped: Annotated[list[str], operator.add]
     summary: RunSummary
     report_path: str
-    self_improve: dict[str, Any]
+    self_improve: dict[str, Json]      # reporting.sections.self_improve_summary's block, or {"error": why}

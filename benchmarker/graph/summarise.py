@@ -12,7 +12,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.outputs import write_outputs
 
 
-async def summarise(state: RunState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+async def summarise(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
     ctx.progress.set_phase("report")
     run_meta: dict[str, Any] = {"run_id": ctx.run_id, "offline": ctx.offline, "mode": ctx.mode, "judge": ctx.judge.name,

@@ -23,6 +23,7 @@ from typing import Any
 
 from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
+from benchmarker.log.lines import Json
 from benchmarker.log.records import DecisionRecord
 from benchmarker.redact import masked_preview
 
@@ -37,7 +38,7 @@ YIELD_EVERY = 32  # writes queued between two turns of the event loop
 class Write:
     """One add_entry as the log records it: its arguments and where in the case it comes from."""
 
-    args: dict[str, Any]
+    args: dict[str, Json]
     case_id: str
     question_id: str | None = None
     session_id: str | None = None
@@ -93,7 +94,7 @@ class EntryBatcher:
 
     async def _many(self, batch: list[Write]) -> None:
         first = batch[0].args
-        args = {"vault_id": first["vault_id"], "memory_id": first["memory_id"],
+        args: dict[str, Json] = {"vault_id": first["vault_id"], "memory_id": first["memory_id"],
                 "entries": [_entry(w.args) for w in batch]}
         started = time.perf_counter()
         try:
@@ -149,7 +150,7 @@ def _target(write: Write) -> tuple[Any, Any]:
     return write.args.get("vault_id"), write.args.get("memory_id")
 
 
-def _entry(args: dict[str, Any]) -> dict[str, Any]:
+def _entry(args: dict[str, Json]) -> dict[str, Json]:
     """add_entry's arguments as one item of add_entries (the memory is named once for the batch)."""
     return {key: value for key, value in args.items() if key not in ("vault_id", "memory_id")}
 

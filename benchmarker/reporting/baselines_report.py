@@ -14,6 +14,7 @@ from typing import Any
 from benchmarker.log.jsonl import latest_by
 from benchmarker.reporting.fmt import pct
 from benchmarker.reporting.plots import COLORS, _save, plt
+from benchmarker.reporting.summary_model import BaselinesBlock, Cell, Headroom, McNemarPair, RunSummary
 from benchmarker.scoring.headroom import CONDITIONS, is_memory_needed
 from benchmarker.scoring.records import checked_results
 
@@ -54,21 +55,22 @@ def baselines_block(results: list[dict[str, Any]], answers_dir: Path) -> dict[st
     return {"baselines": block}
 
 
-def plot_is_memory_needed(block: dict[str, Any], path: Path) -> Path | None:
+def plot_is_memory_needed(block: BaselinesBlock, path: Path) -> Path | None:
     """Grouped bars: per question type (and overall) the accuracy of each condition, with its 95% interval."""
-    present = [c for c in CONDITIONS if c in block.get("accuracy", {})]
+    accuracy = block.accuracy or {}
+    present = [c for c in CONDITIONS if c in accuracy]
     if not present:
         return None
-    types = sorted({t for c in present for t in block["accuracy"][c]["by_type"]}) + ["overall"]
+    types = sorted({t for c in present for t in accuracy[c].by_type or {}}) + ["overall"]
     width = 0.8 / len(present)
     fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(types) + 2), 3.8))
     for i, condition in enumerate(present):
-        table = block["accuracy"][condition]
-        cells = [table["overall"] if t == "overall" else table["by_type"].get(t, {}) for t in types]
+        table = accuracy[condition]
+        cells = [table.overall or Cell() if t == "overall" else (table.by_type or {}).get(t, Cell()) for t in types]
         xs = [j + (i - (len(present) - 1) / 2) * width for j in range(len(types))]
-        heights = [100 * (c.get("accuracy") or 0.0) for c in cells]
-        errors = [[max(0.0, h - 100 * (c.get("ci95") or [0, 0])[0]) for h, c in zip(heights, cells, strict=True)],
-                  [max(0.0, 100 * (c.get("ci95") or [0, 0])[1] - h) for h, c in zip(heights, cells, strict=True)]]
+        heights = [100 * (c.accuracy or 0.0) for c in cells]
+        errors = [[max(0.0, h - 100 * (c.ci95 or [0, 0])[0]) for h, c in zip(heights, cells, strict=True)],
+                  [max(0.0, 100 * (c.ci95 or [0, 0])[1] - h) for h, c in zip(heights, cells, strict=True)]]
         ax.bar(xs, heights, width, yerr=errors, capsize=2, color=CONDITION_COLORS[condition],
                label=CONDITION_WORDS[condition], error_kw={"elinewidth": 0.8})
     ax.set_xticks(range(len(types)), types, rotation=20, ha="right", fontsize=8)
@@ -80,58 +82,59 @@ def plot_is_memory_needed(block: dict[str, Any], path: Path) -> Path | None:
     return _save(fig, path)
 
 
-def _headroom_line(h: dict[str, Any]) -> str:
-    if h.get("value") is None:
-        return f"Headroom captured: not available ({h.get('note') or 'the oracle and no memory score the same'})."
-    ci = h.get("ci95")
+def _headroom_line(h: Headroom) -> str:
+    if h.value is None:
+        return f"Headroom captured: not available ({h.note or 'the oracle and no memory score the same'})."
+    ci = h.ci95
     interval = f", 95% paired bootstrap interval [{pct(ci[0])}, {pct(ci[1])}]" if ci else ""
-    undefined = f"; {h['undefined_draws']} draws without a gap left out" if h.get("undefined_draws") else ""
-    return (f"**Headroom captured** (memory - no memory) / (oracle - no memory): **{pct(h['value'])}**{interval} "
-            f"(n={h['n']} questions judged under all three; {h['iterations']:,} draws, seed {h['seed']}{undefined}).")
+    undefined = f"; {h.undefined_draws} draws without a gap left out" if h.undefined_draws else ""
+    return (f"**Headroom captured** (memory - no memory) / (oracle - no memory): **{pct(h.value)}**{interval} "
+            f"(n={h.n} questions judged under all three; {h.iterations:,} draws, seed {h.seed}{undefined}).")
 
 
-def _mcnemar_line(m: dict[str, Any] | None) -> list[str]:
-    if not m:
+def _mcnemar_line(m: McNemarPair | None) -> list[str]:
+    if m is None or m.is_empty():
         return []
-    return [f"Memory vs full context (exact McNemar, n={m['n']}): right only with memory {m['memory_only']}, right "
-            f"only with the full context {m['full_context_only']}, p = {m['p_value']:.3g}.", ""]
+    return [f"Memory vs full context (exact McNemar, n={m.n}): right only with memory {m.memory_only}, right "
+            f"only with the full context {m.full_context_only}, p = {m.p_value:.3g}.", ""]
 
 
-def _cut_line(block: dict[str, Any]) -> list[str]:
-    cut = ((block.get("runs") or {}).get("full_context") or {}).get("cut")
-    if not cut:
+def _cut_line(block: BaselinesBlock) -> list[str]:
+    full_context = (block.runs or {}).get("full_context")
+    cut = full_context.cut if full_context is not None else None
+    if cut is None or cut.is_empty():
         return []
-    return [f"Full context: the reader saw {cut['context_tokens_mean']:,.0f} tokens on average (max "
-            f"{cut['context_tokens_max']:,}); {cut['questions_cut']} questions had their oldest sessions cut "
-            f"({cut['sessions_dropped']} sessions in all; the longest history was {cut['tokens_before_max']:,} tokens).",
+    return [f"Full context: the reader saw {cut.context_tokens_mean:,.0f} tokens on average (max "
+            f"{cut.context_tokens_max:,}); {cut.questions_cut} questions had their oldest sessions cut "
+            f"({cut.sessions_dropped} sessions in all; the longest history was {cut.tokens_before_max:,} tokens).",
             ""]
 
 
-def baselines_section(summary: dict[str, Any], plots: Path) -> list[str]:
-    block = summary.get("baselines")
-    if not block:
+def baselines_section(summary: RunSummary, plots: Path) -> list[str]:
+    block = summary.baselines
+    if block is None or block.is_empty():
         return []
-    present = block["conditions"]
+    present = block.conditions or []
+    accuracy = block.accuracy or {}
     out = [f"## {TITLE}", "",
            "The run's questions asked again without its memory system and judged by the same judge: with no context "
            "at all (`no_memory`), with the case's whole history cut to the token budget, oldest sessions first "
            "(`full_context`), and with only the gold evidence (`oracle`, when run). Accuracy per question type, "
            "with 95% intervals:", "",
            "| type | " + " | ".join(CONDITION_WORDS[c] for c in present) + " |", "|---|" + "---|" * len(present)]
-    types = sorted({t for c in present for t in block["accuracy"][c]["by_type"]})
+    types = sorted({t for c in present for t in accuracy[c].by_type or {}})
     for name in [*types, "overall"]:
-        cells = [block["accuracy"][c]["overall"] if name == "overall" else block["accuracy"][c]["by_type"].get(name)
-                 for c in present]
+        cells = [accuracy[c].overall if name == "overall" else (accuracy[c].by_type or {}).get(name) for c in present]
         out.append(f"| {'**overall**' if name == 'overall' else name} | "
                    + " | ".join(_cell(c) for c in cells) + " |")
     plot = plot_is_memory_needed(block, plots / "is_memory_needed.png")
     out += [""] + ([f"![is memory needed](plots/{plot.name})", ""] if plot else [])
-    return out + [_headroom_line(block.get("headroom") or {}), ""] + \
-        _mcnemar_line(block.get("mcnemar_memory_vs_full_context")) + _cut_line(block)
+    return out + [_headroom_line(block.headroom or Headroom()), ""] + \
+        _mcnemar_line(block.mcnemar_memory_vs_full_context) + _cut_line(block)
 
 
-def _cell(c: dict[str, Any] | None) -> str:
-    if not c or not c.get("n"):
+def _cell(c: Cell | None) -> str:
+    if c is None or not c.n:
         return "-"
-    lo, hi = c.get("ci95") or (None, None)
-    return f"{pct(c.get('accuracy'))} [{pct(lo)}, {pct(hi)}] (n={c['n']})"
+    lo, hi = c.ci95 or (None, None)
+    return f"{pct(c.accuracy)} [{pct(lo)}, {pct(hi)}] (n={c.n})"

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarker.reporting.summary_model import BudgetBlock, BudgetCut, ContextTokens, HitsTrimmed
 from benchmarker.token_count import TOKENIZER
 
 SHOWN_IDS = 20   # question ids listed per flag in the block; the counts are whole
@@ -72,21 +73,21 @@ def budget_block(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def budget_line(block: dict[str, Any]) -> str:
+def budget_line(block: BudgetBlock) -> str:
     """The report's one-paragraph "Budget" section."""
-    stats = block.get("context_tokens") or {}
-    budget = block.get("context_budget_tokens") or 0
-    parts = [f"top_k {block.get('top_k') if block.get('top_k') is not None else 'n/a'}",
+    stats = block.context_tokens or ContextTokens()
+    budget = block.context_budget_tokens or 0
+    parts = [f"top_k {block.top_k if block.top_k is not None else 'n/a'}",
              f"context budget {f'{budget:,} tokens' if budget else 'none (measured only)'}"]
-    if stats.get("n"):
-        parts.append(f"reader context ({block.get('tokenizer')}) mean {stats['mean']:,.0f}, p50 {stats['p50']:,.0f}, "
-                     f"p95 {stats['p95']:,.0f}, max {stats['max']:,} tokens over {stats['n']} questions")
+    if stats.n:
+        parts.append(f"reader context ({block.tokenizer}) mean {stats.mean:,.0f}, p50 {stats.p50:,.0f}, "
+                     f"p95 {stats.p95:,.0f}, max {stats.max:,} tokens over {stats.n} questions")
     else:
         parts.append("reader context not measured")
-    trimmed, cut, over = block.get("hits_trimmed") or {}, block.get("cut") or {}, block.get("over_budget") or {}
-    parts.append(f"hits above top_k trimmed: {trimmed.get('hits', 0)} on {trimmed.get('questions', 0)} questions")
+    trimmed, cut, over = block.hits_trimmed or HitsTrimmed(), block.cut or BudgetCut(), block.over_budget
+    parts.append(f"hits above top_k trimmed: {trimmed.hits or 0} on {trimmed.questions or 0} questions")
     if budget:
-        parts.append(f"cut by the budget: {cut.get('questions', 0)} questions ({cut.get('hits_dropped', 0)} hits dropped)")
-    if over.get("questions"):
-        parts.append(f"outside agent over the budget on {over['questions']} questions")
-    return "; ".join(parts) + "." + "".join(f"\n\n{note}" for note in block.get("notes") or [])
+        parts.append(f"cut by the budget: {cut.questions or 0} questions ({cut.hits_dropped or 0} hits dropped)")
+    if over is not None and over.questions:
+        parts.append(f"outside agent over the budget on {over.questions} questions")
+    return "; ".join(parts) + "." + "".join(f"\n\n{note}" for note in block.notes or [])

@@ -27,9 +27,8 @@ def search_latency(results: list[dict[str, Any]], summary: RunSummary) -> dict[s
 
 
 def speed_and_cost(results: list[dict[str, Any]], summary: RunSummary) -> dict[str, Any]:
-    priced = summary.as_dict()
     return {"search_ms": search_latency(results, summary),
-            "cost": {"per_question": usd_per_question(priced), "per_correct": usd_per_correct(priced)}}
+            "cost": {"per_question": usd_per_question(summary), "per_correct": usd_per_correct(summary)}}
 
 
 def speed_table(runs: list[dict[str, Any]]) -> Table:

@@ -13,8 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import JsonValue
+
 from benchmarker.errata.corrected import corrected_line, corrected_questions
 from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.summary_model import Cell, QaBlock, RunSummary
 from benchmarker.scoring.qa_metrics import qa_metrics
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 
@@ -33,41 +36,41 @@ def errata_blocks(results: list[dict[str, Any]]) -> dict[str, Any]:
                                            "labels_changed": changed}}
 
 
-def errata_section(summary: dict[str, Any]) -> list[str]:
+def errata_section(summary: RunSummary) -> list[str]:
     """Both accuracies, as published and corrected, and the corrected questions (none without errata)."""
-    corrected, errata = summary.get("qa_corrected"), summary.get("errata")
-    if not corrected or not errata:
+    corrected, errata = summary.qa_corrected, summary.errata
+    if corrected is None or corrected.is_empty() or errata is None or errata.is_empty():
         return []
-    published = summary.get("qa") or {}
+    published = summary.qa or QaBlock()
+    published_types, corrected_types = published.by_type or {}, corrected.by_type or {}
     out = ["## Gold errata", "",
-           f"{errata.get('questions', 0)} question(s) corrected by `[dataset] errata`; "
-           f"{errata.get('labels_changed', 0)} label(s) changed.", "",
+           f"{errata.questions or 0} question(s) corrected by `[dataset] errata`; "
+           f"{errata.labels_changed or 0} label(s) changed.", "",
            "| | as published | corrected |", "|---|---|---|",
-           f"| **overall accuracy** | {_acc(published.get('overall'))} | {_acc(corrected.get('overall'))} |",
-           f"| task-averaged | {pct((published.get('task_averaged') or {}).get('accuracy'))} | "
-           f"{pct((corrected.get('task_averaged') or {}).get('accuracy'))} |"]
-    for qtype in sorted(set(published.get("by_type") or {}) | set(corrected.get("by_type") or {})):
-        out.append(f"| {qtype} | {_acc((published.get('by_type') or {}).get(qtype))} | "
-                   f"{_acc((corrected.get('by_type') or {}).get(qtype))} |")
+           f"| **overall accuracy** | {_acc(published.overall)} | {_acc(corrected.overall)} |",
+           f"| task-averaged | {pct(published.task_averaged.accuracy if published.task_averaged else None)} | "
+           f"{pct(corrected.task_averaged.accuracy if corrected.task_averaged else None)} |"]
+    for qtype in sorted(set(published_types) | set(corrected_types)):
+        out.append(f"| {qtype} | {_acc(published_types.get(qtype))} | {_acc(corrected_types.get(qtype))} |")
     out += ["", "| question | field | published | corrected | label (published / corrected) | source |",
             "|---|---|---|---|---|---|"]
-    for row in errata.get("corrections") or []:
-        out.append(f"| `{row.get('question_id')}` | {row.get('field')} | {_cell(row.get('published'))} | "
-                   f"{_cell(row.get('corrected'))} | {_label(row.get('label_published'))} / "
-                   f"{_label(row.get('label_corrected'))} | {row.get('source')} |")
+    for row in errata.corrections or []:
+        out.append(f"| `{row.question_id}` | {row.field} | {_cell(row.published)} | "
+                   f"{_cell(row.corrected)} | {_label(row.label_published)} / "
+                   f"{_label(row.label_corrected)} | {row.source} |")
     return out + [""]
 
 
-def _acc(cell: dict[str, Any] | None) -> str:
-    if not cell or cell.get("accuracy") is None:
+def _acc(cell: Cell | None) -> str:
+    if cell is None or cell.accuracy is None:
         return "n/a"
-    return f"{pct(cell['accuracy'])} ({cell.get('correct')}/{cell.get('n')})"
+    return f"{pct(cell.accuracy)} ({cell.correct}/{cell.n})"
 
 
-def _cell(value: Any) -> str:
+def _cell(value: JsonValue) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _label(value: Any) -> str:
-    return {True: "correct", False: "wrong"}.get(value, "unjudged")
+def _label(value: bool | None) -> str:
+    return "correct" if value is True else "wrong" if value is False else "unjudged"

@@ -98,7 +98,7 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
     for suite in suites_of_results(suites, results):
         suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
     # the report renders what the file holds
-    write_report(answers_dir, typed, results, suites=suites, extra_sections=extra_sections(typed.as_dict(), suites))
+    write_report(answers_dir, typed, results, suites=suites, extra_sections=extra_sections(typed, suites))
     return typed, answers_dir / "report.html"
 
 

@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # after matplotlib.use: the backend must be chosen first
 
 from benchmarker.log.jsonl import write_figure
+from benchmarker.reporting.summary_model import QaBlock, RetrievalBlock
 
 COLORS = {"bar": "#4C72B0", "session": "#4C72B0", "turn": "#DD8452", "grid": "#dddddd"}
 
@@ -25,18 +26,19 @@ def _save(fig: Any, path: Path) -> Path:
     return path
 
 
-def plot_accuracy_by_type(qa: dict[str, Any], path: Path) -> Path | None:
+def plot_accuracy_by_type(qa: QaBlock, path: Path) -> Path | None:
     """Horizontal bars per question type (plus overall and abstention) with Wilson error bars."""
-    same = qa.get("abstention_type")   # the type that is exactly the abstention questions: its bar is abstention's
-    rows = [(t, c) for t, c in qa.get("by_type", {}).items() if c.get("n") and t != same]
-    rows += [(name, qa[name]) for name in ("abstention", "overall") if qa.get(name, {}).get("n")]
+    same = qa.abstention_type   # the type that is exactly the abstention questions: its bar is abstention's
+    rows = [(t, c) for t, c in (qa.by_type or {}).items() if c.n and t != same]
+    rows += [(name, c) for name, c in (("abstention", qa.abstention), ("overall", qa.overall)) if c is not None and c.n]
     if not rows:
         return None
-    labels = [f"{name} (n={c['n']})" for name, c in rows]
-    acc = [100 * c["accuracy"] for _, c in rows]
+    labels = [f"{name} (n={c.n})" for name, c in rows]
+    acc = [100 * (c.accuracy or 0) for _, c in rows]
+    ci = [c.ci95 or [0, 0] for _, c in rows]
     # max(0, ...): Wilson bounds are rounded, so at 0% or 100% they can sit a hair inside the point.
-    err = [[max(0.0, 100 * (c["accuracy"] - c["ci95"][0])) for _, c in rows],
-           [max(0.0, 100 * (c["ci95"][1] - c["accuracy"])) for _, c in rows]]
+    err = [[max(0.0, 100 * ((c.accuracy or 0) - lo)) for (_, c), (lo, _) in zip(rows, ci, strict=True)],
+           [max(0.0, 100 * (hi - (c.accuracy or 0))) for (_, c), (_, hi) in zip(rows, ci, strict=True)]]
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1.2))
     colors = [COLORS["bar"] if name not in ("overall", "abstention") else "#55A868" for name, _ in rows]
     ax.barh(range(len(rows)), acc, xerr=err, color=colors, capsize=3, ecolor="#333333")
@@ -101,25 +103,24 @@ def plot_agreement_by_type(summary: dict[str, Any], path: Path) -> Path | None:
     return _save(fig, path)
 
 
-def measured_ks(retrieval: dict[str, Any]) -> list[int]:
+def measured_ks(retrieval: RetrievalBlock) -> list[int]:
     """The k values a run measured: those with a value at some level (k <= top_k; larger k are null)."""
-    metrics = retrieval.get("metrics", {})
-    return [k for k in retrieval.get("k_values", [])
+    metrics = retrieval.metrics or {}
+    return [k for k in retrieval.k_values or []
             if any(value is not None for name, value in metrics.items() if name.endswith(f"@{k}"))]
 
 
-def plot_recall_curves(retrieval: dict[str, Any], path: Path) -> Path | None:
+def plot_recall_curves(retrieval: RetrievalBlock, path: Path) -> Path | None:
     """recall_any@k, recall_all@k and ndcg_any@k against k, session and turn level, over the measured k
     only (a top_k = 10 run drawn out to k = 50 would be half empty)."""
-    if not retrieval.get("available"):
+    if not retrieval.available:
         return None
-    metrics, ks = retrieval.get("metrics", {}), measured_ks(retrieval)
+    metrics, ks = retrieval.metrics or {}, measured_ks(retrieval)
     fig, ax = plt.subplots(figsize=(7, 4))
     drawn = False
     for level in ("session", "turn"):
         for metric, style in (("recall_any", "-o"), ("recall_all", "--s"), ("ndcg_any", ":^")):
-            pts = [(k, metrics.get(f"{level}.{metric}@{k}")) for k in ks]
-            pts = [(k, v) for k, v in pts if v is not None]
+            pts = [(k, v) for k in ks if (v := metrics.get(f"{level}.{metric}@{k}")) is not None]
             if pts:
                 ax.plot([k for k, _ in pts], [v for _, v in pts], style, color=COLORS[level],
                         label=f"{level} {metric}", markersize=4)

@@ -20,6 +20,7 @@ from typing import Any
 from benchmarker.log.jsonl import write_text_atomic
 from benchmarker.reporting.attribution_report import attribution_section
 from benchmarker.reporting.baselines_report import baselines_section
+from benchmarker.reporting.cost_report import cost_section
 from benchmarker.reporting.errata_report import errata_section
 from benchmarker.reporting.fmt import num, pct
 from benchmarker.reporting.markdown_html import render
@@ -42,17 +43,13 @@ from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_summary
 from benchmarker.reporting.summary import is_retrieval_only
 from benchmarker.reporting.summary_model import (
     Cell,
-    CostBlock,
     CountsBlock,
-    Latency,
     MemoryAgentInfo,
     QaBlock,
     RetrievalBlock,
     RunSummary,
-    SpeedBlock,
     TaskAveraged,
 )
-from benchmarker.reporting.unit_cost import usd_per_correct
 from benchmarker.reporting.validity_report import banner, struck, validity_section
 from benchmarker.scoring.calibration.store import calibration_line
 from benchmarker.scoring.qa_metrics import shown_rows
@@ -89,12 +86,11 @@ def _ci(c: Cell) -> str:
     return "n/a" if not c.ci95 else f"[{100 * c.ci95[0]:.1f}, {100 * c.ci95[1]:.1f}]"
 
 
-def _header(summary: RunSummary, raw: dict[str, Any], retrieval_only: bool) -> list[str]:
-    """What the run was; `raw` is the summary as written, for the readers that take the file's dict."""
+def _header(summary: RunSummary, retrieval_only: bool) -> list[str]:
     counts, run = summary.counts or CountsBlock(), summary.run
     out = [f"# Benchmark report: {summary.run_id or 'run'}", ""]
     if retrieval_only:
-        out += retrieval_header(raw)
+        out += retrieval_header(summary)
     else:
         if summary.offline:
             out += ["> **Offline run.** Deterministic agent, extractive reader and deterministic grader: "
@@ -110,7 +106,7 @@ def _header(summary: RunSummary, raw: dict[str, Any], retrieval_only: bool) -> l
         if run.memory_agent is not None:
             out.append(f"- memory agent: {agent_writes(run.memory_agent)}")
         if (run.memory is not None and not run.memory.is_empty()) or run.top_k is not None:
-            out.append(f"- memory searched: {index_description(raw.get('run', {}))}")  # an outside agent searched itself
+            out.append(f"- memory searched: {index_description(run)}")  # an outside agent searched itself
     if (rescored := run.rescored) is not None:
         out.insert(2, f"> **Re-judged answers** of run `{rescored.of_run}` by `{rescored.judge}`"
                       + (f" ({rescored.model})" if rescored.model else "")
@@ -132,14 +128,14 @@ def agent_writes(agent: MemoryAgentInfo) -> str:
     return f"ingest unit {agent.ingest_unit}, raw_entry {raw}, context written {context}"
 
 
-def _qa_section(summary: RunSummary, raw: dict[str, Any], plot: Path | None) -> list[str]:
+def _qa_section(summary: RunSummary, plot: Path | None) -> list[str]:
     qa = summary.qa or QaBlock()
     out = ["## QA accuracy", ""]
     if not qa.judged:
         return out + ["No judged answers (no questions, or every answer unjudged).", ""]
     out += ["| | n | correct | accuracy | 95% CI | unjudged |", "|---|---|---|---|---|---|"]
     rows = [("**overall**", qa.overall or Cell()),
-            *((name, Cell.model_validate(c)) for name, c in shown_rows(raw.get("qa", {})))]
+            *((name, Cell.model_validate(c)) for name, c in shown_rows(qa.as_dict()))]
     for name, c in rows:
         out.append(f"| {name} | {c.n} | {c.correct} | {struck(summary, pct(c.accuracy))} | {_ci(c)} | {c.unjudged} |")
     ta = qa.task_averaged or TaskAveraged()
@@ -148,8 +144,7 @@ def _qa_section(summary: RunSummary, raw: dict[str, Any], plot: Path | None) -> 
     return out + ([f"![accuracy by type](plots/{plot.name})", ""] if plot else [])
 
 
-def _retrieval_section(r: RetrievalBlock, raw: dict[str, Any], plot: Path | None) -> list[str]:
-    """`raw` is the retrieval block as written (measured_ks reads it)."""
+def _retrieval_section(r: RetrievalBlock, plot: Path | None) -> list[str]:
     out = ["## Retrieval", ""]
     if not r.available:
         return out + [f"- {n}" for n in (r.notes if r.notes is not None else ["no retrieval data"])] + [""]
@@ -157,12 +152,12 @@ def _retrieval_section(r: RetrievalBlock, raw: dict[str, Any], plot: Path | None
     out += ["Means over non-abstention questions with evidence (LongMemEval definitions).", "",
             "| k | session recall_any | session recall_all | session ndcg_any | turn recall_any "
             "| turn recall_all | turn ndcg_any | n (session/turn) |", "|---|---|---|---|---|---|---|---|"]
-    for k in measured_ks(raw):  # a k above top_k was never measured: the notes say so, no row of n/a
+    for k in measured_ks(r):  # a k above top_k was never measured: the notes say so, no row of n/a
         vals = [num(m.get(f"{lvl}.{met}@{k}")) for lvl in ("session", "turn")
                 for met in ("recall_any", "recall_all", "ndcg_any")]
         out.append(f"| {k} | " + " | ".join(vals) + f" | {n.get(f'session@{k}', 0)}/{n.get(f'turn@{k}', 0)} |")
     out += [""] + [f"- {note}" for note in r.notes or []] + [""]
-    caption = f"Plotted at the k values this run measured (k = {', '.join(map(str, measured_ks(raw)))})."
+    caption = f"Plotted at the k values this run measured (k = {', '.join(map(str, measured_ks(r)))})."
     out += ([f"![recall at k](plots/{plot.name})", "", caption, ""] if plot else []) + _retrieval_by_type(r)
     return out
 
@@ -231,63 +226,6 @@ def _worst_section(results: list[dict[str, Any]]) -> list[str]:
     return out + [""]
 
 
-def _cost_section(summary: RunSummary, raw: dict[str, Any], retrieval_only: bool) -> list[str]:
-    if retrieval_only:
-        return ["## Speed", "", "No model ran (retrieval-only): no tokens, no cost.", ""] + _speed_lines(summary)
-    cost = summary.cost or CostBlock()
-    out = ["## Cost and speed", "", "| role | input tokens | of which cache reads | cache writes | cache-hit share "
-           "| output tokens | USD |", "|---|---|---|---|---|---|---|"]
-    shares, usd, source = cost.cache_hit_share or {}, cost.usd or {}, cost.source or {}
-    rows = [*(cost.tokens or {}).items(), ("**total**", cost.tokens_total or {})]
-    for role, t in rows:
-        key = "total" if role == "**total**" else role
-        out.append(f"| {role} | {t.get('input', 0):,} | {t.get('cache_read', 0):,} | {t.get('cache_write', 0):,} | "
-                   f"{num(shares.get(key), '{:.1%}')} | {t.get('output', 0):,} | {num(usd.get(key), '{:.4f}')} |")
-    floor = (f" The memory agent's floor for these cases is {num(cost.floor_usd, '${:.4f}')}: this run cost "
-             f"{num(cost.floor_ratio, '{:.2f}')}x it." if cost.floor_ratio is not None else "")
-    out += ["", f"Cost per question: {num(cost.usd_per_question, '${:.4f}')}; per correct answer: "
-            f"{num(usd_per_correct(raw), '${:.4f}')}.{floor} Input tokens include the "
-            "prompt-cache reads and writes; cache reads are priced at `[prices]` cached_input and writes at "
-            "cache_write."]
-    out += [f"- {note}" for note in cost.price_notes or []]
-    if "ledger" in source.values():
-        out += ["", "Tokens for these roles come from the run's token ledger, not from the results lines: "
-                + ", ".join(r for r, src in source.items() if src == "ledger") + "."]
-    if cost.unpriced_models:
-        out += ["", "No price configured for: " + ", ".join(f"`{m}`" for m in cost.unpriced_models)
-                + " (USD shown as n/a or partial)."]
-    return out + [""] + _speed_lines(summary)
-
-
-def _speed_lines(summary: RunSummary) -> list[str]:
-    speed = summary.speed or SpeedBlock()
-    out = ["| phase | total (s) | mean (s) | n | mean per |", "|---|---|---|---|---|"]
-    for phase, p in (speed.phases or {}).items():
-        # ingestion is timed once per case (a LoCoMo conversation holds many questions); QA and eval per question
-        per = "case (one ingestion)" if phase == "ingest_s" else "question"
-        out.append(f"| {phase.removesuffix('_s')} | {num(p['sum'], '{:.1f}')} | {num(p['mean'], '{:.2f}')} | {p['n']} "
-                   f"| {per} |")
-    out += ["", _wall_line(summary.run.wall_s)]
-    lat = speed.tool_latency_ms or Latency()
-    out += ["", f"Memory tool latency over {lat.n or 0} calls: p50 {num(lat.p50, '{:.1f}')} ms, "
-            f"p95 {num(lat.p95, '{:.1f}')} ms, max {num(lat.max, '{:.1f}')} ms.", ""]
-    by_tool = speed.tool_latency_by_tool_ms or {}
-    if by_tool:
-        out += ["| tool | calls | p50 (ms) | p95 (ms) | max (ms) |", "|---|---|---|---|---|"]
-        out += [f"| {tool} | {t.n} | {num(t.p50, '{:.1f}')} | {num(t.p95, '{:.1f}')} "
-                f"| {num(t.max, '{:.1f}')} |" for tool, t in by_tool.items()]
-        out.append("")
-    return out
-
-
-def _wall_line(wall_s: float | None) -> str:
-    """The totals above add up each case's own time, and cases run side by side: say so, and give the wall time."""
-    wall = (f" This attempt took {wall_s:.1f} s of wall time from start to report (a resumed run's earlier "
-            "attempts are not in it).") if isinstance(wall_s, (int, float)) else ""
-    return ("A phase's total (s) adds up every case's (or question's) own time; cases run concurrently "
-            f"(`[run] concurrency`), so a total can exceed the run's wall time.{wall}")
-
-
 def _data_uri(run_dir: Path, rel: str) -> str | None:
     path = run_dir / rel
     if not path.is_file():
@@ -299,27 +237,26 @@ def render_markdown(run_dir: Path, summary: RunSummary, results: list[dict[str, 
                     sweep: dict[str, Any] | None = None,
                     extra_sections: list[tuple[str, str]] | tuple = ()) -> str:
     """Draw the plots into run_dir/plots and return the report markdown. The sections read the typed summary;
-    suites' hooks, plots and the other sections' readers get it as written (`raw`, the file's dict)."""
+    suites' hooks get it as written (`raw`, the file's dict)."""
     plots = Path(run_dir) / "plots"
     raw = summary.as_dict()
     retrieval_only = is_retrieval_only(raw.get("run", {}))
-    lines = _header(summary, raw, retrieval_only)
+    lines = _header(summary, retrieval_only)
     lines[2:2] = banner(summary)  # an invalid run says so first (scoring/validity.py)
     if not retrieval_only:  # nothing was answered: no accuracy to show, not even "no judged answers"
-        lines += _qa_section(summary, raw, plot_accuracy_by_type(raw.get("qa", {}), plots / "accuracy_by_type.png"))
-        lines += errata_section(raw)  # as published and as corrected, with [dataset] errata
-        for suite in suites_of_summary(suites, raw):
+        lines += _qa_section(summary, plot_accuracy_by_type(summary.qa or QaBlock(), plots / "accuracy_by_type.png"))
+        lines += errata_section(summary)  # as published and as corrected, with [dataset] errata
+        for suite in suites_of_summary(suites, summary):
             lines += suite.qa_report_lines(raw) + suite.report_figures(raw, plots)
-    retrieval = raw.get("retrieval", {})
-    lines += _retrieval_section(summary.retrieval or RetrievalBlock(), retrieval,
-                                plot_recall_curves(retrieval, plots / "recall_at_k.png"))
+    retrieval = summary.retrieval or RetrievalBlock()
+    lines += _retrieval_section(retrieval, plot_recall_curves(retrieval, plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
         lines += _sweep_section(sweep, plot_sweep_heatmap(sweep, plots / "sweep_heatmap.png"))
     lines += validity_section(summary)
-    lines += attribution_section(raw, plots)
-    lines += baselines_section(raw, plots)
+    lines += attribution_section(summary, plots)
+    lines += baselines_section(summary, plots)
     lines += worst_by_retrieval(results) if retrieval_only else _worst_section(results)
-    lines += _cost_section(summary, raw, retrieval_only)
+    lines += cost_section(summary, retrieval_only)
     for title, body in extra_sections:
         lines += [f"## {title}", "", body.rstrip(), ""]
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarker.reporting.summary_model import CountsBlock, MemoryInfo, RetrievalBlock, RunBlock, RunSummary
 from benchmarker.scoring.retrieval_metrics import evidence_sets, question_retrieval
 
 WORST_LIMIT = 15
@@ -30,33 +31,33 @@ def cell(text: Any, limit: int = 160) -> str:
     return clip(text, limit).replace("|", "\\|")
 
 
-def retrieval_header(summary: dict[str, Any]) -> list[str]:
+def retrieval_header(summary: RunSummary) -> list[str]:
     """The opening lines of a retrieval-only report: what ran, on which index, over which questions."""
-    run, counts, r = summary.get("run", {}), summary.get("counts", {}), summary.get("retrieval", {})
-    scored = r.get("questions") or {}
+    counts, r = summary.counts or CountsBlock(), summary.retrieval or RetrievalBlock()
+    scored = r.questions or {}
     return ["> **Retrieval-only run.** Every dataset message was written straight to memory as one entry "
             "(no memory agent) and each question was searched once; recall and ndcg at k measure that search "
             "against the evidence sessions and turns. No reader and no judge ran, so there is no QA accuracy.", "",
-            f"- questions: {counts.get('questions', 0)} (scored for retrieval: {scored.get('session', 0)} at "
-            f"session level, {scored.get('turn', 0)} at turn level; {r.get('excluded_abstention', 0)} abstention "
+            f"- questions: {counts.questions or 0} (scored for retrieval: {scored.get('session', 0)} at "
+            f"session level, {scored.get('turn', 0)} at turn level; {r.excluded_abstention or 0} abstention "
             "questions excluded, as in LongMemEval's scripts)",
-            f"- index searched: {index_description(run)}"]
+            f"- index searched: {index_description(summary.run)}"]
 
 
-def index_description(run: dict[str, Any]) -> str:
+def index_description(run: RunBlock) -> str:
     """Backend, embedder, alpha and top_k from summary.run, in words."""
-    memory = run.get("memory") or {}
-    parts = [f"backend `{memory['backend']}`"] if memory.get("backend") else []
-    if memory.get("embedder"):
-        parts.append(f"embedder `{memory['embedder']}`" + (" (BM25 only)" if memory["embedder"] == "none" else ""))
-    if run.get("alpha") is not None:
-        parts.append(f"alpha `{run['alpha']}` (sent with each search)")
-    elif memory.get("alpha") is not None:
-        parts.append(f"alpha `{memory['alpha']}` (the service's)")
-    if run.get("top_k") is not None:
-        parts.append(f"top_k `{run['top_k']}`")
-    if run.get("point"):
-        parts.append(f"sweep point `{run['point']}`")
+    memory = run.memory or MemoryInfo()
+    parts = [f"backend `{memory.backend}`"] if memory.backend else []
+    if memory.embedder:
+        parts.append(f"embedder `{memory.embedder}`" + (" (BM25 only)" if memory.embedder == "none" else ""))
+    if run.alpha is not None:
+        parts.append(f"alpha `{run.alpha}` (sent with each search)")
+    elif memory.alpha is not None:
+        parts.append(f"alpha `{memory.alpha}` (the service's)")
+    if run.top_k is not None:
+        parts.append(f"top_k `{run.top_k}`")
+    if run.point:
+        parts.append(f"sweep point `{run.point}`")
     return ", ".join(parts) or "not recorded"
 
 

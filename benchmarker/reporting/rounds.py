@@ -127,15 +127,15 @@ def why_nothing(lines: list[dict[str, Any]]) -> str:
     return "; ".join(parts) or "nothing was proposed"
 
 
-def rounds_section(block: dict[str, Any]) -> str:
+def rounds_section(block: RoundsBlock) -> str:
     lines = ["| round | questions | accuracy | worst categories | proposed | verified | dropped |",
              "|---|---|---|---|---|---|---|"]
     for round_, row in block["rounds"].items():
-        adv = block["adversary"].get(round_, {})
+        adv = block["adversary"].get(round_)
         acc = "n/a" if row["accuracy"] is None else f"{row['accuracy']:.1%}"
         worst = ", ".join(f"{c} ({row['by_category'][c]['accuracy']:.0%})" for c in row["worst"])
-        lines.append(f"| {round_} | {row['questions']} | {acc} | {worst} | {adv.get('proposed', '-')} | "
-                     f"{adv.get('verified', '-')} | {adv.get('dropped', '-')} |")
+        counts = [str(adv[key]) if adv is not None else "-" for key in ("proposed", "verified", "dropped")]
+        lines.append(f"| {round_} | {row['questions']} | {acc} | {worst} | {counts[0]} | {counts[1]} | {counts[2]} |")
     notes = [adv["note"] for adv in block["adversary"].values() if adv.get("note")]
     if notes:
         lines += ["", *(f"- {note}" for note in notes)]

@@ -16,6 +16,7 @@ from typing import Any
 
 from benchmarker.reporting.fmt import num
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results, suites_of_summary
+from benchmarker.reporting.summary_model import RunSummary
 
 SELF_IMPROVE_LOG = "self_improve.jsonl"
 
@@ -61,40 +62,43 @@ def _multi_seed(rows: list[dict[str, Any]], thresholds: dict[str, Any] | None) -
     return summarize_seeds(scores, thresholds=ThresholdsConfig.model_validate(thresholds) if thresholds else None)
 
 
-def extra_sections(summary: dict[str, Any], suites: SuiteLookup) -> list[tuple[str, str]]:
+def extra_sections(summary: RunSummary, suites: SuiteLookup) -> list[tuple[str, str]]:
+    """The report's sections after the main ones: each suite's (its hook reads the summary as written), then the
+    blocks other parts of the harness added."""
+    raw = summary.as_dict()
     sections: list[tuple[str, str]] = []
     for suite in suites_of_summary(suites, summary):
-        sections += suite.report_sections(summary)
-    if "multi_seed" in summary:
-        sections.append(("Multi-seed statistics", _multi_seed_md(summary["multi_seed"])))
-    if "self_improve" in summary:
-        sections.append(("Self-improve loop", summary["self_improve"].get("markdown", "")))
-    if "rounds" in summary:
+        sections += suite.report_sections(raw)
+    if "multi_seed" in raw:
+        sections.append(("Multi-seed statistics", _multi_seed_md(raw["multi_seed"])))
+    if "self_improve" in raw:
+        sections.append(("Self-improve loop", raw["self_improve"].get("markdown", "")))
+    if "rounds" in raw:
         from benchmarker.reporting.rounds import rounds_section
 
-        sections.append(("Adversarial rounds", rounds_section(summary["rounds"])))
-    if "graders" in summary:
+        sections.append(("Adversarial rounds", rounds_section(raw["rounds"])))
+    if "graders" in raw:
         from benchmarker.scoring.graders import graders_section
 
-        sections.append(("Graders with perspectives", graders_section(summary["graders"])))
-    if "analyst" in summary:
+        sections.append(("Graders with perspectives", graders_section(raw["graders"])))
+    if "analyst" in raw:
         from benchmarker.scoring.analyst import analyst_section
 
-        sections.append(("Where answers were lost", analyst_section(summary["analyst"])))
-    if "judge_sensitivity" in summary:
+        sections.append(("Where answers were lost", analyst_section(raw["analyst"])))
+    if summary.judge_sensitivity is not None:
         from benchmarker.reporting.judge_sensitivity_report import TITLE, judge_sensitivity_section
 
-        sections.append((TITLE, judge_sensitivity_section(summary["judge_sensitivity"])))
-    if "budget" in summary:
+        sections.append((TITLE, judge_sensitivity_section(summary.judge_sensitivity)))
+    if summary.budget is not None:
         from benchmarker.reporting.budget import budget_line
 
-        sections.append(("Budget", budget_line(summary["budget"])))
-    tracing = (summary.get("run") or {}).get("tracing") or {}
-    if tracing.get("langsmith"):
+        sections.append(("Budget", budget_line(summary.budget)))
+    tracing = summary.run.tracing
+    if tracing is not None and tracing.langsmith:
         sections.append(("Traces", f"Every model and tool call of this run is traced in the LangSmith project "
-                                   f"[{tracing.get('project')}]({tracing.get('url')}) ({tracing.get('endpoint')}; "
-                                   f"sample rate {tracing.get('sample_rate')}). Filter by metadata `run_id` = "
-                                   f"`{summary.get('run_id')}`; ingestion turns carry the tag `memory_extraction`."))
+                                   f"[{tracing.project}]({tracing.url}) ({tracing.endpoint}; "
+                                   f"sample rate {tracing.sample_rate}). Filter by metadata `run_id` = "
+                                   f"`{summary.run_id}`; ingestion turns carry the tag `memory_extraction`."))
     return sections
 
 

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from benchmarker.reporting.summary_model import RunSummary
+
 Record = dict[str, Any]
 
 
@@ -43,6 +45,6 @@ def suites_of_results(suites: SuiteLookup, results: Iterable[Mapping[str, Any]])
     return suites.of_kinds(r.get("kind") for r in results)
 
 
-def suites_of_summary(suites: SuiteLookup, summary: Mapping[str, Any]) -> Sequence[SuiteReporting]:
+def suites_of_summary(suites: SuiteLookup, summary: RunSummary) -> Sequence[SuiteReporting]:
     """The suites a summary counted lines of (counts.by_kind)."""
-    return suites.of_kinds((summary.get("counts") or {}).get("by_kind") or ())
+    return suites.of_kinds((summary.counts.by_kind or {}) if summary.counts is not None else ())

@@ -138,6 +138,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarker.reporting.block_shapes import CountsShape, LatencyStats, PhaseTimes, SpeedShape
 from benchmarker.reporting.errata_report import errata_blocks
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_file import block_models, summary_from_blocks, write_summary_file
@@ -225,18 +226,17 @@ def _floor(usd_total: float | None, floor: dict[str, Any] | None) -> dict[str, A
             "floor_ratio": usd_total / floor_usd if usd_total is not None and floor_usd else None}
 
 
-def _latency(values: list[float]) -> dict[str, Any]:
+def _latency(values: list[float]) -> LatencyStats:
     lat = np.array(values, dtype=float)
-    out: dict[str, Any] = {"n": int(lat.size), "p50": None, "p95": None, "mean": None, "max": None}
-    if lat.size:
-        out.update(p50=float(np.percentile(lat, 50)), p95=float(np.percentile(lat, 95)),
-                   mean=float(lat.mean()), max=float(lat.max()))
-    return out
+    if not lat.size:
+        return {"n": 0, "p50": None, "p95": None, "mean": None, "max": None}
+    return {"n": int(lat.size), "p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
+            "mean": float(lat.mean()), "max": float(lat.max())}
 
 
-def speed_block(results: list[dict[str, Any]], decisions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def speed_block(results: list[dict[str, Any]], decisions: list[dict[str, Any]] | None = None) -> SpeedShape:
     """Phase wall times and memory tool latency percentiles (results lines, else decisions.jsonl)."""
-    phases = {}
+    phases: dict[str, PhaseTimes] = {}
     for phase in PHASES:
         rows = results
         if phase == "ingest_s":  # one ingestion per case (memory), repeated on each of its questions
@@ -257,7 +257,7 @@ def speed_block(results: list[dict[str, Any]], decisions: list[dict[str, Any]] |
             "tool_latency_by_tool_ms": {tool: _latency(vals) for tool, vals in sorted(by_tool.items())}}
 
 
-def counts_block(results: list[dict[str, Any]]) -> dict[str, Any]:
+def counts_block(results: list[dict[str, Any]]) -> CountsShape:
     judges = Counter(str((r.get("grade") or {}).get("judge")) for r in results if r.get("grade"))
     models = {m for r in results if (m := (r.get("grade") or {}).get("model"))}
     return {"questions": len(results),

@@ -28,6 +28,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     PrivateAttr,
     SerializerFunctionWrapHandler,
     ValidationError,
@@ -209,6 +210,18 @@ class Rescored(Block):
     thresholds: str | None = None
 
 
+class TracingInfo(Block):
+    """run.tracing, on a `[tracing] langsmith = true` run: where its traces are (agent/tracing.py describe)."""
+
+    langsmith: bool | None = None
+    project: str | None = None
+    endpoint: str | None = None
+    tags: list[str] | None = None
+    sample_rate: Num | None = None
+    cases_traced: int | None = None
+    url: str | None = None
+
+
 class RunBlock(Block):
     """summary.json's `run`: the run metadata as given; the search settings `compare` and `report` read."""
 
@@ -224,6 +237,7 @@ class RunBlock(Block):
     wall_s: Num | None = None
     memory_agent: MemoryAgentInfo | None = None
     rescored: Rescored | None = None
+    tracing: TracingInfo | None = None
 
 
 class StageCell(Block):
@@ -440,6 +454,27 @@ class ValidityBlock(Block):
     checks: dict[str, ValidityCheck] | None = None
 
 
+class ErrataCorrection(Block):
+    """errata.corrections[i] (reporting/errata_report.py): one corrected field of one question, both labels."""
+
+    question_id: str | None = None
+    field: str | None = None
+    published: JsonValue = None
+    corrected: JsonValue = None
+    turn: JsonValue = None
+    source: str | None = None
+    label_published: bool | None = None
+    label_corrected: bool | None = None
+
+
+class ErrataBlock(Block):
+    """summary.json's `errata`, with `[dataset] errata`: the questions corrected and the labels that changed."""
+
+    questions: int | None = None
+    corrections: list[ErrataCorrection] | None = None
+    labels_changed: int | None = None
+
+
 class RunSummary(Block):
     """One summary.json (reporting/summary.py documents every key); suites' blocks are extra keys."""
 
@@ -450,6 +485,7 @@ class RunSummary(Block):
     run: RunBlock = Field(default_factory=RunBlock)  # unset (and so never dumped) when the file has none
     qa: QaBlock | None = None
     qa_corrected: QaBlock | None = None   # with [dataset] errata: qa over the corrected gold (reporting/errata_report.py)
+    errata: ErrataBlock | None = None
     retrieval: RetrievalBlock | None = None
     cost: CostBlock | None = None
     speed: SpeedBlock | None = None

@@ -8,29 +8,23 @@ or nothing was answered correctly.
 
 from __future__ import annotations
 
-from typing import Any
+from benchmarker.reporting.summary_model import RunSummary
 
 
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _block(data: Any, key: str) -> dict[str, Any]:
-    value = data.get(key) if isinstance(data, dict) else None
-    return value if isinstance(value, dict) else {}
-
-
-def usd_total(summary: dict[str, Any]) -> float | None:
+def usd_total(summary: RunSummary) -> float | None:
     """cost.usd.total, or None when nothing was priced."""
-    return _num(_block(_block(summary, "cost"), "usd").get("total"))
+    total = summary.usd_total()
+    return None if total is None else float(total)
 
 
-def usd_per_question(summary: dict[str, Any]) -> float | None:
+def usd_per_question(summary: RunSummary) -> float | None:
     """cost.usd_per_question as summary.json has it."""
-    return _num(_block(summary, "cost").get("usd_per_question"))
+    per_question = summary.cost.usd_per_question if summary.cost is not None else None
+    return None if per_question is None else float(per_question)
 
 
-def usd_per_correct(summary: dict[str, Any]) -> float | None:
+def usd_per_correct(summary: RunSummary) -> float | None:
     """cost.usd.total / qa.overall.correct; None without a price or without a correct answer."""
-    total, correct = usd_total(summary), _num(_block(_block(summary, "qa"), "overall").get("correct"))
+    overall = summary.qa.overall if summary.qa is not None else None
+    total, correct = usd_total(summary), overall.correct if overall is not None else None
     return total / correct if total is not None and correct else None

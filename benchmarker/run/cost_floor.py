@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from benchmarker.agent.ledger import Usage, batch_price, price_usage
 from benchmarker.config_schema import Price, RunConfig
@@ -19,6 +18,7 @@ from benchmarker.run.estimate_model import (
     agent_model,
     tokens,
 )
+from benchmarker.subjects.memory_agent import CostFloor
 
 FLOOR_SUMMARY_TOKENS = 40   # the floor's summary of one message (issue 28: ~40 output tokens)
 
@@ -62,7 +62,7 @@ def floor_case(case, model: AgentModel) -> Usage:
     return usage
 
 
-def run_floor(config: RunConfig) -> dict[str, Any] | None:
+def run_floor(config: RunConfig) -> CostFloor | None:
     """The floor of a run's selected cases (summary.json's cost.floor_usd): None without memory-agent calls."""
     import tempfile
 

@@ -169,5 +169,9 @@ def official_prompt_for(name: str, config: RunConfig) -> tuple[Any | None, str]:
     if not issubclass(judge_class(name), OfficialJudge):
         return None, ""
     from benchmarker.registry import suite
+    from benchmarker.suites.settings import PlanSettings
 
-    return suite(config.dataset.kind).official_prompts(config)
+    source = suite(config.dataset.kind).official_judge
+    if source is None:
+        return None, f'[dataset].kind = "{config.dataset.kind}" has no official judge'
+    return source.load(PlanSettings.of(config))

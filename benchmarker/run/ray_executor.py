@@ -30,11 +30,12 @@ from typing import Any
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import RunAbortedError, UserError
 from benchmarker.graph.context import RunContext, SearchSettings
+from benchmarker.graph.state import CaseState
 from benchmarker.log.collect import CaseSlice
 from benchmarker.log.records import LogRecord
 from benchmarker.log.store import ANSWERS_DIR_FILES, RunLog
 from benchmarker.redact import redact_url
-from benchmarker.run.ray_worker import CaseOutcome, CaseTask, CaseWorker, RemoteFailure
+from benchmarker.run.ray_worker import CaseOutcome, CaseTask, CaseWorker, RemoteFailure, WorkerInfo
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ class RayExecutor:
     ledger: Any
     case_source: Callable[[], Iterable[Case]] = tuple
     slots: list[_Slot] = field(default_factory=list)
-    workers: list[dict[str, Any]] = field(default_factory=list)   # where each worker started
+    workers: list[WorkerInfo] = field(default_factory=list)       # where each worker started
     outcomes: dict[str, CaseOutcome] = field(default_factory=dict)
     cases_lost: int = 0
     started_s: float = 0.0
@@ -180,7 +181,7 @@ class RayExecutor:
     def cases(self) -> Iterable[Case]:
         return self.case_source()
 
-    async def run_case(self, case: Any, ctx: RunContext, setup: Any = None) -> dict[str, Any]:
+    async def run_case(self, case: Any, ctx: RunContext, setup: Any = None) -> CaseState:
         """The case graph's final state at the context's sweep point (what `run_cases` reads); the
         worker runs it with its own setup (its server's vault and prompts)."""
         point = self.point_of(ctx.search)

@@ -29,7 +29,7 @@ class BackoffClock:
     def remaining(self) -> float:
         return max(0.0, self._until - time.monotonic())
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> dict[str, float]:
         return {"holds": self.holds, "remaining_s": round(self.remaining(), 3)}
 
 

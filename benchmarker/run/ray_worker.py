@@ -22,7 +22,7 @@ import traceback
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from benchmarker.agent.ledger import UsageTotals
 from benchmarker.agent.tracing import disabled
@@ -31,8 +31,9 @@ from benchmarker.errors import RunAbortedError
 from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.graph.context import RunContext, SearchSettings
 from benchmarker.graph.progress import RunProgress
-from benchmarker.graph.state import Setup
+from benchmarker.graph.state import CaseState, Setup
 from benchmarker.log.collect import CaseSlice, CollectingLog
+from benchmarker.log.lines import Json
 from benchmarker.log.records import LogRecord
 from benchmarker.log.store import RunLog
 from benchmarker.redact import redact, redact_text
@@ -60,12 +61,28 @@ class RemoteFailure:
     point: int             # the sweep point it failed at (earlier points finished)
 
 
+class WorkerInfo(TypedDict):
+    """Where a worker started (the manifest's executor.started lists them)."""
+
+    name: str
+    node: str
+    pid: int
+    memory: dict[str, Json]   # its memory service's launch description, redacted, and whether it is shared
+
+
+class WorkerClosed(TypedDict):
+    """What a worker says when it stops."""
+
+    name: str
+    cases: int
+
+
 @dataclass
 class CaseOutcome:
     case_id: str
     worker: str
     records: list[tuple[int, LogRecord]] = field(default_factory=list)   # (sweep point, record), in order
-    finals: list[dict[str, Any]] = field(default_factory=list)           # per finished point: skipped, results
+    finals: list[CaseState] = field(default_factory=list)                # per finished point: skipped, results
     usage: list[tuple[str, str, UsageTotals]] = field(default_factory=list)   # TokenLedger.drain()
     tool_calls: int = 0
     failure: RemoteFailure | None = None
@@ -83,11 +100,11 @@ class CaseWorker:
         self._started: asyncio.Future | None = None
         self._stop: asyncio.Event | None = None
         self._holder: asyncio.Task | None = None
-        self._info: dict[str, Any] = {}
+        self._info: WorkerInfo | None = None
         self.cases_run = 0
 
     # lifetime --------------------------------------------------------------------------------
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> WorkerInfo:
         """Start the memory service, connect, build the models and run setup; idempotent. Returns
         where the worker runs (for the manifest)."""
         if self._started is None:
@@ -96,7 +113,7 @@ class CaseWorker:
             self._holder = asyncio.create_task(self._hold())
         return await asyncio.shield(self._started)
 
-    async def close(self) -> dict[str, Any]:
+    async def close(self) -> WorkerClosed:
         if (tracing := getattr(self, "tracing", None)) is not None:
             tracing.flush()
         if self._stop is not None:
@@ -153,7 +170,7 @@ class CaseWorker:
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
 
-    async def _setup(self, setup_node, runtime_cls) -> dict[str, Any]:
+    async def _setup(self, setup_node, runtime_cls) -> Setup:
         """The run graph's setup node, on this worker's server: the vault, the prompts, the tool check.
         On a shared server two workers may race to create the vault; the loser finds it on retry."""
         ctx = self._context(CollectingLog.for_points(_empty_slice(), run_dir=self.dir)[1][0],
@@ -184,13 +201,16 @@ class CaseWorker:
             try:
                 with contextlib.nullcontext() if self.tracing is not None else disabled():
                     final = await self.parts.executor.run_case(case, self._context(point_log, point, progress),
-                                                               cast(Setup, self.setup))
+                                                               self.setup)
             except Exception as err:  # the driver logs it and goes on, as a local run does
                 outcome.failure = RemoteFailure(type=type(err).__name__, message=redact_text(str(err)),
                                                 traceback=redact_text("".join(traceback.format_exception(err))),
                                                 aborted=isinstance(err, RunAbortedError), point=index)
                 break
-            outcome.finals.append({"skipped": final.get("skipped"), "results": list(final.get("results") or [])})
+            kept: CaseState = {"results": list(final.get("results") or [])}
+            if (skipped := final.get("skipped")) is not None:
+                kept["skipped"] = skipped
+            outcome.finals.append(kept)
         self.cases_run += 1
         outcome.records = collected.records
         outcome.usage = self.models.ledger.drain()

@@ -27,6 +27,7 @@ from benchmarker.config_schema import DatasetConfig, RunConfig
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
+from benchmarker.log.lines import Json
 from benchmarker.registry import dataset_kinds_where, plan_dataset, suite
 from benchmarker.run.run_files import read_manifest, require_whole
 from benchmarker.suites.longmemeval.data import QUESTION_TYPES, scan_question_index
@@ -40,7 +41,7 @@ class RecordedWrite(NamedTuple):
     """One memory write of the source run, as its agent sent it (trace tags merged)."""
 
     tool: str
-    args: dict[str, Any]
+    args: dict[str, Json]
     question_id: str | None
     session_id: str | None
     turn: int | None

@@ -6,11 +6,14 @@ without a word (a run resuming skips a cut-off last line and redoes that work; t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import torn_tail
+
+if TYPE_CHECKING:
+    from benchmarker.log.records import AnswerRecord
 
 
 def require_whole(path: Path, verb: str) -> None:
@@ -57,7 +60,7 @@ def config_of_run(run_dir: Path, config_path: Path | None, verb: str) -> Any:
                         f"({exc.errors()[0]['msg']}); pass the config: {verb} RUN_DIR CONFIG") from None
 
 
-def answered_questions(run_dir: Path, verb: str) -> dict[str, Any]:
+def answered_questions(run_dir: Path, verb: str) -> dict[str, AnswerRecord]:
     """The run's answers lines (the dataset's own questions, not adversarial rounds) by question id; a verb that
     re-asks them (`oracle`, `baselines`) has nothing to do without them."""
     from benchmarker.log.records import AnswerRecord, read_records

@@ -23,6 +23,7 @@ from benchmarker.errors import MemoryServerLost, UserError, leaves
 from benchmarker.graph.build import build_run_graph
 from benchmarker.graph.context import SearchSettings
 from benchmarker.graph.progress import RunProgress, done_per_case
+from benchmarker.graph.state import RunState
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl
 from benchmarker.log.safe_open import create_exclusive
 from benchmarker.log.store import PointLogs, RunLog
@@ -149,7 +150,7 @@ async def _run_points(config: RunConfig, plan: DatasetPlan, models: RunModels, m
     results: list[tuple[str, Path, RunSummary]] = []
     skipped: list[str] = []
     summary = RunSummary()
-    state: dict[str, Any] = {"total_questions": plan.total_questions}
+    state: RunState = {"total_questions": plan.total_questions}
     try:
         async with open_parts(config, plan, models, points=points, logs=logs, manifest=manifest, store=store,
                               replay=replay) as parts:

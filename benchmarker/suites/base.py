@@ -4,7 +4,10 @@ The harness asks `benchmarker.registry` for a suite (by `[dataset].kind` or by a
 and calls these methods; it never tests a kind. Each default below is what most suites do, so a
 suite overrides only what differs. What a suite can do is a typed part (suites/parts.py): how its case
 moves (`protocol`) and the adversary's policy for it (`adversary`, or None and `adversary_refusal`); the graph
-reads them from the run's suite (`RunContext.suite`). The methods compute what only the suite knows.
+reads them from the run's suite (`RunContext.suite`). So are the keys naming its data (`data`), its judge's cost
+(`judge_cost`), its official judge's prompts and its calibration gold (`official_judge`, `calibration_gold`: None
+when it has none). The methods compute what only the suite knows; `plan` gets `PlanSettings` (suites/settings.py),
+not the whole config.
 """
 
 from __future__ import annotations
@@ -19,15 +22,23 @@ from pydantic import BaseModel
 from benchmarker.config_schema import Problem
 from benchmarker.errata.gold import GoldReader
 from benchmarker.reporting.summary_model import Block
-from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
+from benchmarker.suites.parts import (
+    AdversaryPolicy,
+    CalibrationGold,
+    CaseProtocol,
+    DataSource,
+    JudgeCost,
+    OfficialJudgeSource,
+)
 
 if TYPE_CHECKING:
-    from benchmarker.config_schema import RunConfig, ThresholdsConfig
+    from benchmarker.config_schema import DatasetConfig, RunConfig, ThresholdsConfig
     from benchmarker.datasets.schema import Case, Question
     from benchmarker.datasets.source import DatasetPlan
     from benchmarker.log.records import LevelRecord
     from benchmarker.log.store import RunLog
     from benchmarker.scoring.judges import Judge
+    from benchmarker.suites.settings import PlanSettings
 
 Record = dict[str, Any]
 
@@ -37,15 +48,15 @@ class Suite(ABC):
 
     name: str = ""                          # the [dataset].kind
     record_kinds: tuple[str, ...] = ()      # the `kind` its cases, answers and results carry
-    reads_dataset_file: bool = False        # dataset_file / a LongMemEval clone name its data
-    reads_file: bool = False                # [dataset].file names its data
+    data: DataSource = DataSource()         # which keys name its data, what to do when they name nothing
     question_types: tuple[str, ...] = ()    # what [run].question_types may name (empty: not checked)
-    official_judge: bool = False            # the benchmark's own judge prompts apply (`official_prompts`)
+    official_judge: OfficialJudgeSource | None = None   # its own judge prompts, from the user's clone (None: none)
+    calibration_gold: CalibrationGold | None = None     # the gold `calibrate` grades against (None: cannot)
+    judge_cost: JudgeCost = JudgeCost()     # what estimate counts for one judge call (default: the usual judge's)
     protocol: CaseProtocol = CaseProtocol()  # how a case moves (QA or read-back) and what its scoring reads
     multi_seed: bool = False                # results of several seeds get the multi-seed statistics
     adversary: AdversaryPolicy | None = None  # how the adversary writes questions for it (None: it cannot)
     adversary_refusal: str = "does not say how the adversary writes questions for it (Suite.adversary)"
-    judge_note: str = ""                    # estimate's words on its judge call, when it is not the usual one
     # The suite's own [dataset] keys, beside the shared ones (kind, file, seed, ...): a pydantic model
     # (extra="forbid") that config.py checks once the kind is known; None: the suite has none.
     dataset_options: type[BaseModel] | None = None
@@ -57,12 +68,12 @@ class Suite(ABC):
 
     # --- config --------------------------------------------------------------------------------
 
-    def options(self, cfg: RunConfig) -> BaseModel | None:
-        """This suite's own [dataset] keys of a loaded config (defaults where absent), or None."""
+    def options(self, dataset: DatasetConfig) -> BaseModel | None:
+        """This suite's own keys of a loaded config's [dataset] table (defaults where absent), or None."""
         if self.dataset_options is None:
             return None
         fields = self.dataset_options.model_fields   # a manifest's config also holds other suites' legacy keys
-        return self.dataset_options.model_validate({k: v for k, v in (cfg.dataset.model_extra or {}).items()
+        return self.dataset_options.model_validate({k: v for k, v in (dataset.model_extra or {}).items()
                                                     if k in fields})
 
     def config_problems(self, cfg: RunConfig) -> list[Problem]:
@@ -73,24 +84,6 @@ class Suite(ABC):
         """What the suite requires of the keys naming its data (config.py already refuses a file key
         the suite does not read)."""
         return []
-
-    def official_prompts(self, config: RunConfig) -> tuple[Any | None, str]:
-        """The official judge's prompts, read from the user's clone of the benchmark: (prompts, a note saying
-        where from), or (None, why not). Only asked when `official_judge` is set."""
-        return None, f'[dataset].kind = "{self.name}" has no official judge'
-
-    def finds_data_at(self, path: Path) -> bool:
-        """Whether `[dataset].file` names data this suite can read (a file; a suite may accept a folder)."""
-        return path.is_file()
-
-    def calibration_gold(self, config: RunConfig) -> tuple[dict[str, Any], dict[str, Case]] | None:
-        """For `calibrate`: question_id -> Gold (scoring.calibration.labels) of the config's data, and the
-        case of each question whose scoring reads one; None when the suite cannot be calibrated against."""
-        return None
-
-    def missing_file_hint(self, path: str) -> str:
-        """What to do when `[dataset].file` names no file (`path`, resolved): the way that leads to a run."""
-        return "fix the path"
 
     def _question_type_problems(self, cfg: RunConfig) -> list[Problem]:
         if not self.question_types:
@@ -114,7 +107,7 @@ class Suite(ABC):
     # --- data ----------------------------------------------------------------------------------
 
     @abstractmethod
-    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+    def plan(self, settings: PlanSettings, run_dir: Path) -> DatasetPlan:
         """The run's cases as lazy groups (datasets/source.py); generated data goes into run_dir."""
 
     # --- scoring -------------------------------------------------------------------------------
@@ -170,12 +163,6 @@ class Suite(ABC):
     def compare_lines(self, runs: list[Record]) -> list[str]:
         """Markdown rows comparing those keys across runs (each run holds compare_blocks' keys)."""
         return []
-
-    # --- estimate ------------------------------------------------------------------------------
-
-    def judge_tokens(self, chars_per_token: float) -> tuple[int, int] | None:
-        """(input, output) tokens of one judge call; None: the usual judge's."""
-        return None
 
     # --- graph ---------------------------------------------------------------------------------
 

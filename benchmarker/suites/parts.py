@@ -4,16 +4,21 @@ A part says what a benchmark does the way a value does, not as a flag on the sui
 through the run graph (`CaseProtocol`: QA or read-back) and whether, and how, the adversary writes new
 questions for it (`AdversaryPolicy`; a suite without one says why in `Suite.adversary_refusal`). The graph,
 config rules and `estimate` read these parts from the run's suite (`RunContext.suite`).
+Which config keys name its data and how a missing file is fixed (`DataSource`), what one judge call costs
+(`JudgeCost`), where the benchmark's own judge prompts come from (`OfficialJudgeSource`, optional) and the gold
+`calibrate` grades against (`CalibrationGold`, optional) are parts too: an absent optional part says "none".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from benchmarker.datasets.schema import Case
+    from benchmarker.suites.settings import PlanSettings
 
 # A new question's rubric: (answer text, whether the question is an abstention) -> the rubric dict.
 RubricFor = Callable[[str, bool], dict[str, Any]]
@@ -59,3 +64,55 @@ class AdversaryPolicy:
     aimable: Callable[[Case], bool] = any_case            # whether it can write questions for this case
     categories: Callable[[Case], list[str]] = case_categories   # what a new question of this case may be
     rubric: RubricFor | None = None      # the rubric of a new question (None: the checker's default)
+
+
+def fix_the_path(path: str) -> str:
+    """The usual fix for a `[dataset].file` naming nothing."""
+    return "fix the path"
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """Which config keys name a suite's data, and what config.py says when they name nothing."""
+
+    reads_file: bool = False             # [dataset].file names its data
+    reads_dataset_file: bool = False     # dataset_file / a LongMemEval clone (dataset_repo_path) name its data
+    # whether `[dataset].file` names data it can read (a file; a suite may accept a folder, as BEAM's clone)
+    finds_data_at: Callable[[Path], bool] = Path.is_file
+    # what to do when `[dataset].file` names nothing (the path, resolved): the way that leads to a run
+    missing_file_hint: Callable[[str], str] = fix_the_path
+
+
+@dataclass(frozen=True)
+class JudgeCost:
+    """What `estimate` counts for one judge call of the suite's answers."""
+
+    # chars per token -> (input, output) tokens of one judge call; None: the usual judge's
+    tokens: Callable[[float], tuple[int, int]] | None = None
+    note: str = ""                       # estimate's words on its judge call, when it is not the usual one
+
+    def per_call(self, chars_per_token: float, usual: tuple[int, int]) -> tuple[int, int]:
+        """(input, output) tokens of one judge call: the suite's own, else `usual`."""
+        return self.tokens(chars_per_token) if self.tokens is not None else usual
+
+
+# The official judge's prompts read from the user's clone: (prompts, a note saying where from), or (None, why not).
+PromptsFound = tuple[Any | None, str]
+
+
+@dataclass(frozen=True)
+class OfficialJudgeSource:
+    """How `[eval] judge = "official"` reads the benchmark's own judge prompts from the user's clone."""
+
+    load: Callable[[PlanSettings], PromptsFound]
+
+
+# question_id -> Gold (scoring.calibration.labels) and the case of each question whose scoring reads one.
+GoldAndCases = tuple[dict[str, Any], dict[str, "Case"]]
+
+
+@dataclass(frozen=True)
+class CalibrationGold:
+    """The gold `calibrate` grades a labels file against, read from the config's data."""
+
+    read: Callable[[PlanSettings], GoldAndCases | None]   # None: the data names none (no file)

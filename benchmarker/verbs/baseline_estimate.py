@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.config_schema import RunConfig
+from benchmarker.log.records import AnswerRecord
 from benchmarker.log.store import RunLog
 from benchmarker.token_count import TOKENIZER, count_tokens
 from benchmarker.verbs.baselines import BASELINES_DIR, Histories, prompt_messages, run_answers
+from benchmarker.verbs.estimate_shapes import BaselineEstimate, BaselinesEstimate
 
 APPROXIMATION = (f"reader input counted in {TOKENIZER} tokens (the provider's own tokenizer may differ by ~10%), "
                  "reader output assumed at {qa_output} tokens an answer, judge calls sized as `estimate` sizes them; "
@@ -42,7 +44,8 @@ def _cached(prefix: int, first: bool, policy: Any) -> tuple[int, int]:
     return (0, prefix) if first else (prefix, 0)
 
 
-def estimate_baseline(name: str, run_dir: Path, config: RunConfig, answers: dict[str, Any]) -> dict[str, Any]:
+def estimate_baseline(name: str, run_dir: Path, config: RunConfig,
+                      answers: dict[str, AnswerRecord]) -> BaselineEstimate:
     """One baseline's pending calls: reader (with its cache reads and writes) and judge, in tokens and USD."""
     from benchmarker.agent.ledger import Usage
     from benchmarker.run.estimate_model import cache_policy
@@ -72,14 +75,15 @@ def estimate_baseline(name: str, run_dir: Path, config: RunConfig, answers: dict
             "usd": None if qa_usd is None or eval_usd is None else qa_usd + eval_usd}
 
 
-def estimate_baselines(run_dir: Path, config: RunConfig, names: tuple[str, ...]) -> dict[str, Any]:
+def estimate_baselines(run_dir: Path, config: RunConfig, names: tuple[str, ...]) -> BaselinesEstimate:
     """Every named baseline's estimate, their total USD and the approximation they use."""
     from benchmarker.verbs.estimate import QA_OUTPUT
 
     answers = run_answers(run_dir)
     each = {name: estimate_baseline(name, run_dir, config, answers) for name in names}
     prices = [b["usd"] for b in each.values()]
+    priced = [p for p in prices if p is not None]
     return {"questions": len(answers), "baselines": each,
-            "usd": None if any(p is None for p in prices) else sum(prices),
+            "usd": sum(priced) if len(priced) == len(prices) else None,
             "models": {"qa": config.models.qa, "eval": config.models.eval or None},
             "approximation": APPROXIMATION.format(qa_output=QA_OUTPUT)}

@@ -15,11 +15,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from benchmarker.config_schema import RunConfig
 from benchmarker.datasets.schema import Case, Session
 from benchmarker.token_count import count_tokens
+
+
+class HistoryCut(TypedDict):
+    """A baseline answers line's `history_cut`: how much of the case's history the reader lost."""
+
+    sessions: int
+    sessions_dropped: int
+    messages_dropped: int
+    tokens_before: int
+    tokens_after: int
 
 
 @dataclass(frozen=True)
@@ -33,7 +43,7 @@ class History:
     tokens_after: int        # what the reader got (the text above)
     messages_dropped: int = 0  # the newest session alone was over the budget: its oldest messages left out
 
-    def cut(self) -> dict[str, Any]:
+    def cut(self) -> HistoryCut:
         """What an answers line records of the cut."""
         return {"sessions": self.sessions, "sessions_dropped": self.sessions_dropped,
                 "messages_dropped": self.messages_dropped, "tokens_before": self.tokens_before,

@@ -36,7 +36,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.token_count import TOKENIZER
-from benchmarker.verbs.baseline_history import History, build_history, history_cases
+from benchmarker.verbs.baseline_history import History, HistoryCut, build_history, history_cases
 from benchmarker.verbs.oracle import QUESTION_KEYS
 
 BASELINES_DIR = "baselines"
@@ -111,7 +111,7 @@ async def ask(name: str, reader: Any, answer: AnswerRecord, history: History | N
     reply = await reader.ainvoke(prompt_messages(name, answer, context, provider, qa_model))
     usage = usage_of(reply)
     line = answer.to_line()
-    extra: dict[str, Any] = {"history_cut": history.cut()} if history is not None else {}
+    extra: dict[str, HistoryCut] = {"history_cut": history.cut()} if history is not None else {}
     return AnswerRecord(**{k: line[k] for k in QUESTION_KEYS if k in line}, **extra, **{
         "hypothesis": message_text(reply).strip(), "mode": "baseline", "baseline": name,
         "offline": provider == "offline", "reader_context": context, "context_chars": len(context),
@@ -136,7 +136,7 @@ def _models(config: RunConfig, out_dir: Path) -> tuple[Any, Any]:
 
 
 async def run_baseline(name: str, run_dir: Path, config: RunConfig, answers: dict[str, AnswerRecord],
-                       cases: dict[str, Any]) -> tuple[RunSummary, Path]:
+                       cases: dict[str, Case]) -> tuple[RunSummary, Path]:
     """Answer and judge every pending question of one baseline; write its folder's outputs."""
     from benchmarker.reporting.outputs import write_outputs
     from benchmarker.score import score

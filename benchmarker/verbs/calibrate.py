@@ -28,7 +28,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
@@ -38,6 +38,12 @@ from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.scoring.calibration.labels import LabelledAnswer, file_names, read_labels
 from benchmarker.scoring.calibration.store import CALIBRATION_DIR, judge_label
 from benchmarker.scoring.judges import judge_class
+from benchmarker.suites.settings import PlanSettings
+
+if TYPE_CHECKING:
+    from benchmarker.agent.ledger import LedgerSnapshot
+    from benchmarker.datasets.schema import Case
+    from benchmarker.scoring.calibration.labels import Gold
 
 VERDICTS_FILE = "verdicts.jsonl"
 TOKENS_FILE = "tokens.json"
@@ -59,9 +65,10 @@ def load_answers(config: RunConfig, label_files: list[Path]) -> list[LabelledAns
     return read_labels(list(label_files), calibration_gold(config)[0])
 
 
-def calibration_gold(config: RunConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+def calibration_gold(config: RunConfig) -> tuple[dict[str, Gold], dict[str, Case]]:
     """(question_id -> Gold, question_id -> case) from the config's suite; one line when it has none."""
-    got = suite(config.dataset.kind).calibration_gold(config)
+    source = suite(config.dataset.kind).calibration_gold
+    got = None if source is None else source.read(PlanSettings.of(config))
     if got is None:
         raise UserError(f"{config.config_path}: calibrate needs gold answers it can read: a LongMemEval-format file "
                         "([dataset] file, e.g. ../shared/data/judge/longmemeval_questions.json, or "
@@ -106,7 +113,7 @@ def _official_builder(choice: JudgeChoice) -> Any:
     return builder
 
 
-def estimate(config: RunConfig, label_files: list[Path], kinds: list[str], root: Path | None = None) -> list[dict[str, Any]]:
+def estimate(config: RunConfig, label_files: list[Path], kinds: list[str], root: Path | None = None) -> list[EstimateRow]:
     """Tokens and USD of each judge's calls still to make, without building or calling a model: each
     answer's rendered judge prompt (characters / 4) in, a yes/no out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage
@@ -115,7 +122,7 @@ def estimate(config: RunConfig, label_files: list[Path], kinds: list[str], root:
     from benchmarker.verbs.estimate import JUDGE_OUTPUT
 
     answers = load_answers(config, label_files)
-    rows = []
+    rows: list[EstimateRow] = []
     for choice in choose_judges(config, kinds):
         unique = {a.key: a for a in answers}
         if not judge_class(choice.kind).needs_model:
@@ -138,7 +145,7 @@ def estimate(config: RunConfig, label_files: list[Path], kinds: list[str], root:
     return rows
 
 
-def format_estimate(rows: list[dict[str, Any]]) -> str:
+def format_estimate(rows: list[EstimateRow]) -> str:
     out = []
     for r in rows:
         usd = "no price in [prices]" if r["usd"] is None else f"${r['usd']:,.4f}"
@@ -168,7 +175,7 @@ def with_development(label_files: list[Path], development: list[Path]) -> list[P
 
 async def calibrate_one(choice: JudgeChoice, answers: list[LabelledAnswer], folder: Path,
                         label_files: list[Path], marked: list[Path] | None = None,
-                        cases: dict[str, Any] | None = None) -> dict[str, Any]:
+                        cases: dict[str, Case] | None = None) -> dict[str, Any]:
     from benchmarker.run.run_lock import hold_run_lock
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -178,7 +185,7 @@ async def calibrate_one(choice: JudgeChoice, answers: list[LabelledAnswer], fold
 
 
 async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer], folder: Path,
-                     cases: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+                     cases: dict[str, Case]) -> tuple[dict[str, dict[str, Any]], LedgerSnapshot]:
     """key -> verdict line for every answer (resumed ones too), and the ledger's snapshot; `cases` holds the
     case of each question whose suite scores from it (a BEAM rubric)."""
     from benchmarker.agent.ledger import TokenLedger
@@ -241,7 +248,7 @@ def _reason(grade: dict[str, Any]) -> str:
 
 
 def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[str, dict[str, Any]],
-           tokens: dict[str, Any], folder: Path, label_files: list[Path], marked: list[Path]) -> dict[str, Any]:
+           tokens: LedgerSnapshot, folder: Path, label_files: list[Path], marked: list[Path]) -> dict[str, Any]:
     from collections import Counter
 
     from benchmarker.reporting.calibration import FILES, write_calibration
@@ -304,6 +311,22 @@ def format_summary(summary: dict[str, Any]) -> str:
 
 def json_line(summary: dict[str, Any]) -> str:
     return json.dumps(summary, ensure_ascii=False)
+
+
+class EstimateRow(TypedDict):
+    """One judge's line of `calibrate --estimate` (printed as JSON with --json)."""
+
+    judge: str
+    kind: str
+    model: str | None
+    answers: int
+    to_judge: int
+    already_judged: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    usd: float | None
+    note: str
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarker.agent.ledger import Usage
 from benchmarker.config_schema import (
@@ -60,7 +60,7 @@ from benchmarker.config_schema import (
 )
 from benchmarker.graph.evidence_adversary import TURN_CHARS, TURNS_SHOWN
 from benchmarker.memory.limits import RAW_ENTRY_CHARS, SUMMARY_CHARS
-from benchmarker.registry import plan_dataset, suite, suite_of_record
+from benchmarker.registry import plan_dataset, scoring_suite, suite_of_record
 from benchmarker.run.cost_floor import FLOOR_SUMMARY_TOKENS, floor_case
 from benchmarker.run.estimate_model import (
     ADD_ENTRY_ARGS_TOKENS,
@@ -81,7 +81,19 @@ from benchmarker.run.estimate_model import (
 )
 from benchmarker.scoring.analyst import HITS_SHOWN, TEXT_CHARS
 from benchmarker.suites.long_horizon.data.adversary import FACTS_SHOWN
+from benchmarker.verbs.estimate_shapes import (
+    ComparisonRow,
+    EstimateDataset,
+    EstimateJson,
+    Floor,
+    RoleCost,
+    SchemaTokens,
+)
 from benchmarker.verbs.role_pricing import RolePricing, llm_judged, role_pricing
+
+if TYPE_CHECKING:
+    from benchmarker.suites.base import Suite
+    from benchmarker.suites.parts import AdversaryPolicy
 
 SCHEMA_VERSION = 1
 UNITS = ("message", "exchange", "session")
@@ -193,7 +205,7 @@ def estimate_run(config: RunConfig, scratch_dir: Path) -> Estimate:
     est = Estimate(configured, _settings(config.agent, config.memory, all_tools), all_tools, model)
     answering = Answering.of(config.params, config.run, llm_judged(config.models, config.params, config.run))
     policies = {cached: cache_policy(config.provider.type, config.models.agent, cached) for cached in (False, True)}
-    plan = plan_dataset(config, scratch_dir)
+    plan, scoring = plan_dataset(config, scratch_dir), scoring_suite(config.dataset.kind)
     for group in plan.groups:
         for case in group.cases():
             est.cases += 1
@@ -205,9 +217,9 @@ def estimate_run(config: RunConfig, scratch_dir: Path) -> Estimate:
                 for v in est.variants:
                     v.agent.add(simulate_case(case, v.setting, model, policies[v.setting.prompt_cache]))
             if config.run.mode == "agent" and "qa" in config.run.phases:
-                _answer(est, answering, case.kind, len(case.questions), "judge", outside)
+                _answer(est, answering, scoring, len(case.questions), "judge", outside)
                 if config.multi_agent.adversary:
-                    _adversary(est, config.multi_agent, answering, case.kind, outside)
+                    _adversary(est, config.multi_agent, answering, scoring, outside)
     _after_cases(est, config.multi_agent)
     return est
 
@@ -227,23 +239,23 @@ class Answering:
         return cls(context, judged)
 
 
-def _answer(est: Estimate, answering: Answering, kind: str, n: int, part: str, outside: bool) -> None:
+def _answer(est: Estimate, answering: Answering, scoring: Suite, n: int, part: str, outside: bool) -> None:
     """n questions of a case: a reader call each (qa) and a judge call each (eval, under `part`)."""
     if not outside:  # an outside agent answers itself: no reader call of ours
         est.qa.add(Usage(n, int(n * (QA_OVERHEAD_TOKENS + answering.context_tokens)), n * QA_OUTPUT))
     if answering.judged:
-        judge_in, judge_out = judge_tokens(kind)
+        judge_in, judge_out = judge_call(scoring)
         est.add_eval(part, Usage(n, n * judge_in, n * judge_out))
 
 
-def _adversary(est: Estimate, ma: MultiAgentConfig, answering: Answering, kind: str, outside: bool) -> None:
+def _adversary(est: Estimate, ma: MultiAgentConfig, answering: Answering, scoring: Suite, outside: bool) -> None:
     """A case's adversarial rounds at their cap: every round asks adversary_questions more, each
     answered and judged like a dataset question, plus the model proposer's call per round."""
     extra = ma.rounds * ma.adversary_questions
     est.adversary_questions += extra
-    _answer(est, answering, kind, extra, "adversary_judge", outside)
+    _answer(est, answering, scoring, extra, "adversary_judge", outside)
     if ma.proposer == "model" and answering.judged:
-        est.add_eval("adversary_proposer", Usage(ma.rounds, ma.rounds * proposer_input_tokens(kind),
+        est.add_eval("adversary_proposer", Usage(ma.rounds, ma.rounds * proposer_input_tokens(scoring.adversary),
                                                  ma.rounds * ma.adversary_questions * PROPOSED_QUESTION_TOKENS))
 
 
@@ -267,9 +279,9 @@ def _prompt_tokens(name: str) -> int:
     return round(len(load_prompt(name)) / CHARS_PER_TOKEN)
 
 
-def proposer_input_tokens(kind: str) -> int:
+def proposer_input_tokens(policy: AdversaryPolicy | None) -> int:
     """One proposer call: its prompt plus the material it lists (fact records, or evidence turns)."""
-    if (policy := suite_of_record(kind).adversary) is not None and policy.proposes_from_facts:
+    if policy is not None and policy.proposes_from_facts:
         return _prompt_tokens("adversary_propose") + PROPOSER_FACTS * FACT_TOKENS
     return _prompt_tokens("adversary_evidence") + PROPOSER_TURNS * TURN_TOKENS
 
@@ -296,8 +308,13 @@ def judge_usage(judged: bool, answers: Iterable[Any]) -> Usage:
 
 
 def judge_tokens(kind: str) -> tuple[int, int]:
-    """(input, output) tokens of one judge call for a case of this kind (its suite's, else the usual)."""
-    return suite_of_record(kind).judge_tokens(CHARS_PER_TOKEN) or (JUDGE_INPUT, JUDGE_OUTPUT)
+    """(input, output) tokens of one judge call for an answer line of this kind (its suite's, else the usual)."""
+    return judge_call(suite_of_record(kind))
+
+
+def judge_call(scoring: Suite) -> tuple[int, int]:
+    """(input, output) tokens of one judge call of the suite that scores the answers (its JudgeCost part)."""
+    return scoring.judge_cost.per_call(CHARS_PER_TOKEN, (JUDGE_INPUT, JUDGE_OUTPUT))
 
 
 # --- cost --------------------------------------------------------------------------------------
@@ -318,11 +335,11 @@ def _total(values: list[float | None]) -> float | None:
     return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
 
 
-def comparison(est: Estimate, pricing: RolePricing, notes: list[str] | None = None) -> list[dict[str, Any]]:
+def comparison(est: Estimate, pricing: RolePricing, notes: list[str] | None = None) -> list[ComparisonRow]:
     """One row per compared setting (QA and judge are the same in every row)."""
     rest = [pricing.usd(est.qa, "qa", notes, batch=pricing.batched("qa")),
             pricing.usd(est.eval, "eval", notes, batch=pricing.batched("eval"))]
-    rows: list[dict[str, Any]] = []
+    rows: list[ComparisonRow] = []
     for v in est.variants:
         agent_usd = pricing.usd(v.agent, "agent", notes)
         rows.append({"label": v.label, "prompt_cache": v.setting.prompt_cache, "ingest_unit": v.setting.unit,
@@ -351,7 +368,7 @@ def floor_usd(est: Estimate, pricing: RolePricing) -> float | None:
     return pricing.usd(est.floor, "agent")
 
 
-def floor_json(est: Estimate, pricing: RolePricing) -> dict[str, Any] | None:
+def floor_json(est: Estimate, pricing: RolePricing) -> Floor | None:
     if est.model is None:
         return None
     usd = floor_usd(est, pricing)
@@ -360,7 +377,7 @@ def floor_json(est: Estimate, pricing: RolePricing) -> dict[str, Any] | None:
             "summary_tokens": FLOOR_SUMMARY_TOKENS, "context_updates": est.floor.calls}
 
 
-def schema_tokens(est: Estimate) -> dict[str, Any]:
+def schema_tokens(est: Estimate) -> SchemaTokens:
     if est.model is None:
         return {"all_tools": 0, "configured": 0, "saved_per_call": 0, "configured_tools": list(est.configured.tools)}
     full, mine = est.model.tools_tokens(est.all_tools), est.model.tools_tokens(est.configured.tools)
@@ -386,9 +403,9 @@ def assumptions(est: Estimate, config: RunConfig) -> list[str]:
         out.append(f"the agent is outside ([agent] type = {config.agent.type!r}): it learns and answers with its own "
                    "models, which the harness neither sees nor counts (report them in the answer's metadata); only "
                    "the judge is costed here.")
-    dataset_suite = suite(config.dataset.kind)
-    judge_in, judge_out = dataset_suite.judge_tokens(CHARS_PER_TOKEN) or (JUDGE_INPUT, JUDGE_OUTPUT)
-    why = dataset_suite.judge_note
+    scoring = scoring_suite(config.dataset.kind)
+    judge_in, judge_out = judge_call(scoring)
+    why = scoring.judge_cost.note
     out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
                f"qa_max_context_chars / {CHARS_PER_TOKEN:g}) of context in, {QA_OUTPUT} out; judge {judge_in} in, "
                f"{judge_out} out{why}; both one-shot, never cached.")
@@ -452,7 +469,7 @@ def _agent_assumptions(cadence: int, prompt_cache: bool, policy: CachePolicy) ->
 
 # --- output ------------------------------------------------------------------------------------
 
-def estimate_json(est: Estimate, config: RunConfig) -> dict[str, Any]:
+def estimate_json(est: Estimate, config: RunConfig) -> EstimateJson:
     notes: list[str] = []
     pricing = role_pricing(config)
     usd = cost(est, pricing, notes)
@@ -461,7 +478,8 @@ def estimate_json(est: Estimate, config: RunConfig) -> dict[str, Any]:
     unpriced = sorted({models[r] for r, c in usd.items() if c is None}
                       | ({models["agent"]} if any(r["agent_usd"] is None for r in rows) else set()))
     policy = cache_policy(config.provider.type, config.models.agent, config.agent.prompt_cache)
-    dataset = {"questions": est.questions, "cases": est.cases, "sessions": est.sessions, "messages": est.messages}
+    dataset: EstimateDataset = {"questions": est.questions, "cases": est.cases, "sessions": est.sessions,
+                                "messages": est.messages}
     if config.multi_agent.adversary:
         dataset["adversary_questions"] = est.adversary_questions
     return {
@@ -483,10 +501,10 @@ def estimate_json(est: Estimate, config: RunConfig) -> dict[str, Any]:
     }
 
 
-def _roles(est: Estimate, pricing: RolePricing, usd: dict[str, float | None], notes: list[str]) -> dict[str, Any]:
+def _roles(est: Estimate, pricing: RolePricing, usd: dict[str, float | None], notes: list[str]) -> dict[str, RoleCost]:
     """Each role's usage and cost; eval also by purpose, so the [multi_agent] calls stay visible."""
     models = pricing.role_models
-    roles = {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role],
+    roles: dict[str, RoleCost] = {role: {"model": models[role] or None, **est.usage(role).as_dict(), "cost_usd": usd[role],
                     "batch": pricing.batched(role),
                     # what the role would cost without [batch] (the same as cost_usd when not batched)
                     "sync_usd": pricing.usd(est.usage(role), role) if pricing.batched(role) else usd[role]}
@@ -505,7 +523,7 @@ def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-def format_comparison(rows: list[dict[str, Any]]) -> str:
+def format_comparison(rows: list[ComparisonRow]) -> str:
     lines = ["| setting | agent calls | agent input tokens | cache-hit share | agent output tokens | agent USD "
              "| USD total | USD / question | x cheaper | x floor |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -518,7 +536,7 @@ def format_comparison(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def format_floor(floor: dict[str, Any] | None) -> list[str]:
+def format_floor(floor: Floor | None) -> list[str]:
     """The floor line under the comparison (x floor = a row's USD total / this)."""
     if not floor:
         return []
@@ -530,7 +548,7 @@ def format_floor(floor: dict[str, Any] | None) -> list[str]:
                 "model's prices; x floor = a row's USD total (QA and judge included) / the floor."]
 
 
-def _multi_agent_lines(est: Estimate, data: dict[str, Any]) -> list[str]:
+def _multi_agent_lines(est: Estimate, data: EstimateJson) -> list[str]:
     """The judge's model by purpose and the adversary's extra questions; nothing without [multi_agent] calls."""
     lines: list[str] = []
     if "adversary_questions" in data["dataset"]:

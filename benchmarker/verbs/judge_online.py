@@ -35,11 +35,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from benchmarker.config_schema import OnlineConfig, RunConfig, TracingConfig
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_figure, write_json_atomic, write_text_atomic
+from benchmarker.log.lines import Json
 from benchmarker.scoring.judges import LLMJudge
 
 if TYPE_CHECKING:
@@ -53,16 +54,28 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([mhdw])\s*$")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
+class OnlineEstimate(TypedDict):
+    """`judge-online --estimate`'s object: what judging the pending runs would cost."""
+
+    runs_to_judge: int
+    already_judged: int
+    model: str | None
+    input_tokens: int
+    output_tokens: int
+    usd: float | None
+    note: str
+
+
 @dataclass
 class ExtractionItem:
     """One memory-extraction run to judge: what was said, what memory held, what was written."""
 
     id: str
     started_at: str
-    conversation: list[dict[str, Any]]
+    conversation: list[dict[str, str]]                # {role, content} per message
     existing_memory: list[str]
     extracted: list[str]
-    labels: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, Json] = field(default_factory=dict)   # run_id, case_id, ... as the trace's metadata has them
     project_id: str | None = None     # LangSmith's session id (feedback is filed under it)
 
 
@@ -83,7 +96,7 @@ def parse_when(value: str, key: str, config_path: Any, now: datetime | None = No
 
 # --- sources --------------------------------------------------------------------------------------
 
-def _as_messages(value: Any) -> list[dict[str, Any]]:
+def _as_messages(value: Any) -> list[dict[str, str]]:
     if isinstance(value, str):
         return [{"role": "user", "content": value}]
     out = []
@@ -336,7 +349,7 @@ async def run_judge_online(config: RunConfig) -> Path:
 JUDGE_REPLY_TOKENS = 250   # the judge's JSON: four short lists (measured replies: 150-300 tokens)
 
 
-def estimate_judge_online(config: RunConfig) -> dict[str, Any]:
+def estimate_judge_online(config: RunConfig) -> OnlineEstimate:
     """Tokens and USD of judging what is not judged yet, before paying: each item's rendered judge
     prompt (characters / 4) in, JUDGE_REPLY_TOKENS out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage

@@ -32,6 +32,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.token_count import count_tokens
+from benchmarker.verbs.estimate_shapes import OracleEstimate
 
 ORACLE_DIR = "oracle"
 # What an answers line keeps in the oracle's copy: the question and its gold, never what memory returned.
@@ -121,7 +122,7 @@ async def _ask(reader: Any, template: str, gold: AnswerRecord, max_chars: int, o
                           "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}}})
 
 
-def estimate_oracle(run_dir: Path, config: RunConfig) -> dict[str, Any]:
+def estimate_oracle(run_dir: Path, config: RunConfig) -> OracleEstimate:
     """Tokens and USD of the oracle's pending reader and judge calls (characters / 4, as `estimate` counts)."""
     from benchmarker.agent.ledger import Usage
     from benchmarker.run.estimate_model import tokens

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.config_schema import RunConfig
+from benchmarker.datasets.schema import Case
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.records import AnswerRecord, read_records
@@ -34,7 +35,7 @@ def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
     return judge_label(judge_kind, model, thresholds)
 
 
-def cases_for(config: RunConfig, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Any]:
+def cases_for(config: RunConfig, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Case]:
     """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset (every
     case with `[dataset] errata`: a case carries its questions' corrections)."""
     every = bool(config.dataset.errata)
@@ -42,14 +43,14 @@ def cases_for(config: RunConfig, run_dir: Path, answers: dict[str, AnswerRecord]
                                          if every or suite_of_record(a.kind).protocol.needs_case})
 
 
-def cases_named(config: RunConfig, run_dir: Path, wanted: set[str], verb: str = "") -> dict[str, Any]:
+def cases_named(config: RunConfig, run_dir: Path, wanted: set[str], verb: str = "") -> dict[str, Case]:
     """The cases `wanted` names, by id, rebuilt from the dataset `config` describes (UserError naming a missing one:
     the run was made with another config)."""
     from benchmarker.registry import plan_dataset
 
     if not wanted:
         return {}
-    cases = {}
+    cases: dict[str, Case] = {}
     for group in plan_dataset(config, run_dir).groups:
         for case in group.cases():
             if case.case_id in wanted:
@@ -62,7 +63,7 @@ def cases_named(config: RunConfig, run_dir: Path, wanted: set[str], verb: str = 
     return cases
 
 
-def _with_adversarial_questions(cases: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+def _with_adversarial_questions(cases: dict[str, Case], run_dir: Path) -> dict[str, Case]:
     """The cases with the questions the adversary asked in them (adversary.jsonl), whose rubrics
     and evidence the scorer needs; a level's own score still reads only its own questions."""
     import dataclasses

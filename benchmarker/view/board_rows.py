@@ -104,7 +104,6 @@ def _references(summary: RunSummary) -> list[tuple[str, float]]:
 def make_row(key: str, label: str, run_id: str | None, summary: RunSummary, manifest: dict[str, Any], *,
              suite: str, dataset_sha256: str | None, verified: str, facts: RunFacts | None) -> Row:
     """The row of one valid run (`summary` already read and checked valid)."""
-    data = summary.as_dict()
     qa = summary.qa
     metrics = (summary.retrieval.metrics if summary.retrieval else None) or {}
     recall = next(((k, float(v)) for k in ("turn.recall_any@10", "session.recall_any@5")
@@ -118,5 +117,5 @@ def make_row(key: str, label: str, run_id: str | None, summary: RunSummary, mani
                overall=qa.overall.as_dict() if qa and qa.overall else None,
                task_averaged=_num(qa.task_averaged.accuracy) if qa and qa.task_averaged else None,
                recall=recall, context_tokens=_num(tokens.mean) if tokens else None,
-               usd_per_question=usd_per_question(data), usd_per_correct=usd_per_correct(data),
+               usd_per_question=usd_per_question(summary), usd_per_correct=usd_per_correct(summary),
                search_p50=p50, search_p95=p95, references=_references(summary), verified=verified, facts=facts)

@@ -9,6 +9,7 @@ from pathlib import Path
 import matplotlib.image as mpimg
 
 from benchmarker.reporting.attribution_report import plot_attribution
+from benchmarker.reporting.summary_model import AttributionBlock
 from benchmarker.scoring.attribution import STAGES, attribution_block
 from benchmarker.view.charts import attribution_chart
 
@@ -25,5 +26,5 @@ def test_the_png_and_the_browser_chart_draw_each_stage_in_one_colour(tmp_path):
     assert chart is not None
     browser = {segment.stage: segment.color for segment in chart.bars[0].segments}
     assert set(browser) == set(STAGES)
-    drawn = png_colours(plot_attribution(block, tmp_path / "attribution.png"))
+    drawn = png_colours(plot_attribution(AttributionBlock.model_validate(block), tmp_path / "attribution.png"))
     assert {stage: colour for stage, colour in browser.items() if colour not in drawn} == {}

@@ -11,6 +11,7 @@ from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.attribution_report import oracle_lines
 from benchmarker.reporting.outputs import attribution_and_oracle
 from benchmarker.reporting.summary import build_summary
+from benchmarker.reporting.summary_model import RunSummary
 from tests.scoring.synthetic_run import result, write_run
 
 
@@ -29,7 +30,7 @@ def table(tmp_path: Path, memory: list[dict], oracle: list[dict]) -> dict[str, s
     """The table's rows, first cell -> gap cell, and the whole text under `_text`."""
     summary = build_summary(memory, run_meta={"run_id": "run"}, suites=SUITE_LOOKUP).as_dict()
     summary |= attribution_and_oracle(memory, [], oracle_run(tmp_path, oracle), None)
-    text = "\n".join(oracle_lines(summary))
+    text = "\n".join(oracle_lines(RunSummary.model_validate(summary)))
     rows = [r.strip("|").split(" | ") for r in text.splitlines() if r.startswith("| ") and "---" not in r]
     return {cells[0].strip(): cells[-1].strip() for cells in rows} | {"_text": text}
 

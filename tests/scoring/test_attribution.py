@@ -9,6 +9,7 @@ import pytest
 
 from benchmarker.reporting.attribution_compare import stage_moves
 from benchmarker.reporting.attribution_report import attribution_section
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.scoring.attribution import Write, attribute, attribute_results, attribution_block, case_writes
 
 TURN = "I adopted a beagle named Biscuit from the shelter on Elm Street last spring."
@@ -105,7 +106,7 @@ def test_summary_block_report_and_compare_moves(tmp_path) -> None:
     assert block is not None and block["n"] == 3 and block["lost_by_memory"] == 1
     assert block["by_type"]["multi-session"]["counts"]["not_used"] == 1
     assert block["shares"]["correct"] == pytest.approx(1 / 3, abs=1e-4)
-    text = "\n".join(attribution_section({"attribution": block, "qa": {}}, tmp_path))
+    text = "\n".join(attribution_section(RunSummary.model_validate({"attribution": block, "qa": {}}), tmp_path))
     assert "## Where answers were lost" in text and (tmp_path / "attribution.png").is_file()
     assert "| **overall** | 3 |" in text
     assert attribution_block([line(None)], {}) is None

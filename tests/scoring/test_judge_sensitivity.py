@@ -10,6 +10,7 @@ import pytest
 
 from benchmarker.cli import main
 from benchmarker.reporting.judge_sensitivity_report import judge_sensitivity_section
+from benchmarker.reporting.summary_model import JudgeSensitivityBlock
 from benchmarker.scoring.judge_sensitivity import judge_sensitivity, read_judgings, sensitivity_block
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml
@@ -63,7 +64,8 @@ def test_one_label_everywhere_leaves_kappa_null_not_a_crash():
     (pair,) = block["pairs"]
     assert pair["agreement"] == 1.0 and pair["kappa"] is None and block["disagreements"] == []
     assert block["overall"]["spread"] == {"value": 0.0, "ci95": [0.0, 0.0], "highest": "a", "lowest": "a"}
-    assert "n/a" in judge_sensitivity_section(block) and "The judges agree on every question." in judge_sensitivity_section(block)
+    md = judge_sensitivity_section(JudgeSensitivityBlock.model_validate(block))
+    assert "n/a" in md and "The judges agree on every question." in md
 
 
 def test_the_spread_interval_resamples_the_same_questions_for_every_judge():
@@ -113,7 +115,7 @@ def test_read_from_the_run_directory_latest_line_wins_rounds_left_out(tmp_path: 
 
 
 def test_report_section_shows_the_figures():
-    md = judge_sensitivity_section(sensitivity_block({"a": lines(A), "b": lines(B)}))
+    md = judge_sensitivity_section(JudgeSensitivityBlock.model_validate(sensitivity_block({"a": lines(A), "b": lines(B)})))
     assert "| t1 | 3 | 66.7% [20.8%, 93.9%] | 33.3% [6.1%, 79.2%] | 33.3 pts [" in md
     assert "| a | b | 6 | 66.7% | 0.33 | 1 | 1 |" in md
     assert "| q2 | t1 | correct | wrong |" in md and "| q5 | t2 | wrong | correct |" in md

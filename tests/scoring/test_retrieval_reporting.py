@@ -113,7 +113,7 @@ def test_recall_plot_runs_only_over_the_measured_k(tmp_path, monkeypatch):
     summary = build_summary(run_of({"q0": 1, "q1": 3}), run_meta=RETRIEVAL_META, suites=SUITE_LOOKUP).as_dict()
     closed = []
     monkeypatch.setattr(plots.plt, "close", closed.append)  # keep the figure to look at its axis
-    assert plots.plot_recall_curves(summary["retrieval"], tmp_path / "recall.png").stat().st_size > 1000
+    assert plots.plot_recall_curves(parse_summary(summary).retrieval, tmp_path / "recall.png").stat().st_size > 1000
     ax = closed[0].axes[0]
     assert [int(t) for t in ax.get_xticks()] == [1, 3, 5, 10]
     assert ax.get_xlim()[1] < 30

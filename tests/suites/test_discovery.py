@@ -204,7 +204,7 @@ def test_discovery_finds_the_built_ins_in_the_documented_order_and_derives_recor
     assert list(registry.RECORD_KINDS.items()) == [
         ("longmemeval", "longmemeval"), ("long_horizon", "long_horizon"), ("level", "levels"),
         ("fact_extraction", "fact_extraction"), ("locomo", "locomo"), ("beam", "beam")]
-    assert registry.dataset_kinds_where("reads_file") == ["longmemeval", "fact_extraction", "locomo", "beam"]
+    assert registry.dataset_kinds_where(lambda got: got.data.reads_file) == ["longmemeval", "fact_extraction", "locomo", "beam"]
 
 
 def test_an_entry_point_may_give_a_suite_or_a_module_and_nothing_else(fresh) -> None:

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 
 from benchmarker import registry
+from benchmarker.config_schema import DatasetConfig, RunConfig
 from benchmarker.datasets.schema import Case, Question, Session
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
 from benchmarker.registry import SUITE_LOOKUP, plan_dataset
 from benchmarker.reporting.sections import extra_sections, suite_summaries
 from benchmarker.reporting.summary import build_summary
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.scoring.judges import DeterministicGrader
 from benchmarker.suites.base import Suite
 from benchmarker.score import score
@@ -74,7 +76,7 @@ def toy(monkeypatch):
 
 
 async def test_a_suite_registered_at_run_time_is_planned_scored_and_summarised(toy, tmp_path):
-    config = types.SimpleNamespace(dataset=types.SimpleNamespace(kind="toy"))
+    config = RunConfig(dataset=DatasetConfig(kind="toy"))
     (case,) = plan_dataset(config, tmp_path).groups[0].cases()
     answer = {"case_id": case.case_id, "question_id": "q1", "kind": case.kind, "question": "what?",
               "answer": "toy", "hypothesis": "a toy"}
@@ -82,4 +84,4 @@ async def test_a_suite_registered_at_run_time_is_planned_scored_and_summarised(t
     assert result["label"] is True and result["grade"]["judge"] == "toy"
     summary = build_summary([result], run_meta={}, suites=SUITE_LOOKUP).as_dict() | suite_summaries([result], suites=SUITE_LOOKUP)
     assert summary["toy"] == {"right": 1} and summary["counts"]["by_kind"] == {"toy_case": 1}
-    assert ("Toy", "1 right") in extra_sections(summary, suites=SUITE_LOOKUP)
+    assert ("Toy", "1 right") in extra_sections(RunSummary.model_validate(summary), suites=SUITE_LOOKUP)

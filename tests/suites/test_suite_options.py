@@ -53,9 +53,9 @@ def _problems(tmp_path: Path, dataset: str) -> str:
 
 def test_a_suites_own_keys_are_read_through_its_model(sized, tmp_path):
     cfg = _load(tmp_path, 'kind = "sized"\nsize = "500K"\nchats = [1, 3]')
-    assert sized.options(cfg) == SizeOptions(size="500K", chats=(1, 3))
+    assert sized.options(cfg.dataset) == SizeOptions(size="500K", chats=(1, 3))
     default = _load(tmp_path, 'kind = "sized"')
-    assert sized.options(default) == SizeOptions()
+    assert sized.options(default.dataset) == SizeOptions()
     assert canonical_hash(cfg) != canonical_hash(default)  # its keys are part of what was run
 
 
@@ -79,5 +79,5 @@ def test_a_key_of_another_suite_is_unknown_where_the_suite_has_no_options(tmp_pa
 
 def test_built_in_suites_keep_their_keys_and_run_ids(tmp_path):
     cfg = _load(tmp_path, 'kind = "sample"\nseed = 7\nquestions_per_type = 1')
-    assert registry.suite("sample").options(cfg) == SampleOptions(questions_per_type=1)
+    assert registry.suite("sample").options(cfg.dataset) == SampleOptions(questions_per_type=1)
     assert SampleOptions.of(cfg.dataset).sessions_per_question == 8   # the default where the key is absent

@@ -17,6 +17,7 @@ from view_fixture import QUESTIONS, write_run
 
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.compare import compare_runs, format_compare
+from benchmarker.reporting.summary_model import parse_summary
 from benchmarker.reporting.unit_cost import usd_per_correct
 from benchmarker.view.bundle import write_bundle
 from benchmarker.view.catalog import Catalog
@@ -204,8 +205,8 @@ def test_the_static_bundle_carries_the_board_and_its_figures(served, tmp_path):
 
 def test_report_and_compare_quote_cost_per_correct_answer(served):
     summary = json.loads((served / "best" / "summary.json").read_text())
-    assert usd_per_correct(summary) == pytest.approx(0.125)
-    assert usd_per_correct({**summary, "qa": {"overall": {"correct": 0}}}) is None
+    assert usd_per_correct(parse_summary(summary)) == pytest.approx(0.125)
+    assert usd_per_correct(parse_summary({**summary, "qa": {"overall": {"correct": 0}}})) is None
     text = format_compare(compare_runs([served / "cheap", served / "best"], SUITE_LOOKUP), SUITE_LOOKUP)
     assert "| USD per correct answer | $0.0200 | $0.1250 |" in text
     assert "| USD per question | $0.0100 | $0.1000 |" in text
@@ -213,7 +214,6 @@ def test_report_and_compare_quote_cost_per_correct_answer(served):
 
 def test_report_quotes_cost_per_question_and_per_correct_answer(served, tmp_path):
     from benchmarker.reporting.report import render_markdown
-    from benchmarker.reporting.summary_model import parse_summary
 
     summary = json.loads((served / "best" / "summary.json").read_text())
     summary.pop("attribution"), summary.pop("speed")  # sketches of the view fixture that the report does not draw

@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.config_schema import Problem, RunConfig, each_once
@@ -35,7 +35,17 @@ from benchmarker.suites.beam.data import (
 from benchmarker.suites.beam.official import OfficialPrompts, load_official_prompts
 from benchmarker.suites.beam.scoring import Grader, grade_answer
 from benchmarker.suites.beam.summary import beam_section, beam_summary, compare_rows
-from benchmarker.suites.parts import CaseProtocol
+from benchmarker.suites.options import SuiteOptions
+from benchmarker.suites.parts import (
+    CalibrationGold,
+    CaseProtocol,
+    DataSource,
+    GoldAndCases,
+    JudgeCost,
+    OfficialJudgeSource,
+    PromptsFound,
+)
+from benchmarker.suites.settings import PlanSettings
 
 if TYPE_CHECKING:
     from benchmarker.scoring.judges import Judge
@@ -47,26 +57,60 @@ ITEMS_PER_QUESTION, ANSWER_TOKENS, ITEM_OUTPUT = 3, 250, 40   # estimate: a ques
 PASS_SCORE = 0.5   # a question's `label` (accuracy, attribution): its score is at least this
 
 
-class BeamOptions(BaseModel):
+class BeamOptions(SuiteOptions):
     """BEAM's own [dataset] keys."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     size: Literal["100K", "500K", "1M", "10M"] = "100K"
     # the conversations to run, by number (folder name) or Hugging Face conversation_id; empty: all of them
     chats: Annotated[tuple[int | str, ...], AfterValidator(each_once)] = Field(default=(), strict=False)
 
 
+def _missing_file_hint(path: str) -> str:
+    return f"clone the benchmark there: git clone {BEAM_REPO} {path}"
+
+
+def _official_prompts(settings: PlanSettings) -> PromptsFound:
+    """The clone's rubric prompt and alignment messages ([dataset] file must be the clone's root)."""
+    prompts, reason = load_official_prompts(_clone_root(Path(settings.dataset.file)))
+    if prompts is None:
+        return None, reason
+    return prompts, f"official BEAM judge prompts from {prompts.source}"
+
+
+def _calibration_gold(settings: PlanSettings) -> GoldAndCases:
+    """Every question of the configured conversations (its reference answer as gold) and its case, whose
+    rubric the judge grades by; a labels line's `label` is whether the answer deserves a score >= 0.5."""
+    from benchmarker.scoring.calibration.labels import Gold
+
+    options = BeamOptions.of(settings.dataset)
+    gold: dict[str, Any] = {}
+    cases: dict[str, Case] = {}
+    for case in beam_cases(iter_conversations(Path(settings.dataset.file), options.size,
+                                              [str(c) for c in options.chats]), options.size):
+        for q in case.questions:
+            gold[q.question_id] = Gold(q.question_id, q.question_type, q.question, q.answer, kind=RECORD_KIND)
+            cases[q.question_id] = case
+    return gold, cases
+
+
+def _judge_tokens(chars_per_token: float) -> tuple[int, int]:
+    """A question's judge calls: ~3 rubric items, each the rubric prompt with the answer."""
+    template = load_prompt(RUBRIC_PROMPT)
+    return ITEMS_PER_QUESTION * (round(len(template) / chars_per_token) + ANSWER_TOKENS), \
+        ITEMS_PER_QUESTION * ITEM_OUTPUT
+
+
 class BEAM(Suite):
     name = "beam"
     record_kinds = (RECORD_KIND,)
-    reads_file = True
+    data = DataSource(reads_file=True, finds_data_at=Path.exists, missing_file_hint=_missing_file_hint)
     question_types = ABILITIES
-    official_judge = True
+    official_judge = OfficialJudgeSource(_official_prompts)
+    calibration_gold = CalibrationGold(_calibration_gold)
     # one ingestion per conversation, replayed once per conversation
     protocol = CaseProtocol(conversation_cases=True, replay_refusal="")
     adversary_refusal = "is scored by rubrics written with its data, which a new question has none of; not supported"
-    judge_note = " (BEAM's judge: one call per rubric item, plus event ordering's alignment calls)"
+    judge_cost = JudgeCost(_judge_tokens, " (BEAM's judge: one call per rubric item, plus event ordering's alignment calls)")
     dataset_options = BeamOptions
 
     def data_problems(self, cfg: RunConfig) -> list[Problem]:
@@ -76,26 +120,15 @@ class BEAM(Suite):
                             "Hugging Face export (Mohammadta/BEAM) of rows {conversation_id, chat, probing_questions}")]
         return []
 
-    def finds_data_at(self, path: Path) -> bool:
-        return path.exists()
-
-    def missing_file_hint(self, path: str) -> str:
-        return f"clone the benchmark there: git clone {BEAM_REPO} {path}"
-
-    def _options(self, config: Any) -> BeamOptions:
-        got = self.options(config)
-        assert isinstance(got, BeamOptions)
-        return got
-
-    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+    def plan(self, settings: PlanSettings, run_dir: Path) -> DatasetPlan:
         """One case per conversation holding its selected questions; `[run]` question_ids / question_types
         (abilities) / sample (stratified by ability) / limit select them, and a conversation none of whose
         questions is selected is not ingested."""
-        path, options = Path(config.dataset.file), self._options(config)
+        path, options = Path(settings.dataset.file), BeamOptions.of(settings.dataset)
         chats = [str(c) for c in options.chats]
         scanned = scan(path, options.size, chats)   # validates every wanted conversation before anything runs
         dropped, conversations, tokens = scanned.dropped, scanned.conversations, scanned.tokens_estimate
-        run = config.run
+        run = settings.run
         wanted = set(select_question_ids(scanned.index, question_ids=list(run.question_ids),
                                          question_types=list(run.question_types), limit=run.limit,
                                          sample=run.sample, sample_seed=run.sample_seed, source=str(path),
@@ -113,28 +146,6 @@ class BEAM(Suite):
         return DatasetPlan([CaseGroup("cases", len(wanted), cases)], str(path), _sha256(path, options.size, chats),
                            description, details={"size": options.size, "conversations": conversations,
                                                  "chat_tokens_estimate": tokens, "evidence": {"dropped": dropped}})
-
-    def official_prompts(self, config: RunConfig) -> tuple[Any | None, str]:
-        """The clone's rubric prompt and alignment messages ([dataset] file must be the clone's root)."""
-        prompts, reason = load_official_prompts(_clone_root(Path(config.dataset.file)))
-        if prompts is None:
-            return None, reason
-        return prompts, f"official BEAM judge prompts from {prompts.source}"
-
-    def calibration_gold(self, config: RunConfig) -> tuple[dict[str, Any], dict[str, Case]] | None:
-        """Every question of the configured conversations (its reference answer as gold) and its case, whose
-        rubric the judge grades by; a labels line's `label` is whether the answer deserves a score >= 0.5."""
-        from benchmarker.scoring.calibration.labels import Gold
-
-        options = self._options(config)
-        gold: dict[str, Any] = {}
-        cases: dict[str, Case] = {}
-        for case in beam_cases(iter_conversations(Path(config.dataset.file), options.size, [str(c) for c in options.chats]),
-                               options.size):
-            for q in case.questions:
-                gold[q.question_id] = Gold(q.question_id, q.question_type, q.question, q.answer, kind=RECORD_KIND)
-                cases[q.question_id] = case
-        return gold, cases
 
     # --- scoring -----------------------------------------------------------------------------
 
@@ -198,12 +209,6 @@ class BEAM(Suite):
 
     def compare_lines(self, runs: list[Record]) -> list[str]:
         return compare_rows(runs, self.name) if runs and all(r.get(self.name) for r in runs) else []
-
-    def judge_tokens(self, chars_per_token: float) -> tuple[int, int] | None:
-        """A question's judge calls: ~3 rubric items, each the rubric prompt with the answer."""
-        template = load_prompt(RUBRIC_PROMPT)
-        return ITEMS_PER_QUESTION * (round(len(template) / chars_per_token) + ANSWER_TOKENS), \
-            ITEMS_PER_QUESTION * ITEM_OUTPUT
 
     # --- graph ---------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ the case's existing facts are read back and matched against the expected facts."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from benchmarker.config_schema import Problem, RunConfig, mapped_server
 from benchmarker.datasets.schema import Case
@@ -20,7 +20,8 @@ from benchmarker.suites.fact_extraction.data import (
     load_fact_cases,
 )
 from benchmarker.suites.fact_extraction.facts import CaseScore, fact_report_section, score_case, summarize_fact_scores
-from benchmarker.suites.parts import CaseProtocol
+from benchmarker.suites.parts import CaseProtocol, DataSource
+from benchmarker.suites.settings import PlanSettings
 
 if TYPE_CHECKING:
     from benchmarker.scoring.judges import Judge
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
 class FactExtraction(Suite):
     name = "fact_extraction"
     record_kinds = ("fact_extraction",)
-    reads_file = True
+    data = DataSource(reads_file=True, missing_file_hint=lambda path: "fix the path, or remove the key to use the "
+                                                                       "built-in 40 labelled cases")
     protocol = CaseProtocol(reads_back=True, seeds_memory=True, reads_agent_trace=True,
                             replay_refusal="scores the facts the memory agent itself writes into a seeded memory: "
                                            "a replay would re-send the source agent's writes and score that agent again")
@@ -49,16 +51,13 @@ class FactExtraction(Suite):
                                     f"{where} cannot run it (use the default Mycelian preset)"))
         return problems
 
-    def missing_file_hint(self, path: str) -> str:
-        return "fix the path, or remove the key to use the built-in 40 labelled cases"
-
-    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
-        path = Path(config.dataset.file) if config.dataset.file else None
+    def plan(self, settings: PlanSettings, run_dir: Path) -> DatasetPlan:
+        path = settings.dataset_path
         fact_cases = load_fact_cases(path)
-        ids = set(config.run.question_ids)
+        ids = set(settings.run.question_ids)
         chosen = [fc for fc in fact_cases if not ids or fc.id in ids]
-        if config.run.limit:
-            chosen = chosen[: config.run.limit]
+        if settings.run.limit:
+            chosen = chosen[: settings.run.limit]
         return DatasetPlan([CaseGroup("cases", len(chosen), lambda: [fact_case_to_case(fc) for fc in chosen])],
                            str(path) if path else "packaged fact_cases.json", None,
                            f"fact extraction: {len(chosen)} cases")

@@ -22,6 +22,7 @@ from benchmarker.suites.levels.options import LevelsOptions
 from benchmarker.suites.levels.scoring import score_decision, score_forgetting, score_level
 from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
 from benchmarker.suites.rubric import RubricSuite
+from benchmarker.suites.settings import PlanSettings
 
 RUBRIC_LEVEL = "rubric"   # only levels scored question by question on their rubric take new questions
 NOTE = ("mean score = mean rubric score of the level's questions; level score = the level's own scoring (L13 tool "
@@ -47,9 +48,9 @@ class Levels(RubricSuite):
                                            "L16's decision), which a replay of its writes does not make")
     adversary = AdversaryPolicy(aimable=_rubric_level, rubric=_level_rubric)
 
-    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
-        seeds = list(config.dataset.seeds) or [config.dataset.seed]
-        groups, levels = [], LevelsOptions.of(config.dataset).levels
+    def plan(self, settings: PlanSettings, run_dir: Path) -> DatasetPlan:
+        seeds = list(settings.dataset.seeds) or [settings.dataset.seed]
+        groups, levels = [], LevelsOptions.of(settings.dataset).levels
         for level_id in levels:
             specs = [build_level(level_id, seed) for seed in seeds]
             n = sum(len(spec.case.questions) for spec in specs)

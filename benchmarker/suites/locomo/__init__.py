@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.config_schema import Problem, RunConfig, each_once
@@ -24,7 +24,9 @@ from benchmarker.suites.locomo.evidence import counts_text, evidence_block, evid
 from benchmarker.suites.locomo.metrics import ADVERSARIAL, answer_scores, category_of, locomo_summary, scored_gold
 from benchmarker.suites.locomo.report import compare_rows, locomo_section
 from benchmarker.suites.locomo.summary_model import LocomoBlock
-from benchmarker.suites.parts import CaseProtocol
+from benchmarker.suites.options import SuiteOptions
+from benchmarker.suites.parts import CaseProtocol, DataSource, JudgeCost
+from benchmarker.suites.settings import PlanSettings
 
 if TYPE_CHECKING:
     from benchmarker.scoring.judges import Judge
@@ -34,24 +36,32 @@ LOCOMO_URL = "https://raw.githubusercontent.com/snap-research/LoCoMo/main/data/l
 JUDGE_TEXT_TOKENS, JUDGE_OUTPUT = 100, 30   # estimate: question, answers and category; the JSON reply
 
 
-class LocomoOptions(BaseModel):
+class LocomoOptions(SuiteOptions):
     """LoCoMo's own [dataset] keys."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     # the conversations to run, by sample_id ("conv-26"); empty: all of them. Unset, it is not in the run id's hash.
     conversations: Annotated[tuple[str, ...], AfterValidator(each_once)] = Field(default=(), strict=False)
 
 
+def _missing_file_hint(path: str) -> str:
+    """The file is the user's to bring (it is not in this repository): download it where the config looks."""
+    return f"download it there: curl -L --create-dirs -o {path} {LOCOMO_URL}"
+
+
+def _judge_tokens(chars_per_token: float) -> tuple[int, int]:
+    template = load_prompt(LOCOMO_TEMPLATES["answerable"] + ".txt")
+    return round(len(template) / chars_per_token) + JUDGE_TEXT_TOKENS, JUDGE_OUTPUT
+
+
 class LoCoMo(Suite):
     name = "locomo"
     record_kinds = ("locomo",)
-    reads_file = True
+    data = DataSource(reads_file=True, missing_file_hint=_missing_file_hint)
     question_types = QUESTION_TYPES
     # one ingestion per conversation, replayed once per conversation
     protocol = CaseProtocol(conversation_cases=True, replay_refusal="")
     adversary_refusal = "is scored by its own category metrics, which a new question has no gold for; not supported"
-    judge_note = " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)"
+    judge_cost = JudgeCost(_judge_tokens, " (LoCoMo's judge: a longer prompt, a JSON reply with a reason)")
     errata_gold = staticmethod(locomo_gold)
     dataset_options = LocomoOptions
     summary_models: Mapping[str, type[Block]] = {"locomo": LocomoBlock}   # summary.json's `locomo`, typed
@@ -64,20 +74,15 @@ class LoCoMo(Suite):
                                     'file to where you saved it (absolute, or relative to the config\'s folder)'))
         return problems
 
-    def missing_file_hint(self, path: str) -> str:
-        """The file is the user's to bring (it is not in this repository): download it where the config looks."""
-        return f"download it there: curl -L --create-dirs -o {path} {LOCOMO_URL}"
-
-    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
+    def plan(self, settings: PlanSettings, run_dir: Path) -> DatasetPlan:
         """One case per conversation (ingested once), holding its selected questions; `[run]`
         question_ids / question_types (category names) / sample (stratified by category) / limit
         select questions (within `[dataset] conversations` when set), and a conversation none of whose
         questions is selected is not ingested."""
-        path = Path(config.dataset.file)
-        options = self.options(config)
-        assert isinstance(options, LocomoOptions)
+        path = Path(settings.dataset.file)
+        options = LocomoOptions.of(settings.dataset)
         parsed = only_conversations(load_locomo(path), options.conversations, str(path))
-        run = config.run
+        run = settings.run
         wanted = set(select_question_ids(parsed.index(), question_ids=list(run.question_ids),
                                          question_types=list(run.question_types), limit=run.limit,
                                          sample=run.sample, sample_seed=run.sample_seed, source=str(path)))
@@ -146,10 +151,6 @@ class LoCoMo(Suite):
 
     def compare_lines(self, runs: list[Record]) -> list[str]:
         return compare_rows(runs, self.name) if runs and all(r.get(self.name) for r in runs) else []
-
-    def judge_tokens(self, chars_per_token: float) -> tuple[int, int] | None:
-        template = load_prompt(LOCOMO_TEMPLATES["answerable"] + ".txt")
-        return round(len(template) / chars_per_token) + JUDGE_TEXT_TOKENS, JUDGE_OUTPUT
 
     def retrieval_evidence(self, case: Case, question: Question) -> bool:
         return True

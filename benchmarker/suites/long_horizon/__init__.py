@@ -15,6 +15,7 @@ from benchmarker.suites.long_horizon.data import generate_long_horizon
 from benchmarker.suites.long_horizon.options import LongHorizonOptions
 from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
 from benchmarker.suites.rubric import RubricSuite, categories_block
+from benchmarker.suites.settings import PlanSettings
 
 
 class LongHorizon(RubricSuite):
@@ -24,9 +25,9 @@ class LongHorizon(RubricSuite):
     protocol = CaseProtocol(replay_refusal="")
     adversary = AdversaryPolicy(proposes_from_facts=True, own_weakest_only=True)   # every case, its own weak categories
 
-    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
-        d = LongHorizonOptions.of(config.dataset)
-        seeds = list(config.dataset.seeds) or [config.dataset.seed]
+    def plan(self, settings: PlanSettings, run_dir: Path) -> DatasetPlan:
+        d = LongHorizonOptions.of(settings.dataset)
+        seeds = list(settings.dataset.seeds) or [settings.dataset.seed]
 
         def cases() -> Iterator[Case]:
             for seed in seeds:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from benchmarker.config_schema import Problem, RunConfig
 from benchmarker.datasets.schema import Case, Question
@@ -24,17 +23,45 @@ from benchmarker.suites.longmemeval.data import (
 from benchmarker.suites.longmemeval.errata import longmemeval_gold
 from benchmarker.suites.longmemeval.options import LongMemEvalOptions
 from benchmarker.suites.options import SuiteOptions
-from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
+from benchmarker.suites.parts import (
+    AdversaryPolicy,
+    CalibrationGold,
+    CaseProtocol,
+    DataSource,
+    GoldAndCases,
+    OfficialJudgeSource,
+    PromptsFound,
+)
+from benchmarker.suites.settings import PlanSettings
+
+
+def official_prompts(settings: PlanSettings) -> PromptsFound:
+    """LongMemEval's prompt builder from the clone's src/evaluation/evaluate_qa.py."""
+    from benchmarker.suites.longmemeval.official import load_official_prompt_builder
+
+    builder, reason = load_official_prompt_builder(settings.repo_path)
+    if builder is None:
+        return None, reason
+    return builder, f"official LongMemEval evaluator prompts from {settings.repo_path}"
+
+
+def calibration_gold(settings: PlanSettings) -> GoldAndCases | None:
+    """LongMemEval-format gold: a full file (haystacks streamed past) or a questions-only one."""
+    if settings.dataset_path is None:
+        return None
+    from benchmarker.scoring.calibration.labels import read_gold
+
+    return read_gold(settings.dataset_path), {}
 
 
 class LongMemEval(Suite):
     name = "longmemeval"
     dataset_options: type[SuiteOptions] = LongMemEvalOptions   # the sample has its own
     record_kinds = ("longmemeval",)
-    reads_dataset_file = True
-    reads_file = True
+    data = DataSource(reads_file=True, reads_dataset_file=True)
     question_types = QUESTION_TYPES
-    official_judge = True
+    official_judge: OfficialJudgeSource | None = OfficialJudgeSource(official_prompts)
+    calibration_gold: CalibrationGold | None = CalibrationGold(calibration_gold)
     protocol = CaseProtocol(needs_case=False, replay_refusal="")
     adversary = AdversaryPolicy(categories=lambda case: list(QUESTION_TYPES))   # its judge prompts are chosen by type
     errata_gold = staticmethod(longmemeval_gold)
@@ -45,32 +72,15 @@ class LongMemEval(Suite):
                             "scripts are run from the clone)")]
         return []
 
-    def official_prompts(self, config: RunConfig) -> tuple[Any | None, str]:
-        """LongMemEval's prompt builder from the clone's src/evaluation/evaluate_qa.py."""
-        from benchmarker.suites.longmemeval.official import load_official_prompt_builder
-
-        builder, reason = load_official_prompt_builder(config.dataset_repo_path)
-        if builder is None:
-            return None, reason
-        return builder, f"official LongMemEval evaluator prompts from {config.dataset_repo_path}"
-
-    def calibration_gold(self, config: RunConfig) -> tuple[dict[str, Any], dict[str, Case]] | None:
-        """LongMemEval-format gold: a full file (haystacks streamed past) or a questions-only one."""
-        if config.dataset_path is None:
-            return None
-        from benchmarker.scoring.calibration.labels import read_gold
-
-        return read_gold(Path(config.dataset_path)), {}
-
-    def data_file(self, config: Any, run_dir: Path) -> tuple[Path, str]:
+    def data_file(self, settings: PlanSettings, run_dir: Path) -> tuple[Path, str]:
         """The LongMemEval-format file to read, and its description for the manifest."""
-        path = Path(config.dataset_path)
+        path = Path(settings.dataset_path)  # type: ignore[arg-type]  # config.py resolved it: kind longmemeval has one
         return path, f"LongMemEval file {path}"
 
-    def plan(self, config: Any, run_dir: Path) -> DatasetPlan:
-        path, description = self.data_file(config, run_dir)
+    def plan(self, settings: PlanSettings, run_dir: Path) -> DatasetPlan:
+        path, description = self.data_file(settings, run_dir)
         index = scan_question_index(path)  # refuses an empty file, repeated ids, non-objects, deep nesting
-        run = config.run
+        run = settings.run
         selected = select_question_ids(index, question_ids=list(run.question_ids),
                                        question_types=list(run.question_types), limit=run.limit, sample=run.sample,
                                        sample_seed=run.sample_seed, known_types=QUESTION_TYPES)

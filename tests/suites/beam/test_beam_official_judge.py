@@ -62,7 +62,8 @@ def test_the_fake_clone_is_read_not_run(fake_clone: Path) -> None:
     assert prompts.rubric == FAKE_RUBRIC_PROMPT and prompts.equivalence_system == FAKE_SYSTEM
     assert prompts.rubric_prompt("I", "R") == "TEST PROMPT <question> item=I answer=R"
     assert prompts.equivalence_messages("a", "b") == [("system", FAKE_SYSTEM), ("user", fake_user_message("a", "b"))]
-    assert SUITE.official_prompts.__doc__  # the suite finds the clone above a chats/<size> file too:
+    assert SUITE.official_judge is not None and SUITE.official_judge.load.__doc__
+    # the suite finds the clone above a chats/<size> file too:
     from benchmarker.suites.beam import _clone_root
 
     assert _clone_root(fake_clone / "chats" / "100K") == fake_clone

@@ -16,6 +16,7 @@ from benchmarker.suites.locomo import SUITE
 from benchmarker.suites.locomo.data import load_locomo
 from benchmarker.suites.locomo.evidence import NO_TURN, UNPARSEABLE, canonical, parse_evidence
 from benchmarker.suites.locomo.report import locomo_section
+from benchmarker.suites.settings import PlanSettings
 from tests.suites.locomo.test_locomo_summary import line
 
 FIXTURE = Path(__file__).parent / "fixtures" / "locomo_mini.json"
@@ -134,7 +135,7 @@ def test_the_plan_lists_every_dropped_id_for_the_manifest(tmp_path, caplog):
                            encoding="utf-8")
     config = load_config(config_path)
     with caplog.at_level("WARNING"):
-        plan = SUITE.plan(config, tmp_path)
+        plan = SUITE.plan(PlanSettings.of(config), tmp_path)
     evidence = plan.details["evidence"]
     assert (evidence["dropped"], evidence["unparseable"], evidence["names_no_turn"], evidence["repaired"]) == (3, 1, 2, 3)
     assert {"question_id": "conv-26-q002", "id": "D", "reason": UNPARSEABLE} in evidence["dropped_ids"]
