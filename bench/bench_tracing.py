@@ -99,7 +99,7 @@ def main() -> int:
             wall = _cli("judge-online", "offline.toml", cwd=folder, env=env)
             judged["deterministic"] = _judged(folder / "judged", "offline", wall)
             from tests.fakes.openai_server import ScriptedOpenAIServer
-            from tests.online.judge_brain import openai_judge_script
+            from tests.verbs.judge_online.judge_brain import openai_judge_script
 
             with ScriptedOpenAIServer(openai_judge_script) as llm:
                 (folder / "llm.toml").write_text(

@@ -19,7 +19,7 @@ from benchmarker.memory.client import MemoryClient
 from embedded_memory.launcher import EmbeddedMemoryService
 from embedded_memory.settings import ServiceSettings
 from tests.log.test_mask_before_cut import SECRETS, leaks
-from tests.run.test_replay import stored_in
+from tests.verbs.test_replay import stored_in
 
 MAX_BATCH = 6
 ITEMS = [

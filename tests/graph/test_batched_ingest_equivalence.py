@@ -19,7 +19,7 @@ from benchmarker.config import load_config
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.run.runner import execute_run
 from benchmarker.verbs.replay import execute_replay
-from tests.run.test_replay import ingested, stored, without_run_id
+from tests.verbs.test_replay import ingested, stored, without_run_id
 from tests.shared_data import REAL_5Q
 
 BATCH = 7

@@ -17,7 +17,7 @@ from benchmarker.cli_errors import expected_cause, leaves, run_verb
 from benchmarker.errors import ConfigError, RunAbortedError, UserError
 from benchmarker.log import jsonl
 from benchmarker.log.jsonl import JsonlWriter, read_jsonl, write_json_atomic
-from tests.agent_adapters.test_agent_runs import SAMPLE, lines, subprocess_config
+from tests.agent.adapters.test_agent_runs import SAMPLE, lines, subprocess_config
 
 
 def test_an_outside_agent_run_stopped_by_max_failures_in_a_row_prints_one_error_line(

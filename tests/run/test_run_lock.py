@@ -16,7 +16,7 @@ import pytest
 
 from benchmarker.cli import main
 from benchmarker.run.run_lock import LOCK_FILE, acquire_run_lock, hold_run_lock, run_root
-from tests.agent_adapters.test_agent_runs import SAMPLE, agent_processes, lines, subprocess_config
+from tests.agent.adapters.test_agent_runs import SAMPLE, agent_processes, lines, subprocess_config
 from tests.run.test_run_inputs import _setup, _small
 
 REPO = Path(__file__).resolve().parents[2]

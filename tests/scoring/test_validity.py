@@ -211,7 +211,7 @@ def test_a_threshold_out_of_range_names_its_key(tmp_path: Path):
 def test_a_sweep_never_picks_an_invalid_point(tmp_path: Path):
     from tests.scoring.synthetic_run import result as line
     from tests.scoring.synthetic_run import write_run
-    from tests.scoring.test_sweep_ranking import sweep_dir, sweep_json
+    from tests.reporting.test_sweep_ranking import sweep_dir, sweep_json
 
     good = [line(f"q{i}", "multi-session", i < 3) for i in range(10)]
     better = [line(f"q{i}", "multi-session", i < 8) for i in range(10)]
