@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage
@@ -37,6 +37,24 @@ class Price(TypedDict):
     cache_write: float | None
 
 
+class UsageCounts(TypedDict):
+    """The raw counts of a `Usage` (`dataclasses.asdict`), as a ledger journal line carries them."""
+
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+
+
+class JournalLine(UsageCounts):
+    """One line of ledger.jsonl: who spent the counts (`carried`: "manifest" on totals carried over once)."""
+
+    role: str
+    model: str
+    carried: NotRequired[str]
+
+
 class UsageTotals(TypedDict):
     """`Usage.as_dict()`: the counts, the plain input and the cache-hit share."""
 
@@ -53,6 +71,23 @@ class PricedTotals(UsageTotals):
     """A model's, a role's or the run's totals in the snapshot, with what they cost (None: unpriced)."""
 
     cost_usd: float | None
+
+
+class CaseUsage(UsageTotals):
+    """`TokenLedger.case_usage()`: a results line's `agent_usage` (the memory agent's spend on one case)."""
+
+    model: str
+    cost_usd: float | None
+
+
+class EarlierRole(TypedDict):
+    models: dict[str, UsageTotals]
+
+
+class EarlierTotals(TypedDict):
+    """`journal_totals()`: the part of a snapshot a ledger needs to start from (role -> model -> usage)."""
+
+    roles: dict[str, EarlierRole]
 
 
 class ModelTotals(PricedTotals):
@@ -96,6 +131,10 @@ class Usage:
     def add(self, other: Usage) -> None:
         for f in fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def counts(self) -> UsageCounts:
+        return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cache_read_tokens": self.cache_read_tokens, "cache_write_tokens": self.cache_write_tokens}
 
     def as_dict(self) -> UsageTotals:
         return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
@@ -168,7 +207,7 @@ class TokenLedger:
                  batch_factor: float = 0.5):
         self.prices = {k: _price_dict(v) for k, v in (prices or {}).items()}
         self.batch_factor = batch_factor
-        self._journal: Callable[[dict[str, Any]], None] | None = None
+        self._journal: Callable[[JournalLine], None] | None = None
         self._lock = threading.Lock()
         self._tallies: dict[tuple[str, str], Usage] = {}
         self._cases: dict[str, Usage] = {}
@@ -182,16 +221,16 @@ class TokenLedger:
             if case_id is not None and role == "agent":
                 self._cases.setdefault(case_id, Usage()).add(usage)
         if self._journal is not None:  # on disk as it is spent: a run killed now still knows what it cost
-            self._journal({"role": role, "model": model_id, **asdict(usage)})
+            self._journal({"role": role, "model": model_id, **usage.counts()})
 
-    def journal_to(self, write: Callable[[dict[str, Any]], None]) -> None:
+    def journal_to(self, write: Callable[[JournalLine], None]) -> None:
         """Append every usage recorded from now on through `write` (the run's ledger.jsonl)."""
         self._journal = write
 
-    def tallies(self) -> list[tuple[str, str, dict[str, Any]]]:
+    def tallies(self) -> list[tuple[str, str, UsageCounts]]:
         """(role, model, usage) of everything counted so far, without draining it."""
         with self._lock:
-            return [(role, model, asdict(usage)) for (role, model), usage in sorted(self._tallies.items())]
+            return [(role, model, usage.counts()) for (role, model), usage in sorted(self._tallies.items())]
 
     def record(self, role: str, model_id: str, input_tokens: int, output_tokens: int) -> None:
         """Count one successful call without cache details."""
@@ -201,7 +240,7 @@ class TokenLedger:
         """Count a reply from its usage_metadata."""
         self.record_usage(role, model_id, usage_of(message), case_id=case_id)
 
-    def case_usage(self, case_id: str, model_id: str) -> dict[str, Any]:
+    def case_usage(self, case_id: str, model_id: str) -> CaseUsage:
         """The memory agent's usage and cost for one case so far (this process)."""
         with self._lock:
             usage = Usage(**asdict(self._cases.get(case_id, Usage())))
@@ -304,7 +343,7 @@ class LedgerMiddleware(AgentMiddleware):
 JOURNAL_FILE = "ledger.jsonl"   # one line per model call's usage, appended and fsynced as it is spent
 
 
-def journal_totals(lines: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+def journal_totals(lines: Iterable[Mapping[str, Any]]) -> EarlierTotals | None:
     """The `earlier` snapshot (role -> model -> usage) a ledger journal's lines add up to; None when
     there are none (a run directory from before the journal: its manifest's tokens stand)."""
     totals: dict[tuple[str, str], Usage] = {}
@@ -313,7 +352,7 @@ def journal_totals(lines: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
             totals.setdefault((line["role"], line["model"]), Usage()).add(Usage.from_dict(line))
     if not totals:
         return None
-    roles: dict[str, Any] = {}
+    roles: dict[str, EarlierRole] = {}
     for (role, model), usage in totals.items():
         roles.setdefault(role, {"models": {}})["models"][model] = usage.as_dict()
     return {"roles": roles}

@@ -10,7 +10,7 @@ import inspect
 import json
 import time
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from langchain.agents.middleware import AgentMiddleware, ToolCallLimitMiddleware, dynamic_prompt
 from langchain.agents.middleware.tool_call_limit import ToolCallLimitState
@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from benchmarker.agent.harness_entry import EntryFillError, fill_add_entry, mark_stored, server_tool_of
 from benchmarker.agent.retry import strip_trailing_whitespace
+from benchmarker.log.lines import Json
 from benchmarker.memory.client import tool_result_text
 from benchmarker.redact import masked_preview
 
@@ -26,11 +27,21 @@ TRACE_TAG_KEYS = ("run_id", "case_id", "question_id", "session_id", "session_dat
 RESULT_PREVIEW_CHARS = 300
 EXECUTED_MARK = "harness_executed"  # response_metadata key on ToolMessages of tools that really ran
 
-# decision_sink(context, record) -> None, sync or async; record keys:
-#   tool, args (as the server got them: tags merged, and with [agent] raw_entry = "harness" the message's text
-#   filled in), result_preview, latency_ms, error (None on success), tool_call_id; harness-filled
-#   add_entry calls also model_args (what the model sent)
-DecisionSink = Callable[[Any, dict[str, Any]], "Awaitable[None] | None"]
+class ToolDecision(TypedDict):
+    """What a decision sink gets for one tool call (a decisions.jsonl line's own keys, log/records.py)."""
+
+    tool: str
+    # as the server got them: tags merged, and with [agent] raw_entry = "harness" the message's text filled in
+    args: dict[str, Json]
+    result_preview: str
+    latency_ms: float
+    error: str | None          # None on success
+    tool_call_id: str | None
+    model_args: NotRequired[dict[str, Json]]  # harness-filled add_entry calls: what the model sent
+
+
+# decision_sink(context, record) -> None, sync or async
+DecisionSink = Callable[[Any, ToolDecision], "Awaitable[None] | None"]
 
 
 def system_prompt_middleware() -> AgentMiddleware:
@@ -85,7 +96,7 @@ def trace_tags(context: Any) -> dict[str, str]:
     return {k: str(getattr(context, k)) for k in TRACE_TAG_KEYS if getattr(context, k, None) is not None}
 
 
-def _parse_tags(model_tags: Any) -> dict[str, Any]:
+def _parse_tags(model_tags: Any) -> dict[str, Json]:
     if isinstance(model_tags, str):
         try:
             model_tags = json.loads(model_tags)
@@ -139,7 +150,7 @@ class HarnessToolMiddleware(AgentMiddleware):
         super().__init__()
         self.decision_sink = decision_sink
 
-    def _prepare(self, request: Any) -> tuple[Any, Any, dict[str, Any] | None]:
+    def _prepare(self, request: Any) -> tuple[Any, Any, dict[str, Json] | None]:
         """The request with trace tags merged into add_entry (and, for the harness's add_entry, the
         message's text filled in and the server's own tool), the context of the recorded message, and
         what the model sent when the harness filled it. Raises EntryFillError when it cannot fill."""
@@ -160,7 +171,7 @@ class HarnessToolMiddleware(AgentMiddleware):
         return request, context, model_args
 
     def _finish(self, request: Any, result: Any, started: float,
-                model_args: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+                model_args: dict[str, Json] | None = None) -> tuple[Any, ToolDecision]:
         call = request.tool_call
         if isinstance(result, ToolMessage):
             text = tool_result_text(result.content)
@@ -171,10 +182,10 @@ class HarnessToolMiddleware(AgentMiddleware):
             error = text if result.status == "error" else None
         else:  # a Command: nothing to flatten
             text, error = "", None
-        record = {"tool": call["name"], "args": call.get("args") or {},
-                  "result_preview": masked_preview(text, RESULT_PREVIEW_CHARS),  # masked whole, then cut
-                  "latency_ms": round((time.perf_counter() - started) * 1000.0, 3), "error": error,
-                  "tool_call_id": call.get("id")}
+        record: ToolDecision = {"tool": call["name"], "args": call.get("args") or {},
+                                "result_preview": masked_preview(text, RESULT_PREVIEW_CHARS),  # masked whole, then cut
+                                "latency_ms": round((time.perf_counter() - started) * 1000.0, 3), "error": error,
+                                "tool_call_id": call.get("id")}
         if model_args is not None:
             record["model_args"] = model_args
         return result, record
@@ -189,7 +200,7 @@ class HarnessToolMiddleware(AgentMiddleware):
         return ToolMessage(content=f"Error: {type(exc).__name__}: {exc}", tool_call_id=call["id"],
                            name=call["name"], status="error")
 
-    def _start(self, request: Any) -> tuple[Any, Any, dict[str, Any] | None, ToolMessage | None]:
+    def _start(self, request: Any) -> tuple[Any, Any, dict[str, Json] | None, ToolMessage | None]:
         """_prepare, with a fill error as the tool's error message (the server is not called)."""
         try:
             return (*self._prepare(request), None)

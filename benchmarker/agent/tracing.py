@@ -25,11 +25,12 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarker.config_schema import TracingConfig
+from benchmarker.log.lines import Json
 from benchmarker.redact import redact, redact_text
 
 EXTRACTION_TAG = "memory_extraction"
@@ -133,9 +134,10 @@ class RunTracing:
         return int.from_bytes(digest[:8], "big") / 2**64 < self.sample_rate
 
     def labels(self, *, case_id: str, role: str, phase: str, question_id: str | None = None,
-               session_id: str | None = None, turn_index: int | None = None) -> dict[str, Any]:
-        metadata = {"run_id": self.run_id, "case_id": case_id, "question_id": question_id,
-                    "session_id": session_id, "turn_index": turn_index, "phase": phase, "role": role}
+               session_id: str | None = None, turn_index: int | None = None) -> dict[str, str | int]:
+        metadata: dict[str, str | int | None] = {
+            "run_id": self.run_id, "case_id": case_id, "question_id": question_id, "session_id": session_id,
+            "turn_index": turn_index, "phase": phase, "role": role}
         return {k: v for k, v in metadata.items() if v is not None}
 
     @contextlib.contextmanager
@@ -170,7 +172,7 @@ class RunTracing:
             var_child_runnable_config.reset(detached)
 
     @contextlib.contextmanager
-    def extraction_turn(self, *, case_id: str, conversation: list[dict[str, Any]], memory_before: list[str],
+    def extraction_turn(self, *, case_id: str, conversation: Sequence[Mapping[str, str]], memory_before: list[str],
                         **where: Any) -> Iterator[ExtractionTrace]:
         """One ingestion turn as a root run `memory_extraction`: conversation and memory before as
         inputs; the caller sets what the agent wrote (`ExtractionTrace.written`) as outputs."""
@@ -190,7 +192,7 @@ class RunTracing:
                 yield handle
                 run.end(outputs={"extracted_output": handle.written, "failed": handle.failed})
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         """The manifest's / report's tracing block: where to look (never the key)."""
         from benchmarker.redact import redact_url
 

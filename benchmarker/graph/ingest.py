@@ -58,7 +58,7 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
         log.warning("case %s: %d messages ingested but the memory server stored no entry (%s was never called "
                     "successfully)", case.case_id, entries, ctx.memory.write_tool)
     if subject.has_agent and subject.replay is None and ctx.mode == "agent":
-        record.agent_usage = ctx.ledger.case_usage(case.case_id, ctx.config.models.agent)
+        record.agent_usage = dict(ctx.ledger.case_usage(case.case_id, ctx.config.models.agent))
     ctx.log.append(record)
     ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_ingest_done",
                                   latency_ms=round((time.monotonic() - started) * 1000, 1),

@@ -9,7 +9,7 @@ reader still uses `.get()` for the keys a line may not carry, and indexes only w
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 # Any JSON value a line holds where the shape is open by nature (a tool call's arguments, a suite's block)
 Json = str | int | float | bool | None | list["Json"] | dict[str, "Json"]
@@ -165,10 +165,61 @@ class ManifestDataset(TypedDict, total=False):
     description: str
     sha256: str | None
     questions: int
+    path: str | None
+    seeds: list[int]
+    # a suite's own keys (DatasetPlan.details: BEAM's size and conversations, LoCoMo's evidence, errata)
+    size: str
+    conversations: Json
+    chat_tokens_estimate: int
+    evidence: Json
+    errata: dict[str, Json]
+    # `judge-online`'s source of extraction runs ([online]; kind "online")
+    source: str
+    project: str | None
+    run_dir: str | None
+    tag: str
+    since: str
+    until: str
 
 
 class ManifestConfig(TypedDict, total=False):
+    """`RunConfig.to_manifest()`: the config as run, with what it resolved."""
+
     config: dict[str, dict[str, Json]]   # the run's TOML as run, section by section
+    config_path: str | None
+    config_sha256: str | None
+    run_id: str
+    dataset_kind: str
+    dataset_path: str | None
+    provider: str
+    models: dict[str, str]
+    judge: str
+    memory_backend: str
+    notes: list[str]
+
+
+class ManifestAttempt(TypedDict, total=False):
+    """One start of the run (a resume adds one)."""
+
+    started_at: str
+    git_commit: str | None
+    executor: str
+
+
+class ManifestJudge(TypedDict):
+    kind: str
+    model: str | None
+    note: NotRequired[str]               # `judge-online` has none
+
+
+class ManifestInputs(TypedDict, total=False):
+    """The fingerprint a resume compares (run/inputs.py run_inputs): hashes, so it stays small."""
+
+    config: str
+    dataset: str
+    prompts: dict[str, str]              # prompt file -> sha256
+    judge: dict[str, Json]
+    thresholds: dict[str, Json]
 
 
 class ManifestTokens(TypedDict, total=False):
@@ -183,3 +234,27 @@ class Manifest(TypedDict, total=False):
     dataset: ManifestDataset
     memory: dict[str, Json]              # the memory driver's description (write_tool, ...)
     tokens: ManifestTokens
+    # the rest of what run/manifest.py and run/runner.py write (docs/run-files.md)
+    schema_version: int
+    status: str
+    started_at: str
+    ended_at: str | None
+    attempts: list[ManifestAttempt]
+    package_version: str
+    git_commit: str | None
+    python: str
+    platform: str
+    packages: dict[str, str]
+    config_path: str
+    config_sha256: str
+    models: dict[str, Json]
+    judge: ManifestJudge
+    executor: dict[str, Json]
+    thresholds: dict[str, Json]
+    inputs: ManifestInputs
+    replay: dict[str, Json]
+    tracing: dict[str, Json]
+    agent: dict[str, Json]               # an outside agent's description (agent = "outside")
+    batches_submitted: list[str]
+    wall_s: float                        # `judge-online`: this attempt's seconds and items judged
+    judged_now: int

@@ -17,6 +17,7 @@ from typing import Any, overload
 
 from benchmarker.log.confined import make_folders
 from benchmarker.log.jsonl import JsonlWriter, latest_by, lines_at, parse_object, read_jsonl, write_json_atomic
+from benchmarker.log.lines import Manifest
 from benchmarker.log.records import (
     SCHEMA_VERSION,
     AnswerRecord,
@@ -137,7 +138,7 @@ class RunLog:
         """A failed case, with its traceback."""
         self.append(error_record(case_id, err))
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
+    def write_manifest(self, manifest: Manifest) -> None:
         write_json_atomic(self.manifest_path, redact(manifest))  # no URL password or token reaches the disk
 
     def close(self) -> None:

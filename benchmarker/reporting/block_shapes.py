@@ -47,3 +47,18 @@ class CountsShape(TypedDict):
     judges: dict[str, int]
     judge_models: list[str]
     not_searchable: NotRequired[NotSearchable]
+
+
+class CostShape(TypedDict):
+    """summary.json's `cost` (floor_usd and floor_ratio only when the run knows its memory agent's floor)."""
+
+    tokens: dict[str, dict[str, int]]          # role -> input, output, cache_read, cache_write
+    tokens_total: dict[str, int]
+    cache_hit_share: dict[str, float | None]   # role (and "total") -> cache_read / input
+    usd: dict[str, float | None]
+    usd_per_question: float | None
+    floor_usd: NotRequired[float | None]
+    floor_ratio: NotRequired[float | None]
+    source: dict[str, str]                     # role -> "results" | "ledger"
+    unpriced_models: list[str]
+    price_notes: list[str]

@@ -47,9 +47,10 @@ from benchmarker.reporting.compare_verdict import (
     share_note,
     shared,
 )
-from benchmarker.reporting.fmt import pct
+from benchmarker.reporting.fmt import accuracy_cell, pct
 from benchmarker.reporting.like_for_like import check_lines, like_for_like, run_facts
 from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, per_question, side_by_side
+from benchmarker.reporting.section_render import section_lines
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_model import MemoryInfo, RunSummary, load_summary
 from benchmarker.scoring.qa_metrics import qa_metrics
@@ -156,13 +157,6 @@ def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
             "runs": [{k: v for k, v in run.items() if k != "results"} for run in runs], "pairs": pairs}
 
 
-def accuracy_cell(c: dict[str, Any] | None) -> str:
-    if not c or not c.get("n"):
-        return "n/a"
-    lo, hi = c["ci95"]
-    return f"{pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"
-
-
 def format_compare(comparison: dict[str, Any], suites: SuiteLookup) -> str:
     """The comparison as markdown: the verdicts, each run against the baseline per question type, speed and
     cost; then settings, accuracy and retrieval tables, and each run vs the baseline in detail."""
@@ -189,7 +183,7 @@ def format_compare(comparison: dict[str, Any], suites: SuiteLookup) -> str:
         "No run has judged answers (retrieval-only runs answer nothing): accuracy is not compared."]
     if judged:
         for name in dict.fromkeys(name for r in runs for name in r.get("suites") or ()):
-            lines += suites.named(name).compare_lines(runs)
+            lines += [line for section in suites.named(name).compare_sections(runs) for line in ['', *section_lines(section)]]
     lines += stage_lines(runs) if judged else []
     lines += side_by_side(runs)
     for pair in comparison["pairs"]:

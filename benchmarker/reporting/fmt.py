@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def num(value: float | None, fmt: str = "{:.3f}") -> str:
     return "n/a" if value is None else fmt.format(value)
@@ -10,3 +12,11 @@ def num(value: float | None, fmt: str = "{:.3f}") -> str:
 def pct(value: float | None) -> str:
     """A share in [0, 1] as a percentage with one decimal."""
     return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def accuracy_cell(c: dict[str, Any] | None) -> str:
+    """A judge-accuracy block ({accuracy, ci95, n}) as a percentage, its 95% interval and n; "n/a" when nothing was judged."""
+    if not c or not c.get("n"):
+        return "n/a"
+    lo, hi = c["ci95"]
+    return f"{pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"

@@ -12,12 +12,13 @@ import json
 import logging
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from benchmarker.errors import UserError
 from benchmarker.log.decision_facts import decision_facts
 from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
+from benchmarker.log.lines import Manifest
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_file import (
     BlockModels,
@@ -27,9 +28,32 @@ from benchmarker.reporting.summary_file import (
     write_summary_file,
 )
 from benchmarker.reporting.summary_model import RunSummary, load_summary
+from benchmarker.scoring.qa_metrics import AccuracyCell
 from benchmarker.scoring.records import checked_results
 
+if TYPE_CHECKING:
+    from benchmarker.reporting.sweep import SweepBest, SweepTable
+
 log = logging.getLogger(__name__)
+
+
+class WithEvidence(TypedDict):
+    memory: AccuracyCell
+    oracle: AccuracyCell
+
+
+class EvidenceSplit(TypedDict, total=False):
+    """summary.json's `oracle.no_evidence` (questions per type) and `oracle.with_evidence` (both accuracies)."""
+
+    no_evidence: dict[str, int]
+    with_evidence: WithEvidence
+
+
+class SweepFiles(TypedDict):
+    """write_sweep_files(): the table sweep.json holds and its best point (None: no point has a value)."""
+
+    sweep: SweepTable
+    best: SweepBest | None
 
 # summary.run keys the run graph wrote (its search settings): a rebuild keeps them as written.
 # What `report` keeps from the run's own summary.json: the search settings, and what only the run could
@@ -146,7 +170,7 @@ def attribution_and_oracle(results: list[dict[str, Any]], decisions: Iterable[di
     return out
 
 
-def without_evidence(results: list[dict[str, Any]], oracle_lines: list[dict[str, Any]]) -> dict[str, Any]:
+def without_evidence(results: list[dict[str, Any]], oracle_lines: list[dict[str, Any]]) -> EvidenceSplit:
     """The oracle's judged questions that had no gold evidence, per type (`no_evidence`), and both accuracies over
     the others (`with_evidence`): with nothing to read the oracle reader declines, which an abstention question
     (BEAM's) counts correct, so there its accuracy measures no memory and the gap is not comparable. {} when none."""
@@ -249,10 +273,10 @@ def _rewrite_hypotheses(answers_dir: Path) -> None:
     write_text_atomic(answers_dir / "hypotheses.jsonl", "".join(line + "\n" for line in lines))
 
 
-def _manifest_facts(run_dir: Path) -> dict[str, Any]:
+def _manifest_facts(run_dir: Path) -> dict[str, str]:
     """When the run started and from which config file, as its manifest says (a report's header names
     both; read here so `run`, `report` and `score` write the same values)."""
-    manifest = read_json_object(run_dir / "manifest.json")
+    manifest = cast(Manifest, read_json_object(run_dir / "manifest.json"))  # read back as run/runner.py wrote it
     facts = {"started_at": manifest.get("started_at"), "config": manifest.get("config_path")}
     return {k: v for k, v in facts.items() if v}
 
@@ -263,7 +287,7 @@ def _written_run(answers_dir: Path) -> dict[str, Any]:
 
 
 def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, RunSummary]],
-                      settings: dict[str, Any] | None, suites: SuiteLookup) -> dict[str, Any]:
+                      settings: dict[str, Any] | None, suites: SuiteLookup) -> SweepFiles:
     """The comparison table over sweep points and the alpha x top_k heatmap report; `settings` is the
     config's [sweep] table as run (its metric and tie-breakers rank the points)."""
     from benchmarker.reporting.report import write_report
@@ -272,10 +296,10 @@ def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, RunSummary]],
     table = sweep_table([(label, path, summary.as_dict()) for label, path, summary in points], settings)
     write_json_atomic(run_dir / "sweep.json", table)
     write_text_atomic(run_dir / "sweep.md", table["markdown"])
-    best = table.get("best") or {}
-    best_summary = next((s for label, _, s in points if label == best.get("label")),
+    best = table["best"]
+    best_summary = next((s for label, _, s in points if best and label == best["label"]),
                         points[0][2] if points else RunSummary())
-    results = latest_by(read_jsonl(Path(best.get("dir", run_dir)) / "results.jsonl"), "question_id") if best else []
-    write_report(run_dir, best_summary, results, suites=suites, sweep=table["heatmap"],
+    results = latest_by(read_jsonl(Path(best["dir"]) / "results.jsonl"), "question_id") if best else []
+    write_report(run_dir, best_summary, results, suites=suites, sweep=dict(table["heatmap"]),
                  extra_sections=[("Sweep", table["markdown"])])
     return {"sweep": table, "best": best}

@@ -39,6 +39,7 @@ from benchmarker.reporting.retrieval_report import (
     retrieval_header,
     worst_by_retrieval,
 )
+from benchmarker.reporting.section_render import chart_lines, section_lines
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_summary
 from benchmarker.reporting.summary import is_retrieval_only
 from benchmarker.reporting.summary_model import (
@@ -247,7 +248,8 @@ def render_markdown(run_dir: Path, summary: RunSummary, results: list[dict[str, 
         lines += _qa_section(summary, plot_accuracy_by_type(summary.qa or QaBlock(), plots / "accuracy_by_type.png"))
         lines += errata_section(summary)  # as published and as corrected, with [dataset] errata
         for suite in suites_of_summary(suites, summary):
-            lines += suite.qa_report_lines(raw) + suite.report_figures(raw, plots)
+            lines += [line for section in suite.qa_sections(raw) for line in [*section_lines(section), '']]
+            lines += [line for chart in suite.report_charts(raw) for line in chart_lines(chart, plots)]
     retrieval = summary.retrieval or RetrievalBlock()
     lines += _retrieval_section(retrieval, plot_recall_curves(retrieval, plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):

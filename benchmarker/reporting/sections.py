@@ -8,15 +8,15 @@ the self-improve loop's `self_improve.jsonl` when the run has one).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from statistics import mean
 from typing import Any
 
 from benchmarker.reporting.fmt import num
+from benchmarker.reporting.section_render import section_pair
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results, suites_of_summary
 from benchmarker.reporting.summary_model import RunSummary
+from benchmarker.scoring.mean_scores import scored_rows
 
 SELF_IMPROVE_LOG = "self_improve.jsonl"
 
@@ -39,19 +39,6 @@ def suite_summaries(results: list[dict[str, Any]], run_dir: Path | None = None, 
     return out
 
 
-def scored_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows that carry a numeric score."""
-    return [r for r in rows if isinstance(r.get("score"), (int, float))]
-
-
-def mean_score_table(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
-    """{value of `key`: {"n", "mean_score"}} over the scored rows."""
-    groups: dict[str, list[float]] = defaultdict(list)
-    for r in scored_rows(rows):
-        groups[str(r.get(key) or "?")].append(float(r["score"]))
-    return {name: {"n": len(v), "mean_score": round(mean(v), 4)} for name, v in sorted(groups.items())}
-
-
 def _multi_seed(rows: list[dict[str, Any]], thresholds: dict[str, Any] | None) -> dict[str, Any]:
     from benchmarker.config_schema import ThresholdsConfig
     from benchmarker.scoring.multiseed import summarize_seeds
@@ -68,7 +55,7 @@ def extra_sections(summary: RunSummary, suites: SuiteLookup) -> list[tuple[str, 
     raw = summary.as_dict()
     sections: list[tuple[str, str]] = []
     for suite in suites_of_summary(suites, summary):
-        sections += suite.report_sections(raw)
+        sections += [section_pair(section) for section in suite.report_sections(raw)]
     if "multi_seed" in raw:
         sections.append(("Multi-seed statistics", _multi_seed_md(raw["multi_seed"])))
     if "self_improve" in raw:
@@ -100,22 +87,6 @@ def extra_sections(summary: RunSummary, suites: SuiteLookup) -> list[tuple[str, 
                                    f"sample rate {tracing.sample_rate}). Filter by metadata `run_id` = "
                                    f"`{summary.run_id}`; ingestion turns carry the tag `memory_extraction`."))
     return sections
-
-
-def score_table_md(table: dict[str, Any], name: str) -> str:
-    """A mean-score table as markdown (with the level score and scoring columns when present)."""
-    with_level = any("level_score" in v for v in table.values())
-    titled = any(v.get("title") for v in table.values())  # a level's name (L1-L16) beside its id
-    lines = [f"| {name} |" + (" name |" if titled else "") + " n | mean score |"
-             + (" level score | scoring |" if with_level else ""),
-             "|---|---|---|" + ("---|" if titled else "") + ("---|---|" if with_level else "")]
-    for k, v in table.items():
-        row = f"| {k} |" + (f" {v.get('title') or ''} |" if titled else "") + f" {v['n']} | {v['mean_score']:.3f} |"
-        if with_level:
-            ls = v.get("level_score")
-            row += f" {'n/a' if ls is None else f'{ls:.3f}'} | {v.get('scoring') or ''} |"
-        lines.append(row)
-    return "\n".join(lines) + "\n"
 
 
 def _multi_seed_md(ms: dict[str, Any]) -> str:

@@ -134,11 +134,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
-from benchmarker.reporting.block_shapes import CountsShape, LatencyStats, PhaseTimes, SpeedShape
+from benchmarker.reporting.block_shapes import CostShape, CountsShape, LatencyStats, PhaseTimes, SpeedShape
 from benchmarker.reporting.errata_report import errata_blocks
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_file import block_models, summary_from_blocks, write_summary_file
@@ -146,6 +146,9 @@ from benchmarker.reporting.summary_model import SCHEMA_VERSION, RunSummary
 from benchmarker.scoring.qa_metrics import is_abstention, not_graded, qa_metrics
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 from benchmarker.scoring.searchable import failed_cases, not_searchable_block, not_searchable_notes, split_searchable
+
+if TYPE_CHECKING:
+    from benchmarker.subjects.memory_agent import CostFloor
 
 ROLES = ("agent", "qa", "eval")
 PHASES = ("ingest_s", "qa_s", "eval_s")
@@ -182,7 +185,7 @@ def _share(tokens: dict[str, int]) -> float | None:
 
 
 def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = None,
-               floor: dict[str, Any] | None = None) -> dict[str, Any]:
+               floor: CostFloor | None = None) -> CostShape:
     """Token and dollar sums per role: from the results lines, else from the run's token ledger."""
     tokens = {role: dict.fromkeys(TOKEN_KEYS, 0) for role in ROLES}
     usd: dict[str, float | None] = {role: None for role in ROLES}
@@ -217,7 +220,12 @@ def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = No
             "price_notes": list((ledger or {}).get("price_notes") or [])}
 
 
-def _floor(usd_total: float | None, floor: dict[str, Any] | None) -> dict[str, Any]:
+class FloorFigures(TypedDict, total=False):
+    floor_usd: float | None
+    floor_ratio: float | None
+
+
+def _floor(usd_total: float | None, floor: CostFloor | None) -> FloorFigures:
     """floor_usd and floor_ratio when the run knows its floor (a memory-agent run)."""
     if not floor:
         return {}

@@ -5,16 +5,74 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.log.records import SweepPoint
 from benchmarker.metric_names import AUTO, canonical, largest_common_k
 from benchmarker.reporting.fmt import num
 from benchmarker.reporting.plots import metric_value
-from benchmarker.reporting.sweep_metric import PointScore, auto_metric, auto_tie_break, rank, score_points
+from benchmarker.reporting.sweep_metric import PointScore, Versus, auto_metric, auto_tie_break, rank, score_points
 
 LABEL = re.compile(r"^alpha=(?P<alpha>[^_]+)_topk=(?P<top_k>\d+)$")
 SERVICE_ALPHA = -1.0  # the service's own alpha (a real Mycelian's SEARCH_ALPHA): shown as -1
+
+
+class SweepRow(TypedDict, total=False):
+    """One point as the table and the heatmap read it (`value` and `ci95` once it is scored)."""
+
+    label: str
+    alpha: float
+    top_k: int
+    dir: str
+    summary: dict[str, Any]      # the point's summary.json (RunSummary.as_dict)
+    value: float | None
+    ci95: list[float] | None
+
+
+class RunnerUp(TypedDict):
+    label: str
+    rule_values: dict[str, float | None]
+
+
+class SweepBest(TypedDict):
+    """sweep.json's `best`: the winning point, what decided it, and its test against the runner-up."""
+
+    label: str
+    dir: str
+    value: float | None
+    alpha: float
+    top_k: int
+    ci95: list[float] | None
+    decided_by: str | None
+    tied_with: list[str]
+    vs_runner_up: Versus | None
+    rule_values: dict[str, float | None]
+    runner_up: RunnerUp | None
+
+
+class SweepGrid(TypedDict):
+    header: list[str]
+    rows: list[list[str]]
+
+
+class SweepHeatmap(TypedDict):
+    metric: str
+    points: list[SweepRow]
+
+
+class SweepTable(TypedDict):
+    """sweep_table(): sweep.json as written (docs/run-files.md), its markdown and the heatmap input."""
+
+    schema_version: int
+    metric: str
+    tie_break: list[str]
+    points: list[dict[str, Any]]     # log/records.SweepPoint lines
+    best: SweepBest | None
+    invalid: list[str]
+    markdown: str
+    table: SweepGrid
+    verdict: str
+    heatmap: SweepHeatmap
 
 
 def parse_point_label(label: str) -> tuple[float, int]:
@@ -25,11 +83,11 @@ def parse_point_label(label: str) -> tuple[float, int]:
     return (SERVICE_ALPHA if alpha == "service" else float(alpha)), int(match["top_k"])
 
 
-def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mapping[str, Any] | None = None) -> SweepTable:
     """Rows, the best point and the heatmap input. `settings` is the config's [sweep] table as run
     (`metric`, `tie_break`); absent keys mean "auto" (see reporting/sweep_metric.py)."""
     settings = settings or {}
-    rows: list[dict[str, Any]] = []
+    rows: list[SweepRow] = []
     for label, directory, summary in points:
         alpha, top_k = parse_point_label(label)
         rows.append({"label": label, "alpha": alpha, "top_k": top_k, "dir": str(directory), "summary": summary})
@@ -58,7 +116,7 @@ def sweep_table(points: list[tuple[str, Path, dict[str, Any]]], settings: Mappin
         cells.append(f"points/{row['label']}")
         body.append(cells)
     winner, runner = ranking["best"], ranking["runner_up"]
-    best = None if winner is None else {
+    best: SweepBest | None = None if winner is None else {
         "label": winner.label, "dir": next(r["dir"] for r in rows if r["label"] == winner.label), "value": winner.value,
         "alpha": winner.alpha, "top_k": winner.top_k, "ci95": list(winner.ci95) if winner.ci95 else None,
         "decided_by": ranking["decided_by"], "tied_with": ranking["tied"], "vs_runner_up": ranking["vs_runner_up"],
@@ -89,7 +147,7 @@ def _values(values: dict[str, float | None]) -> str:
     return ", ".join(f"`{m}` {num(v)}" for m, v in values.items())
 
 
-def best_sentence(metric: str, tie_break: list[str], best: dict[str, Any] | None) -> str:
+def best_sentence(metric: str, tie_break: list[str], best: SweepBest | None) -> str:
     """One paragraph a reader can trust: the winner, what decided it, ties, and whether it is noise."""
     if best is None:
         return f"No point has a value for `{metric}`: no best point."
@@ -100,7 +158,8 @@ def best_sentence(metric: str, tie_break: list[str], best: dict[str, Any] | None
         return (f"No single best point ({rule}): {', '.join([best['label'], *best['tied_with']])} are equal on every "
                 f"rule ({_values(values)}, and top_k); the report shows {best['label']}.")
     text = f"Best point by `{metric}`: {best['label']} ({best['value']:.3f}"
-    text += f", 95% CI {best['ci95'][0]:.3f}-{best['ci95'][1]:.3f})" if best.get("ci95") else ")"
+    ci95 = best["ci95"]
+    text += f", 95% CI {ci95[0]:.3f}-{ci95[1]:.3f})" if ci95 else ")"
     text += _decided(metric, best, values)
     text += f"; {rule}."
     versus = best.get("vs_runner_up")
@@ -116,7 +175,7 @@ def best_sentence(metric: str, tie_break: list[str], best: dict[str, Any] | None
     return text
 
 
-def _decided(metric: str, best: dict[str, Any], values: dict[str, float | None]) -> str:
+def _decided(metric: str, best: SweepBest, values: dict[str, float | None]) -> str:
     """How a tie on the ranking metric was broken, with the deciding metric's values for both points."""
     decided_by = best["decided_by"]
     if not decided_by or decided_by == metric:
@@ -126,7 +185,7 @@ def _decided(metric: str, best: dict[str, Any], values: dict[str, float | None])
     names = list(values)
     tied = names[:names.index(decided_by)] if decided_by in names else [metric]
     tied_text = _values({m: values.get(m) for m in tied})
-    runner = best.get("runner_up") or {}
-    theirs = (runner.get("rule_values") or {}).get(decided_by)
+    runner = best["runner_up"]
+    theirs = runner["rule_values"].get(decided_by) if runner else None
     return (f", decided by `{decided_by}`: {num(values.get(decided_by))} against {num(theirs)} for the runner-up "
-            f"{runner.get('label', '?')}, after a tie on {tied_text}")
+            f"{runner['label'] if runner else '?'}, after a tie on {tied_text}")

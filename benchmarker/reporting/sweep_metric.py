@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.log.jsonl import latest_by, read_jsonl
 from benchmarker.metric_names import ACCURACY, BINARY, K_VALUES, RETRIEVAL, canonical, largest_common_k
@@ -27,6 +27,21 @@ from benchmarker.scoring.retrieval_metrics import question_retrieval
 from benchmarker.scoring.stats import bootstrap_mean_ci, mcnemar_exact, paired_bootstrap, wilson
 
 NOISE_P = 0.05  # a winner whose paired test against the runner-up is at or above this is "within the noise"
+
+
+class Versus(TypedDict, total=False):
+    """The winner against the runner-up (sweep.json `best.vs_runner_up`): McNemar's keys or the bootstrap's."""
+
+    runner_up: str
+    metric: str
+    n: int
+    test: str                    # "mcnemar_exact" (0/1 outcomes) | "paired_bootstrap"
+    winner_only: int
+    runner_up_only: int
+    p_value: float
+    diff: float | int | None
+    ci95: list[float | int | None]
+    within_noise: bool
 
 
 def auto_metric(summaries: Sequence[Mapping[str, Any]], top_ks: Sequence[int]) -> str:
@@ -94,6 +109,17 @@ class PointScore:
     results: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
+
+class Ranking(TypedDict):
+    """rank(): the winner (None when no point has a value), how it won, its ties and its test against the runner-up."""
+
+    best: PointScore | None
+    decided_by: str | None       # the metric that separated the two, "top_k", or None (one point, or a tie)
+    tied: list[str]
+    vs_runner_up: Versus | None
+    runner_up: PointScore | None
+
+
 def _point_results(directory: Path) -> list[dict[str, Any]]:
     path = directory / "results.jsonl"
     return latest_by(read_jsonl(path), "question_id") if path.exists() else []
@@ -123,7 +149,7 @@ def _sort_key(score: PointScore) -> tuple:
     return tuple(-(v if v is not None else float("-inf")) for v in values) + (score.top_k,)
 
 
-def rank(scores: Sequence[PointScore], metric: str, tie_break: Sequence[str]) -> dict[str, Any]:
+def rank(scores: Sequence[PointScore], metric: str, tie_break: Sequence[str]) -> Ranking:
     """The winner, how it won (metric, a tie-breaker, or top_k), the points tied with it, and whether
     its lead over the runner-up is outside the noise."""
     measured = [s for s in scores if s.value is not None]
@@ -149,7 +175,7 @@ def rank(scores: Sequence[PointScore], metric: str, tie_break: Sequence[str]) ->
             "runner_up": ordered[1] if len(ordered) > 1 else None}
 
 
-def _versus(best: PointScore, runner: PointScore, metric: str, *, ranked_by: str) -> dict[str, Any] | None:
+def _versus(best: PointScore, runner: PointScore, metric: str, *, ranked_by: str) -> Versus | None:
     """The paired test of the winner against the runner-up, on `metric` (the one that separated them),
     over the questions both have a value for; the ranking metric's values were read by score_points."""
     if metric == ranked_by:
@@ -161,16 +187,16 @@ def _versus(best: PointScore, runner: PointScore, metric: str, *, ranked_by: str
         return None
     a = [mine[q] for q in common]
     b = [theirs[q] for q in common]
-    out: dict[str, Any] = {"runner_up": runner.label, "metric": metric, "n": len(common)}
+    out: Versus = {"runner_up": runner.label, "metric": metric, "n": len(common)}
     if is_binary(metric):
         only_winner = sum(1 for x, y in zip(a, b, strict=True) if x > y)  # the winner got it, the runner-up missed
         only_runner = sum(1 for x, y in zip(a, b, strict=True) if y > x)
-        out |= {"test": "mcnemar_exact", "winner_only": only_winner, "runner_up_only": only_runner,
-                "p_value": mcnemar_exact(only_winner, only_runner)}
+        out["test"], out["winner_only"], out["runner_up_only"] = "mcnemar_exact", only_winner, only_runner
+        out["p_value"] = mcnemar_exact(only_winner, only_runner)
         out["within_noise"] = out["p_value"] >= NOISE_P
     else:
         boot = paired_bootstrap(b, a, iterations=2000)
-        out |= {"test": "paired_bootstrap", "diff": boot["diff"], "ci95": [boot["lo"], boot["hi"]]}
+        out["test"], out["diff"], out["ci95"] = "paired_bootstrap", boot["diff"], [boot["lo"], boot["hi"]]
         lo = boot["lo"]
         out["within_noise"] = lo is None or lo <= 0.0
     return out

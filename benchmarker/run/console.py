@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from benchmarker.registry import suites_of
+from benchmarker.reporting.sweep import SweepTable
 from benchmarker.scoring.qa_metrics import shown_rows
 from benchmarker.scoring.validity import headline
 
@@ -87,13 +88,12 @@ def _reader_context(budget: dict[str, Any]) -> str:
     return line + (f"; {trimmed['hits']} hit(s) above top_k trimmed" if trimmed.get("hits") else "")
 
 
-def sweep_console_table(sweep: dict[str, Any]) -> Table:
+def sweep_console_table(sweep: SweepTable) -> Table:
     """The sweep comparison as a terminal table (the markdown in sweep.md is for files)."""
     table = Table(title=f"sweep: points ranked by {sweep.get('metric', '?')}", show_header=True)
-    grid = sweep.get("table") or {}
-    for name in grid.get("header") or []:
+    for name in sweep["table"]["header"]:
         table.add_column(name, no_wrap=name == "dir")
-    for cells in grid.get("rows") or []:
+    for cells in sweep["table"]["rows"]:
         table.add_row(*cells)
     return table
 
@@ -112,12 +112,9 @@ def print_outcome(outcome) -> None:
     if report.exists():
         console.print(f"report:  {report}")
     if outcome.points and len(outcome.points) > 1:
-        sweep = (outcome.sweep or {}).get("sweep") or {}
-        if sweep.get("table"):
-            console.print(sweep_console_table(sweep))
-            console.print(sweep.get("verdict", ""))
-        else:
-            console.print(sweep.get("markdown", ""))
+        if outcome.sweep:
+            console.print(sweep_console_table(outcome.sweep["sweep"]))
+            console.print(outcome.sweep["sweep"]["verdict"])
         return
     if not outcome.summary.is_empty():
         retrieval_only = outcome.summary.run.mode == "retrieval"

@@ -4,12 +4,12 @@ worker): from the run's parts (run/parts.py chooses them) and one sweep point.""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from benchmarker.agent.tracing import RunTracing
 from benchmarker.config import RunConfig
 from benchmarker.graph.context import CaseExecutor, RunContext, RunPoint, SearchSettings
 from benchmarker.graph.progress import RunProgress
+from benchmarker.log.lines import Json
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import MemoryDriver
 from benchmarker.registry import scoring_suite
@@ -54,7 +54,7 @@ def memory_agent(config: RunConfig, models: RunModels, *, builds_agent: bool,
                               cost_floor=lambda: _floor(config))
 
 
-def describe_outside_models(config: RunConfig, models: RunModels) -> dict[str, Any]:
+def describe_outside_models(config: RunConfig, models: RunModels) -> dict[str, Json]:
     """The manifest's models block: only the judge is ours; the outside agent learns and answers."""
     return {"provider": models.provider, "agent": f"{config.agent.type} agent (outside the harness)", "qa": None,
             "eval": config.models.eval or None, "judge": models.judge_kind, "offline": False,

@@ -16,6 +16,7 @@ from typing import Any
 
 from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
+from benchmarker.log.lines import Json, Manifest, ManifestDataset, ManifestInputs
 
 
 def _digest(value: Any) -> str:
@@ -33,7 +34,7 @@ def prompt_hashes(directory: Path) -> dict[str, str]:
 
 
 def run_inputs(config: RunConfig, *, dataset_sha256: str | None, dataset_description: str, judge_kind: str,
-               prompts_dir: Path) -> dict[str, Any]:
+               prompts_dir: Path) -> ManifestInputs:
     """The fingerprint stored in `manifest.json` under "inputs" (hashes, so it stays small)."""
     from benchmarker.config import canonical_hash
 
@@ -47,13 +48,13 @@ def run_inputs(config: RunConfig, *, dataset_sha256: str | None, dataset_descrip
     }
 
 
-def _changed_values(name: str, old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def _changed_values(name: str, old: dict[str, Json], new: dict[str, Json]) -> list[str]:
     keys = sorted(set(old) | set(new))
     return [f"{name} {key}: {old.get(key, '(absent)')!r} -> {new.get(key, '(absent)')!r}"
             for key in keys if old.get(key) != new.get(key)]
 
 
-def describe_changes(before: dict[str, Any], now: dict[str, Any], *, dataset_path: str | None) -> list[str]:
+def describe_changes(before: ManifestInputs, now: ManifestInputs, *, dataset_path: str | None) -> list[str]:
     """One line per input that differs between two fingerprints (inputs a manifest lacks are skipped)."""
     changes: list[str] = []
     if "dataset" in before and before["dataset"] != now["dataset"]:
@@ -73,14 +74,15 @@ def describe_changes(before: dict[str, Any], now: dict[str, Any], *, dataset_pat
     return changes
 
 
-def check_resume(previous_manifest: dict[str, Any] | None, now: dict[str, Any], *, run_dir: Path,
+def check_resume(previous_manifest: Manifest | None, now: ManifestInputs, *, run_dir: Path,
                  config_path: str, dataset_path: str | None) -> None:
     """Stop before any work when the run directory holds results made from other inputs."""
     if not previous_manifest:
         return
-    before = dict(previous_manifest.get("inputs") or {})
-    if "dataset" not in before and (previous_manifest.get("dataset") or {}).get("sha256"):
-        before["dataset"] = previous_manifest["dataset"]["sha256"]  # manifests written before "inputs"
+    before = (previous_manifest.get("inputs") or ManifestInputs()).copy()
+    sha256 = (previous_manifest.get("dataset") or ManifestDataset()).get("sha256")
+    if "dataset" not in before and sha256:
+        before["dataset"] = sha256  # manifests written before "inputs"
     changes = describe_changes(before, now, dataset_path=dataset_path)
     if not changes:
         return

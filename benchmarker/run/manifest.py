@@ -7,9 +7,9 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import benchmarker
+from benchmarker.log.lines import Json, Manifest, ManifestAttempt, ManifestConfig, ManifestDataset, ManifestJudge
 
 
 def utc_now() -> str:
@@ -47,12 +47,12 @@ def package_versions() -> dict[str, str]:
     return found
 
 
-def build_manifest(*, config: dict[str, Any], config_path: str, config_sha256: str, run_id: str,
-                   dataset: dict[str, Any], models: dict[str, Any], memory: dict[str, Any],
-                   judge: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+def build_manifest(*, config: ManifestConfig, config_path: str, config_sha256: str, run_id: str,
+                   dataset: ManifestDataset, models: dict[str, Json], memory: dict[str, Json],
+                   judge: ManifestJudge, previous: Manifest | None) -> Manifest:
     """A fresh manifest; on resume the first start time and earlier attempts are kept."""
     now = utc_now()
-    attempts = list((previous or {}).get("attempts", []))
+    attempts: list[ManifestAttempt] = list((previous or {}).get("attempts", []))
     attempts.append({"started_at": now, "git_commit": git_commit()})
     return {
         "schema_version": 1,

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarker.config_schema import BatchConfig, EvalConfig, ModelsConfig, ProviderConfig, RetryConfig, RunConfig
 from benchmarker.memory.driver import MemoryDriver
 from benchmarker.scoring.judges import LLMJudge, OfficialJudge, choose_judge, judge_class
+
+if TYPE_CHECKING:
+    from benchmarker.agent.ledger import EarlierTotals, LedgerSnapshot
+    from benchmarker.log.lines import ManifestTokens
 
 
 @dataclass
@@ -76,7 +80,8 @@ class RunModels:
                 if self.offline else ""}
 
 
-def build_models(config: RunConfig, *, earlier_tokens: dict[str, Any] | None = None, with_agent: bool = True) -> RunModels:
+def build_models(config: RunConfig, *, earlier_tokens: EarlierTotals | LedgerSnapshot | ManifestTokens | None = None,
+                 with_agent: bool = True) -> RunModels:
     """The run's models; `with_agent=False` never builds the memory agent's model (replay re-applies
     recorded writes instead of calling it)."""
     from benchmarker.agent.ledger import TokenLedger

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from benchmarker.config import RunConfig
 from benchmarker.datasets.schema import Case
@@ -17,6 +16,7 @@ from benchmarker.datasets.source import DatasetPlan
 from benchmarker.graph.agent_case import AGENT_CASE_GRAPH
 from benchmarker.graph.build import CASE_GRAPH, LocalExecutor
 from benchmarker.graph.context import SearchSettings
+from benchmarker.log.lines import Manifest
 from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import AgentOwnMemory, WorkersMemory
 from benchmarker.memory.drivers.mycelian import describe_mycelian
@@ -28,7 +28,7 @@ from benchmarker.subjects import OutsideAgentSubject, ReplayWrites, agent_pool
 
 @contextlib.asynccontextmanager
 async def open_parts(config: RunConfig, plan: DatasetPlan, models: RunModels, *, points: list[SearchSettings],
-                     logs: Sequence[RunLog], manifest: dict[str, Any], store: RunLog,
+                     logs: Sequence[RunLog], manifest: Manifest, store: RunLog,
                      replay: ReplayWrites | None = None) -> AsyncIterator[RunParts]:
     """Start what the run needs and stop it when the block ends, also on failure and Ctrl-C: the
     memory server (or Ray's workers, or the outside agent). The manifest learns where each is."""
@@ -52,11 +52,12 @@ async def open_parts(config: RunConfig, plan: DatasetPlan, models: RunModels, *,
 
 @contextlib.asynccontextmanager
 async def _outside_agent(config: RunConfig, models: RunModels, cases: Callable[[], Iterable[Case]],
-                         manifest: dict[str, Any], store: RunLog) -> AsyncIterator[RunParts]:
+                         manifest: Manifest, store: RunLog) -> AsyncIterator[RunParts]:
     """No memory server and no memory agent or reader: the outside agent learns and answers."""
     pool = agent_pool(config.agent, config.run.concurrency, config.config_path)
-    manifest.update(agent=pool.describe(), models=describe_outside_models(config, models),
-                    memory=AgentOwnMemory().describe())
+    manifest["agent"] = pool.describe()   # a new key: written after the others, as update() did
+    manifest["models"] = describe_outside_models(config, models)
+    manifest["memory"] = AgentOwnMemory().describe()
     store.write_manifest(manifest)
     subject = OutsideAgentSubject(pool=pool, agent_type=config.agent.type, config_path=str(config.config_path))
     try:
@@ -70,7 +71,7 @@ async def _outside_agent(config: RunConfig, models: RunModels, cases: Callable[[
 
 @contextlib.asynccontextmanager
 async def _ray_workers(config: RunConfig, models: RunModels, cases: Callable[[], Iterable[Case]],
-                       points: list[SearchSettings], logs: Sequence[RunLog], manifest: dict[str, Any],
+                       points: list[SearchSettings], logs: Sequence[RunLog], manifest: Manifest,
                        store: RunLog) -> AsyncIterator[RunParts]:
     """The workers run the case graph, each on its own embedded service or the shared server at
     [memory].mcp_url; this process stays the run directory's one writer."""

@@ -32,6 +32,7 @@ from benchmarker.errors import RunAbortedError, UserError
 from benchmarker.graph.context import RunContext, SearchSettings
 from benchmarker.graph.state import CaseState
 from benchmarker.log.collect import CaseSlice
+from benchmarker.log.lines import Json
 from benchmarker.log.records import LogRecord
 from benchmarker.log.store import ANSWERS_DIR_FILES, RunLog
 from benchmarker.redact import redact_url
@@ -156,7 +157,7 @@ class RayExecutor:
             ray.shutdown()
             self._owns_ray = False
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         """The manifest's executor block: where the run's cases ran."""
         run = self.config.run
         nodes = []

@@ -21,13 +21,13 @@ import hashlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from benchmarker.config_schema import DatasetConfig, RunConfig
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
-from benchmarker.log.lines import Json
+from benchmarker.log.lines import Json, Manifest, ManifestConfig, ManifestDataset
 from benchmarker.registry import dataset_kinds_where, plan_dataset, suite
 from benchmarker.run.run_files import read_manifest, require_whole
 from benchmarker.suites.longmemeval.data import QUESTION_TYPES, scan_question_index
@@ -52,7 +52,7 @@ class ReplaySource:
     """A finished run's recorded writes, per case, checked against the config that replays them."""
 
     run_dir: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
     manifest_sha256: str
     writes: dict[str, list[RecordedWrite]]  # case_id -> writes in order; only cases ingested in the source
     selected: frozenset[str] | None         # the case ids CONFIG plans (None: the kind has no selection)
@@ -102,7 +102,7 @@ class ReplaySource:
     def decisions_replayed(self) -> int:
         return sum(len(w) for w in self.writes.values())
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         """The manifest's "replay" block."""
         return {"source_run_dir": str(self.run_dir), "source_run_id": self.run_id,
                 "source_manifest_sha256": self.manifest_sha256, "decisions_replayed": self.decisions_replayed,
@@ -145,18 +145,19 @@ def _recorded_writes(path: Path, memories: dict[str, str]) -> dict[str, list[Rec
 
 # --- is CONFIG about the same cases? -------------------------------------------------------------
 
-def source_config(manifest: dict[str, Any]) -> dict[str, Any]:
+def source_config(manifest: Manifest) -> dict[str, dict[str, Json]]:
     """The source run's config tables (the manifest's "config" is `RunConfig.to_manifest()`, the
-    tables under its own "config" key)."""
-    block = manifest.get("config") or {}
-    return tables if isinstance(tables := block.get("config"), dict) else block
+    tables under its own "config" key; older manifests held the tables themselves)."""
+    block = manifest.get("config") or ManifestConfig()
+    tables = block.get("config")
+    return tables if isinstance(tables, dict) else cast("dict[str, dict[str, Json]]", block)
 
-def check_dataset(manifest: dict[str, Any], manifest_path: Path, config: RunConfig) -> set[str] | None:
+def check_dataset(manifest: Manifest, manifest_path: Path, config: RunConfig) -> set[str] | None:
     """Raise UserError when CONFIG's dataset or selection is not the source run's; return the ids of the
     cases CONFIG plans (one per question, a subset of the source's; or one per conversation, whose
     memory serves any of its questions), or None for kinds without a selection."""
     kind = config.dataset.kind
-    source = manifest.get("dataset") or {}
+    source = manifest.get("dataset") or ManifestDataset()
     source_table = source_config(manifest).get("dataset") or {}
     where, chosen = config.config_path or "CONFIG", suite(kind)
     if refusal := chosen.protocol.replay_refusal:
@@ -205,7 +206,7 @@ def _data_name(path: Any) -> str:
     return Path(path).name if path else "(none)"
 
 
-def _table_diff(source_table: dict[str, Any], dataset: DatasetConfig) -> str:
+def _table_diff(source_table: dict[str, Json], dataset: DatasetConfig) -> str:
     """'; [dataset].seed: source 42, CONFIG 7' for every differing key of CONFIG's `[dataset]` (paths left out)."""
     mine = dataset.model_dump(mode="json")
     keys = [k for k in mine if k != "file" and k in source_table and source_table[k] != mine[k]]

@@ -6,11 +6,12 @@ without a word (a run resuming skips a cut-off last line and redoes that work; t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import torn_tail
+from benchmarker.log.lines import Manifest
 
 if TYPE_CHECKING:
     from benchmarker.log.records import AnswerRecord
@@ -26,7 +27,7 @@ def require_whole(path: Path, verb: str) -> None:
                         f"(mycelian-longmemeval run ITS_CONFIG), which redoes that work, then {verb} again")
 
 
-def read_manifest(run_dir: Path, verb: str) -> tuple[dict[str, Any], bytes]:
+def read_manifest(run_dir: Path, verb: str) -> tuple[Manifest, bytes]:
     """manifest.json as an object and its bytes; UserError when it is missing, empty or not a JSON object."""
     path = Path(run_dir) / "manifest.json"
     if not path.is_file():
@@ -40,7 +41,7 @@ def read_manifest(run_dir: Path, verb: str) -> tuple[dict[str, Any], bytes]:
     if not isinstance(manifest, dict):
         raise UserError(f"{path}: expected a JSON object, got {type(manifest).__name__}; the run's manifest is "
                         "damaged")
-    return manifest, raw
+    return cast(Manifest, manifest), raw  # an object as a run writes it: its keys are read with .get()
 
 
 def config_of_run(run_dir: Path, config_path: Path | None, verb: str) -> Any:

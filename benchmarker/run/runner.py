@@ -13,7 +13,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
 from benchmarker.agent.prompts import prompts_dir
@@ -25,6 +25,7 @@ from benchmarker.graph.context import SearchSettings
 from benchmarker.graph.progress import RunProgress, done_per_case
 from benchmarker.graph.state import RunState
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl
+from benchmarker.log.lines import Manifest, ManifestConfig, ManifestDataset, ManifestTokens
 from benchmarker.log.safe_open import create_exclusive
 from benchmarker.log.store import PointLogs, RunLog
 from benchmarker.registry import SUITE_LOOKUP, plan_dataset
@@ -37,7 +38,9 @@ from benchmarker.run.parts import open_parts
 from benchmarker.run.run_lock import hold_run_lock
 
 if TYPE_CHECKING:
+    from benchmarker.agent.ledger import LedgerSnapshot
     from benchmarker.agent.tracing import RunTracing
+    from benchmarker.reporting.outputs import SweepFiles
     from benchmarker.run.replay_source import ReplaySource
 
 log = logging.getLogger(__name__)
@@ -49,7 +52,7 @@ class RunOutcome:
     summary: RunSummary   # the run's summary.json; empty for a sweep (each point has its own, in `points`)
     points: list[tuple[str, Path, RunSummary]]
     skipped: list[str] = field(default_factory=list)  # cases that failed or could not run (see errors.jsonl)
-    sweep: dict[str, Any] | None = None   # a sweep's {"sweep": table, "best": point} (write_sweep_files)
+    sweep: SweepFiles | None = None   # a sweep's {"sweep": table, "best": point} (write_sweep_files)
 
 
 def sweep_points(sweep: SweepConfig, top_k: int, search_alpha: float) -> list[SearchSettings]:
@@ -82,7 +85,7 @@ async def _execute_run(config: RunConfig, *, replay: ReplaySource | None = None)
     run_dir = config.run_dir
     base_store = RunLog(run_dir)
     plan = plan_dataset(config, run_dir)
-    previous = read_json_object(base_store.manifest_path) or None
+    previous = cast(Manifest, read_json_object(base_store.manifest_path)) or None  # read back as written
     # The ledger starts from what earlier attempts of this run spent: a resume reports the whole cost.
     outside = config.agent.type != "memory_agent"  # an outside agent keeps its own memory: no server, no models
     if config.run.executor == "ray" and replay is not None:
@@ -95,7 +98,7 @@ async def _execute_run(config: RunConfig, *, replay: ReplaySource | None = None)
     device = _embedder_device(config.memory, config.agent.type, config.run.executor, config.config_path)
     journal = run_dir / JOURNAL_FILE  # every model call's usage, fsynced as it is spent
     journaled = journal_totals(read_jsonl(journal))
-    earlier = journaled if journaled is not None else (previous or {}).get("tokens")
+    earlier = journaled if journaled is not None else cast("LedgerSnapshot | None", (previous or {}).get("tokens"))
     models = build_models(config, earlier_tokens=earlier, with_agent=replay is None and not outside)
     inputs = run_inputs(config, dataset_sha256=plan.sha256, dataset_description=plan.description,
                         judge_kind=models.judge_kind, prompts_dir=prompts_dir())
@@ -134,14 +137,15 @@ async def _execute_run(config: RunConfig, *, replay: ReplaySource | None = None)
         if tracing is not None:
             tracing.flush()
             manifest["tracing"] = tracing.describe()
-        manifest.update(status=status, ended_at=utc_now(), tokens=models.ledger.snapshot())
+        manifest["status"], manifest["ended_at"] = status, utc_now()
+        manifest["tokens"] = cast(ManifestTokens, models.ledger.snapshot())  # agent/ledger's LedgerSnapshot
         base_store.write_manifest(manifest)
         base_store.close()
         ledger_journal.close()
     return outcome
 
 
-async def _run_points(config: RunConfig, plan: DatasetPlan, models: RunModels, manifest: dict[str, Any], store: RunLog,
+async def _run_points(config: RunConfig, plan: DatasetPlan, models: RunModels, manifest: Manifest, store: RunLog,
                       replay: ReplaySource | None, tracing: RunTracing | None) -> RunOutcome:
     """The run graph once per sweep point (a plain run is one point), over the parts `open_parts` chose."""
     run_dir = Path(config.run_dir)
@@ -276,13 +280,15 @@ def _embedder_device(memory: MemoryConfig, agent_type: str, executor: str, confi
     return device
 
 
-def _manifest(config: RunConfig, run_id: str, plan: DatasetPlan, models: RunModels, previous) -> dict[str, Any]:
+def _manifest(config: RunConfig, run_id: str, plan: DatasetPlan, models: RunModels, previous: Manifest | None) -> Manifest:
     manifest = build_manifest(
-        config=config.to_manifest(models.judge_kind), config_path=str(config.config_path), config_sha256=config.config_sha256,
+        config=cast(ManifestConfig, config.to_manifest(models.judge_kind)),  # config_schema sits below log/
+        config_path=str(config.config_path), config_sha256=config.config_sha256,
         run_id=run_id,
-        dataset={"kind": config.dataset.kind, "path": plan.path, "sha256": plan.sha256,
-                 "description": plan.description, "questions": plan.total_questions,
-                 "seeds": list(config.dataset.seeds) or [config.dataset.seed], **plan.details},
+        dataset=cast(ManifestDataset, {"kind": config.dataset.kind, "path": plan.path, "sha256": plan.sha256,
+                                       "description": plan.description, "questions": plan.total_questions,
+                                       "seeds": list(config.dataset.seeds) or [config.dataset.seed],
+                                       **plan.details}),  # a suite's own keys: ManifestDataset names them
         models=models.describe(),
         memory={"backend": config.memory.backend, "preset": config.memory.preset,
                 "mapping": config.memory.mapping or None, "transport": config.memory.transport or None,

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from benchmarker.config_schema import Problem
 from benchmarker.errata.gold import GoldReader
+from benchmarker.reporting.section_spec import MeanScoreChart, Section
 from benchmarker.reporting.summary_model import Block
 from benchmarker.suites.parts import (
     AdversaryPolicy,
@@ -140,16 +141,16 @@ class Suite(ABC):
         """Keys the run's outputs add to summary.json (levels.jsonl lines are given too)."""
         return {}
 
-    def qa_report_lines(self, summary: Record) -> list[str]:
-        """Report lines right after the QA section (markdown)."""
+    def qa_sections(self, summary: Record) -> list[Section]:
+        """Report sections right after the QA section, as data; reporting renders them."""
         return []
 
-    def report_figures(self, summary: Record, plots: Path) -> list[str]:
-        """Markdown lines showing figures the suite draws into `plots` (after its QA lines); none by default."""
+    def report_charts(self, summary: Record) -> list[MeanScoreChart]:
+        """Charts reporting draws into the run's plots/ and shows after its QA sections; none by default."""
         return []
 
-    def report_sections(self, summary: Record) -> list[tuple[str, str]]:
-        """(title, markdown) report sections from its summary keys."""
+    def report_sections(self, summary: Record) -> list[Section]:
+        """Report sections from its summary keys, as data (tables, prose lines); reporting renders them."""
         return []
 
     def console_rows(self, summary: Record) -> list[tuple[str, str]]:
@@ -160,8 +161,8 @@ class Suite(ABC):
         """Per-run keys `compare` puts beside the QA and retrieval metrics."""
         return {}
 
-    def compare_lines(self, runs: list[Record]) -> list[str]:
-        """Markdown rows comparing those keys across runs (each run holds compare_blocks' keys)."""
+    def compare_sections(self, runs: list[Record]) -> list[Section]:
+        """Sections comparing those keys across runs (each run holds compare_blocks' keys), as data."""
         return []
 
     # --- graph ---------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.schema import Case, Question
-from benchmarker.reporting.sections import mean_score_table, scored_rows
+from benchmarker.reporting.section_spec import Table
 from benchmarker.scoring.judge_policy import JUDGE_CALL_FAILED
+from benchmarker.scoring.mean_scores import mean_score_table, scored_rows
 from benchmarker.scoring.rubric import grade_answer
 from benchmarker.suites.base import Record, Suite, need_case
 
@@ -55,3 +56,18 @@ def categories_block(rows: list[Record]) -> Record:
     scored = [float(r["score"]) for r in scored_rows(rows)]
     return {"by_category": mean_score_table(rows, "category"),
             "headline": f"mean score {mean(scored):.3f} over {len(scored)} questions" if scored else "no scores"}
+
+
+def score_table(table: Record, name: str) -> Table:
+    """A mean-score table (`mean_score_table`'s), with the level's name, level score and scoring columns when present."""
+    with_level = any("level_score" in v for v in table.values())
+    titled = any(v.get("title") for v in table.values())  # a level's name (L1-L16) beside its id
+    header = (name, *(("name",) if titled else ()), "n", "mean score", *(("level score", "scoring") if with_level else ()))
+    rows = []
+    for k, v in table.items():
+        row = [str(k), *([str(v.get("title") or "")] if titled else []), str(v["n"]), f"{v['mean_score']:.3f}"]
+        if with_level:
+            ls = v.get("level_score")
+            row += ["n/a" if ls is None else f"{ls:.3f}", str(v.get("scoring") or "")]
+        rows.append(tuple(row))
+    return Table(header, tuple(rows))

@@ -28,7 +28,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from benchmarker.config_schema import RunConfig
 from benchmarker.errors import UserError
@@ -200,7 +200,7 @@ async def _judge_all(choice: JudgeChoice, answers: list[LabelledAnswer], folder:
     path, tokens_path = folder / VERDICTS_FILE, folder / TOKENS_FILE
     if not llm:  # free, and the grader changes with the code: grade everything again
         path.unlink(missing_ok=True)
-    earlier = read_json_object(tokens_path) or None
+    earlier = cast("LedgerSnapshot | None", read_json_object(tokens_path) or None)  # what an earlier pass spent
     if llm:
         as_eval = config.model_copy(update={"run": config.run.model_copy(update={"phases": ("eval",)})})
         models = build_models(as_eval, earlier_tokens=earlier, with_agent=False)

@@ -35,12 +35,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from benchmarker.config_schema import OnlineConfig, RunConfig, TracingConfig
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_figure, write_json_atomic, write_text_atomic
-from benchmarker.log.lines import Json
+from benchmarker.log.lines import Json, Manifest, ManifestConfig, ManifestTokens
 from benchmarker.scoring.judges import LLMJudge
 
 if TYPE_CHECKING:
@@ -299,13 +299,13 @@ async def run_judge_online(config: RunConfig) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     out = run_dir / ONLINE_FILE
     done = {line["id"] for line in read_jsonl(out)}
-    previous = read_json_object(run_dir / "manifest.json") or None
+    previous = cast(Manifest, read_json_object(run_dir / "manifest.json")) or None  # as build_manifest wrote it
     ledger = TokenLedger(prices=dict(config.prices), earlier=(previous or {}).get("tokens"))
     model = _judge_model(config, ledger)
     client, items = await _source(OnlineSource(config.online, config.tracing, config.config_path))
     manifest = build_manifest(
-        config=config.to_manifest(JUDGE), config_path=str(config.config_path), config_sha256=config.config_sha256,
-        run_id=config.run_id, dataset={"kind": "online", "source": online.source,
+        config=cast(ManifestConfig, config.to_manifest(JUDGE)), config_path=str(config.config_path),
+        config_sha256=config.config_sha256, run_id=config.run_id, dataset={"kind": "online", "source": online.source,
                                        "project": online.project or config.tracing.project if client else None,
                                        "run_dir": online.run_dir or None, "tag": online.tag, "since": online.since,
                                        "until": online.until},
@@ -337,8 +337,9 @@ async def run_judge_online(config: RunConfig) -> Path:
         status = "finished"
     finally:
         writer.close()
-        manifest.update(status=status, ended_at=utc_now(), tokens=ledger.snapshot(),
-                        wall_s=round(time.monotonic() - started, 3), judged_now=len(pending))
+        manifest["status"], manifest["ended_at"] = status, utc_now()
+        manifest["tokens"] = cast(ManifestTokens, ledger.snapshot())  # agent/ledger's LedgerSnapshot
+        manifest["wall_s"], manifest["judged_now"] = round(time.monotonic() - started, 3), len(pending)
         write_json_atomic(run_dir / "manifest.json", manifest)
     summary = write_online_outputs(run_dir, ledger.snapshot())
     print(f"judged {summary['judged']} of {summary['items']} runs: P {_fmt(summary['micro']['precision'])} "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmarker.log.lines import Json
 from benchmarker.reporting.like_for_like import RunFacts
 from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.reporting.unit_cost import usd_per_correct, usd_per_question
@@ -52,7 +53,7 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _subject(manifest: dict[str, Any], summary: RunSummary) -> str:
+def _subject(manifest: dict[str, Json], summary: RunSummary) -> str:
     agent = manifest.get("agent")
     if isinstance(agent, dict) and agent:
         return f"outside agent {agent.get('name') or agent.get('type') or ''}".strip()
@@ -72,7 +73,7 @@ def _settings(summary: RunSummary) -> str:
     return " ".join(f"{k}={v}" for k, v in pairs if v is not None)
 
 
-def _judge(manifest: dict[str, Any], summary: RunSummary) -> str:
+def _judge(manifest: dict[str, Json], summary: RunSummary) -> str:
     kind, model = get(manifest, "judge", "kind"), get(manifest, "judge", "model")
     if not kind and summary.counts and summary.counts.judges:
         kind = ", ".join(sorted(summary.counts.judges))
@@ -101,7 +102,7 @@ def _references(summary: RunSummary) -> list[tuple[str, float]]:
     return found
 
 
-def make_row(key: str, label: str, run_id: str | None, summary: RunSummary, manifest: dict[str, Any], *,
+def make_row(key: str, label: str, run_id: str | None, summary: RunSummary, manifest: dict[str, Json], *,
              suite: str, dataset_sha256: str | None, verified: str, facts: RunFacts | None) -> Row:
     """The row of one valid run (`summary` already read and checked valid)."""
     qa = summary.qa

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from benchmarker.log.jsonl import lines_at, parse_object
+from benchmarker.log.lines import Json
 from benchmarker.redact import masked_preview  # whole, then cut: a cut key is not recognised
 
 parse = parse_object  # a torn or damaged line is skipped (None)
@@ -50,7 +51,7 @@ def read_line(handle: BinaryIO) -> tuple[bytes | None, bool]:
     return raw, raw.endswith(b"\n")
 
 
-def iter_objects(path: Path) -> Iterator[dict[str, Any]]:
+def iter_objects(path: Path) -> Iterator[dict[str, Json]]:
     """Each whole line that is a JSON object, in file order; damaged and over-long lines skipped."""
     with open(path, "rb") as handle:
         while True:
@@ -192,7 +193,7 @@ class ResultsIndex:
         """Lines left out of `rows` for being over MAX_LINE_BYTES (as of the last `rows`)."""
         return self._oversized
 
-    def line(self, qid: str) -> dict[str, Any] | None:
+    def line(self, qid: str) -> dict[str, Json] | None:
         """The question's line, checked to be its own: a file rewritten in place is scanned again."""
         for _ in range(2):
             row = self.rows().get(qid)
@@ -260,7 +261,7 @@ def read_raw(path: Path, offsets: list[int]) -> list[bytes]:
     return lines_at(path, offsets, lambda handle: read_line(handle)[0] or b"")
 
 
-def read_lines(path: Path, offsets: list[int]) -> list[dict[str, Any] | None]:
+def read_lines(path: Path, offsets: list[int]) -> list[dict[str, Json] | None]:
     return [parse(raw) for raw in read_raw(path, offsets)]
 
 

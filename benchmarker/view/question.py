@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.lines import Json
 from benchmarker.scoring.attribution import EvidenceTurn, attribute
 from benchmarker.view.catalog import Catalog, Folder
 from benchmarker.view.decisions import CaseCalls, Decisions
@@ -35,21 +36,21 @@ class Verdict:
 
 @dataclass
 class Hit:
-    hit: dict[str, Any]
+    hit: dict[str, Json]
     evidence: bool
 
 
 @dataclass
 class QuestionView:
-    line: dict[str, Any]
+    line: dict[str, Json]
     verdicts: list[Verdict]
     stage: str
     reason: str
     evidence: list[EvidenceTurn]
     hits: list[Hit]
     calls: CaseCalls
-    oracle: dict[str, Any] | None
-    errors: list[dict[str, Any]] = field(default_factory=list)
+    oracle: dict[str, Json] | None
+    errors: list[dict[str, Json]] = field(default_factory=list)
     hits_more: int = 0  # hits left out of the list
     problem: str = ""   # why the attribution could not be recomputed from this line
 
@@ -85,7 +86,7 @@ def question_view(catalog: Catalog, run: Folder, qid: str, indexes: Indexes, dec
                         errors=_errors(run, case_id), hits_more=max(0, len(found_hits) - SHOWN_HITS), problem=problem)
 
 
-def _rank(hit: dict[str, Any]) -> float:
+def _rank(hit: dict[str, Json]) -> float:
     """A hit's rank to sort by; one that is not a finite number sorts last."""
     rank = hit.get("rank")
     return float(rank) if isinstance(rank, int | float) and not isinstance(rank, bool) and math.isfinite(rank) else math.inf
@@ -97,14 +98,16 @@ def _parent_file(catalog: Catalog, run: Folder, name: str) -> Path | None:
     return parent.file(name) if parent else None
 
 
-def _grade(source: str, line: dict[str, Any]) -> Verdict:
-    grade = line["grade"] if isinstance(line.get("grade"), dict) else {}
+def _grade(source: str, line: dict[str, Json]) -> Verdict:
+    raw, label = line.get("grade"), line.get("label")
+    grade: dict[str, Json] = raw if isinstance(raw, dict) else {}
     judge = " ".join(str(x) for x in (grade.get("judge"), grade.get("model")) if x)
     detail = "; ".join(f"{k} {grade[k]}" for k in ("reply", "score") if grade.get(k) is not None)
-    return Verdict(f"{source}: {judge}" if judge else source, verdict(line.get("label")), show(grade.get("reason")), detail)
+    return Verdict(f"{source}: {judge}" if judge else source, verdict(None if label is None else bool(label)),
+                   show(grade.get("reason")), detail)
 
 
-def _verdicts(catalog: Catalog, run: Folder, line: dict[str, Any], indexes: Indexes) -> list[Verdict]:
+def _verdicts(catalog: Catalog, run: Folder, line: dict[str, Json], indexes: Indexes) -> list[Verdict]:
     """The run's judge, each re-judging (scores/<judge>) and each grader perspective (graders.jsonl)."""
     qid = str(line["question_id"])
     out = [_grade("judge", line)]
@@ -123,7 +126,7 @@ def _verdicts(catalog: Catalog, run: Folder, line: dict[str, Any], indexes: Inde
     return out
 
 
-def _errors(run: Folder, case_id: str) -> list[dict[str, Any]]:
+def _errors(run: Folder, case_id: str) -> list[dict[str, Json]]:
     path = run.file("errors.jsonl")
     if path is None:
         return []

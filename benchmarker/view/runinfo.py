@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchmarker.log.json_limits import JsonLimitError, load_json
+from benchmarker.log.lines import Json
 from benchmarker.reporting.summary_model import RunSummary, summary_error
 from benchmarker.view.catalog import Catalog, Folder
 
@@ -28,7 +29,7 @@ class JsonFiles:
     line instead of as if the file were missing (or taking every page down: RecursionError was a 500)."""
 
     def __init__(self) -> None:
-        self._cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+        self._cache: dict[Path, tuple[tuple[int, int], dict[str, Json]]] = {}
         self._problems: dict[Path, str] = {}
         self._lock = threading.Lock()
 
@@ -37,7 +38,7 @@ class JsonFiles:
         with self._lock:
             return self._problems.get(path) if path is not None else None
 
-    def read(self, path: Path | None) -> dict[str, Any]:
+    def read(self, path: Path | None) -> dict[str, Json]:
         if path is None:
             return {}
         try:
@@ -59,7 +60,7 @@ class JsonFiles:
         return value
 
 
-def _object(path: Path, size: int) -> tuple[dict[str, Any], str | None]:
+def _object(path: Path, size: int) -> tuple[dict[str, Json], str | None]:
     """The file's JSON object, or {} and why it is not one (None: unreadable now, as if missing)."""
     if size > MAX_JSON_FILE_BYTES:
         return {}, f"larger than {MAX_JSON_FILE_BYTES} bytes"
@@ -94,7 +95,7 @@ class RunInfo:
     """One row of the runs table (and the head of a run page)."""
 
     ref: Folder
-    manifest: dict[str, Any]
+    manifest: dict[str, Json]
     summary: RunSummary
     summary_error: str | None = None  # summary.json is not shaped as documented: the page says so, shows no figures
 
@@ -135,7 +136,7 @@ class RunInfo:
         return float(usd) if isinstance(usd, int | float) else None
 
     @property
-    def models(self) -> dict[str, Any]:
+    def models(self) -> dict[str, Json]:
         models = self.manifest.get("models")
         return models if isinstance(models, dict) else {}
 

@@ -83,6 +83,11 @@ async def test_harness_mode_stores_byte_identical_entries(embedded, unit):
     assert sorted(raw for raw, _, _ in harness_entries) == sorted(f"[{SESSION_DATE}] {r}: {t}" for r, t in SESSION)
     writes = [record for _, record in decisions if record["tool"] == "add_entry"]
     assert len(writes) == 3
+    from benchmarker.agent.middleware import ToolDecision
+
+    named = set(ToolDecision.__required_keys__) | set(ToolDecision.__optional_keys__)
+    for _, record in decisions:  # a sink gets the keys ToolDecision names: decisions.jsonl's own fields
+        assert named - {"model_args"} <= set(record) <= named
     for record in writes:  # decisions.jsonl: what the model sent, and what the server got
         assert "raw_entry" not in record["model_args"] and "vault_id" not in record["model_args"]
         assert record["args"]["raw_entry"].startswith(f"[{SESSION_DATE}]")

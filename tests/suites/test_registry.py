@@ -14,6 +14,7 @@ from benchmarker.config_schema import DatasetConfig, RunConfig
 from benchmarker.datasets.schema import Case, Question, Session
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
 from benchmarker.registry import SUITE_LOOKUP, plan_dataset
+from benchmarker.reporting.section_spec import Lines, Section
 from benchmarker.reporting.sections import extra_sections, suite_summaries
 from benchmarker.reporting.summary import build_summary
 from benchmarker.reporting.summary_model import RunSummary
@@ -62,7 +63,7 @@ class Toy(Suite):
         return {"toy": {"right": sum(1 for r in results if r.get("label"))}}
 
     def report_sections(self, summary):
-        return [("Toy", f"{summary['toy']['right']} right")]
+        return [Section("Toy", (Lines((f"{summary['toy']['right']} right",)),))]
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 from urllib.parse import urlparse
 
 import httpx
@@ -41,6 +41,15 @@ class BatchRequest:
     temperature: float
 
 
+class ReplyRow(TypedDict):
+    """A batch_results.jsonl line: one answer fetched (`BatchReply.as_dict()`)."""
+
+    custom_id: str
+    text: str
+    usage: dict[str, int]
+    error: str
+
+
 @dataclass(frozen=True)
 class BatchReply:
     custom_id: str
@@ -48,7 +57,7 @@ class BatchReply:
     usage: dict[str, int] = field(default_factory=dict)   # input (whole prompt), output, cache_read, cache_write
     error: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ReplyRow:
         return {"custom_id": self.custom_id, "text": self.text, "usage": self.usage, "error": self.error}
 
 

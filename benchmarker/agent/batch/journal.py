@@ -7,18 +7,51 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
-from benchmarker.agent.batch.apis import BatchReply
+from benchmarker.agent.batch.apis import BatchReply, ReplyRow
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import JsonlWriter, end_whole_last_line
+from benchmarker.log.lines import Json
 
 log = logging.getLogger(__name__)
 
 
 class BatchJournalDamaged(UserError):
     """batches.jsonl may have lost a submitted batch's row and the provider cannot be searched for it."""
+
+
+class BatchRow(TypedDict):
+    """A batches.jsonl row written when a batch is submitted (or found at the provider by its metadata)."""
+
+    batch_id: str
+    provider: str
+    model: str
+    roles: list[str]
+    custom_ids: list[str]
+    submitted_at: float
+    found_by: NotRequired[str]
+
+
+class EndedRow(TypedDict):
+    """A batches.jsonl row written when a batch ended: its unanswered requests are sent again."""
+
+    batch_id: str
+    ended: str
+
+
+class JournaledBatch(TypedDict, total=False):
+    """A batch as read back: its rows merged (a damaged file may lack any key but batch_id and custom_ids)."""
+
+    batch_id: str
+    provider: str
+    model: str
+    roles: list[str]
+    custom_ids: list[str]
+    submitted_at: float
+    found_by: str
+    ended: str
 
 
 _BATCH_ID = re.compile(rb'"batch_id"\s*:\s*"([^"\\]+)"')
@@ -31,7 +64,7 @@ class BatchJournal:
         self.batches_path = Path(run_dir) / "batches.jsonl"
         self.results_path = Path(run_dir) / "batch_results.jsonl"
 
-    def _read(self, path: Path) -> list[tuple[int, dict[str, Any]]]:
+    def _read(self, path: Path) -> list[tuple[int, dict[str, Json]]]:
         """Every good line, with its number: a damaged one (a kill mid-write, an edit) is named in a warning
         and skipped, never a reason to forget the rest (which would send every request again, and pay for it)."""
         if not path.exists():
@@ -52,27 +85,29 @@ class BatchJournal:
                             type(row).__name__)
         return rows
 
-    def _append(self, path: Path, row: dict[str, Any]) -> None:
+    def _append(self, path: Path, row: BatchRow | EndedRow | ReplyRow) -> None:
         """One fsynced line through the run's masking writer (a batch id must survive a kill)."""
         end_whole_last_line(path)
         writer = JsonlWriter(path, durable=True)
         try:
-            writer.write(row)
+            writer.write(dict(row))
         finally:
             writer.close()
 
-    def submitted(self) -> dict[str, dict[str, Any]]:
+    def submitted(self) -> dict[str, JournaledBatch]:
         """batch id -> its row (provider, role, model, custom_ids, submitted_at); a row whose custom_ids
         is not a list of ids is named and skipped (its requests cannot be told apart)."""
-        batches: dict[str, dict[str, Any]] = {}
+        batches: dict[str, JournaledBatch] = {}
         for number, row in self._read(self.batches_path):
-            if not isinstance(row.get("batch_id"), str):
+            batch_id = row.get("batch_id")
+            if not isinstance(batch_id, str):
                 log.warning("%s:%d: no batch_id; skipped", self.batches_path, number)
                 continue
             if not _id_list(row.get("custom_ids", [])):
                 log.warning("%s:%d: custom_ids is not a list of request ids; skipped", self.batches_path, number)
                 continue
-            batches.setdefault(row["batch_id"], {}).update(row)
+            # checked above: batch_id and custom_ids; the other keys are read with .get() where they are used
+            batches.setdefault(batch_id, {}).update(cast(JournaledBatch, row))
         return batches
 
     def damage(self) -> list[str]:
@@ -120,7 +155,7 @@ class BatchJournal:
                 found[reply.custom_id] = reply
         return found
 
-    def add_batch(self, row: dict[str, Any]) -> None:
+    def add_batch(self, row: BatchRow) -> None:
         self._append(self.batches_path, row)
 
     def end_batch(self, batch_id: str, state: str) -> None:
@@ -147,12 +182,11 @@ def refusal(damage: list[str], provider: str) -> str:
             "(an empty journal: the file), then run the same command again")
 
 
-def _journaled_reply(row: dict[str, Any]) -> BatchReply | None:
+def _journaled_reply(row: dict[str, Json]) -> BatchReply | None:
     """A batch_results.jsonl row as the reply it recorded; None when a field has the wrong type (a reply
     with a text that is no text would fail the question that reads it, far from the line to blame)."""
     cid, text, error, usage = row.get("custom_id"), row.get("text", ""), row.get("error", ""), row.get("usage") or {}
     if not (isinstance(cid, str) and isinstance(text, str) and isinstance(error, str) and isinstance(usage, dict)):
         return None
-    if not all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in usage.items()):
-        return None
-    return BatchReply(cid, text, usage, error)
+    counts = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return BatchReply(cid, text, counts, error) if len(counts) == len(usage) else None

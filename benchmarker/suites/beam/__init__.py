@@ -18,6 +18,7 @@ from benchmarker.config_schema import Problem, RunConfig, each_once
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
+from benchmarker.reporting.section_spec import MeanScoreChart, Section
 from benchmarker.scoring.grade import Grade, GradeTokens
 from benchmarker.scoring.judges import with_eval_tokens
 from benchmarker.suites.base import Record, Suite, need_case
@@ -34,7 +35,7 @@ from benchmarker.suites.beam.data import (
 )
 from benchmarker.suites.beam.official import OfficialPrompts, load_official_prompts
 from benchmarker.suites.beam.scoring import Grader, grade_answer
-from benchmarker.suites.beam.summary import beam_section, beam_summary, compare_rows
+from benchmarker.suites.beam.summary import beam_chart, beam_section, beam_summary, compare_rows
 from benchmarker.suites.options import SuiteOptions
 from benchmarker.suites.parts import (
     CalibrationGold,
@@ -187,28 +188,17 @@ class BEAM(Suite):
         return [("BEAM mean over abilities", f"{mean:.3f}" + (f" [{ci[0]:.3f}-{ci[1]:.3f}]" if ci else "")
                  + f" ({overall.get('abilities', 0)} abilities, n={overall.get('scored', 0)})")]
 
-    def qa_report_lines(self, summary: Record) -> list[str]:
-        return beam_section(summary[self.name]) if summary.get(self.name) else []
+    def qa_sections(self, summary: Record) -> list[Section]:
+        return [beam_section(summary[self.name])] if summary.get(self.name) else []
 
-    def report_figures(self, summary: Record, plots: Path) -> list[str]:
-        """Per-ability mean scores as bars (95% bootstrap intervals), the mean over abilities last."""
-        from benchmarker.reporting.plots import plot_mean_scores
-
-        block = summary.get(self.name) or {}
-        rows = [(name, float(s["mean"]), s.get("ci95"), int(s["scored"]))
-                for name, s in (block.get("by_ability") or {}).items() if s.get("mean") is not None]
-        overall = block.get("overall") or {}
-        if rows and overall.get("mean_over_abilities") is not None:
-            rows.append(("mean over abilities", float(overall["mean_over_abilities"]), overall.get("ci95"),
-                         int(overall.get("scored") or 0)))
-        plot = plot_mean_scores(rows, plots / "beam_abilities.png", xlabel="mean score (0-1) with 95% bootstrap interval")
-        return [f"![BEAM mean score per ability](plots/{plot.name})", ""] if plot else []
+    def report_charts(self, summary: Record) -> list[MeanScoreChart]:
+        return [beam_chart(summary.get(self.name) or {})]
 
     def compare_blocks(self, results: list[Record]) -> Record:
         return {self.name: beam_summary(results)}
 
-    def compare_lines(self, runs: list[Record]) -> list[str]:
-        return compare_rows(runs, self.name) if runs and all(r.get(self.name) for r in runs) else []
+    def compare_sections(self, runs: list[Record]) -> list[Section]:
+        return [compare_rows(runs, self.name)] if runs and all(r.get(self.name) for r in runs) else []
 
     # --- graph ---------------------------------------------------------------------------------
 

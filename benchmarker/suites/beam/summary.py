@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarker.reporting.section_spec import Cell, Lines, MeanScoreChart, Part, Section, Table
 from benchmarker.scoring.stats import bootstrap_mean_ci
 from benchmarker.suites.beam.data import ABILITIES
 
@@ -89,39 +90,51 @@ def _bar(value: float | None, width: int = 20) -> str:
     return "" if value is None else "█" * round(max(0.0, min(1.0, value)) * width)
 
 
-def beam_section(block: Record) -> list[str]:
+def beam_section(block: Record) -> Section:
     """The report's BEAM table: per ability its mean score (95% bootstrap interval) and a bar."""
     overall = block.get("overall") or {}
-    out = ["## BEAM", "", "Per ability, the mean question score (0-1; 95% bootstrap interval). A question's score is "
-           "the mean of its rubric items' 0 / 0.5 / 1; event ordering's is BEAM's normalised Kendall tau-b.", "",
-           "| ability | questions | scored | mean score [95% CI] | with 0.5 kept | |", "|---|---|---|---|---|---|"]
+    rows: list[tuple[Cell, ...]] = []
     for ability, stat in (block.get("by_ability") or {}).items():
         half = stat.get("mean_half")
-        out.append(f"| {ability} | {stat['questions']} | {stat['scored']} | {_cell(stat)} | "
-                   f"{'n/a' if half is None else f'{half:.3f}'} | {_bar(stat.get('mean'))} |")
+        rows.append((ability, str(stat["questions"]), str(stat["scored"]), _cell(stat),
+                     "n/a" if half is None else f"{half:.3f}", _bar(stat.get("mean"))))
     mean = overall.get("mean_over_abilities")
     ci = overall.get("ci95")
-    out.append(f"| **mean over abilities** | {overall.get('questions', 0)} | {overall.get('scored', 0)} | "
-               + ("n/a" if mean is None else f"**{mean:.3f}**" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
-               + f" | | {_bar(mean)} |")
+    rows.append(("**mean over abilities**", str(overall.get("questions", 0)), str(overall.get("scored", 0)),
+                 "n/a" if mean is None else f"**{mean:.3f}**" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""),
+                 None, _bar(mean)))
+    parts: list[Part] = [
+        Lines(("Per ability, the mean question score (0-1; 95% bootstrap interval). A question's score is the mean of "
+               "its rubric items' 0 / 0.5 / 1; event ordering's is BEAM's normalised Kendall tau-b.",)),
+        Table(("ability", "questions", "scored", "mean score [95% CI]", "with 0.5 kept", None), tuple(rows))]
     eo = block.get("event_ordering") or {}
     if eo.get("questions"):
-        out += ["", f"Event ordering ({eo['questions']} questions): mean normalised tau-b {eo['tau_norm']:.3f}, "
-                f"mean F1 of the aligned events {eo['f1']:.3f}."]
-    out += ["", "\"With 0.5 kept\" differs from the score only under the official judge: the repository's evaluators "
-            "add int(score), so a half-met rubric item counts 0 there (event ordering excepted)."]
-    return out + [""]
+        parts.append(Lines((f"Event ordering ({eo['questions']} questions): mean normalised tau-b {eo['tau_norm']:.3f}, "
+                            f"mean F1 of the aligned events {eo['f1']:.3f}.",)))
+    parts.append(Lines(("\"With 0.5 kept\" differs from the score only under the official judge: the repository's "
+                        "evaluators add int(score), so a half-met rubric item counts 0 there (event ordering excepted).",)))
+    return Section("BEAM", tuple(parts))
 
 
-def compare_rows(runs: list[Record], key: str) -> list[str]:
+def beam_chart(block: Record) -> MeanScoreChart:
+    """Per-ability mean scores as bars (95% bootstrap intervals), the mean over abilities last."""
+    rows = [(name, float(s["mean"]), s.get("ci95"), int(s["scored"]))
+            for name, s in (block.get("by_ability") or {}).items() if s.get("mean") is not None]
+    overall = block.get("overall") or {}
+    if rows and overall.get("mean_over_abilities") is not None:
+        rows.append(("mean over abilities", float(overall["mean_over_abilities"]), overall.get("ci95"),
+                     int(overall.get("scored") or 0)))
+    return MeanScoreChart(tuple(rows), "beam_abilities.png", "mean score (0-1) with 95% bootstrap interval",
+                          "BEAM mean score per ability")
+
+
+def compare_rows(runs: list[Record], key: str) -> Section:
     """Each run's per-ability means and mean over abilities, side by side."""
     abilities = list(dict.fromkeys(a for r in runs for a in ((r.get(key) or {}).get("by_ability") or {})))
-    lines = ["", "## BEAM", "", "| ability | " + " | ".join(str(r.get("name", "")) for r in runs) + " |",
-             "|---|" + "---|" * len(runs)]
-    for ability in abilities:
-        lines.append(f"| {ability} | " + " | ".join(_cell(((r.get(key) or {}).get("by_ability") or {}).get(ability) or {})
-                                                   for r in runs) + " |")
-    lines.append("| **mean over abilities** | " + " | ".join(
+    rows = [(ability, *(_cell(((r.get(key) or {}).get("by_ability") or {}).get(ability) or {}) for r in runs))
+            for ability in abilities]
+    rows.append(("**mean over abilities**", *(
         _cell({"mean": ((r.get(key) or {}).get("overall") or {}).get("mean_over_abilities"),
-               "ci95": ((r.get(key) or {}).get("overall") or {}).get("ci95")}) for r in runs) + " |")
-    return lines + ["", "BEAM: mean question score per ability (95% bootstrap interval, seed 0)."]
+               "ci95": ((r.get(key) or {}).get("overall") or {}).get("ci95")}) for r in runs)))
+    return Section("BEAM", (Table(("ability", *(str(r.get("name", "")) for r in runs)), tuple(rows)),
+                            Lines(("BEAM: mean question score per ability (95% bootstrap interval, seed 0).",))))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from benchmarker.config_schema import Problem, RunConfig, mapped_server
 from benchmarker.datasets.schema import Case
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
+from benchmarker.reporting.section_spec import Section
 from benchmarker.scoring.judge_policy import JUDGE_CALL_FAILED
 from benchmarker.scoring.judges import DeterministicGrader, LLMJudge
 from benchmarker.suites.base import Record, Suite, need_case
@@ -97,8 +98,8 @@ class FactExtraction(Suite):
                                f"F1 {macro.get('f1') or 0:.2f}; {passed}/{len(summary.get('targets', []))} targets met")
         return {self.name: summary}
 
-    def report_sections(self, summary: Record) -> list[tuple[str, str]]:
-        return [("Fact extraction", fact_report_section(summary[self.name]))] if self.name in summary else []
+    def report_sections(self, summary: Record) -> list[Section]:
+        return [fact_report_section(summary[self.name])] if self.name in summary else []
 
     def console_rows(self, summary: Record) -> list[tuple[str, str]]:
         block = summary.get(self.name)

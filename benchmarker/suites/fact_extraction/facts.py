@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from benchmarker.config_schema import ThresholdsConfig
+from benchmarker.reporting.section_spec import Lines, Part, Section, Table
 from benchmarker.scoring import normalize
 from benchmarker.scoring.normalize import STOPWORDS, find_phrase, is_value, same, token_texts
 from benchmarker.suites.fact_extraction.data import SCENARIOS, ExpectedFact, FactCase
@@ -286,25 +287,26 @@ def _fmt(value: float | None, percent: bool = False) -> str:
     return f"{value:.0%}" if percent else f"{value:.3f}"
 
 
-def fact_report_section(summary: dict[str, Any]) -> str:
-    """Markdown for the report: targets (pass / fail), micro and macro, per-scenario table."""
+def fact_report_section(summary: dict[str, Any]) -> Section:
+    """The report's section: targets (pass / fail), micro and macro, per-scenario table."""
     method = summary.get("method", "deterministic")
-    lines = [f"## Fact extraction ({method} scoring, {summary['cases']} cases)", "",
-             "| metric | target | measured | result |", "|---|---|---|---|"]
+    targets = []
     for t in summary["targets"]:
         percent = t["metric"].endswith("_rate")
         name = t["metric"].replace("_", " ") + (f" ({t['basis']})" if t.get("basis") else "")
         result = {True: "pass", False: "**FAIL**", None: "n/a"}[t["pass"]]
-        lines.append(f"| {name} | {t['op']} {_fmt(t['target'], percent)} | {_fmt(t['value'], percent)} | {result} |")
+        targets.append((name, f"{t['op']} {_fmt(t['target'], percent)}", _fmt(t["value"], percent), result))
     mi, ma = summary["micro"], summary["macro"]
-    lines += ["", f"Micro over {mi['tp'] + mi['fn']} expected facts (TP {mi['tp']}, FP {mi['fp']}, FN {mi['fn']}): "
-              f"precision {_fmt(mi['precision'])}, recall {_fmt(mi['recall'])}, F1 {_fmt(mi['f1'])}. "
-              f"Macro over {ma['cases']} cases: precision {_fmt(ma['precision'])}, recall {_fmt(ma['recall'])}, "
-              f"F1 {_fmt(ma['f1'])}.", "",
-              "| scenario | cases | TP | FP | FN | precision | recall | F1 |", "|---|---|---|---|---|---|---|---|"]
-    for name, s in summary["by_scenario"].items():
-        lines.append(f"| {name} | {s['cases']} | {s['tp']} | {s['fp']} | {s['fn']} | "
-                     f"{_fmt(s['precision'])} | {_fmt(s['recall'])} | {_fmt(s['f1'])} |")
+    scenarios = tuple((name, str(s["cases"]), str(s["tp"]), str(s["fp"]), str(s["fn"]), _fmt(s["precision"]),
+                       _fmt(s["recall"]), _fmt(s["f1"])) for name, s in summary["by_scenario"].items())
+    parts: list[Part] = [
+        Lines((f"## Fact extraction ({method} scoring, {summary['cases']} cases)",)),
+        Table(("metric", "target", "measured", "result"), tuple(targets)),
+        Lines((f"Micro over {mi['tp'] + mi['fn']} expected facts (TP {mi['tp']}, FP {mi['fp']}, FN {mi['fn']}): "
+               f"precision {_fmt(mi['precision'])}, recall {_fmt(mi['recall'])}, F1 {_fmt(mi['f1'])}. "
+               f"Macro over {ma['cases']} cases: precision {_fmt(ma['precision'])}, recall {_fmt(ma['recall'])}, "
+               f"F1 {_fmt(ma['f1'])}.",)),
+        Table(("scenario", "cases", "TP", "FP", "FN", "precision", "recall", "F1"), scenarios)]
     if summary["unjudged"]:
-        lines += ["", f"Unjudged (no usable judge reply; left out of the scores): {', '.join(summary['unjudged'])}."]
-    return "\n".join(lines) + "\n"
+        parts.append(Lines((f"Unjudged (no usable judge reply; left out of the scores): {', '.join(summary['unjudged'])}.",)))
+    return Section("Fact extraction", tuple(parts))

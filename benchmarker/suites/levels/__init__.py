@@ -14,14 +14,15 @@ from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
 from benchmarker.log.records import LevelRecord
 from benchmarker.log.store import RunLog
-from benchmarker.reporting.sections import mean_score_table, score_table_md
+from benchmarker.reporting.section_spec import Lines, Section
+from benchmarker.scoring.mean_scores import mean_score_table
 from benchmarker.suites.base import Record
 from benchmarker.suites.levels.data import LEVEL_IDS, build_level
 from benchmarker.suites.levels.data.spec import rubric
 from benchmarker.suites.levels.options import LevelsOptions
 from benchmarker.suites.levels.scoring import score_decision, score_forgetting, score_level
 from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
-from benchmarker.suites.rubric import RubricSuite
+from benchmarker.suites.rubric import RubricSuite, score_table
 from benchmarker.suites.settings import PlanSettings
 
 RUBRIC_LEVEL = "rubric"   # only levels scored question by question on their rubric take new questions
@@ -96,7 +97,7 @@ class Levels(RubricSuite):
 
     def summarise(self, results: list[Record], *, level_scores: list[Record]) -> Record:
         levels = [r for r in results if r.get("kind") in self.record_kinds]
-        by_level = mean_score_table(levels, "level")
+        by_level: dict[str, dict[str, Any]] = {k: dict(v) for k, v in mean_score_table(levels, "level").items()}
         for name, cells in _level_scores(level_scores).items():
             by_level.setdefault(name, {"n": 0, "mean_score": 0.0}).update(cells)
         scores = [v["level_score"] for v in by_level.values() if v.get("level_score") is not None]
@@ -109,12 +110,12 @@ class Levels(RubricSuite):
         return {self.name: {"by_level": dict(ordered), "by_category": mean_score_table(levels, "category"),
                             "headline": headline, "score_covers": covers, "note": NOTE}}
 
-    def report_sections(self, summary: Record) -> list[tuple[str, str]]:
+    def report_sections(self, summary: Record) -> list[Section]:
         block = summary.get(self.name)
         if not block:
             return []
-        return [("Levels L1-L16", score_table_md(block["by_level"], "level") + "\n" + block["note"] + "\n\n"
-                 + score_table_md(block["by_category"], "category"))]
+        return [Section("Levels L1-L16", (score_table(block["by_level"], "level"), Lines((block["note"],)),
+                                          score_table(block["by_category"], "category")))]
 
     def console_rows(self, summary: Record) -> list[tuple[str, str]]:
         block = summary.get(self.name)

@@ -15,6 +15,7 @@ from benchmarker.config_schema import Problem, RunConfig, each_once
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
+from benchmarker.reporting.section_spec import Section
 from benchmarker.reporting.summary_model import Block
 from benchmarker.scoring.judge import LOCOMO_TEMPLATES
 from benchmarker.suites.base import Record, Suite
@@ -143,14 +144,14 @@ class LoCoMo(Suite):
         """The question's evidence ids that were dropped (with why) or repaired, so the summary counts them."""
         return {f"evidence_{key}": question.evidence[key] for key in ("dropped", "repaired") if question.evidence.get(key)}
 
-    def qa_report_lines(self, summary: Record) -> list[str]:
-        return locomo_section(summary[self.name]) if summary.get(self.name) else []
+    def qa_sections(self, summary: Record) -> list[Section]:
+        return [locomo_section(summary[self.name])] if summary.get(self.name) else []
 
     def compare_blocks(self, results: list[Record]) -> Record:
         return {self.name: locomo_summary(results)}
 
-    def compare_lines(self, runs: list[Record]) -> list[str]:
-        return compare_rows(runs, self.name) if runs and all(r.get(self.name) for r in runs) else []
+    def compare_sections(self, runs: list[Record]) -> list[Section]:
+        return [compare_rows(runs, self.name)] if runs and all(r.get(self.name) for r in runs) else []
 
     def retrieval_evidence(self, case: Case, question: Question) -> bool:
         return True

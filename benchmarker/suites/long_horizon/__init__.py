@@ -9,12 +9,12 @@ from typing import Any
 
 from benchmarker.datasets.schema import Case, Question
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
-from benchmarker.reporting.sections import score_table_md
+from benchmarker.reporting.section_spec import Section
 from benchmarker.suites.base import Record
 from benchmarker.suites.long_horizon.data import generate_long_horizon
 from benchmarker.suites.long_horizon.options import LongHorizonOptions
 from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
-from benchmarker.suites.rubric import RubricSuite, categories_block
+from benchmarker.suites.rubric import RubricSuite, categories_block, score_table
 from benchmarker.suites.settings import PlanSettings
 
 
@@ -39,9 +39,9 @@ class LongHorizon(RubricSuite):
     def summarise(self, results: list[Record], *, level_scores: list[Record]) -> Record:
         return {self.name: categories_block([r for r in results if r.get("kind") in self.record_kinds])}
 
-    def report_sections(self, summary: Record) -> list[tuple[str, str]]:
+    def report_sections(self, summary: Record) -> list[Section]:
         block = summary.get(self.name)
-        return [("Long-horizon dialogue", score_table_md(block["by_category"], "category"))] if block else []
+        return [Section("Long-horizon dialogue", (score_table(block["by_category"], "category"),))] if block else []
 
     def answer_fields(self, case: Case, question: Question) -> Record:
         """Its evidence as [session_id, message index] (for the analyst; not scored as retrieval evidence)."""

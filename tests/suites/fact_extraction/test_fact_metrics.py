@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarker.reporting.section_render import section_pair
 from benchmarker.suites.fact_extraction.data import context_facts, load_fact_cases, seed_context
 from benchmarker.suites.fact_extraction.facts import CaseScore, fact_report_section, prf, score_case, summarize_fact_scores
 
@@ -119,7 +120,7 @@ def test_report_section_shows_targets_pass_and_fail():
     per_case = [score_case(CASES["chit_chat_02"], ["User said thanks"]),
                 score_case(CASES["simple_extraction_02"], ["Backend in Go", "Postgres stores data",
                                                            "Deployed on Kubernetes"])]
-    md = fact_report_section(summarize_fact_scores(per_case))
+    md = section_pair(fact_report_section(summarize_fact_scores(per_case)))[1]
     assert md.startswith("## Fact extraction (deterministic scoring, 2 cases)")
     assert "| precision (macro) | > 0.950 | 0.500 | **FAIL** |" in md
     assert "| recall (macro) | > 0.850 | 1.000 | pass |" in md

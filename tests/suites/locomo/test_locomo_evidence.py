@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarker.graph.qa import base_record
+from benchmarker.reporting.section_render import section_lines
 from benchmarker.suites.locomo import SUITE
 from benchmarker.suites.locomo.data import load_locomo
 from benchmarker.suites.locomo.evidence import NO_TURN, UNPARSEABLE, canonical, parse_evidence
@@ -117,7 +118,7 @@ def test_the_summary_report_and_console_say_what_was_dropped():
     said = [n for n in notes if "evidence id" in n]
     assert len(said) == 1 and "2 evidence id(s) dropped (1 unparseable, 1 name no turn)" in said[0]
     assert "conv-26-q002 `D` (unparseable)" in said[0] and "1 repaired" in said[0]
-    assert any("2 evidence id(s) dropped" in text for text in locomo_section(block))
+    assert any("2 evidence id(s) dropped" in text for text in section_lines(locomo_section(block)))
     assert ("evidence ids dropped", "2 (1 unparseable, 1 name no turn); 1 repaired") in \
         SUITE.console_rows({"locomo": block})
     clean_block = SUITE.summary_blocks([clean], [])["locomo"]

@@ -1,0 +1,28 @@
+"""Mean score per group of results lines: the numbers the rubric suites' summary blocks and the multi-seed statistics
+share (no formatting: reporting renders them)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from statistics import mean
+from typing import Any, TypedDict
+
+
+class MeanScore(TypedDict):
+    """One group's row: how many scored lines, and their mean score (4 decimals)."""
+
+    n: int
+    mean_score: float
+
+
+def scored_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows that carry a numeric score."""
+    return [r for r in rows if isinstance(r.get("score"), (int, float))]
+
+
+def mean_score_table(rows: list[dict[str, Any]], key: str) -> dict[str, MeanScore]:
+    """{value of `key`: {"n", "mean_score"}} over the scored rows."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for r in scored_rows(rows):
+        groups[str(r.get(key) or "?")].append(float(r["score"]))
+    return {name: {"n": len(v), "mean_score": round(mean(v), 4)} for name, v in sorted(groups.items())}
