@@ -61,6 +61,7 @@ def _offline_model(model_id: str, role: str) -> BaseChatModel:
 
 def _openai(model_id: str, base_url: str | None, api_key_env: str | None, temperature: float,
             max_tokens: int, timeout_s: float) -> BaseChatModel:
+    import openai
     from langchain.chat_models import init_chat_model
 
     kwargs: dict[str, Any] = {
@@ -74,6 +75,10 @@ def _openai(model_id: str, base_url: str | None, api_key_env: str | None, temper
     }
     if base_url:
         kwargs["base_url"] = base_url
+    # A pool of its own: langchain-openai's default async client is cached per base URL for the whole process,
+    # and a connection kept alive from an event loop that has closed (an earlier `run` in the same process)
+    # fails the next call with "Event loop is closed" (tests/agent/test_openai_client_per_loop.py).
+    kwargs["http_async_client"] = openai.DefaultAsyncHttpxClient()
     return init_chat_model(model_id, model_provider="openai", **kwargs)
 
 
