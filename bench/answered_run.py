@@ -18,11 +18,12 @@ def write_answered_run(config_path: Path, run_dir: Path) -> int:
     from benchmarker.config import load_config
     from benchmarker.log.records import AnswerRecord
     from benchmarker.registry import plan_dataset
-    from benchmarker.scoring.records import grading_fields
+    from benchmarker.scoring.grade import Grade
+    from benchmarker.suites.settings import PlanSettings
 
     config = load_config(config_path)
     run_dir.mkdir(parents=True, exist_ok=True)
-    plan = plan_dataset(config, run_dir)
+    plan = plan_dataset(PlanSettings.of(config), run_dir)
     answers, results = [], []
     for group in plan.groups:
         for case in group.cases():
@@ -33,8 +34,7 @@ def write_answered_run(config_path: Path, run_dir: Path) -> int:
                     answer=q.answer, question_date=q.question_date, answer_session_ids=list(q.answer_session_ids),
                     hypothesis="I don't know", offline=True).to_line()
                 answers.append(line)
-                results.append(line | grading_fields(False, judge="deterministic", model=None, reason="bench",
-                                                     attempts=1))
+                results.append(line | Grade(label=False, judge="deterministic", reason="bench").line_fields())
     manifest = {"run_id": run_dir.name, "config_path": str(config_path),
                 "config": {"config": config.model_dump(mode="json")},
                 "dataset": {"kind": config.dataset.kind, "path": plan.path, "sha256": plan.sha256},

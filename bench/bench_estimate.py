@@ -52,6 +52,7 @@ def main() -> int:
         return 0
     from benchmarker.config import load_config
     from benchmarker.registry import plan_dataset
+    from benchmarker.suites.settings import PlanSettings
     from benchmarker.verbs.estimate import comparison, estimate_run, format_comparison, schema_tokens
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,7 +66,7 @@ def main() -> int:
         started = time.perf_counter()
         est = estimate_run(config, Path(tmp))
         elapsed = time.perf_counter() - started
-        cases = [c for g in plan_dataset(config, Path(tmp)).groups for c in g.cases()]
+        cases = [c for g in plan_dataset(PlanSettings.of(config), Path(tmp)).groups for c in g.cases()]
     rows = comparison(est, config)
     print(f"{args.data.name}: {est.questions} questions, {est.sessions} sessions, {est.messages} messages; "
           f"{MODEL} at ${PRICE['input']}/M in, ${PRICE['output']}/M out, ${PRICE['cached_input']}/M cache read, "

@@ -32,7 +32,9 @@ def _rel(path: Path) -> str:
 
 
 def suite_members(path: Path = PACKAGE / "suites" / "base.py") -> dict[str, int]:
-    """Class-level attributes and methods (hooks and properties) of `Suite`."""
+    """The `Suite` value's fields (`attributes`: annotated names in its class body; each is a part, a name or an
+    optional part) and its methods (`hooks`: functions and properties in that body, 0 once every hook moved into a
+    part). Before issue 46 they were class attributes and overridable methods: 14 and 20 then."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     cls = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "Suite")
     attrs = sum(isinstance(n, (ast.AnnAssign, ast.Assign)) for n in cls.body)

@@ -34,12 +34,12 @@ from benchmarker.errors import ConfigError, UserError
 from benchmarker.redact import is_secret_name
 from benchmarker.registry import (
     DATASET_KINDS,
-    adversary_kinds,
     dataset_kinds_where,
     dataset_option_model,
     plugins_not_loaded,
     refuse_plugin_kind,
     suite,
+    suite_config_problems,
 )
 
 try:  # the project supports 3.11+, where tomllib is stdlib; tomli is the same parser
@@ -96,8 +96,8 @@ def load_config(path: str | Path) -> RunConfig:
     if problems:   # an unknown kind: no suite to ask for its rules
         raise _config_error(path, problems)
     cfg, rule_problems, notes = check_rules(cfg)
-    rule_problems += _suite_problems(cfg) + _suite_option_problems(cfg)
-    errata_sha256, errata_problems = _errata_sha256(cfg, path.resolve().parent)
+    rule_problems += _suite_problems(cfg) + _suite_option_problems(cfg.dataset)
+    errata_sha256, errata_problems = _errata_sha256(cfg.dataset, path.resolve().parent)
     rule_problems += errata_problems
     cfg._errata_sha256 = errata_sha256
     run_id = cfg.run_id or f"{safe_stem(path)}-{canonical_hash(cfg)[:8]}"
@@ -296,37 +296,37 @@ def _suite_problems(cfg: RunConfig) -> list[Problem]:
         judged = ", ".join(f'"{k}"' for k in dataset_kinds_where(lambda each: each.official_judge is not None))
         problems.append(Problem(("eval", "judge"), f'"official" is the judge of kinds {judged}, which ship their '
                                 f'own (kind is "{data.kind}"); use "llm" or "deterministic"'))
-    return problems + got.config_problems(cfg) + got.adversary_problems(cfg, adversary_kinds)
+    return problems + suite_config_problems(got, cfg)
 
 
-def _errata_sha256(cfg: RunConfig, base: Path) -> tuple[str, list[Problem]]:
+def _errata_sha256(dataset: DatasetConfig, base: Path) -> tuple[str, list[Problem]]:
     """The `[dataset] errata` file's sha256 (the run id hashes it); a problem when the suite has no gold to
     correct or the file cannot be read. Its lines are checked against the dataset when the run plans it."""
     from benchmarker.errata.check import errata_sha256
 
-    if not cfg.dataset.errata:
+    if not dataset.errata:
         return "", []
-    if suite(cfg.dataset.kind).errata_gold is None:
+    if suite(dataset.kind).errata_gold is None:
         kinds = ", ".join(f'"{k}"' for k in dataset_kinds_where("errata_gold"))
         return "", [Problem(("dataset", "errata"), f'corrects the gold of kinds {kinds} (kind is '
-                            f'"{cfg.dataset.kind}"); remove it')]
-    file = base / Path(cfg.dataset.errata).expanduser()
+                            f'"{dataset.kind}"); remove it')]
+    file = base / Path(dataset.errata).expanduser()
     if not file.is_file():
         return "", [Problem(("dataset", "errata"), f"file not found: {file.resolve()}"
-                            f"{_origin(cfg.dataset.errata, base)}; write one (docs/publishing.md, Gold errata)")]
+                            f"{_origin(dataset.errata, base)}; write one (docs/publishing.md, Gold errata)")]
     try:
         return errata_sha256(file), []
     except UserError as err:
         return "", [Problem(("dataset", "errata"), str(err))]
 
 
-def _suite_option_problems(cfg: RunConfig) -> list[Problem]:
+def _suite_option_problems(dataset: DatasetConfig) -> list[Problem]:
     """The `[dataset]` keys beyond the shared ones, checked by the suite's own options model
-    (`Suite.dataset_options`); without one, each is an unknown key. A key that was shared before the suites'
+    (`Suite.data.options`); without one, each is an unknown key. A key that was shared before the suites'
     keys moved out (LEGACY_DATASET_KEYS) is still taken by any kind, checked by the model of the suite reading it."""
-    options = suite(cfg.dataset.kind).dataset_options
+    options = suite(dataset.kind).data.options
     own = options.model_fields if options else {}
-    given = dict(cfg.dataset.model_extra or {})
+    given = dict(dataset.model_extra or {})
     legacy = {key: value for key, value in given.items() if key in LEGACY_DATASET_KEYS and key not in own}
     extra = {key: value for key, value in given.items() if key not in legacy}
     problems = _legacy_key_problems(legacy)
@@ -443,7 +443,7 @@ def _resolve_paths(cfg: RunConfig, base: Path) -> tuple[RunConfig, list[Problem]
 
     repo, top_file = absolute(cfg.dataset_repo_path), absolute(cfg.dataset_file)
     dataset_file, problems = _resolve_dataset(
-        cfg, (repo, _origin(cfg.dataset_repo_path, base)),
+        cfg.dataset, cfg.dataset_file, (repo, _origin(cfg.dataset_repo_path, base)),
         (top_file or absolute(cfg.dataset.file), _origin(cfg.dataset_file or cfg.dataset.file, base)))
     memory = cfg.memory.model_copy(update={"db_path": absolute(cfg.memory.db_path),
                                            "mapping": absolute(cfg.memory.mapping),
@@ -481,27 +481,29 @@ def _origin(written: str, base: Path) -> str:
     return f' (written "{written}", relative to the config\'s folder {base})'
 
 
-def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[str, str]
+def _resolve_dataset(dataset: DatasetConfig, top_file: str, repo_at: tuple[str, str], file_at: tuple[str, str]
                      ) -> tuple[str, list[Problem]]:
-    """The LongMemEval / fact-case file to read: explicit file first, else found in the clone."""
+    """The LongMemEval / fact-case file to read: explicit file first, else found in the clone
+    (`top_file`: the top-level `dataset_file` as written)."""
     from benchmarker.suites.longmemeval.data import find_longmemeval_file
     from benchmarker.suites.longmemeval.options import LongMemEvalOptions
 
     (repo, repo_origin), (file, file_origin) = repo_at, file_at
-    file_key = ("dataset_file",) if cfg.dataset_file else ("dataset", "file")
+    file_key = ("dataset_file",) if top_file else ("dataset", "file")
     if repo and not Path(repo).is_dir():
         return "", [Problem(("dataset_repo_path",), f"not a directory: {repo}{repo_origin}; point "
                             "it at your LongMemEval clone")]
     if file:
-        if suite(cfg.dataset.kind).data.finds_data_at(Path(file)):
+        if suite(dataset.kind).data.finds_data_at(Path(file)):
             return file, []
-        return "", [Problem(file_key, f"file not found: {file}{file_origin}; {_missing_file_hint(cfg, file)}")]
-    if not suite(cfg.dataset.kind).data.reads_dataset_file:
+        hint = _missing_file_hint(dataset.kind, top_file, bool(repo), file)
+        return "", [Problem(file_key, f"file not found: {file}{file_origin}; {hint}")]
+    if not suite(dataset.kind).data.reads_dataset_file:
         return "", []
     if not repo:
         return "", [Problem(("dataset", "kind"), 'is "longmemeval" but no data is named; set '
                             'dataset_repo_path = "/path/to/LongMemEval" or dataset_file')]
-    variant = LongMemEvalOptions.of(cfg.dataset).variant
+    variant = LongMemEvalOptions.of(dataset).variant
     found, tried = find_longmemeval_file(Path(repo), variant)
     if found:
         return str(found), []
@@ -511,11 +513,11 @@ def _resolve_dataset(cfg: RunConfig, repo_at: tuple[str, str], file_at: tuple[st
                         "xiaowu0162/longmemeval-cleaned) into data/, or set dataset_file")]
 
 
-def _missing_file_hint(cfg: RunConfig, file: str) -> str:
+def _missing_file_hint(kind: str, top_file: str, has_repo: bool, file: str) -> str:
     """A fix that leads to a config that loads: the suite's own for [dataset].file, else LongMemEval's."""
-    if not cfg.dataset_file:
-        return suite(cfg.dataset.kind).data.missing_file_hint(file)
-    if cfg.dataset_repo_path:
+    if not top_file:
+        return suite(kind).data.missing_file_hint(file)
+    if has_repo:
         return "fix the path, or remove it to find the file under dataset_repo_path"
     return 'fix the path, or remove it and set dataset_repo_path = "/path/to/LongMemEval" (your clone)'
 

@@ -97,7 +97,7 @@ DATASET_KEYS_AS_DUMPED = ("kind", "variant", "file", "seed", "seeds", "questions
 
 
 class DatasetConfig(_Table):
-    """The keys every suite reads; a suite's own keys are its `Suite.dataset_options` model, checked by
+    """The keys every suite reads; a suite's own keys are its `Suite.data.options` model, checked by
     config.py once the kind is known (any other key is "unknown key")."""
 
     model_config = ConfigDict(strict=True, extra="allow", frozen=True)
@@ -740,13 +740,13 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     if cfg.dataset_file and data.file and cfg.dataset_file != data.file:
         problems.append(Problem(("dataset_file",), "both dataset_file and [dataset].file are set; "
                                                     "keep one"))
-    problems += _model_rules(cfg, notes)
-    problems += _memory_rules(cfg)
-    problems += _executor_rules(cfg, notes)
-    problems += _multi_agent_rules(cfg)
-    problems += _agent_rules(cfg, notes)
-    problems += _sweep_rules(cfg)
-    problems += _batch_rules(cfg, notes)
+    problems += _model_rules(cfg.provider, cfg.models, cfg.run, cfg.agent, cfg.eval, notes)
+    problems += _memory_rules(cfg.memory, cfg.agent, cfg.sweep, cfg.self_improve)
+    problems += _executor_rules(cfg.run, cfg.agent, cfg.memory, cfg.self_improve, notes)
+    problems += _multi_agent_rules(cfg.multi_agent, cfg.models, cfg.provider, cfg.eval, cfg.run)
+    problems += _agent_rules(cfg.agent, cfg.run, cfg.sweep, cfg.self_improve, notes)
+    problems += _sweep_rules(cfg.sweep, cfg.params, cfg.run)
+    problems += _batch_rules(cfg.batch, cfg.provider, cfg.run, cfg.models, notes)
     if cfg.eval.judge in ("llm", "official") and not cfg.models.eval:
         fix = ('offline models have no LLM judge: set [eval].judge = "deterministic" (or "auto"), or a '
                'non-offline [provider].type and e.g. eval = "gpt-4o-mini"' if cfg.provider.type == "offline"
@@ -765,9 +765,10 @@ def check_rules(cfg: RunConfig) -> tuple[RunConfig, list[Problem], list[str]]:
     return cfg.model_copy(update={"dataset": data}), problems, notes
 
 
-def _batch_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
+def _batch_rules(b: BatchConfig, providers: ProviderConfig, run: RunSection, models: ModelsConfig,
+                 notes: list[str]) -> list[Problem]:
     """`[batch]` needs a provider with a batch API, a model for the role, and Bedrock's S3 and role."""
-    b, provider = cfg.batch, cfg.provider.type
+    provider = providers.type
     roles = [role for role in ("qa", "eval") if getattr(b, role)]
     if not roles:
         return []
@@ -775,11 +776,11 @@ def _batch_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
         return [Problem(("batch", roles[0]), 'needs a provider with a batch API ([provider].type = "openai", '
                         '"anthropic" or "bedrock"); the offline models answer at once for free')]
     problems = []
-    if cfg.run.executor == "ray":
+    if run.executor == "ray":
         problems.append(Problem(("batch", roles[0]), '[run].executor = "ray": batching runs with the local executor '
                                 "(one process gathers the calls of every case); set executor = \"local\""))
     for role in roles:
-        model = getattr(cfg.models, role)
+        model = getattr(models, role)
         if not model or model.startswith("offline-"):
             notes.append(f"[batch].{role} = true: [models].{role} is {model or 'not set'}, so nothing of that role "
                          "goes through a batch")
@@ -791,14 +792,14 @@ def _batch_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
     return problems
 
 
-def _sweep_rules(cfg: RunConfig) -> list[Problem]:
+def _sweep_rules(sweep: SweepConfig, params: ParamsConfig, run: RunSection) -> list[Problem]:
     """`[sweep] metric` and `tie_break` must name something every point of this run measures."""
-    top_ks = list(cfg.sweep.top_k) or [cfg.params.top_k]
-    judged = cfg.run.mode != "retrieval" and "eval" in cfg.run.phases  # no eval phase: nothing is judged
+    top_ks = list(sweep.top_k) or [params.top_k]
+    judged = run.mode != "retrieval" and "eval" in run.phases  # no eval phase: nothing is judged
     problems = []
-    if why := metric_problem(cfg.sweep.metric, top_ks=top_ks, judged=judged):
+    if why := metric_problem(sweep.metric, top_ks=top_ks, judged=judged):
         problems.append(Problem(("sweep", "metric"), why))
-    for name in cfg.sweep.tie_break:
+    for name in sweep.tie_break:
         if canonical(name) == AUTO:
             problems.append(Problem(("sweep", "tie_break"), '"auto" is for metric; list metric names, or leave '
                                     "tie_break out for the default"))
@@ -807,18 +808,19 @@ def _sweep_rules(cfg: RunConfig) -> list[Problem]:
     return problems
 
 
-def _model_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
-    provider, models = cfg.provider.type, cfg.models
+def _model_rules(providers: ProviderConfig, models: ModelsConfig, run: RunSection, agent: AgentConfig,
+                 eval_: EvalConfig, notes: list[str]) -> list[Problem]:
+    provider = providers.type
     roles = {"agent": models.agent, "qa": models.qa, "eval": models.eval}
-    if cfg.run.mode == "retrieval":
+    if run.mode == "retrieval":
         notes.append('[run].mode = "retrieval" evaluates search only: [models] are not used')
         return []
-    if cfg.agent.type != "memory_agent":  # the outside agent answers: only the judge is one of ours
+    if agent.type != "memory_agent":  # the outside agent answers: only the judge is one of ours
         roles = {"eval": models.eval}
     if provider == "offline":
         # the advice must itself load: an empty eval under judge = "llm" / "official" is refused below
         grader = ('"" and [eval].judge = "deterministic" (the deterministic grader)'
-                  if cfg.eval.judge in ("llm", "official") else '"" (the deterministic grader)')
+                  if eval_.judge in ("llm", "official") else '"" (the deterministic grader)')
         offline = {"agent": f'"{OFFLINE_AGENT}"', "qa": f'"{OFFLINE_READER}"', "eval": grader}
         return [Problem(("models", role), f'got "{model_id}", but [provider].type = "offline" runs '
                         f'only offline-* models; set [provider].type = "openai" (or bedrock, '
@@ -832,9 +834,10 @@ def _model_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
             if role in roles and role not in models.model_fields_set]
 
 
-def _agent_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
+def _agent_rules(agent: AgentConfig, run: RunSection, sweep: SweepConfig, self_improve: SelfImproveConfig,
+                 notes: list[str]) -> list[Problem]:
     """An outside agent (http, subprocess) keeps its own memory: the harness can only feed it and ask it."""
-    agent, problems = cfg.agent, []
+    problems: list[Problem] = []
     kind_of = f'[agent].type = "{agent.type}"'
     if agent.type == "memory_agent":
         return [Problem(("agent", table), f'is set but [agent].type = "memory_agent"; set type = "{table}" to '
@@ -851,25 +854,25 @@ def _agent_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
         if agent.http.max_backoff_s < agent.http.initial_backoff_s:
             problems.append(Problem(("agent", "http", "max_backoff_s"), f"got {agent.http.max_backoff_s}; must be "
                                     f">= [agent.http].initial_backoff_s ({agent.http.initial_backoff_s})"))
-        if cfg.run.concurrency != 1:
-            problems.append(Problem(("run", "concurrency"), f"got {cfg.run.concurrency}; {kind_of} is one agent "
+        if run.concurrency != 1:
+            problems.append(Problem(("run", "concurrency"), f"got {run.concurrency}; {kind_of} is one agent "
                                     "with one memory, so cases run one at a time: set concurrency = 1 (a "
                                     'subprocess agent can run one process per slot: [agent].type = "subprocess")'))
     if agent.type == "subprocess" and not agent.subprocess.command.strip():
         problems.append(Problem(("agent", "subprocess", "command"), f'required when {kind_of}; e.g. '
                                 'command = "python3" with args = ["my_agent.py"]'))
-    if cfg.run.mode == "retrieval":
+    if run.mode == "retrieval":
         problems.append(Problem(("run", "mode"), f'"retrieval" measures our memory\'s search index, but with '
                                 f"{kind_of} the agent keeps its own memory (no index to measure); use "
                                 'mode = "agent" or [agent].type = "memory_agent"'))
     for key in ("alpha", "top_k"):
-        if getattr(cfg.sweep, key):
+        if getattr(sweep, key):
             problems.append(Problem(("sweep", key), f"tunes our memory's search, which {kind_of} does not use; "
                                     "remove [sweep]"))
-    if cfg.self_improve.iterations:
+    if self_improve.iterations:
         problems.append(Problem(("self_improve", "iterations"), f"tunes our memory agent's prompts and search, "
                                 f"not {kind_of}; set iterations = 0"))
-    phases = set(cfg.run.phases)
+    phases = set(run.phases)
     if ("ingest" in phases) != ("qa" in phases):
         problems.append(Problem(("run", "phases"), f'{kind_of} keeps what it learned only while it runs, so '
                                 '"ingest" and "qa" go together: use ["ingest", "qa", "eval"] (or ["eval"] to '
@@ -880,22 +883,23 @@ def _agent_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
     return problems
 
 
-def _memory_rules(cfg: RunConfig) -> list[Problem]:
-    mem, problems = cfg.memory, []
+def _memory_rules(mem: MemoryConfig, agent: AgentConfig, sweep: SweepConfig,
+                  self_improve: SelfImproveConfig) -> list[Problem]:
+    problems: list[Problem] = []
     mapped = mem.preset != "mycelian" or bool(mem.mapping)
-    if cfg.agent.context_every_sessions != 1 and cfg.agent.context_update != "session":
+    if agent.context_every_sessions != 1 and agent.context_update != "session":
         problems.append(Problem(("agent", "context_every_sessions"), 'counts sessions between context updates; '
                                 'it needs context_update = "session" (with "cadence" the context follows '
                                 "[params].context_cadence)"))
-    if not mapped and "add_entry" not in cfg.agent.tools:
+    if not mapped and "add_entry" not in agent.tools:
         problems.append(Problem(("agent", "tools"), 'must include "add_entry" (the agent cannot write memory '
                                 "without it)"))
     if mapped:
-        problems += _mapped_rules(cfg)
+        problems += _mapped_rules(mem, sweep, self_improve)
         for name, default in (("raw_entry", "model"), ("context_update", "cadence")):
-            if getattr(cfg.agent, name) != default:
+            if getattr(agent, name) != default:
                 problems.append(Problem(("agent", name), f'is for Mycelian\'s add_entry and context document; '
-                                        f"{mapped_server(cfg)} writes its own way: use {name} = \"{default}\""))
+                                        f"{mapped_server(mem)} writes its own way: use {name} = \"{default}\""))
     elif mem.backend == "embedded" and mem.transport == "stdio" and (mem.command or mem.args or mem.env):
         problems.append(Problem(("memory", "command"), "the embedded service is started by the harness; "
                                 "command, args and env are for backend = \"mcp\" with transport = \"stdio\""))
@@ -910,7 +914,7 @@ def _memory_rules(cfg: RunConfig) -> list[Problem]:
         if not mem.mcp_url and mem.transport != "stdio" and not mapped:
             problems.append(Problem(("memory", "mcp_url"), 'required when [memory].backend = '
                                     '"mcp"; e.g. mcp_url = "http://localhost:11546/mcp"'))
-        if (mem.search_alpha >= 0 or cfg.sweep.alpha) and not mapped:
+        if (mem.search_alpha >= 0 or sweep.alpha) and not mapped:
             key = ("memory", "search_alpha") if mem.search_alpha >= 0 else ("sweep", "alpha")
             problems.append(Problem(key, "per-request alpha needs the embedded service; a Mycelian "
                                     "server's alpha is service-wide (set SEARCH_ALPHA on the server)"))
@@ -926,48 +930,47 @@ def _memory_rules(cfg: RunConfig) -> list[Problem]:
             problems.append(Problem(("memory", "alpha"), f"got {mem.alpha}; {fix}"))
         if mem.search_alpha > 0:
             problems.append(Problem(("memory", "search_alpha"), f"got {mem.search_alpha}; {fix}"))
-        if any(a > 0 for a in cfg.sweep.alpha):
+        if any(a > 0 for a in sweep.alpha):
             problems.append(Problem(("sweep", "alpha"), f"has values above 0; {fix}"))
     return problems
 
 
-def mapped_server(cfg: RunConfig) -> str:
+def mapped_server(mem: MemoryConfig) -> str:
     """How the config names a memory server other than Mycelian ("" for Mycelian)."""
-    mem = cfg.memory
     if mem.preset == "mycelian" and not mem.mapping:
         return ""
     return f'[memory].preset = "{mem.preset}"' if not mem.mapping else "[memory].mapping"
 
 
-def _mapped_rules(cfg: RunConfig) -> list[Problem]:
+def _mapped_rules(mem: MemoryConfig, sweep: SweepConfig, self_improve: SelfImproveConfig) -> list[Problem]:
     """A server other than Mycelian (a preset or a mapping file): the harness starts or reaches it
     and drives it through the mapping; Mycelian-only features are refused by name."""
-    mem, problems = cfg.memory, []
-    where = mapped_server(cfg)
+    problems: list[Problem] = []
+    where = mapped_server(mem)
     if mem.backend != "mcp":
         problems.append(Problem(("memory", "backend"), f'{where} is not the embedded Mycelian service; set '
                                 'backend = "mcp" (the harness starts a stdio server itself)'))
     if mem.transport == "streamable_http" and not mem.mcp_url:
         problems.append(Problem(("memory", "mcp_url"), 'required with transport = "streamable_http"; e.g. '
                                 'mcp_url = "http://localhost:8000/mcp"'))
-    for key, bad in ((("memory", "search_alpha"), mem.search_alpha >= 0), (("sweep", "alpha"), bool(cfg.sweep.alpha))):
+    for key, bad in ((("memory", "search_alpha"), mem.search_alpha >= 0), (("sweep", "alpha"), bool(sweep.alpha))):
         if bad:
             problems.append(Problem(key, f"alpha is Mycelian's hybrid-search weight; {where} has no such "
                                     "setting (sweep top_k instead)"))
-    if cfg.self_improve.iterations > 0:
+    if self_improve.iterations > 0:
         problems.append(Problem(("self_improve", "iterations"), f"self-improve tunes Mycelian's top_k, alpha and "
                                 f"context cadence; {where} cannot run it (set iterations = 0)"))
     return problems
 
 
-def _multi_agent_rules(cfg: RunConfig) -> list[Problem]:
+def _multi_agent_rules(ma: MultiAgentConfig, models: ModelsConfig, provider: ProviderConfig, eval_: EvalConfig,
+                       run: RunSection) -> list[Problem]:
     """The adversary needs ground truth (long-horizon fact records, or evidence turns for a model
     proposer), memories this process can reach, and a judge model wherever a model writes."""
-    ma = cfg.multi_agent
     problems: list[Problem] = []
-    no_judge = not cfg.models.eval or cfg.provider.type == "offline" or cfg.eval.judge == "deterministic"
+    no_judge = not models.eval or provider.type == "offline" or eval_.judge == "deterministic"
     judge_hint = 'name [models].eval with a non-offline [provider].type and an LLM judge'
-    if ma.adversary and cfg.run.executor == "ray":
+    if ma.adversary and run.executor == "ray":
         problems.append(Problem(("multi_agent", "adversary"), 'asks against memories this process holds; run it with '
                                 '[run].executor = "local"'))
     if "regression" in ma.graders and not ma.baseline_run:
@@ -976,7 +979,7 @@ def _multi_agent_rules(cfg: RunConfig) -> list[Problem]:
     if ma.adversary and ma.proposer == "model" and no_judge:
         problems.append(Problem(("multi_agent", "proposer"), f'is "model" but there is no judge model: {judge_hint}, '
                                 'or use proposer = "generator" (long-horizon)'))
-    if ma.adversary and cfg.run.mode != "agent":
+    if ma.adversary and run.mode != "agent":
         problems.append(Problem(("multi_agent", "adversary"), 'needs [run].mode = "agent" (questions are answered and judged)'))
     if ma.analyst_explain and not ma.analyst:
         problems.append(Problem(("multi_agent", "analyst_explain"), 'explains the analyst\'s diagnoses: set analyst = true'))
@@ -985,10 +988,10 @@ def _multi_agent_rules(cfg: RunConfig) -> list[Problem]:
     return problems
 
 
-def _executor_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
+def _executor_rules(run: RunSection, agent: AgentConfig, memory: MemoryConfig, self_improve: SelfImproveConfig,
+                    notes: list[str]) -> list[Problem]:
     """What runs on Ray: our memory agent (or retrieval) on Mycelian, embedded per worker or one
     shared server. Paths that need one process's state across cases are refused by key."""
-    run = cfg.run
     if run.executor != "ray":
         for key in ("ray_address", "worker_resources"):
             if getattr(run, key):
@@ -999,18 +1002,18 @@ def _executor_rules(cfg: RunConfig, notes: list[str]) -> list[Problem]:
     if run.concurrency < run.workers:
         notes.append(f"[run].concurrency = {run.concurrency} caps the cases in flight over all {run.workers} Ray "
                      f"workers: {run.workers - run.concurrency} will idle; set concurrency >= workers")
-    if cfg.agent.type != "memory_agent":
+    if agent.type != "memory_agent":
         problems.append(Problem(("agent", "type"), f"{where} runs our memory agent; an outside agent "
-                                f"({cfg.agent.type!r}) runs with the local executor"))
-    if cfg.memory.preset != "mycelian" or cfg.memory.mapping:
-        loc = ("memory", "mapping") if cfg.memory.mapping else ("memory", "preset")
+                                f"({agent.type!r}) runs with the local executor"))
+    if memory.preset != "mycelian" or memory.mapping:
+        loc = ("memory", "mapping") if memory.mapping else ("memory", "preset")
         problems.append(Problem(loc, f"{where} runs Mycelian (the embedded service per worker, or the shared "
                                 "server at [memory].mcp_url); other memory servers run with the local executor"))
-    if cfg.self_improve.iterations > 0:
+    if self_improve.iterations > 0:
         problems.append(Problem(("self_improve", "iterations"), f"{where} does not run the self-improve loop "
                                 "(it re-asks every case against memories the workers hold); set iterations = 0 "
                                 "or executor = \"local\""))
-    if cfg.memory.backend == "embedded" and cfg.memory.db_path:
+    if memory.backend == "embedded" and memory.db_path:
         problems.append(Problem(("memory", "db_path"), f"{where}: every worker keeps its own embedded memory; "
                                 "a shared db_path would be opened by several services at once; remove it"))
     if run.ray_address and not (run.ray_address == "auto" or run.ray_address.startswith(("ray://", "127.", "localhost"))

@@ -9,7 +9,7 @@ Suites are discovered, not listed: on first use (never at import, so this module
 floors above it that import it: score, config, graph, run, verbs, commands; no floor below it names it, and
 reporting is handed `SUITE_LOOKUP`) the registry imports each subpackage of `benchmarker.suites` and takes
 its module-level `SUITE`, then loads every entry point of the group `mycelian_longmemeval.suites`
-(a `Suite` instance, or a module exposing `SUITE`). A suite's `name` is its dataset kind; its
+(a `Suite` value, or a module exposing `SUITE`). A suite's `name` is its dataset kind; its
 `record_kinds` are the line kinds it scores (the first suite in order claiming one wins: the
 generated sample inherits LongMemEval's "longmemeval"). Adding a benchmark: one package under
 benchmarker/suites/ exposing `SUITE`, nothing else to edit; or a pip package declaring the entry
@@ -44,9 +44,10 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
-    from benchmarker.config_schema import RunConfig
+    from benchmarker.config_schema import Problem, RunConfig
     from benchmarker.datasets.source import DatasetPlan
     from benchmarker.suites.base import Suite
+    from benchmarker.suites.settings import PlanSettings
 
 SUITES_PACKAGE = "benchmarker.suites"
 ENTRY_POINT_GROUP = "mycelian_longmemeval.suites"
@@ -280,7 +281,7 @@ def dataset_kinds_where(attribute: str | Callable[[Suite], object]) -> list[str]
 def dataset_option_model(key: str) -> type[BaseModel] | None:
     """The options model of the first suite, in order, that reads `[dataset].<key>`; None when no suite does."""
     for kind in SUITES:
-        model = suite(kind).dataset_options
+        model = suite(kind).data.options
         if model is not None and key in model.model_fields:
             return model
     return None
@@ -303,6 +304,13 @@ def adversary_kinds() -> str:
     return ", ".join(kinds[:-1]) + f" and {kinds[-1]}" if len(kinds) > 1 else "".join(kinds)
 
 
+def suite_config_problems(got: Suite, cfg: RunConfig) -> list[Problem]:
+    """A suite's own rules on a config of its kind: its data part's, then the adversary's (suites/base.py)."""
+    base = importlib.import_module("benchmarker.suites.base")   # by name: importing the registry loads no suite
+    problems: list[Problem] = base.config_problems(got, cfg, adversary_kinds)
+    return problems
+
+
 class _Lookup:
     """The registry as reporting asks for it (benchmarker.reporting.suite_parts.SuiteLookup)."""
 
@@ -316,15 +324,13 @@ class _Lookup:
 SUITE_LOOKUP = _Lookup()
 
 
-def plan_dataset(config: RunConfig, run_dir: Path) -> DatasetPlan:
-    """Resolve `[dataset]` into case groups (the kind's suite plans them from the config's `PlanSettings`);
-    generated data is written into the run directory. With `[dataset] errata`, each case carries its checked
-    corrections."""
-    from benchmarker.suites.settings import PlanSettings
-
-    chosen = suite(config.dataset.kind)
-    plan = chosen.plan(PlanSettings.of(config), run_dir)
-    if errata := config.dataset.errata:
+def plan_dataset(settings: PlanSettings, run_dir: Path) -> DatasetPlan:
+    """Resolve `[dataset]` into case groups (the kind's suite plans them from `settings`, which a verb or a run
+    builds once with `PlanSettings.of`); generated data is written into the run directory. With
+    `[dataset] errata`, each case carries its checked corrections."""
+    chosen = suite(settings.dataset.kind)
+    plan = chosen.data.plan(settings, run_dir)
+    if errata := settings.dataset.errata:
         from benchmarker.errata.plan import errata_plan
 
         plan = errata_plan(plan, Path(errata), chosen.errata_gold, chosen.name)

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from benchmarker.errata.plan import corrections_of
+from benchmarker.log.lines import Erratum, ResultLine
 from benchmarker.log.records import AnswerRecord, ResultRecord
 from benchmarker.registry import suite_of_record
 from benchmarker.scoring.judges import Judge
@@ -39,15 +40,16 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, jud
     """The results line for one answer: the answer's fields plus label, autoeval_label, grade (and
     the suite's own keys: score, rubric, fact_score, ...). `case` is needed by every suite but
     LongMemEval (the rubric and the facts live there). `suite` scores it (None: the suite of its `kind`)."""
-    record = answer.to_line() if isinstance(answer, AnswerRecord) else dict(answer)
+    # an answers line is the start of its results line: the same keys, read as ResultLine
+    record = cast(ResultLine, answer.to_line() if isinstance(answer, AnswerRecord) else dict(answer))
     record.pop("schema_version", None)
     started = time.monotonic()
     if record.get("mode") == "retrieval":
-        grading: dict[str, Any] = {
+        grading: ResultLine = {
             "label": None, "autoeval_label": None,
             "grade": {"judge": "none", "reason": "retrieval-only run: no answer to judge", "unjudged": False}}
     else:
-        grading = await _scorer(suite, record.get("kind")).score(record, case, judge)
+        grading = await _scorer(suite, record.get("kind")).scorer.score(record, case, judge)
     result = record | grading
     if corrections := corrections_of(case, record.get("question_id")):  # [dataset] errata: judged again where corrected
         result["errata"] = await _corrected(suite, record, corrections, case, judge)
@@ -60,16 +62,18 @@ async def score(answer: AnswerRecord | Mapping[str, Any], case: Case | None, jud
     return scored
 
 
-async def _corrected(suite: Suite | None, record: dict[str, Any], corrections: list[dict[str, Any]], case: Case | None,
-                     judge: Judge) -> list[dict[str, Any]]:
+async def _corrected(suite: Suite | None, record: ResultLine, corrections: list[Erratum], case: Case | None,
+                     judge: Judge) -> list[Erratum]:
     """The line's corrections as kept in results.jsonl: a corrected answer also carries the label the judge gave
     against it (a second call, for these questions only); evidence and category corrections are applied by the summary."""
     kept = []
     for correction in corrections:
-        entry = {k: v for k, v in correction.items() if k != "question_id"}
+        entry: Erratum = {**correction}
+        entry.pop("question_id", None)   # the line names its question
         if correction["field"] == "answer" and record.get("mode") != "retrieval":
-            again = await _scorer(suite, record.get("kind")).score(record | correction["fields"], case, judge)
-            entry |= {"label": again.get("label"), "grade": again.get("grade") or {}}
+            corrected = cast(ResultLine, record | correction["fields"])   # the correction sets results-line keys
+            again = await _scorer(suite, record.get("kind")).scorer.score(corrected, case, judge)
+            entry["label"], entry["grade"] = again.get("label"), again.get("grade") or {}
         kept.append(entry)
     return kept
 

@@ -14,9 +14,10 @@ from typing import Any
 
 from embedded_memory import validation as check
 from embedded_memory.errors import ServiceError
+from embedded_memory.shapes import ToolCallReply
 
 
-def refusal(message: object) -> dict[str, Any] | None:
+def refusal(message: object) -> ToolCallReply | None:
     """The JSON-RPC answer for a parsed tools/call whose arguments hold a non-finite number (or a
     key that is not text), else None. BodyGuard calls it with the body it has already parsed."""
     if not isinstance(message, dict) or message.get("method") != "tools/call" or "id" not in message:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
-from typing import Any
 
 from embedded_memory.errors import ServiceError
 from embedded_memory.limits import MYCELIAN_CONTEXT_CADENCE, render_limits
+from embedded_memory.shapes import DefaultPrompts
 
 PROMPTS_VERSION = "v1"
 TEMPLATE_NAMES = ("context_prompt", "entry_capture_prompt", "summary_prompt")
@@ -23,7 +23,7 @@ def available_types() -> list[str]:
 
 
 @lru_cache(maxsize=8)
-def _load(memory_type: str) -> dict[str, Any]:
+def _load(memory_type: str) -> DefaultPrompts:
     folder = resources.files("embedded_memory") / "default_prompts" / memory_type
 
     def read(name: str) -> str:
@@ -31,10 +31,12 @@ def _load(memory_type: str) -> dict[str, Any]:
         return render_limits(text, context_cadence=MYCELIAN_CONTEXT_CADENCE)
 
     return {"version": PROMPTS_VERSION, "context_summary_rules": read("context_summary_rules"),
-            "templates": {name: read(name) for name in TEMPLATE_NAMES}}
+            "templates": {"context_prompt": read("context_prompt"),
+                          "entry_capture_prompt": read("entry_capture_prompt"),
+                          "summary_prompt": read("summary_prompt")}}
 
 
-def default_prompts(memory_type: str) -> dict[str, Any]:
+def default_prompts(memory_type: str) -> DefaultPrompts:
     """The prompt set for `memory_type` (case-insensitive); unknown types name the argument."""
     key = memory_type.strip().lower()
     types = available_types()

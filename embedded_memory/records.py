@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
+
+from embedded_memory.shapes import EntryHit, EntryJson, Json, MemoryBrief, MemoryJson, VaultBrief, VaultJson
 
 
 @dataclass(frozen=True)
@@ -14,11 +16,11 @@ class Vault:
     description: str
     creation_time: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> VaultJson:
         return {"vaultId": self.vault_id, "title": self.title, "description": self.description,
                 "creationTime": self.creation_time}
 
-    def to_brief(self) -> dict[str, Any]:
+    def to_brief(self) -> VaultBrief:
         return {"vaultId": self.vault_id, "title": self.title}
 
 
@@ -32,12 +34,12 @@ class Memory:
     description: str
     creation_time: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MemoryJson:
         return {"memoryId": self.memory_id, "vaultId": self.vault_id, "title": self.title,
                 "memoryType": self.memory_type, "description": self.description,
                 "creationTime": self.creation_time}
 
-    def to_brief(self) -> dict[str, Any]:
+    def to_brief(self) -> MemoryBrief:
         return {"memoryId": self.memory_id, "title": self.title}
 
 
@@ -54,20 +56,20 @@ class Entry:
     creation_time: str
 
     @property
-    def tags(self) -> dict[str, Any]:
-        return json.loads(self.tags_json)
+    def tags(self) -> dict[str, Json]:
+        return cast(dict[str, Json], json.loads(self.tags_json))   # stored by validation.tags: an object
 
     @property
     def embed_text(self) -> str:
         """What the dense index sees: the summary, or the raw text when there is no summary."""
         return self.summary if self.summary.strip() else self.raw_entry
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EntryJson:
         return {"entryId": self.entry_id, "memoryId": self.memory_id, "vaultId": self.vault_id,
                 "creationTime": self.creation_time, "rawEntry": self.raw_entry, "summary": self.summary,
                 "tags": self.tags}
 
-    def to_hit(self, score: float) -> dict[str, Any]:
+    def to_hit(self, score: float) -> EntryHit:
         return {"entryId": self.entry_id, "memoryId": self.memory_id, "vaultId": self.vault_id,
                 "rawEntry": self.raw_entry, "summary": self.summary, "score": round(float(score), 6),
                 "tags": self.tags, "creationTime": self.creation_time}

@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
-
-import numpy as np
 
 from embedded_memory import validation as check
 from embedded_memory.embedders import Embedder, create_embedder
@@ -23,15 +19,28 @@ from embedded_memory.errors import NotFoundError, ServiceError
 from embedded_memory.indexer import Indexer
 from embedded_memory.masking import redact_stored, redact_text, text_masker
 from embedded_memory.prompts import default_prompts
+from embedded_memory.query_embedding import QueryEmbedder
 from embedded_memory.records import Memory, Vault
 from embedded_memory.search import HybridSearcher
 from embedded_memory.settings import PLACEHOLDER_CONTEXT, ServiceSettings
+from embedded_memory.shapes import (
+    AddedEntries,
+    DefaultPrompts,
+    EntryItem,
+    EntryJson,
+    EntryPage,
+    Health,
+    MemoryBrief,
+    MemoryJson,
+    SearchReply,
+    VaultBrief,
+    VaultJson,
+)
 from embedded_memory.store import Store
 from embedded_memory.timefmt import format_ts
 from embedded_memory.vectors import VectorCache
 
 log = logging.getLogger(__name__)
-QUERY_CACHE_SIZE = 512
 CHECK_CHUNK = 16  # add_entries: entries checked and masked between two turns of the event loop
 ENQUEUED, CONSISTENT = "enqueued", "consistent"
 try:  # the installed distribution's version, read from its metadata (not from the harness's package)
@@ -63,8 +72,7 @@ class MemoryService:
         self.searcher = HybridSearcher(store, self.vectors)
         self.indexer = Indexer(store, self.vectors, embedder, keywords=self.searcher.keywords,
                                lag_ms=settings.index_lag_ms, batch_size=settings.embed_batch_size)
-        self._query_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
-        self._query_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.query_embedder = QueryEmbedder(embedder)  # the query's vector: its own thread and cache
         self.started_at = format_ts(datetime.now(UTC))
 
     @classmethod
@@ -86,7 +94,7 @@ class MemoryService:
 
     async def close(self) -> None:
         await self.indexer.close()
-        self._query_executor.shutdown(wait=True, cancel_futures=True)
+        self.query_embedder.close()
         self.searcher.close()
         if self.embedder is not None:
             self.embedder.close()
@@ -112,18 +120,18 @@ class MemoryService:
 
     # -- vaults and memories -------------------------------------------------------------------
 
-    def create_vault(self, title: Any, description: Any = "") -> dict[str, Any]:
+    def create_vault(self, title: Any, description: Any = "") -> VaultJson:
         vault = self.store.create_vault(check.title(title, strict=self.settings.strict_titles),
                                         check.description(description))
         return vault.to_json()
 
-    def list_vaults(self) -> list[dict[str, Any]]:
+    def list_vaults(self) -> list[VaultBrief]:
         return [v.to_brief() for v in self.store.list_vaults()]
 
-    def list_memories(self, vault_id: Any) -> list[dict[str, Any]]:
+    def list_memories(self, vault_id: Any) -> list[MemoryBrief]:
         return [m.to_brief() for m in self.store.list_memories(self._vault(vault_id).vault_id)]
 
-    def create_memory(self, vault_id: Any, title: Any, memory_type: Any, description: Any = "") -> dict[str, Any]:
+    def create_memory(self, vault_id: Any, title: Any, memory_type: Any, description: Any = "") -> MemoryJson:
         vault = self._vault(vault_id)
         placeholder = PLACEHOLDER_CONTEXT if self.settings.placeholder_context else None
         memory, context = self.store.create_memory(
@@ -133,7 +141,7 @@ class MemoryService:
             self.indexer.enqueue("context", memory.mkey, context.seq)
         return memory.to_json()
 
-    def get_memory(self, vault_id: Any, memory_id: Any) -> dict[str, Any]:
+    def get_memory(self, vault_id: Any, memory_id: Any) -> MemoryJson:
         return self._memory(memory_id, vault_id).to_json()
 
     # -- entries and contexts ------------------------------------------------------------------
@@ -145,7 +153,7 @@ class MemoryService:
         self.indexer.enqueue("entry", memory.mkey, entry.seq)
         return ENQUEUED
 
-    async def add_entries(self, vault_id: Any, memory_id: Any, entries: Any) -> dict[str, Any]:
+    async def add_entries(self, vault_id: Any, memory_id: Any, entries: Any) -> AddedEntries:
         """add_entries: many add_entry calls in one request and one transaction, stored in list order.
 
         Every entry is checked before any is stored (a refusal names `entries[i].argument` and stores
@@ -163,7 +171,7 @@ class MemoryService:
             self.indexer.enqueue("entry", memory.mkey, entry.seq)
         return {"status": ENQUEUED, "count": len(rows)}
 
-    def _entry_row(self, index: int, item: dict[str, Any],
+    def _entry_row(self, index: int, item: EntryItem,
                    mask: Callable[[str], str] | None) -> tuple[str, str, str]:
         """One add_entries item as the (raw_entry, summary, tags) add_entry would store; errors name it."""
         try:
@@ -192,7 +200,7 @@ class MemoryService:
         return None if self.settings.store_secrets else text_masker()
 
     def list_entries(self, vault_id: Any, memory_id: Any, limit: Any = None, before: Any = None,
-                     after: Any = None) -> dict[str, Any]:
+                     after: Any = None) -> EntryPage:
         applied = check.list_limit(limit)
         before_ts, after_ts = check.cursor("before", before), check.cursor("after", after)
         if before_ts and after_ts:
@@ -204,7 +212,7 @@ class MemoryService:
                 "next_before": entries[-1].creation_time if full and not after_ts else None,
                 "next_after": entries[0].creation_time if full and after_ts else None}
 
-    def get_entry(self, vault_id: Any, memory_id: Any, entry_id: Any) -> dict[str, Any]:
+    def get_entry(self, vault_id: Any, memory_id: Any, entry_id: Any) -> EntryJson:
         memory = self._memory(memory_id, vault_id)
         entry_id = check.identifier("entry_id", entry_id)
         entry = self.store.get_entry(entry_id)
@@ -241,7 +249,7 @@ class MemoryService:
 
     # -- search ------------------------------------------------------------------------------------
 
-    async def search(self, memory_id: Any, query: Any, top_k: Any = None, alpha: Any = None) -> dict[str, Any]:
+    async def search(self, memory_id: Any, query: Any, top_k: Any = None, alpha: Any = None) -> SearchReply:
         """search_memories / POST /v0/search: hybrid entry hits plus the latest and best contexts."""
         text = check.text("query", query, max_bytes=self.settings.max_query_bytes)
         k = check.top_k(top_k)
@@ -251,7 +259,7 @@ class MemoryService:
         keyword = asyncio.gather(self.searcher.keyword("entry", memory.mkey, text, k),
                                  self.searcher.keyword("context", memory.mkey, text, 1)) if a < 1 else None
         try:
-            query_vec = await self._embed_query(text) if a > 0 else None
+            query_vec = await self.query_embedder.embed(text) if a > 0 else None
         finally:
             entry_kw, context_kw = await keyword if keyword is not None else ([], [])
         hits = self.searcher.rank("entry", memory.mkey, text, query_vec, a, k, keyword=entry_kw)
@@ -268,28 +276,12 @@ class MemoryService:
                 "bestContextScore": round(best_hits[0][1], 6) if best else None,
                 "alpha": a}
 
-    async def _embed_query(self, text: str) -> np.ndarray:
-        cached = self._query_cache.get(text)
-        if cached is not None:
-            self._query_cache.move_to_end(text)
-            return cached
-        assert self.embedder is not None
-        try:
-            rows = await asyncio.get_running_loop().run_in_executor(self._query_executor, self.embedder.embed, [text])
-        except Exception as err:
-            raise ServiceError("query", f"could not be embedded ({err}); retry, or pass alpha=0 for BM25 only") from err
-        vector = rows[0]
-        self._query_cache[text] = vector
-        if len(self._query_cache) > QUERY_CACHE_SIZE:
-            self._query_cache.popitem(last=False)
-        return vector
-
     # -- misc ----------------------------------------------------------------------------------------
 
-    def default_prompts(self, memory_type: Any) -> dict[str, Any]:
+    def default_prompts(self, memory_type: Any) -> DefaultPrompts:
         return default_prompts(check.text("memory_type", memory_type, max_bytes=64))
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> Health:
         return {"status": "healthy", "message": "Service is healthy",
                 "timestamp": format_ts(datetime.now(UTC)),
                 "service": "mycelian-longmemeval embedded memory", "version": SERVICE_VERSION,

@@ -20,7 +20,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.fastmcp.tools import Tool
 from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
-from pydantic import Field, ValidationError, WithJsonSchema
+from pydantic import Field, JsonValue, ValidationError, WithJsonSchema
 
 from embedded_memory.errors import ServiceError
 from embedded_memory.service import MemoryService
@@ -29,7 +29,8 @@ VaultId = Annotated[str, Field(description="The UUID of the vault")]
 MemoryId = Annotated[str, Field(description="The UUID of the memory")]
 Title = Annotated[str, Field(description="Title (<=50 chars: letters, digits, hyphen)")]
 Description = Annotated[str | None, Field(description="Optional description")]
-Tags = Annotated[dict[str, Any] | None, Field(description="Optional JSON object of tags")]
+# JsonValue, not Any: the same published schema ({"type": "object"}), and only JSON values pass.
+Tags = Annotated[dict[str, JsonValue] | None, Field(description="Optional JSON object of tags")]
 # Numbers are Any (checked in validation.py); the schema still says "number", as Mycelian's does.
 Limit = Annotated[Any, WithJsonSchema({"type": "number"}), Field(description="Max rows (1-50), default 25")]
 Before = Annotated[str | None, Field(description="Return entries created before this RFC3339 timestamp")]

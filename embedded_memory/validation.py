@@ -27,6 +27,7 @@ from embedded_memory.settings import (
     TOP_K_MAX,
     TOP_K_MIN,
 )
+from embedded_memory.shapes import EntryItem
 from embedded_memory.timefmt import normalize_cursor
 
 # Mycelian's rule for vault and memory titles. Config validation applies the same rule to vault_title
@@ -137,7 +138,7 @@ def tags(value: Any, *, max_bytes: int) -> str:
     return encoded
 
 
-def entry_list(value: Any, *, max_entries: int) -> list[dict[str, Any]]:
+def entry_list(value: Any, *, max_entries: int) -> list[EntryItem]:
     """add_entries' `entries`: a non-empty list of at most `max_entries` objects (each checked by the caller)."""
     if not isinstance(value, list):
         raise ServiceError("entries", f"must be a list of entry objects, got {shown(value)}")

@@ -68,7 +68,7 @@ def suite_option_keys() -> dict[tuple[str, str], object]:
     """("dataset", key) -> default for every built-in suite's own `[dataset]` key (suites/<name>/options.py)."""
     from benchmarker.registry import SUITES, suite
 
-    models = [model for kind in list(SUITES) if (model := suite(kind).dataset_options)]
+    models = [model for kind in list(SUITES) if (model := suite(kind).data.options)]
     return {("dataset", key): field.get_default(call_default_factory=True) for model in models
             for key, field in model.model_fields.items()}
 
@@ -93,7 +93,7 @@ def test_every_suite_dataset_key_is_in_the_docs_reference() -> None:
     from benchmarker.registry import SUITES, suite
 
     rows = reference_rows()
-    options = {kind: suite(kind).dataset_options for kind in list(SUITES)}
+    options = {kind: suite(kind).data.options for kind in list(SUITES)}
     missing = [f"[dataset] {key} ({kind})" for kind, model in options.items() if model
                for key in model.model_fields if ("dataset", key) not in rows]
     assert not missing, f"docs/configuration.md's reference lacks: {', '.join(missing)}"

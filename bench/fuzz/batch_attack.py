@@ -32,9 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.fuzz.outcome import Tally
-from benchmarker.agent.batch.apis import AnthropicBatches, BatchAPI, OpenAIBatches
+from benchmarker.agent.batch.anthropic_batches import AnthropicBatches
 from benchmarker.agent.batch.hub import BatchFailed, BatchHub, BatchJournalDamaged
 from benchmarker.agent.batch.model import BatchModel
+from benchmarker.agent.batch.openai_batches import OpenAIBatches
+from benchmarker.agent.batch.protocol import BatchAPI
 from tests.fakes.batch_servers import AnthropicBatchServer, OpenAIBatchServer
 
 QUESTIONS = tuple(f"question {n}: where did I put item {n}?" for n in range(5))

@@ -94,7 +94,7 @@ def plan_and_stream(config_path: Path, workdir: Path) -> tuple[int, list[str]]:
     from benchmarker.suites.beam import SUITE
     from benchmarker.suites.settings import PlanSettings
 
-    plan = SUITE.plan(PlanSettings.of(load_config(config_path)), workdir)
+    plan = SUITE.data.plan(PlanSettings.of(load_config(config_path)), workdir)
     return plan.total_questions, [q.question_id for g in plan.groups for c in g.cases() for q in c.questions]
 
 

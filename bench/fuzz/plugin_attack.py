@@ -33,7 +33,7 @@ from bench.fuzz.rundir_attack import Outcome, run_cli
 
 GROUP = "mycelian_longmemeval.suites"
 SECRET = "sk-proj-" + "Q7x" * 14   # a key-shaped value a plugin's error message carries
-SAMPLE = "from benchmarker.suites.sample import Sample\n"
+SAMPLE = "from dataclasses import replace\nfrom benchmarker.suites.sample import SUITE as SAMPLE\n"
 TINY = """
 run_id = "tiny-{kind}"
 [dataset]
@@ -57,8 +57,9 @@ class Attack:
 
 
 def _suite_class(**attributes: str) -> str:
-    lines = "".join(f"    {key} = {value}\n" for key, value in attributes.items())
-    return SAMPLE + f"\nclass Plugged(Sample):\n{lines}\nSUITE = Plugged()\n"
+    """The built-in sample's `Suite` value with these fields changed (a plugin's suite is a value, not a class)."""
+    fields = ", ".join(f"{key}={value}" for key, value in attributes.items())
+    return SAMPLE + f"\nSUITE = replace(SAMPLE, {fields})\n"
 
 
 ATTACKS: dict[str, Attack] = {
@@ -75,16 +76,17 @@ ATTACKS: dict[str, Attack] = {
     "asks_registry": Attack("from benchmarker import registry\nregistry.suite('sample')\n"),
     "wrong_int": Attack("SUITE = 42\n"),
     "wrong_none": Attack("SUITE = None\n"),
-    "wrong_class": Attack(SAMPLE + "SUITE = Sample\n"),
+    "wrong_class": Attack(SAMPLE + "SUITE = type(SAMPLE)\n"),
     "no_suite": Attack("VALUE = 1\n"),
     "missing_module": Attack("", {"missing_module": "fz_plugin_no_such_module:SUITE"}),
     "bad_value": Attack("", {"bad_value": "fz plugin: not a valid value!!"}),
     "empty_name": Attack(_suite_class(name='""')),
-    "name_raises": Attack(SAMPLE + "\nclass Plugged(Sample):\n    @property\n    def name(self):\n"
-                          "        raise RuntimeError('no name today')\n\nSUITE = Plugged()\n"),
+    "name_raises": Attack("from benchmarker.suites.base import Suite\n\nclass Plugged(Suite):\n    @property\n"
+                          "    def name(self):\n        raise RuntimeError('no name today')\n\n"
+                          "SUITE = object.__new__(Plugged)\n"),
     "record_kinds_int": Attack(_suite_class(name='"record_kinds_int"', record_kinds="5")),
     "record_kinds_items": Attack(_suite_class(name='"record_kinds_items"', record_kinds="(1, 2)")),
-    "clash_builtin": Attack(SAMPLE + "SUITE = Sample()\n"),
+    "clash_builtin": Attack(SAMPLE + "SUITE = SAMPLE\n"),
     "clash_longmemeval": Attack(_suite_class(name='"longmemeval"')),
     "twins": Attack(_suite_class(name='"twin"'), {"twin_a": "fz_plugin_twins:SUITE", "twin_b": "fz_plugin_twins:SUITE"},
                     asked="twin"),

@@ -9,11 +9,13 @@ model's own raw_entry instead. The tool's description is `prompts/tool_add_entry
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
+from benchmarker.log.lines import Json
 from benchmarker.memory.limits import RAW_ENTRY_CHARS
 from benchmarker.redact import clean_cut
 
@@ -65,11 +67,22 @@ class EntryFillError(ValueError):
     """The model's add_entry cannot be filled in (shown to the model as the tool's error)."""
 
 
-def fill_add_entry(args: dict[str, Any], context: Any) -> dict[str, Any]:
+class AddEntryArgs(TypedDict):
+    """Mycelian's add_entry arguments, as the harness fills them in for the server."""
+
+    vault_id: str
+    memory_id: str
+    raw_entry: str
+    summary: Json          # the model's, passed on as sent (the server checks it)
+    tags: dict[str, Json]
+
+
+def fill_add_entry(args: Mapping[str, Json], context: Any) -> AddEntryArgs:
     """Mycelian's add_entry arguments for what the model sent (`HarnessAddEntryArgs`)."""
     entries = {number: (role, text) for number, role, text in getattr(context, "unit_entries", ()) or ()}
     number = args.get("message")
-    tags = dict(args.get("tags") or {}) if isinstance(args.get("tags"), dict) else {}
+    sent = args.get("tags")
+    tags: dict[str, Json] = dict(sent) if isinstance(sent, dict) else {}
     if number is not None and str(number).strip():
         try:
             key = int(str(number))
@@ -99,7 +112,7 @@ def _taken(context: Any) -> set[int]:
     return taken if isinstance(taken, set) else set()
 
 
-def mark_stored(context: Any, model_args: dict[str, Any]) -> None:
+def mark_stored(context: Any, model_args: Mapping[str, Json]) -> None:
     """After the server stored an entry the model named by `message`: a second one for it is refused."""
     number = model_args.get("message")
     try:

@@ -19,7 +19,7 @@ import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -131,11 +131,19 @@ def turn_message(session_id: str, session_date: str, turn_number: int, turn_coun
     return HumanMessage(render_turn(session_id, session_date, turn_number, turn_count, role, content))
 
 
+class AgentTurnState(TypedDict, total=False):
+    """The agent's graph state as it streams: the transcript so far and, when the tool-call cap stopped
+    the turn, why (`TurnCapState.turn_failed`)."""
+
+    messages: list[BaseMessage]
+    turn_failed: str | None
+
+
 async def run_agent_turn(agent: Any, transcript: Sequence[BaseMessage], context: MemoryAgentContext, *,
                          recursion_limit: int = 40) -> TurnOutcome:
     """Let the agent record the newest message of `transcript`; never raises for cap / recursion."""
     started = time.perf_counter()
-    state: dict[str, Any] = {"messages": list(transcript)}
+    state: AgentTurnState = {"messages": list(transcript)}
     failed: str | None = None
     try:
         async for state in agent.astream({"messages": list(transcript)}, context=context,  # noqa: B007 (last one read below)

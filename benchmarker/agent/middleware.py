@@ -15,7 +15,7 @@ from typing import Annotated, Any, NotRequired, TypedDict
 from langchain.agents.middleware import AgentMiddleware, ToolCallLimitMiddleware, dynamic_prompt
 from langchain.agents.middleware.tool_call_limit import ToolCallLimitState
 from langchain.agents.middleware.types import OmitFromInput, hook_config
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 
 from benchmarker.agent.harness_entry import EntryFillError, fill_add_entry, mark_stored, server_tool_of
 from benchmarker.agent.retry import strip_trailing_whitespace
@@ -117,7 +117,7 @@ def merge_tags(model_tags: Any, harness_tags: dict[str, str]) -> dict[str, str]:
     return {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in merged.items()}
 
 
-def entry_turn_context(context: Any, call: dict[str, Any], messages: list[Any]) -> Any:
+def entry_turn_context(context: Any, call: ToolCall, messages: list[Any]) -> Any:
     """The context of the message an add_entry records, when one agent turn holds several messages.
 
     The model names the message by its number (`message` or `tags.message`, from the header); without a usable
@@ -275,7 +275,7 @@ def turn_done(context: Any, messages: list[Any]) -> bool:
     if not calls:
         return False
     unit = tuple(getattr(context, "unit_turns", ()) or ()) or ((context.turn_index, context.role),)
-    recorded = {entry_turn_context(context, dict(tc), messages).turn_index for tc in calls if tc["name"] == "add_entry"}
+    recorded = {entry_turn_context(context, tc, messages).turn_index for tc in calls if tc["name"] == "add_entry"}
     if len(unit) == 1:  # entry_turn_context keeps a one-message turn's own context
         recorded = {context.turn_index} if recorded else set()
     written = any(tc["name"] == "put_context" for tc in calls)

@@ -45,6 +45,7 @@ from benchmarker.agent.prompts import (
     parse_unit,
     split_context_due,
 )
+from benchmarker.log.lines import Json
 from benchmarker.memory.limits import BOOTSTRAP_ENTRIES, CONTEXT_CHARS, SUMMARY_CHARS
 
 __all__ = ["NOT_NAMES", "OfflineMemoryAgentModel", "names_in", "raw_entry", "summarize_message"]
@@ -231,8 +232,8 @@ def next_step(messages: list[BaseMessage], tool_names: tuple[str, ...] = ()) -> 
 
 
 def _tool_args(name: str, facts: MemoryPromptFacts, turn: TurnHeader, transcript: list[BaseMessage],
-               after: list[BaseMessage]) -> dict[str, Any]:
-    ids = {"vault_id": facts.vault_id, "memory_id": facts.memory_id}
+               after: list[BaseMessage]) -> dict[str, Json]:
+    ids: dict[str, Json] = {"vault_id": facts.vault_id, "memory_id": facts.memory_id}
     if name == "get_context":
         return ids
     if name == "list_entries":

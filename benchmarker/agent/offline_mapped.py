@@ -10,19 +10,19 @@ that server (no extraction, no merging), like the Mycelian policy is for Mycelia
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from benchmarker.agent.offline_reader import ZERO_USAGE
 from benchmarker.agent.offline_summary import raw_entry, summarize_message
 from benchmarker.agent.prompts import parse_unit
+from benchmarker.log.lines import Json
 from benchmarker.memory.tool_mapping import render
 
 _SCOPE = re.compile(r"^Memory scope: (.+)$", re.M)
 
 
-def mapped_next_step(messages: list[BaseMessage], write: dict[str, Any]) -> AIMessage:
+def mapped_next_step(messages: list[BaseMessage], write: dict[str, Json]) -> AIMessage:
     """The policy's next message: the writes for the newest turn's messages, then "Recorded."."""
     system = next((m.text for m in messages if isinstance(m, SystemMessage)), "")
     scope = _SCOPE.search(system)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
+from benchmarker.log.lines import Json
 from benchmarker.memory.limits import MYCELIAN_CONTEXT_CADENCE, PROMPT_LIMITS, render_limits
 
 PROMPTS_ENV = "MYCELIAN_LME_PROMPTS_DIR"
@@ -147,7 +148,7 @@ def restate_cadence(text: str, context_cadence: int) -> str:
     return text
 
 
-def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str, Any], *, vault_id: str,
+def compose_memory_system_prompt(prefix_template: str, default_prompts: Mapping[str, Json], *, vault_id: str,
                                  memory_id: str, context_cadence: int, unit_text: str | None = None,
                                  raw_entry: str = "model", context_update: str = "cadence",
                                  directory: Path | None = None) -> str:
@@ -158,7 +159,8 @@ def compose_memory_system_prompt(prefix_template: str, default_prompts: dict[str
     it changes between the calls of one case (no session, date, time or counter), so the tools +
     system prefix is byte-identical and cacheable across all of a question's sessions.
     """
-    templates = default_prompts.get("templates") or {}
+    found = default_prompts.get("templates")
+    templates = found if isinstance(found, dict) else {}
     texts = []
     for heading, key in DEFAULT_PROMPT_SECTIONS:
         text = default_prompts.get("context_summary_rules") if key is None else templates.get(key)
@@ -329,7 +331,7 @@ class AgentPrompts:
     def load(self, name: str) -> str:
         return load_prompt(name, directory=self.directory)
 
-    def mycelian(self, default_prompts: dict[str, Any], *, vault_id: str, memory_id: str) -> str:
+    def mycelian(self, default_prompts: Mapping[str, Json], *, vault_id: str, memory_id: str) -> str:
         return compose_memory_system_prompt(load_prompt(MEMORY_AGENT_PREFIX + ".txt", directory=self.directory),
                                             default_prompts, vault_id=vault_id, memory_id=memory_id,
                                             context_cadence=self.context_cadence, unit_text=self.unit_text,

@@ -15,11 +15,13 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity.retry import retry_base
+from tenacity.stop import stop_base
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +150,17 @@ def is_throttle(exc: BaseException | None) -> bool:
     return status in (429, 529)
 
 
-def _retry_kwargs(policy: RetryPolicy, what: str) -> dict[str, Any]:
+class RetryKwargs(TypedDict):
+    """What `Retrying` / `AsyncRetrying` are built with under a policy."""
+
+    stop: stop_base
+    wait: Callable[[RetryCallState], float]
+    retry: retry_base
+    before_sleep: Callable[[RetryCallState], None]
+    reraise: bool
+
+
+def _retry_kwargs(policy: RetryPolicy, what: str) -> RetryKwargs:
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         return backoff_s(policy, state.attempt_number, exc)

@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from benchmarker.errors import UserError
 from benchmarker.log.lines import Json
@@ -73,9 +73,9 @@ class UnsafeBundle(UserError):
 @dataclass(frozen=True)
 class BundleView:
     path: Path
-    bundle: dict[str, Any]
-    summary: dict[str, Any] | None
-    manifest: dict[str, Any] | None
+    bundle: dict[str, Json]
+    summary: dict[str, Json] | None
+    manifest: dict[str, Json] | None
     hashes_ok: bool
     signed: bool
     problem: str | None
@@ -158,7 +158,7 @@ def read_member(path: Path, name: str, max_bytes: int) -> bytes:
     return found.kept[name]
 
 
-def parse_json(data: bytes, where: str) -> dict[str, Any]:
+def parse_json(data: bytes, where: str) -> dict[str, Json]:
     """A JSON object from a member's bytes, or UnsafeBundle naming the member."""
     try:
         value = json.loads(data.decode("utf-8"))
@@ -169,7 +169,7 @@ def parse_json(data: bytes, where: str) -> dict[str, Any]:
     return value
 
 
-def hash_problem(bundle: dict[str, Any], hashes: dict[str, str]) -> str | None:
+def hash_problem(bundle: dict[str, Json], hashes: dict[str, str]) -> str | None:
     """The first difference between bundle.json's `files` and the members actually present, or None."""
     listed = bundle.get("files")
     if not isinstance(listed, dict):

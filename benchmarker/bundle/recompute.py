@@ -216,7 +216,7 @@ def locomo_figures(lines: list[ResultLine]) -> Figures:
         out[f"{prefix}/questions"] = len(rows)
         out.update(_accuracy((r.get("label") for r in rows), f"{prefix}/judge"))
         for metric in ("f1", "bleu1") if lexical else ():
-            values = [float(v) for r in rows if isinstance(v := (r.get("locomo") or {}).get(metric), (int, float))]
+            values = [float(v) for r in rows if isinstance(v := dict(r.get("locomo") or {}).get(metric), (int, float))]
             out[f"{prefix}/{metric}/n"] = len(values)
             out[f"{prefix}/{metric}/mean"] = sum(values) / len(values) if values else None
 

@@ -7,12 +7,13 @@ import io
 import json
 import sys
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from benchmarker.bundle.archive import BUNDLE_JSON, BUNDLE_SIG, BUNDLE_VERSION, BundleJson, BundleJudge
 from benchmarker.errors import UserError
+from benchmarker.log.lines import Json, Manifest, ResultLine
 from benchmarker.redact import redact, redact_text
 
 PACKAGE = "mycelian-longmemeval"
@@ -47,7 +48,7 @@ def masked_bytes(path: Path) -> bytes:
         raise UserError(f"{path}: not UTF-8 text; a result file must be (re-run `report` to rewrite it)") from None
 
 
-def _json(run_dir: Path, name: str) -> dict[str, Any]:
+def _json(run_dir: Path, name: str) -> dict[str, Json]:
     path = run_dir / name
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
@@ -60,7 +61,8 @@ def _json(run_dir: Path, name: str) -> dict[str, Any]:
     return value
 
 
-def _lines(data: bytes) -> Iterator[dict[str, Any]]:
+def _lines(data: bytes) -> Iterator[ResultLine]:
+    """results.jsonl's lines as the run wrote them (export describes them; `verify` checks them)."""
     for line in data.decode("utf-8").splitlines():
         if line.strip():
             try:
@@ -68,34 +70,35 @@ def _lines(data: bytes) -> Iterator[dict[str, Any]]:
             except json.JSONDecodeError:
                 continue  # a torn tail: verify names it; export only describes
             if isinstance(value, dict):
-                yield value
+                yield cast(ResultLine, value)
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+def _object(value: object) -> dict[str, Json]:
+    """A JSON object of a file a user may have edited, or {} for anything else."""
+    return cast("dict[str, Json]", value) if isinstance(value, dict) else {}
 
 
-def judge_of(manifest: dict[str, Any], results: list[dict[str, Any]]) -> BundleJudge:
+def judge_of(manifest: Manifest, results: Sequence[ResultLine]) -> BundleJudge:
     """name, model and the sha256 of the judge prompt(s) the lines name (one template: its file's hash; several:
     the hash of their sorted {template: hash} JSON)."""
-    judge = _dict(manifest.get("judge"))
-    prompts = ((manifest.get("inputs") or {}).get("prompts") or {})
-    templates = sorted({str(t) for r in results if (t := (r.get("grade") or {}).get("template"))})
+    judge = _object(manifest.get("judge"))
+    prompts = _object(_object(manifest.get("inputs")).get("prompts"))
+    templates = sorted({str(t) for r in results if (t := _object(r.get("grade")).get("template"))})
     hashes = {t: prompts.get(f"{t}.txt") for t in templates}
     digest = None
     if len(hashes) == 1:
         digest = next(iter(hashes.values()))
     elif hashes:
         digest = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()
-    return {"name": judge.get("kind"), "model": judge.get("model"), "prompt_sha256": digest}
+    return {"name": judge.get("kind"), "model": judge.get("model"), "prompt_sha256": digest}  # type: ignore[typeddict-item]  # as the file holds them
 
 
 def bundle_json(run_dir: Path, members: dict[str, bytes], created_at: str) -> BundleJson:
     """bundle.json's object (docs/publishing.md) for these members."""
-    manifest = _json(run_dir, "manifest.json")
+    manifest = cast(Manifest, _json(run_dir, "manifest.json"))   # as the run wrote it; each key read is checked
     summary = _json(run_dir, "summary.json")
     results = list(_lines(members.get("results.jsonl", b"")))
-    dataset = _dict(manifest.get("dataset"))
+    dataset = _object(manifest.get("dataset"))
     ids = list(dict.fromkeys(str(r.get("question_id")) for r in results))
     return {
         "bundle_version": BUNDLE_VERSION,
@@ -104,7 +107,7 @@ def bundle_json(run_dir: Path, members: dict[str, bytes], created_at: str) -> Bu
         "created_at": created_at,
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(members.items())},
         "dataset": {"name": str(dataset.get("name") or dataset.get("description") or dataset.get("kind") or ""),
-                    "sha256": dataset.get("sha256"), "question_ids": ids},
+                    "sha256": dataset.get("sha256"), "question_ids": ids},  # type: ignore[typeddict-item]  # as written
         "config": redact(manifest.get("config") or {}, keys=True),
         "package": {"name": PACKAGE, "version": str(manifest.get("package_version") or "unknown"),
                     "git_commit": manifest.get("git_commit")},
@@ -114,7 +117,7 @@ def bundle_json(run_dir: Path, members: dict[str, bytes], created_at: str) -> Bu
     }
 
 
-def suite_of(results: list[dict[str, Any]], dataset: dict[str, Any]) -> str:
+def suite_of(results: Sequence[ResultLine], dataset: dict[str, Json]) -> str:
     """The suite the lines belong to: their `kind` when they agree, else the dataset's kind."""
     kinds = sorted({str(r.get("kind")) for r in results if r.get("kind")})
     return kinds[0] if len(kinds) == 1 else str(dataset.get("kind") or "mixed")

@@ -42,7 +42,8 @@ def _print_estimate(data: BaselinesEstimate) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmarker.reporting.fmt import pct
     from benchmarker.reporting.outputs import rebuild_outputs
-    from benchmarker.reporting.summary_model import Cell, load_summary
+    from benchmarker.reporting.summary_block import Cell
+    from benchmarker.reporting.summary_model import load_summary
     from benchmarker.run.run_lock import hold_run_lock, run_root
     from benchmarker.verbs.baseline_estimate import estimate_baselines
     from benchmarker.verbs.baselines import chosen, run_baselines, run_config

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     with tempfile.TemporaryDirectory() as scratch:  # generated data is written here, not into runs/
         est = estimate_run(config, Path(scratch))
-    print(json.dumps(estimate_json(est, config), indent=2) if args.json else format_estimate(est, config))
+    print(json.dumps(estimate_json(est), indent=2) if args.json else format_estimate(est))
     return 0
 
 

@@ -16,10 +16,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchmarker.config import load_config
-    from benchmarker.verbs.judge_online import estimate_judge_online, run_judge_online
+    from benchmarker.verbs.judge_online import OnlineSource, estimate_judge_online, run_judge_online
 
     if args.estimate:
-        data = estimate_judge_online(load_config(args.config))
+        config = load_config(args.config)
+        data = estimate_judge_online(config.run_dir, OnlineSource(config.online, config.tracing, config.config_path),
+                                     config.provider.type, config.models.eval, config.prices)
         usd = "no price in [prices]" if data["usd"] is None else f"${data['usd']:,.4f}"
         print(f"{data['runs_to_judge']} runs to judge ({data['already_judged']} already judged) with {data['model']}: "
               f"~{data['input_tokens']:,} tokens in, ~{data['output_tokens']:,} out, {usd}")

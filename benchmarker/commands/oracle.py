@@ -20,14 +20,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchmarker.reporting.fmt import pct
     from benchmarker.reporting.outputs import rebuild_outputs
-    from benchmarker.reporting.summary_model import Cell, load_summary
+    from benchmarker.reporting.summary_block import Cell
+    from benchmarker.reporting.summary_model import load_summary
     from benchmarker.run.run_lock import hold_run_lock, run_root
     from benchmarker.verbs.oracle import estimate_oracle, run_config, run_oracle
+    from benchmarker.verbs.role_pricing import role_pricing
 
     run_dir: Path = args.run_dir
     config = run_config(run_dir, args.config)
     if args.estimate:
-        data = estimate_oracle(run_dir, config)
+        data = estimate_oracle(run_dir, config.params, config.run,
+                               role_pricing(config.models, config.provider, config.batch, config.prices))
         usd = "no price in [prices]" if data["usd"] is None else f"${data['usd']:,.4f}"
         print(f"oracle: {data['pending']} of {data['questions']} questions to answer and judge: reader "
               f"{data['models']['qa']} ~{data['qa']['input_tokens']:,} tokens in, ~{data['qa']['output_tokens']:,} out; "

@@ -19,15 +19,25 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.errata.gold import FIELDS, GoldIndex, GoldQuestion, as_ids, as_text
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
+from benchmarker.log.lines import Erratum, Json
 
 KEYS = ("question_id", "field", "published", "corrected", "turn", "quote", "source")
 MAX_ERRATA_BYTES = 64 * 2**20   # a correction is a few hundred bytes: 64 MiB is far above any real file
 _URL = re.compile(r"^https?://\S+$")
+
+
+class ErrataDescription(TypedDict):
+    """The manifest's dataset.errata block: which file, its hash, how many corrections of how many questions."""
+
+    file: str
+    sha256: str
+    corrections: int
+    questions: int
 
 
 @dataclass(frozen=True)
@@ -36,9 +46,9 @@ class Errata:
 
     path: str
     sha256: str
-    corrections: dict[str, list[dict[str, Any]]]
+    corrections: dict[str, list[Erratum]]
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> ErrataDescription:
         """The manifest's dataset.errata block."""
         return {"file": self.path, "sha256": self.sha256,
                 "corrections": sum(len(c) for c in self.corrections.values()), "questions": len(self.corrections)}
@@ -66,7 +76,7 @@ def check_errata(path: Path, gold: GoldIndex) -> Errata:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise UserError(f"{path}: not UTF-8 text (bad byte at offset {err.start})") from None
-    corrections: dict[str, list[dict[str, Any]]] = {}
+    corrections: dict[str, list[Erratum]] = {}
     seen: set[tuple[str, str]] = set()
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -81,7 +91,7 @@ def check_errata(path: Path, gold: GoldIndex) -> Errata:
     return Errata(str(path), hashlib.sha256(data).hexdigest(), corrections)
 
 
-def _entry(line: str, gold: GoldIndex, seen: set[tuple[str, str]]) -> dict[str, Any]:
+def _entry(line: str, gold: GoldIndex, seen: set[tuple[str, str]]) -> Erratum:
     try:
         raw = load_json(line)
     except json.JSONDecodeError as err:
@@ -110,7 +120,7 @@ def _entry(line: str, gold: GoldIndex, seen: set[tuple[str, str]]) -> dict[str, 
 
 
 def _checked_value(field: str, published: Any, corrected: Any, question: GoldQuestion,
-                   gold: GoldIndex) -> dict[str, Any]:
+                   gold: GoldIndex) -> dict[str, Json]:
     """Check published against the file and corrected for sense; the results-line fields the correction sets."""
     if field == "answer":
         if question.abstention:

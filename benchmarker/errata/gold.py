@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.lines import Json
+
 FIELDS = ("answer", "evidence", "category")
 
 
@@ -40,8 +42,8 @@ class GoldIndex:
 
     questions: dict[str, GoldQuestion]
     turns: dict[str, dict[str, GoldTurn]]   # case_id -> the dataset's turn id -> turn
-    categories: dict[str, dict[str, Any]]
-    evidence_fields: Callable[[str, tuple[str, ...]], dict[str, Any] | None]
+    categories: dict[str, dict[str, Json]]   # a category -> the results-line fields moving a question there sets
+    evidence_fields: Callable[[str, tuple[str, ...]], dict[str, Json] | None]
     # evidence ids as the suite reads them (LoCoMo's "D1:5; D2:2" is two ids), so a file's spelling matches
     canonical_ids: Callable[[tuple[str, ...]], tuple[str, ...]] = lambda ids: tuple(sorted(ids))
 

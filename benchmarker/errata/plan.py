@@ -7,7 +7,6 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from benchmarker.datasets.schema import Case
 from benchmarker.datasets.source import CaseGroup, DatasetPlan
@@ -15,6 +14,7 @@ from benchmarker.errata.check import check_errata, read_errata_bytes
 from benchmarker.errata.gold import GoldReader
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
+from benchmarker.log.lines import Erratum
 
 METADATA_KEY = "errata"
 
@@ -29,12 +29,12 @@ def errata_plan(plan: DatasetPlan, errata_path: Path, reader: GoldReader | None,
     return dataclasses.replace(plan, groups=groups, details=plan.details | {"errata": errata.describe()})
 
 
-def corrections_of(case: Case | None, question_id: Any) -> list[dict[str, Any]]:
+def corrections_of(case: Case | None, question_id: str | None) -> list[Erratum]:
     """The checked corrections of one question of a marked case (none for an unmarked one)."""
     return list(((case.metadata.get(METADATA_KEY) or {}) if case is not None else {}).get(question_id) or [])
 
 
-def _marked(cases: Callable[[], Iterable[Case]], corrections: dict[str, list[dict[str, Any]]]) -> Iterator[Case]:
+def _marked(cases: Callable[[], Iterable[Case]], corrections: dict[str, list[Erratum]]) -> Iterator[Case]:
     for case in cases():
         mine = {q.question_id: corrections[q.question_id] for q in case.questions if q.question_id in corrections}
         yield dataclasses.replace(case, metadata=case.metadata | {METADATA_KEY: mine}) if mine else case

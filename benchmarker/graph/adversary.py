@@ -39,7 +39,7 @@ async def adversary(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     from benchmarker.suites.long_horizon.data.adversary import weakest_categories
 
     ctx = runtime.context
-    settings, policy = ctx.config.multi_agent, ctx.suite.adversary
+    settings, policy = ctx.multi_agent, ctx.suite.adversary
     ctx.progress.set_phase("adversary")
     if policy is None:   # config.py refuses the adversary on such a suite; nothing to aim at
         return {}
@@ -108,8 +108,8 @@ async def _proposal(ctx: RunContext, policy: AdversaryPolicy, case: Case, previo
     """This round's checked questions for the case; None when a model proposer's call failed."""
     from benchmarker.suites.long_horizon.data.adversary import propose
 
-    if ctx.config.multi_agent.proposer != "model":
-        return propose(case, asked=asked, weak=weak, n=ctx.config.multi_agent.adversary_questions, round_=round_)
+    if ctx.multi_agent.proposer != "model":
+        return propose(case, asked=asked, weak=weak, n=ctx.multi_agent.adversary_questions, round_=round_)
     if policy.own_weakest_only and not weak:
         return propose(case, asked=asked, weak=weak, n=0, round_=round_)   # nothing to aim at
     return await _model_proposal(ctx, policy, case, previous, asked, weak, round_)
@@ -122,7 +122,7 @@ async def _model_proposal(ctx: RunContext, policy: AdversaryPolicy, case: Case, 
     from benchmarker.agent.prompts import load_prompt
     from benchmarker.scoring.judge_policy import ask_prompt_until_parsed
 
-    n = ctx.config.multi_agent.adversary_questions
+    n = ctx.multi_agent.adversary_questions
     failures = [(q.question, q.answer) for q in previous
                 if (r := ctx.log.done.judged.get(q.question_id)) is not None and r.get("label") is False]
     if policy.proposes_from_facts:
@@ -141,7 +141,7 @@ async def _model_proposal(ctx: RunContext, policy: AdversaryPolicy, case: Case, 
         check = (lambda items: checked_questions(case, items, asked=set(asked), weak=weak,  # noqa: E731
                                                  categories=categories, round_=round_, rubric_for=rubric_for))
     with ctx.traced(case_id=case.case_id, role="eval", phase="adversary", round=round_):
-        got = await ask_prompt_until_parsed(ctx.judge.model, prompt, _parse, ctx.config.eval.judge_retries)
+        got = await ask_prompt_until_parsed(ctx.judge.model, prompt, _parse, ctx.eval.judge_retries)
     if got.failed:
         ctx.progress.note(f"adversary: case {case.case_id} round {round_}: the proposer call failed ({got.error}); "
                           "run the same command again to retry it")

@@ -115,7 +115,7 @@ async def _answer(ctx: RunContext, agent: AgentAdapter, case: Case, question: Qu
         "reasoning_trace": reply.reasoning_trace,
         "confidence": reply.confidence,
         "agent_metadata": dict(reply.metadata),
-        **reported_context(reply.context_tokens, ctx.config.run.context_budget_tokens),
+        **reported_context(reply.context_tokens, ctx.run.context_budget_tokens),
         # ingest_s is the whole case's learning, repeated on each of its questions.
         "timings": {"ingest_s": learned.ingest_s, "qa_s": qa_s},
         "mode": ctx.mode,

@@ -10,12 +10,13 @@ ledger as role "eval".
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from langgraph.runtime import Runtime
 
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.state import RunState
+from benchmarker.log.lines import ResultLine
 
 
 async def analyst(state: RunState, runtime: Runtime[RunContext]) -> RunState:
@@ -27,17 +28,17 @@ async def analyst(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     if model is None or "eval" not in ctx.phases:
         return {}
     ctx.progress.set_phase("analyst")
-    settings = ctx.config.multi_agent
+    settings = ctx.multi_agent
     with ctx.traced(case_id="", role="eval", phase="analyst"):
         await explain_run(ctx.log.answers_dir, ctx.log.run_dir, model,
                           evidence_texts=lambda results: _evidence_texts(ctx, results),
                           template=load_prompt("analyst_explain", directory=ctx.prompts_dir),
-                          limit=settings.explain_max, retries=ctx.config.eval.judge_retries,
-                          concurrency=ctx.config.run.concurrency)
+                          limit=settings.explain_max, retries=ctx.eval.judge_retries,
+                          concurrency=ctx.run.concurrency)
     return {}
 
 
-def _evidence_texts(ctx: RunContext, results: list[dict[str, Any]]) -> dict[str, list[str]]:
+def _evidence_texts(ctx: RunContext, results: Sequence[ResultLine]) -> dict[str, list[str]]:
     """question id -> the texts of its evidence messages, read from the cases (streamed once)."""
     wanted: dict[str, list[tuple[str, tuple[str, int]]]] = {}
     for r in results:

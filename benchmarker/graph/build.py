@@ -63,8 +63,8 @@ CASE_GRAPH = build_case_graph()
 async def run_cases(cases: Iterable[Case], ctx: RunContext, setup: Setup) -> tuple[list[str], list[str]]:
     """Run each case through the executor (here, or on a Ray worker), `concurrency` at a time; stop the
     run when `[run].max_failures_in_a_row` cases fail one after another (a dead server, a revoked key)."""
-    limit = ctx.config.run.concurrency
-    max_failures = ctx.config.run.max_failures_in_a_row
+    limit = ctx.run.concurrency
+    max_failures = ctx.run.max_failures_in_a_row
     semaphore = asyncio.Semaphore(limit)
     done: list[str] = []
     skipped: list[str] = []

@@ -4,7 +4,9 @@ LangGraph passes this as the runtime context (`graph.ainvoke(..., context=RunCon
 it documents as static: the context holds only dependencies, each behind a small type: the memory
 under test (a `MemoryDriver`), what is benchmarked (a subject), the judge, the ledger, the run log,
 the progress sink, the executor that runs cases, the point (the knobs a sweep point or a
-self-improve candidate changes), and the suite that scores the run's cases, resolved once (nodes read
+self-improve candidate changes), the config tables its nodes read (`ctx.run`, `ctx.params`, `ctx.agent`,
+`ctx.memory_table`, ...: the loaded config's own typed tables, never the whole config), and the suite that
+scores the run's cases, resolved once (nodes read
 its parts, `ctx.suite.protocol` and `ctx.suite.adversary`, never the registry by a case's kind). What a
 run produces travels as records, in graph state and through `log.append`; what setup learns (the vault,
 Mycelian's default prompts) travels in state too. A self-improve candidate or a case's own server gets its
@@ -22,7 +24,16 @@ from typing import Any, Protocol
 
 from benchmarker.agent.ledger import TokenLedger
 from benchmarker.agent.tracing import RunTracing
-from benchmarker.config_schema import RunConfig
+from benchmarker.config_schema import (
+    AgentConfig,
+    EvalConfig,
+    MemoryConfig,
+    ModelsConfig,
+    MultiAgentConfig,
+    ParamsConfig,
+    RunSection,
+    SelfImproveConfig,
+)
 from benchmarker.datasets.schema import Case
 from benchmarker.graph.progress import RunProgress
 from benchmarker.graph.state import CaseState, Setup
@@ -63,7 +74,7 @@ class CaseExecutor(Protocol):
 
 @dataclass(frozen=True)
 class RunContext:
-    config: RunConfig
+    run_id: str
     log: RunLog
     memory: MemoryDriver
     subject: Subject
@@ -73,16 +84,22 @@ class RunContext:
     executor: CaseExecutor
     point: RunPoint
     suite: Suite                          # scores the run's cases: registry.scoring_suite([dataset].kind)
+    # The config's tables the nodes read (run/context.build_context takes them from the config, once):
+    run: RunSection                       # [run]: mode, phases, concurrency, failure limit, context budget
+    params: ParamsConfig                  # [params]: recursion limit, cadence, titles, QA context, timeouts
+    agent: AgentConfig                    # [agent]: our memory agent's writing mode and tools
+    models: ModelsConfig                  # [models]: the agent model the ledger names
+    memory_table: MemoryConfig            # [memory] (`memory` is the driver): write batch, self-improve's space
+    multi_agent: MultiAgentConfig         # [multi_agent]: adversary, analyst, graders
+    eval: EvalConfig                      # [eval]: judge retries
+    self_improve: SelfImproveConfig       # [self_improve]: the loop's iterations, split and decision rule
+    dataset_kind: str                     # [dataset].kind, as the summary names it
     tracing: RunTracing | None = None     # LangSmith scopes when [tracing] langsmith = true
-
-    @property
-    def run_id(self) -> str:
-        return self.config.run_id
 
     @property
     def mode(self) -> str:
         """agent | retrieval ([run].mode)."""
-        return self.config.run.mode
+        return self.run.mode
 
     @property
     def phases(self) -> tuple[str, ...]:
@@ -104,7 +121,7 @@ class RunContext:
     @property
     def cadence(self) -> int:
         """The context cadence the memory agent is told (a candidate's, else the config's)."""
-        return self.point.context_cadence or self.config.params.context_cadence
+        return self.point.context_cadence or self.params.context_cadence
 
     @property
     def agent_subject(self) -> MemoryAgentSubject:
@@ -114,7 +131,7 @@ class RunContext:
 
     def memory_place(self) -> MemoryPlace:
         """How this context names and records a case's memory."""
-        return MemoryPlace(run_id=self.run_id, title_template=self.config.params.memory_title_template,
+        return MemoryPlace(run_id=self.run_id, title_template=self.params.memory_title_template,
                            cadence=self.cadence, can_create="ingest" in self.phases)
 
     def traced(self, *, case_id: str, role: str, phase: str,

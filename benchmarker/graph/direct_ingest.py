@@ -9,7 +9,6 @@ question whose ingestion takes 2-5 s here), against 4-5 ms for the add_entry it 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable
 
 from benchmarker.agent.middleware import trace_tags
@@ -18,32 +17,20 @@ from benchmarker.graph.context import RunContext
 from benchmarker.graph.turns import turn_context
 from benchmarker.graph.write_batches import EntryBatcher, Write, batch_size
 from benchmarker.log.lines import Json
-from benchmarker.log.records import DecisionRecord, MemoryRecord
+from benchmarker.log.records import MemoryRecord
+from benchmarker.log.tool_call_log import RESULT_PREVIEW_CHARS as RESULT_PREVIEW_CHARS  # the preview's cut, named here too
+from benchmarker.log.tool_call_log import CallSite, logged_tool_call
 from benchmarker.memory.entries import entry_text
-from benchmarker.redact import masked_preview
 
 CALLER = "retrieval"
-RESULT_PREVIEW_CHARS = 300
 
 
 async def logged_call(ctx: RunContext, tool: str, args: dict[str, Json], call: Awaitable[str], *,
                       case_id: str, question_id: str | None = None, session_id: str | None = None,
                       turn: int | None = None) -> str:
-    """Await one memory call (timed from here) and append its DecisionRecord, also when it raises."""
-    started = time.perf_counter()
-    text, error = "", None
-    try:
-        text = await call
-        return text
-    except Exception as err:
-        error = f"{type(err).__name__}: {err}"
-        raise
-    finally:
-        ctx.log.append(DecisionRecord(case_id=case_id, question_id=question_id, session_id=session_id, turn=turn,
-                                      caller=CALLER, tool=tool, args=args,
-                                      result_preview=masked_preview(text, RESULT_PREVIEW_CHARS), error=error,
-                                      latency_ms=round((time.perf_counter() - started) * 1000.0, 3)))
-        ctx.progress.add_tool_calls()
+    """Await one memory call and log it as caller "retrieval" (log/tool_call_log.py); any error is raised."""
+    site = CallSite(case_id, CALLER, tool, args, question_id, session_id, turn)
+    return (await logged_tool_call(ctx.log, ctx.progress, site, call)).text
 
 
 async def write_entries_directly(ctx: RunContext, case: Case, record: MemoryRecord) -> int:

@@ -27,7 +27,7 @@ async def read_back(state: CaseState, runtime: Runtime[RunContext]) -> CaseState
         return {}
     await ctx.memory.settle(memory)
     entries = await ctx.memory.client.list_all_entries(memory.vault_id, memory.memory_id)
-    new_entries = [e for e in entries if not (isinstance(e.get("tags"), dict) and e["tags"].get(SEED_TAG))]
+    new_entries = [e for e in entries if not (isinstance(tags := e.get("tags"), dict) and tags.get(SEED_TAG))]
     context = await ctx.memory.client.get_context(memory.vault_id, memory.memory_id)
     if is_placeholder_context(context):
         context = ""

@@ -17,12 +17,12 @@ async def graders(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     from benchmarker.scoring.graders import grade_run
 
     ctx = runtime.context
-    settings = ctx.config.multi_agent
+    settings = ctx.multi_agent
     model = getattr(ctx.judge, "model", None)
     if model is None or "eval" not in ctx.phases:
         return {}
     ctx.progress.set_phase("graders")
     await grade_run(ctx.log.answers_dir, model, tuple(settings.graders),
                     baseline_dir=Path(settings.baseline_run) if settings.baseline_run else None,
-                    retries=ctx.config.eval.judge_retries, concurrency=ctx.config.run.concurrency)
+                    retries=ctx.eval.judge_retries, concurrency=ctx.run.concurrency)
     return {}

@@ -58,7 +58,7 @@ async def ingest(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
         log.warning("case %s: %d messages ingested but the memory server stored no entry (%s was never called "
                     "successfully)", case.case_id, entries, ctx.memory.write_tool)
     if subject.has_agent and subject.replay is None and ctx.mode == "agent":
-        record.agent_usage = dict(ctx.ledger.case_usage(case.case_id, ctx.config.models.agent))
+        record.agent_usage = dict(ctx.ledger.case_usage(case.case_id, ctx.models.agent))
     ctx.log.append(record)
     ctx.log.append(DecisionRecord(case_id=case.case_id, caller="harness", tool="_ingest_done",
                                   latency_ms=round((time.monotonic() - started) * 1000, 1),
@@ -104,7 +104,7 @@ def ingest_units(roles: list[str], unit: str) -> list[list[int]]:
 
 async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
                              default_prompts: dict[str, Json]) -> tuple[int, int]:
-    agent_cfg = ctx.config.agent
+    agent_cfg = ctx.agent
     unit, once = agent_cfg.ingest_unit, agent_cfg.context_update == "session"
     turn_template = load_prompt("agent_turn.txt", directory=ctx.prompts_dir) if ctx.prompts_dir else None
     # One system prompt per case: the same bytes on every call of every session (a cacheable prefix).
@@ -129,7 +129,7 @@ async def _ingest_with_agent(ctx: RunContext, case: Case, record: MemoryRecord,
                                            context_due=due, end_when_done=once)
             if ctx.tracing is None:
                 outcome = await run_agent_turn(agent, list(transcript), agent_ctx,
-                                               recursion_limit=ctx.config.params.recursion_limit * len(group))
+                                               recursion_limit=ctx.params.recursion_limit * len(group))
             else:
                 outcome = await _traced_turn(ctx, agent, case, record, session, group, agent_ctx, transcript)
             count += len(group)
@@ -157,7 +157,7 @@ async def _traced_turn(ctx: RunContext, agent: Any, case: Case, record: MemoryRe
                                      question_id=agent_ctx.question_id, session_id=session.session_id,
                                      turn_index=group[-1]) as turn:
         outcome = await run_agent_turn(agent, list(transcript), agent_ctx,
-                                       recursion_limit=ctx.config.params.recursion_limit * len(group))
+                                       recursion_limit=ctx.params.recursion_limit * len(group))
         turn.written = written_texts(ctx.log.agent_tool_calls(case.case_id, record.memory_id))[len(before):]
         turn.failed = None if outcome.ok else outcome.failed_reason
     return outcome

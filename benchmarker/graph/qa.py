@@ -63,8 +63,8 @@ def evidence_text(case: Case, turns: list[list[Any]]) -> list[EvidenceText]:
 
 def base_record(suite: Suite, case: Case, question: Question) -> dict[str, Any]:
     """The answer line's keys every subject writes: the question, its gold and evidence (the suite says which)."""
-    turns = evidence_turns(case, question) if suite.retrieval_evidence(case, question) else []
-    fields = suite.answer_fields(case, question)
+    turns = evidence_turns(case, question) if suite.scorer.retrieval_evidence(case, question) else []
+    fields = suite.scorer.answer_fields(case, question)
     # A suite whose evidence is not scored as retrieval (long-horizon) still names it: attribution reads it.
     explained = turns or fields.get("evidence_messages") or []
     return {
@@ -103,7 +103,7 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
     ctx.progress.set_phase("qa")
     waited = time.monotonic()
     searcher = await ctx.memory.open_search(case, memory, ctx.log, direct_writes=ctx.mode == "retrieval",
-                                            timeout_s=ctx.config.params.consistency_timeout_s,
+                                            timeout_s=ctx.params.consistency_timeout_s,
                                             alpha=ctx.search.alpha)
     searchable = searcher.searchable
     searcher = failed_searches_logged(searcher, ctx.log, case, "retrieval" if ctx.mode == "retrieval" else "harness")
@@ -113,7 +113,7 @@ async def qa(state: CaseState, runtime: Runtime[RunContext]) -> CaseState:
     if not searchable:  # never a silent recall of 0: the case fails and a re-run retries it
         raise IndexNotSearchableError(
             f"case {case.case_id}: memory {memory.memory_id}'s newest write was still not searchable after "
-            f"[params] consistency_timeout_s = {ctx.config.params.consistency_timeout_s:g} s, so its questions were "
+            f"[params] consistency_timeout_s = {ctx.params.consistency_timeout_s:g} s, so its questions were "
             "not searched (an index that lags would score as retrieval misses). Re-running the same command retries "
             "the case on the same memory; raise consistency_timeout_s for a slow index.")
     for question in pending:
@@ -138,8 +138,8 @@ async def _answer(ctx: RunContext, case: Case, question: Question, memory: Memor
     ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=question.question_id, caller=caller,
                                   tool=found.tool, args=found.args, result_preview=f"{result.get('count', 0)} hits",
                                   latency_ms=round(search_ms, 1)))
-    budget = ctx.config.run.context_budget_tokens if ctx.mode != "retrieval" else 0  # retrieval: no reader
-    fitted = fit_context(result, hits, ctx.config.params.qa_max_context_chars, budget)
+    budget = ctx.run.context_budget_tokens if ctx.mode != "retrieval" else 0  # retrieval: no reader
+    fitted = fit_context(result, hits, ctx.params.qa_max_context_chars, budget)
     context, hits = fitted.text, fitted.hits  # `retrieved`: the hits that reached the reader
     hypothesis, tokens = "", {"input": 0, "output": 0}
     if ctx.mode != "retrieval":

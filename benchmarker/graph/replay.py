@@ -8,18 +8,13 @@ retrieval metrics map hits to sessions and turns through the same tags as in the
 
 from __future__ import annotations
 
-import time
-
 from benchmarker.datasets.schema import Case
-from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
 from benchmarker.graph.write_batches import ENTRY_TOOL, EntryBatcher, Write, batch_size
 from benchmarker.log.lines import Json
-from benchmarker.log.records import DecisionRecord, MemoryRecord
-from benchmarker.redact import masked_preview
+from benchmarker.log.records import MemoryRecord
+from benchmarker.log.tool_call_log import CallSite, logged_tool_call
 from benchmarker.subjects import ReplayWrites
-
-RESULT_PREVIEW_CHARS = 300
 
 
 def rebind(args: dict[str, Json], *, vault_id: str, memory_id: str, run_id: str) -> dict[str, Json]:
@@ -49,21 +44,13 @@ async def replay_into_memory(ctx: RunContext, replay: ReplayWrites, case: Case,
             continue
         if batcher is not None:
             await batcher.flush()  # a put_context goes out after the entries recorded before it
-        started = time.perf_counter()
-        text, error = "", None
-        try:
-            text = await ctx.memory.client.call(write.tool, args)
-        except MemoryToolError as err:
-            error = err.message
+        site = CallSite(case.case_id, "replay", write.tool, args, write.question_id, write.session_id, write.turn)
+        outcome = await logged_tool_call(ctx.log, ctx.progress, site, ctx.memory.client.call(write.tool, args),
+                                         keep_going=True)
+        if outcome.error is not None:
             failed += 1
-        else:
-            if write.tool == "add_entry":
-                written += 1
-        ctx.log.append(DecisionRecord(case_id=case.case_id, question_id=write.question_id,
-                                      session_id=write.session_id, turn=write.turn, caller="replay",
-                                      tool=write.tool, args=args, result_preview=masked_preview(text, RESULT_PREVIEW_CHARS),
-                                      latency_ms=round((time.perf_counter() - started) * 1000.0, 3), error=error))
-        ctx.progress.add_tool_calls()
+        elif write.tool == ENTRY_TOOL:
+            written += 1
     if batcher is not None:
         await batcher.flush()
         written, failed = written + batcher.written, failed + batcher.failed

@@ -34,14 +34,14 @@ async def score_answers(state: CaseState, runtime: Runtime[RunContext]) -> CaseS
             tools = frozenset({ctx.memory.write_tool})
             calls = ctx.log.memory_writes(case.case_id, memory.memory_id if memory else None, tools)
             writes = case_writes(calls, tools).get(case.case_id, [])
-        found = attribute(result.to_line(), writes)
+        found = attribute(result.result_line(), writes)
         if found is not None:
             for key, value in found.fields().items():
                 setattr(result, key, value)
         ctx.log.append(result)
         results.append(result)
     # also writes a level line a killed run never wrote (from the level's own questions, never a round's)
-    level = ctx.suite.score_case(case, ctx.log, default_cadence=ctx.cadence, thresholds=ctx.judge.thresholds)
+    level = ctx.suite.scorer.score_case(case, ctx.log, default_cadence=ctx.cadence, thresholds=ctx.judge.thresholds)
     if level is not None:
         ctx.log.append(level)
     return {"results": results} if results else {}

@@ -22,4 +22,4 @@ async def setup(state: RunState, runtime: Runtime[RunContext]) -> RunState:
 
 def agent_tools(ctx: RunContext) -> tuple[str, ...]:
     """The tools the memory agent gets (the rule run.models.RunModels.build_agent applies too)."""
-    return ctx.memory.agent_tool_names(tuple(ctx.config.agent.tools), "tools" in ctx.config.agent.model_fields_set)
+    return ctx.memory.agent_tool_names(tuple(ctx.agent.tools), "tools" in ctx.agent.model_fields_set)

@@ -25,12 +25,12 @@ from benchmarker.errors import MemoryToolError
 from benchmarker.graph.context import RunContext
 from benchmarker.log.lines import Json
 from benchmarker.log.records import DecisionRecord
+from benchmarker.log.tool_call_log import RESULT_PREVIEW_CHARS, CallSite, logged_tool_call
 from benchmarker.redact import masked_preview
 
 BATCH_TOOL = "add_entries"
 ENTRY_TOOL = "add_entry"
 BATCH_BYTES = 1024 * 1024  # the most JSON one batch carries (the embedded service takes 4 MB per request)
-RESULT_PREVIEW_CHARS = 300
 YIELD_EVERY = 32  # writes queued between two turns of the event loop
 
 
@@ -48,7 +48,7 @@ class Write:
 def batch_size(ctx: RunContext, tool: str) -> int:
     """Entries per add_entries call for writes of `tool`: 0 unless the tool is add_entry, the server lists
     add_entries and `[memory] write_batch` is set."""
-    size = ctx.config.memory.write_batch
+    size = ctx.memory_table.write_batch
     if size <= 1 or tool != ENTRY_TOOL or BATCH_TOOL not in ctx.memory.client.tool_names():
         return 0
     return size
@@ -114,25 +114,20 @@ class EntryBatcher:
         return limit // 2 if limit else BATCH_BYTES
 
     async def _one(self, write: Write) -> None:
-        started = time.perf_counter()
-        text, error = "", None
+        """One add_entry, logged as each path's one-by-one calls are (log/tool_call_log.py)."""
+        site = CallSite(write.case_id, self.caller, ENTRY_TOOL, write.args, write.question_id, write.session_id,
+                        write.turn)
         try:
-            text = await self.ctx.memory.client.call(ENTRY_TOOL, write.args)
-        except MemoryToolError as err:
-            # as each path's one-by-one lines say it: a replay's the server's words, an ingestion's the exception
-            error = err.message if self.keep_going else f"{type(err).__name__}: {err}"
-            self.failed += 1
-            if not self.keep_going:
-                raise
-        except Exception as err:
-            error = f"{type(err).__name__}: {err}"
+            outcome = await logged_tool_call(self.ctx.log, self.ctx.progress, site,
+                                             self.ctx.memory.client.call(ENTRY_TOOL, write.args),
+                                             keep_going=self.keep_going)
+        except MemoryToolError:
+            self.failed += 1  # refused, and the caller stops there (ingestion)
             raise
-        else:
+        if outcome.error is None:
             self.written += 1
-        finally:
-            self.ctx.log.append(self._record(write, masked_preview(text, RESULT_PREVIEW_CHARS), error,
-                                             (time.perf_counter() - started) * 1000.0, None))
-            self.ctx.progress.add_tool_calls()
+        else:
+            self.failed += 1
 
     def _log(self, batch: list[Write], preview: str, error: str | None, started: float) -> None:
         share = (time.perf_counter() - started) * 1000.0 / len(batch)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarker.log.lines import DecisionLine
 from benchmarker.log.records import AnswerRecord, DecisionRecord, LogRecord, MemoryRecord, ResultRecord
 from benchmarker.log.store import OTHER_WRITERS, ResumeState, error_record, into_memory, note_done, written_lines
 
@@ -32,7 +33,7 @@ class CaseSlice:
     answered: list[dict[str, AnswerRecord]]            # per sweep point, by question id
     judged: list[dict[str, ResultRecord]]
     levels: list[bool]                                 # per point: the level's own score is written
-    writes: list[dict[str, Any]] = field(default_factory=list)  # a resumed case's memory writes (attribution)
+    writes: list[DecisionLine] = field(default_factory=list)  # a resumed case's memory writes (attribution)
 
     @classmethod
     def from_logs(cls, case, logs: Sequence[Any], *, reads_trace: bool) -> CaseSlice:
@@ -108,7 +109,7 @@ class CollectingLog:
         return into_memory([c for c in self.collected.agent_calls if c.case_id == case_id], memory_id)
 
     def memory_writes(self, case_id: str, memory_id: str | None = None,
-                      tools: frozenset[str] | None = None) -> list[dict[str, Any]]:
+                      tools: frozenset[str] | None = None) -> list[DecisionLine]:
         """As RunLog.memory_writes: this worker's calls, else the ones the driver read for a resumed case."""
         calls = [c for c in self.collected.agent_calls + self.collected.other_calls if c.case_id == case_id]
         return written_lines(calls, self.earlier_writes, memory_id, tools)

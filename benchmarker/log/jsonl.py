@@ -14,13 +14,14 @@ import io
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar, cast
 
 from benchmarker.errors import UserError
 from benchmarker.log.confined import parent_folder
 from benchmarker.log.json_limits import load_json
+from benchmarker.log.lines import DecisionLine, MemoryLine, ResultLine
 from benchmarker.log.safe_open import check_regular, create_exclusive, open_regular
 from benchmarker.redact import redact, redact_text
 
@@ -82,6 +83,22 @@ def read_lines(path: Path, shape: type[L]) -> Iterator[L]:
     """read_jsonl's lines typed as the file's shape (a TypedDict of log/lines.py): the same dicts, not checked,
     so a reader still uses .get() for a key an older line may lack."""
     return cast("Iterator[L]", read_jsonl(path))
+
+
+def read_results(path: Path) -> Iterator[ResultLine]:
+    """results.jsonl's lines as written (ResultRecord.to_line()); not checked: scoring/records.py's
+    checked_results checks the keys metrics index, for a file a user may have edited."""
+    return cast("Iterator[ResultLine]", read_jsonl(path))
+
+
+def read_decisions(path: Path) -> Iterator[DecisionLine]:
+    """decisions.jsonl's lines as DecisionRecord.to_line() wrote them (only the harness writes that file)."""
+    return cast("Iterator[DecisionLine]", read_jsonl(path))
+
+
+def read_memories(path: Path) -> Iterator[MemoryLine]:
+    """memories.jsonl's lines as MemoryRecord.to_line() wrote them (only the harness writes that file)."""
+    return cast("Iterator[MemoryLine]", read_jsonl(path))
 
 
 def latest_by(lines: Iterable[K], key: str) -> list[K]:
@@ -156,10 +173,10 @@ class JsonlWriter:
             self._handle = open(path, "a", encoding="utf-8", opener=_regular_in(folder))  # noqa: SIM115
         self._lock = threading.Lock()
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, object]) -> None:
         self.write_many([record])
 
-    def write_many(self, records: Sequence[dict[str, Any]]) -> None:
+    def write_many(self, records: Sequence[Mapping[str, object]]) -> None:
         """Append the records as lines in one write and one flush (and one fsync when durable)."""
         text = "".join(json.dumps(redact(record, keys=False), ensure_ascii=False, default=_masked_str) + "\n"
                        for record in records)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
+from benchmarker.log.fact_lines import CaseScoreDict
+
 # Any JSON value a line holds where the shape is open by nature (a tool call's arguments, a suite's block)
 Json = str | int | float | bool | None | list["Json"] | dict[str, "Json"]
 
@@ -44,6 +46,7 @@ class GradeLine(TypedDict, total=False):
     score: float | None
     tokens: TokenCounts
     judge_error: str
+    covers: list[str] | None                   # a rubric suite's grade: the dimensions its score covers
 
 
 class RetrievedHit(TypedDict, total=False):
@@ -57,6 +60,7 @@ class RetrievedHit(TypedDict, total=False):
     turn_index: int | None
     role: str | None
     summary: str
+    raw_entry: str | None                      # kept by older versions (now dropped before the line is written)
 
 
 class EvidenceText(TypedDict, total=False):
@@ -67,6 +71,73 @@ class EvidenceText(TypedDict, total=False):
     session_date: str | None
     role: str
     content: str
+
+
+class BudgetCutLine(TypedDict, total=False):
+    """A results line's `budget_cut` (graph/budget.py BudgetCut): what the token budget took out."""
+
+    hits_dropped: int
+    tokens_before: int
+    text_cut: bool
+
+
+class HistoryCutLine(TypedDict, total=False):
+    """A baseline results line's `history_cut` (verbs/baseline_history.py HistoryCut)."""
+
+    sessions: int
+    sessions_dropped: int
+    messages_dropped: int
+    tokens_before: int
+    tokens_after: int
+
+
+class Erratum(TypedDict, total=False):
+    """One checked gold correction (errata/check.py), as a case carries it (with `question_id`) and a results
+    line keeps it under `errata` (without; a corrected answer adds the label and grade judged against it)."""
+
+    question_id: str
+    field: str                                 # "answer" | "evidence" | "category"
+    published: Json
+    corrected: Json
+    turn: str
+    source: str
+    fields: dict[str, Json]                    # the results-line keys the correction sets
+    label: bool | None
+    grade: GradeLine
+
+
+class RubricLine(TypedDict, total=False):
+    """A rubric suite's results-line `rubric` (scoring/rubric.py RubricGrade, as written): per-dimension scores."""
+
+    question_id: str
+    scores: dict[str, float | None]
+    overall: float | None
+    overall_covers: list[str]
+    graded_dimensions: list[str]
+    ungraded_dimensions: list[str]
+    reasons: dict[str, str]
+    votes: dict[str, list[dict[str, Json]]]
+    abstained: bool
+    judge: str | None
+    reason: str
+
+
+class LevelScoring(TypedDict):
+    """A results line's `level_scoring`: a level's own score of the question (L14 stale values, L16 decision),
+    which replaces the rubric's; each level adds its own keys."""
+
+    score: float
+
+
+class LocomoScores(TypedDict):
+    """A results line's `locomo` key: the category, its name, F1 and BLEU-1 (None for category 5)."""
+
+    category: str
+    category_name: str
+    f1: float | None
+    bleu1: float | None
+    f1_gold: NotRequired[str]              # the part of the gold F1 compared with, when not all of it
+    adversarial_answer: NotRequired[str]   # category 5: the trap answer the judge was told
 
 
 class ResultLine(TypedDict, total=False):
@@ -88,6 +159,7 @@ class ResultLine(TypedDict, total=False):
     hypothesis: str
     answer_session_ids: list[str]
     evidence_turns: list[list[str | int]]
+    evidence_messages: list[list[str | int]]   # older lines' name for evidence_turns
     mode: str
     offline: bool
     label: bool | None
@@ -97,10 +169,13 @@ class ResultLine(TypedDict, total=False):
     retrieved: list[RetrievedHit] | None
     top_k: int | None
     hits_returned: int
+    hits_traced: int | None                    # a mapped server's hits traced to a dataset message (None: Mycelian)
+    memory_server: str | None                  # the mapped memory server's name (None: Mycelian)
     hits_trimmed: int
     reader_context: str
+    context_chars: int                         # the reader's context, in characters
     round: int | None                          # an adversarial round's question (not the dataset's own)
-    agent: str                                 # an outside agent's name
+    agent: dict[str, str]                      # an outside agent that answered: {"type", "name"}
     index_searchable: bool | None
     memory_id: str
     tokens: dict[str, TokenCounts]
@@ -109,8 +184,33 @@ class ResultLine(TypedDict, total=False):
     evidence_seen: str
     evidence_written: str
     explanation: str
-    locomo: dict[str, float | None]            # the LoCoMo suite's lexical scores (f1, bleu1)
+    errata: list[Erratum]                      # [dataset] errata: this question's corrections
+    locomo: LocomoScores                       # the LoCoMo suite's lexical scores (f1, bleu1)
+    evidence_dropped: list[Json]               # a suite's evidence ids that name nothing (LoCoMo: {id, reason})
+    evidence_repaired: list[Json]              # LoCoMo's evidence ids read with a slip repaired: {id, as}
     beam: dict[str, Json]                      # BEAM's rubric block (ability, score, dimensions)
+    # what reporting/ reads besides (usage_blocks.py speed_block, budget.py, compare.py): graph/qa.py and
+    # graph/budget.py write them
+    timings: dict[str, float | None]           # ingest_s, qa_s, eval_s, search_ms
+    tool_latency_ms: list[float]
+    alpha: float | None                        # the search alpha sent (None: the service's)
+    context_tokens: int
+    context_tokens_source: str                 # "harness" | "agent"
+    context_budget_tokens: int
+    budget_cut: BudgetCutLine
+    over_budget: bool
+    history_cut: HistoryCutLine                # a full-context baseline's line (verbs/baseline_history.py)
+    score: float | None                        # a scored suite's per-question score (levels, long-horizon: mean_scores)
+    # the suites' own grading keys (their Scorer.score writes them) and what their scoring reads
+    rubric: RubricLine                         # long-horizon, levels: the rubric's per-dimension grade
+    level_scoring: LevelScoring | None         # levels: the level's own score of the question (None: the rubric's)
+    fact_score: CaseScoreDict                  # fact extraction: the case's matched facts and P / R / F1
+    extracted_facts: list[str]                 # fact extraction: the facts read back from the agent's writes
+    new_entries: list[dict[str, Json]]         # fact extraction's answers line: the entries the agent wrote
+    latest_context: str                        # fact extraction's answers line: the memory's context document
+    evidence_message_ids: list[str]            # BEAM: the evidence message ids its file names
+    adversarial_answer: str                    # LoCoMo category 5: the trap answer its judge is told
+    failed_turns: int                          # turns whose ingestion failed (score's caller says how many)
 
 
 class DecisionLine(TypedDict, total=False):

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
+from benchmarker.log.lines import DecisionLine, ResultLine
 from benchmarker.redact import masked_preview
 
 # The `kind` of a line written before lines carried one (the suite registry maps kinds to suites)
@@ -104,6 +105,10 @@ class DecisionRecord(LogRecord):
             line.pop("batch", None)
         return line
 
+    def decision_line(self) -> DecisionLine:
+        """to_line(), typed as readers of decisions.jsonl see it (the record is what the line is made from)."""
+        return cast(DecisionLine, self.to_line())
+
     @model_validator(mode="before")
     @classmethod
     def _cap_failed_args(cls, data: Any) -> Any:
@@ -154,6 +159,10 @@ class AnswerRecord(LogRecord):
     hypothesis: str = ""
     mode: str = "agent"
     offline: bool = False
+
+    def result_line(self) -> ResultLine:
+        """to_line(), typed as readers of answers and results lines see it (log/lines.py's ResultLine)."""
+        return cast(ResultLine, self.to_line())
 
 
 class ResultRecord(AnswerRecord):

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, overload
+from typing import cast, overload
 
 from benchmarker.log.confined import make_folders
-from benchmarker.log.jsonl import JsonlWriter, latest_by, lines_at, parse_object, read_jsonl, write_json_atomic
-from benchmarker.log.lines import Manifest
+from benchmarker.log.jsonl import JsonlWriter, latest_by, lines_at, parse_object, read_results, write_json_atomic
+from benchmarker.log.lines import DecisionLine, Manifest, ResultLine
 from benchmarker.log.records import (
     SCHEMA_VERSION,
     AnswerRecord,
@@ -115,23 +115,23 @@ class RunLog:
             hyp = {"question_id": record.question_id, "hypothesis": record.hypothesis}
             self._writer(self.hypotheses_path, True).write(hyp)
         elif isinstance(record, DecisionRecord):
-            self._note_call(record, line)
+            self._note_call(record)
 
     def append_many(self, records: Sequence[DecisionRecord]) -> None:
         """Append decision records in one write (a batch of writes acknowledged together), as `append`
         would one by one."""
         if not records:
             return
-        lines = [record.to_line() for record in records]
+        lines = [record.decision_line() for record in records]
         self._writer(self.decisions_path, _DURABLE[DecisionRecord.FILE]).write_many(lines)
-        for record, line in zip(records, lines, strict=True):
-            self._note_call(record, line)
+        for record in records:
+            self._note_call(record)
 
-    def _note_call(self, record: DecisionRecord, line: dict[str, Any]) -> None:
-        """Hold a case's agent calls and other writes for its own scoring (`line`: the record as written)."""
+    def _note_call(self, record: DecisionRecord) -> None:
+        """Hold a case's agent calls and other writes for its own scoring."""
         if record.caller == "agent":
             self._traces.setdefault(record.case_id, []).append(record)
-        elif record.caller in OTHER_WRITERS and may_write(line):
+        elif record.caller in OTHER_WRITERS and stores(record.tool, record.error):
             self._other_calls.setdefault(record.case_id, []).append(record)  # the harness's searches are no write
 
     def log_error(self, case_id: str, err: BaseException) -> None:
@@ -176,13 +176,13 @@ class RunLog:
         return into_memory(self._traces_on_disk.get(case_id, []), memory_id)
 
     def memory_writes(self, case_id: str, memory_id: str | None = None,
-                      tools: frozenset[str] | None = None) -> list[dict[str, Any]]:
+                      tools: frozenset[str] | None = None) -> list[DecisionLine]:
         """The case's calls that may have stored an entry (not failed; of `tools` when given), as decisions.jsonl
         lines: this process's, else, for a case ingested by an earlier process, read from the file through an
         index of byte offsets built in one pass (memory bounded: never every line of the run at once)."""
         calls = self._traces.get(case_id, []) + self._other_calls.get(case_id, [])
         offsets = [] if calls else self._write_offsets().get(case_id, [])
-        earlier = [line for raw in lines_at(self.decisions_path, offsets) if (line := parse_object(raw)) is not None]
+        earlier = [line for raw in lines_at(self.decisions_path, offsets) if (line := _decision(raw)) is not None]
         return written_lines(calls, earlier, memory_id, tools)
 
     def _write_offsets(self) -> dict[str, list[int]]:
@@ -193,7 +193,7 @@ class RunLog:
                     position = 0
                     for raw in handle:
                         if b'"tool"' in raw:
-                            line = parse_object(raw)
+                            line = _decision(raw)
                             if line is not None and may_write(line):
                                 self._offsets.setdefault(str(line.get("case_id")), []).append(position)
                         position += len(raw)
@@ -218,9 +218,9 @@ class RunLog:
         state.levels = {level.case_id for level in read_records(self.path_of(LevelRecord.FILE), LevelRecord)}
         return state
 
-    def load_results(self) -> list[dict[str, Any]]:
+    def load_results(self) -> list[ResultLine]:
         """Results in file order, one per question (a re-judged question keeps its last line)."""
-        return latest_by(read_jsonl(self.results_path), "question_id")
+        return latest_by(read_results(self.results_path), "question_id")
 
 
 def note_done(done: ResumeState, record: LogRecord) -> None:
@@ -250,17 +250,28 @@ READ_TOOLS = frozenset({"search_memories", "get_context", "list_entries", "get_e
                         "create_memory_in_vault"})
 
 
-def may_write(line: dict[str, Any]) -> bool:
+def _decision(raw: bytes) -> DecisionLine | None:
+    """One decisions.jsonl line read by offset (None: torn or damaged), typed as the harness wrote it."""
+    line = parse_object(raw)
+    return None if line is None else cast(DecisionLine, line)
+
+
+def may_write(line: DecisionLine) -> bool:
     """A logged call that may have stored an entry: a tool call (not a harness event), not a read, not failed."""
-    tool = str(line.get("tool") or "_")
-    return not tool.startswith("_") and tool not in READ_TOOLS and not line.get("error")
+    return stores(line.get("tool"), line.get("error"))
 
 
-def written_lines(calls: list[DecisionRecord], earlier: list[dict[str, Any]], memory_id: str | None,
-                  tools: frozenset[str] | None) -> list[dict[str, Any]]:
+def stores(tool: str | None, error: str | None) -> bool:
+    """may_write over a call's tool and error (a record's, before it is a line)."""
+    name = str(tool or "_")
+    return not name.startswith("_") and name not in READ_TOOLS and not error
+
+
+def written_lines(calls: list[DecisionRecord], earlier: list[DecisionLine], memory_id: str | None,
+                  tools: frozenset[str] | None) -> list[DecisionLine]:
     """`calls` (this process's records) and `earlier` (lines from the file) that may have written into
     `memory_id`, as lines; with `tools`, only calls of those tools."""
-    lines = [c.to_line() for c in calls] + earlier
+    lines = [c.decision_line() for c in calls] + earlier
     return [line for line in lines if may_write(line) and (tools is None or line.get("tool") in tools)
             and (memory_id is None or (line.get("args") or {}).get("memory_id") in (None, memory_id))]
 

@@ -33,10 +33,11 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from benchmarker.errors import MemoryServerLost, MemoryToolError
 from benchmarker.log.lines import Json
+from benchmarker.memory.contract import EntryRow, MemoryRow, entry_rows
 from benchmarker.redact import masked_preview
 
 
@@ -310,22 +311,22 @@ class MemoryClient:
         """The id of the vault with this title, created when missing."""
         for vault in _as_list(await self.call_json("list_vaults"), "vaults"):
             if vault.get("title") == title:
-                return vault["vaultId"]
+                return str(vault["vaultId"])
         created = await self.call_json("create_vault", {"title": title, "description": description})
-        return created["vaultId"]
+        return str(created["vaultId"])
 
     async def create_memory(self, vault_id: str, title: str, memory_type: str = "NOTES",
-                            description: str = "") -> dict[str, Any]:
-        return await self.call_json("create_memory_in_vault", {
-            "vault_id": vault_id, "title": title, "memory_type": memory_type, "description": description})
+                            description: str = "") -> MemoryRow:
+        return cast(MemoryRow, await self.call_json("create_memory_in_vault", {
+            "vault_id": vault_id, "title": title, "memory_type": memory_type, "description": description}))
 
-    async def find_memory(self, vault_id: str, title: str) -> dict[str, Any] | None:
+    async def find_memory(self, vault_id: str, title: str) -> MemoryRow | None:
         for mem in _as_list(await self.call_json("list_memories", {"vault_id": vault_id}), "memories"):
             if mem.get("title") == title:
-                return mem
+                return cast(MemoryRow, mem)
         return None
 
-    async def get_default_prompts(self, memory_type: str = "chat") -> dict[str, Any]:
+    async def get_default_prompts(self, memory_type: str = "chat") -> dict[str, Json]:
         """Mycelian's prompts; raises MemoryToolError when any text is missing or empty."""
         prompts = await self.call_json("get_default_prompts", {"memory_type": memory_type})
         templates = prompts.get("templates") if isinstance(prompts, dict) else None
@@ -342,23 +343,24 @@ class MemoryClient:
     async def await_consistency(self, memory_id: str, *, timeout_s: float | None = None) -> str:
         return await self.call("await_consistency", {"memory_id": memory_id}, timeout_s=timeout_s)
 
-    async def search(self, memory_id: str, query: str, top_k: int = 10, alpha: float | None = None) -> dict[str, Any]:
-        """search_memories; `alpha` is only sent when set (Mycelian's alpha is service-wide)."""
+    async def search(self, memory_id: str, query: str, top_k: int = 10, alpha: float | None = None) -> dict[str, Json]:
+        """search_memories' answer as sent (a reader reads its contexts; `entry_rows` its hits); `alpha` is
+        only sent when set (Mycelian's alpha is service-wide)."""
         args: dict[str, Json] = {"memory_id": memory_id, "query": query, "top_k": top_k}
         if alpha is not None:
             args["alpha"] = alpha
         return await self.call_json("search_memories", args)
 
-    async def list_all_entries(self, vault_id: str, memory_id: str, page_size: int = 50) -> list[dict[str, Any]]:
+    async def list_all_entries(self, vault_id: str, memory_id: str, page_size: int = 50) -> list[EntryRow]:
         """Every entry of a memory, oldest first (pages of `page_size` walked with `before`)."""
-        seen: dict[str, dict[str, Any]] = {}
+        seen: dict[str, EntryRow] = {}
         before: str | None = None
         while True:
             args: dict[str, Json] = {"vault_id": vault_id, "memory_id": memory_id, "limit": page_size}
             if before:
                 args["before"] = before
             page = await self.call_json("list_entries", args)
-            entries = page.get("entries") or []
+            entries = entry_rows(page.get("entries"))
             fresh = [e for e in entries if e.get("entryId") not in seen]
             for entry in fresh:
                 seen[entry["entryId"]] = entry
@@ -486,11 +488,11 @@ def _only_leaf(group: BaseExceptionGroup) -> BaseException | None:
     return leaves[0] if len(leaves) == 1 else None
 
 
-def _as_list(value: Any, key: str) -> list[dict[str, Any]]:
+def _as_list(value: Json, key: str) -> list[dict[str, Json]]:
     """JSON arrays may come bare, wrapped ({"vaults": [...]}) or as null."""
     if isinstance(value, dict):
         value = value.get(key)
-    return [v for v in value or [] if isinstance(v, dict)]
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _traced_call(tool: str, args: dict[str, Json]):

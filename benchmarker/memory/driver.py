@@ -10,7 +10,7 @@ message is written, how the run waits for writes to be searchable, and how a que
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -90,7 +90,7 @@ class MemoryDriver(Protocol):
     async def create_memory(self, case: Case, vault_id: str, log: RunLog, place: MemoryPlace) -> MemoryRecord: ...
 
     def write_call(self, record: MemoryRecord, raw: str, summary: str,
-                   tags: dict[str, Any]) -> tuple[str, dict[str, Json]]: ...
+                   tags: Mapping[str, Json]) -> tuple[str, dict[str, Json]]: ...
 
     def consistency_call(self, record: MemoryRecord) -> tuple[str, dict[str, Json]] | None: ...
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.log.lines import Json
 from benchmarker.memory.lifeline import guard_command
 from benchmarker.memory.tool_mapping import ToolMapping, load_mapping, render
 from benchmarker.redact import redact
@@ -48,7 +49,7 @@ class ServerLaunch:
                        env={k: str(v) for k, v in render(dict(self.env), values).items()},
                        cwd=str(scope_dir), stderr_path=str(scope_dir / "server-stderr.log"))
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         """For the manifest: where the server was (credentials masked, headers left out)."""
         if self.transport == "streamable_http":
             return redact({"transport": self.transport, "url": self.url})

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.errors import MemoryToolError
+from benchmarker.log.lines import Json
 from benchmarker.memory.tool_mapping import SearchSpec, ToolMapping, extract, extract_text, render
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
@@ -40,18 +42,27 @@ class Hit:
     score: float | None = None
 
 
+class Origin(TypedDict, total=False):
+    """The dataset message a written text came from (a traced hit's session and turn in results.jsonl)."""
+
+    session_id: str | None
+    session_date: str | None
+    turn_index: int | None
+    role: str | None
+
+
 @dataclass
 class WrittenTexts:
     """Texts written to one memory and the message each came from (for tracing hits)."""
 
-    origins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    origins: dict[str, Origin] = field(default_factory=dict)
 
-    def add(self, text: str, origin: dict[str, Any]) -> None:
+    def add(self, text: str, origin: Origin) -> None:
         key = _norm(text)
         if key and key not in self.origins:
             self.origins[key] = origin
 
-    def trace(self, hit_text: str) -> dict[str, Any] | None:
+    def trace(self, hit_text: str) -> Origin | None:
         """The origin of the earliest-written text the hit holds verbatim (None: untraceable)."""
         norm = _norm(hit_text)
         if not norm:
@@ -83,12 +94,12 @@ def keywords(question: str, limit: int) -> list[str]:
     return ranked[:limit] or ([question.strip()] if question.strip() else [])
 
 
-def write_arguments(mapping: ToolMapping, values: dict[str, Any]) -> dict[str, Any]:
+def write_arguments(mapping: ToolMapping, values: Mapping[str, Json]) -> dict[str, Json]:
     assert mapping.write is not None
     return render(mapping.write.arguments, values)
 
 
-def written_texts_of(mapping: ToolMapping, tool: str, args: dict[str, Any]) -> list[str]:
+def written_texts_of(mapping: ToolMapping, tool: str, args: Mapping[str, Json]) -> list[str]:
     """The texts a write call stored (per the mapping's text paths for that tool)."""
     if mapping.write is None:
         return []

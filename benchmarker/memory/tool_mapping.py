@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from benchmarker.errors import ConfigError
+from benchmarker.log.lines import Json
 
 PRESETS_PACKAGE = "benchmarker.memory.presets"
 MYCELIAN = "mycelian"
@@ -285,7 +287,7 @@ def scope_dir_escapes(template: Any) -> list[str]:
             if "{scope_dir}" in text and ".." in re.split(r"[/\\=:,;]", text)]
 
 
-def render(template: Any, values: dict[str, Any]) -> Any:
+def render(template: Any, values: Mapping[str, Json]) -> Any:
     """The template with its placeholders filled; a string that is one placeholder keeps the value's type."""
     if isinstance(template, str):
         whole = _PLACEHOLDER.fullmatch(template)

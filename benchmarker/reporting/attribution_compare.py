@@ -7,18 +7,20 @@ Read from the results lines' `attribution` (written when each answer was judged)
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from benchmarker.log.lines import ResultLine
 from benchmarker.reporting.compare_shapes import Pair, StageMoves
 from benchmarker.scoring.attribution import STAGES
 
 
-def stage_counts(results: list[dict[str, Any]]) -> dict[str, int]:
+def stage_counts(results: Sequence[ResultLine]) -> dict[str, int]:
     found = Counter(r.get("attribution") for r in results if r.get("attribution"))
     return {s: found.get(s, 0) for s in STAGES}
 
 
-def stage_moves(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> StageMoves:
+def stage_moves(base: Sequence[ResultLine], other: Sequence[ResultLine]) -> StageMoves:
     """Per question judged in both: stage in base -> stage in other, counted, with the ids of every move."""
     a = {r["question_id"]: r.get("attribution") for r in base}
     b = {r["question_id"]: r.get("attribution") for r in other}

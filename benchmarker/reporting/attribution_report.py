@@ -12,7 +12,9 @@ from pathlib import Path
 from benchmarker.reporting.fmt import pct
 from benchmarker.reporting.palette import OTHER_STAGE, STAGE_COLORS
 from benchmarker.reporting.plots import COLORS, _save, plt
-from benchmarker.reporting.summary_model import AttributionBlock, QaBlock, RunSummary, StageCell
+from benchmarker.reporting.summary_analysis_blocks import AttributionBlock, StageCell
+from benchmarker.reporting.summary_metric_blocks import QaBlock
+from benchmarker.reporting.summary_model import RunSummary
 
 STAGE_WORDS = {"correct": "correct", "false_answer": "answered an unanswerable question",
                "not_written": "never written to memory", "not_retrieved": "written, not all retrieved",

@@ -8,13 +8,17 @@ per question type, each bar with its 95% Wilson interval.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.log.jsonl import latest_by
+from benchmarker.log.lines import ResultLine
 from benchmarker.reporting.fmt import pct
 from benchmarker.reporting.plots import COLORS, _save, plt
-from benchmarker.reporting.summary_model import BaselinesBlock, Cell, Headroom, McNemarPair, RunSummary
+from benchmarker.reporting.summary_analysis_blocks import BaselinesBlock, Headroom, McNemarPair
+from benchmarker.reporting.summary_block import Cell
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.scoring.headroom import CONDITIONS, is_memory_needed
 from benchmarker.scoring.records import checked_results
 
@@ -25,14 +29,24 @@ CONDITION_COLORS = {"no_memory": "#BBBBBB", "memory": "#4C72B0", "full_context":
 CONDITION_WORDS = {"no_memory": "no memory", "memory": "memory", "full_context": "full context", "oracle": "oracle"}
 
 
-def _lines(path: Path) -> list[dict[str, Any]]:
+def _lines(path: Path) -> list[ResultLine]:
     if not path.exists():
         return []
     return [r for r in latest_by(checked_results(path), "question_id") if not r.get("round")]
 
 
-def _full_context_cut(results: list[dict[str, Any]]) -> dict[str, Any]:
-    cuts = [r["history_cut"] for r in results if isinstance(r.get("history_cut"), dict)]
+class FullContextCut(TypedDict):
+    """summary.json's `baselines.runs.full_context.cut`: how much history the full-context reader lost."""
+
+    questions_cut: int
+    sessions_dropped: int
+    tokens_before_max: int
+    context_tokens_mean: float | None
+    context_tokens_max: int
+
+
+def _full_context_cut(results: Sequence[ResultLine]) -> FullContextCut:
+    cuts = [cut for r in results if isinstance(cut := r.get("history_cut"), dict)]
     tokens = [int(r.get("context_tokens") or 0) for r in results]
     return {"questions_cut": sum(1 for c in cuts if c.get("sessions_dropped") or c.get("messages_dropped")),
             "sessions_dropped": sum(int(c.get("sessions_dropped") or 0) for c in cuts),
@@ -41,7 +55,7 @@ def _full_context_cut(results: list[dict[str, Any]]) -> dict[str, Any]:
             "context_tokens_max": max(tokens, default=0)}
 
 
-def baselines_block(results: list[dict[str, Any]], answers_dir: Path) -> dict[str, Any]:
+def baselines_block(results: Sequence[ResultLine], answers_dir: Path) -> dict[str, Any]:
     """{"baselines": block} once a baseline has result lines in answers_dir/baselines/ ({} before)."""
     ran = {name: _lines(answers_dir / BASELINES_DIR / name / "results.jsonl") for name in BASELINE_NAMES}
     ran = {name: lines for name, lines in ran.items() if lines}

@@ -1,4 +1,4 @@
-"""The shapes of the summary blocks summary.py computes (`speed`, `counts`), as the dicts it writes: what
+"""The shapes of the summary blocks usage_blocks.py computes (`speed`, `counts`), as the dicts it writes: what
 `RunSummary`'s models (summary_model.py) validate them into, typed where they are built."""
 
 from __future__ import annotations

@@ -8,17 +8,19 @@ budgets were measured, or an outside agent that reports none) is counted apart, 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
 import numpy as np
 
-from benchmarker.reporting.summary_model import BudgetBlock, BudgetCut, ContextTokens, HitsTrimmed
+from benchmarker.log.lines import ResultLine
+from benchmarker.reporting.summary_metric_blocks import BudgetBlock, BudgetCut, ContextTokens, HitsTrimmed
 from benchmarker.token_count import TOKENIZER
 
 SHOWN_IDS = 20   # question ids listed per flag in the block; the counts are whole
 
 
-def _tokens(line: dict[str, Any]) -> int | None:
+def _tokens(line: ResultLine) -> int | None:
     value = line.get("context_tokens")
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -27,7 +29,48 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _stats(values: list[int]) -> dict[str, Any]:
+class ContextStats(TypedDict):
+    n: int
+    mean: float | None
+    p50: float | None
+    p95: float | None
+    max: int | None
+
+
+class Trimmed(TypedDict):
+    questions: int
+    hits: int
+    question_ids: list[str]
+
+
+class Cut(TypedDict):
+    questions: int
+    hits_dropped: int
+    text_cut: int
+    question_ids: list[str]
+
+
+class OverBudget(TypedDict):
+    questions: int
+    question_ids: list[str]
+
+
+class BudgetShape(TypedDict):
+    """summary.json's `budget` as budget_block computes it (summary_model.BudgetBlock validates it)."""
+
+    tokenizer: str
+    top_k: int | None
+    context_budget_tokens: int
+    questions: int
+    context_tokens: ContextStats
+    source: dict[str, int]
+    hits_trimmed: Trimmed
+    cut: Cut
+    over_budget: OverBudget
+    notes: list[str]
+
+
+def _stats(values: list[int]) -> ContextStats:
     if not values:
         return {"n": 0, "mean": None, "p50": None, "p95": None, "max": None}
     array = np.array(values, dtype=float)
@@ -35,7 +78,7 @@ def _stats(values: list[int]) -> dict[str, Any]:
             "p95": float(np.percentile(array, 95)), "max": int(array.max())}
 
 
-def budget_block(results: list[dict[str, Any]]) -> dict[str, Any]:
+def budget_block(results: Sequence[ResultLine]) -> BudgetShape:
     """tokenizer, top_k, context_budget_tokens, context_tokens stats, hits trimmed, budget cuts, agents over budget."""
     measured = [t for r in results if (t := _tokens(r)) is not None]
     top_ks = Counter(k for r in results if isinstance(k := r.get("top_k"), int))

@@ -9,6 +9,7 @@ from typing import Any
 
 from benchmarker.log.confined import make_folders
 from benchmarker.log.jsonl import JsonlWriter, write_json_atomic, write_text_atomic
+from benchmarker.reporting.calibration_shapes import AgreementFigures, CalibrationSummary, Disagreement
 from benchmarker.reporting.fmt import pct
 from benchmarker.reporting.markdown_html import fence_for
 from benchmarker.reporting.plots import plot_agreement_by_type
@@ -18,14 +19,14 @@ DISAGREEMENTS_FILE = "calibration.jsonl"
 FILES = (SUMMARY_FILE, DISAGREEMENTS_FILE, "report.md", "report.html")  # what write_calibration writes
 
 
-def write_calibration(out_dir: Path, summary: dict[str, Any], disagreements: list[dict[str, Any]]) -> dict[str, Path]:
+def write_calibration(out_dir: Path, summary: CalibrationSummary, disagreements: list[Disagreement]) -> dict[str, Path]:
     out_dir = Path(out_dir)
     make_folders(out_dir)   # never through a link below a held folder (log/confined.py)
     write_json_atomic(out_dir / SUMMARY_FILE, summary)
     tmp = out_dir / (DISAGREEMENTS_FILE + ".tmp")
     writer = JsonlWriter(tmp)
     for line in disagreements:
-        writer.write(line)
+        writer.write(dict(line))
     writer.close()
     tmp.replace(out_dir / DISAGREEMENTS_FILE)
     plot = plot_agreement_by_type(summary, out_dir / "plots" / "agreement_by_type.png")
@@ -57,7 +58,7 @@ def _ci(ci: list[float] | None) -> str:
     return "n/a" if not ci else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
-def _row(name: str, b: dict[str, Any]) -> str:
+def _row(name: str, b: AgreementFigures) -> str:
     c = b["confusion"]
     return (f"| {name} | {b['n']} | {pct(b['agreement'])} | {_kappa(b['kappa'])} | {_ci(b['kappa_ci95'])} "
             f"| {c['tp']} | {c['fn']} | {c['fp']} | {c['tn']} | {_num(b['precision'])} | {_num(b['recall'])} "
@@ -69,7 +70,7 @@ HEAD = ["| | n | agreement | kappa | kappa 95% CI | both correct | label correct
         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
-def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]], plot: str | None = None) -> str:
+def render_markdown(summary: CalibrationSummary, disagreements: list[Disagreement], plot: str | None = None) -> str:
     judge = summary["judge"]
     models = ", ".join(f"{m or 'unknown'} ({n})" for m, n in summary["labels_models"].items())
     out = [f"# Judge calibration: {judge['label']}", "",
@@ -81,17 +82,17 @@ def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]]
            f"({summary['bootstrap']['iterations']} resamples of the answers)",
            "- precision / recall are those of the judge's \"correct\" against the labels' \"correct\"", "",
            *_development_lines(summary)]
-    tokens = (summary.get("tokens") or {}).get("total") or {}
-    if tokens.get("calls"):
+    snapshot = summary.get("tokens")
+    tokens = snapshot.get("total") if snapshot else None
+    if tokens and tokens.get("calls"):
         usd = "no price in [prices]" if tokens.get("cost_usd") is None else f"${tokens['cost_usd']:,.4f}"
         out += [f"- judge tokens: {tokens.get('input_tokens', 0):,} in, {tokens.get('output_tokens', 0):,} out "
                 f"over {tokens['calls']} calls, {usd}", ""]
-    if summary.get("development_fit"):
+    if fit := summary.get("development_fit"):
         out += ["## Held out (the calibration)", ""]
-        out += [*HEAD, _row("**held out**", summary["held_out"])] if summary.get("held_out") else \
+        out += [*HEAD, _row("**held out**", held)] if (held := summary.get("held_out")) else \
             ["None: every labels file given was used in developing this judge."]
-        out += ["", "## Development fit (not a calibration)", "", *HEAD,
-                _row("**development fit**", summary["development_fit"]), ""]
+        out += ["", "## Development fit (not a calibration)", "", *HEAD, _row("**development fit**", fit), ""]
     out += ["## All files together" if summary.get("development_fit") else "## All", "", *HEAD,
             _row("**all**", summary), "", "## By question type", "",
             "`_abs` questions count in their type and again in the abstention row.", "", *HEAD]
@@ -103,7 +104,7 @@ def render_markdown(summary: dict[str, Any], disagreements: list[dict[str, Any]]
     return "\n".join(out + _disagreement_lines(summary, disagreements)) + "\n"
 
 
-def _development_lines(summary: dict[str, Any]) -> list[str]:
+def _development_lines(summary: CalibrationSummary) -> list[str]:
     """Which labels files shaped the judge: their agreement is a fit, never presented as the calibration."""
     developed = [f for f in summary.get("labels") or [] if f.get("development")]
     if not developed:
@@ -114,7 +115,7 @@ def _development_lines(summary: dict[str, Any]) -> list[str]:
                    "below are a development fit, not a calibration. ")
            + "A judge agrees better with answers it was developed on than with answers it never saw.", ""]
     out += [f"- development file `{f['file']}`: {f['development']}" for f in developed]
-    fit = summary["development_fit"]
+    fit = summary.get("development_fit") or {}   # a development file given: its answers' fit
     out.append(f"- development fit (not a calibration): kappa {_kappa(fit['kappa'])}, agreement {pct(fit['agreement'])} "
                f"on {fit['n']} answers")
     if held:
@@ -123,7 +124,7 @@ def _development_lines(summary: dict[str, Any]) -> list[str]:
     return out + [""]
 
 
-def _disagreement_lines(summary: dict[str, Any], disagreements: list[dict[str, Any]]) -> list[str]:
+def _disagreement_lines(summary: CalibrationSummary, disagreements: list[Disagreement]) -> list[str]:
     """Every disagreement, grouped by labels file (the files' own order), each answer whole but collapsed:
     the judge's reason often refers to an answer's last sentence, so a cut answer cannot be checked."""
     wrong = [d for d in disagreements if not d.get("unjudged")]
@@ -138,7 +139,7 @@ def _disagreement_lines(summary: dict[str, Any], disagreements: list[dict[str, A
     return out
 
 
-def _disagreement(d: dict[str, Any]) -> list[str]:
+def _disagreement(d: Disagreement) -> list[str]:
     """One disagreement; the answer in a fence longer than any backtick run in it, so no answer can end it."""
     answer = str(d["answer"])
     fence = fence_for(answer)

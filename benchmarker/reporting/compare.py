@@ -28,10 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_json_object
+from benchmarker.log.lines import ResultLine
 from benchmarker.metric_names import ACCURACY
 from benchmarker.reporting.attribution_compare import stage_counts, stage_lines, stage_moves
 from benchmarker.reporting.compare_by_type import table_lines, type_table
@@ -48,25 +49,46 @@ from benchmarker.reporting.compare_verdict import (
     shared,
 )
 from benchmarker.reporting.fmt import accuracy_cell, pct
-from benchmarker.reporting.like_for_like import check_lines, like_for_like, run_facts
+from benchmarker.reporting.like_for_like import Check, check_lines, like_for_like, run_facts
 from benchmarker.reporting.retrieval_compare import compare_retrieval, format_ids, pair_lines, per_question, side_by_side
 from benchmarker.reporting.section_render import section_lines
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
-from benchmarker.reporting.summary_model import MemoryInfo, RunSummary, load_summary
-from benchmarker.scoring.qa_metrics import qa_metrics
+from benchmarker.reporting.summary_model import RunSummary, load_summary
+from benchmarker.reporting.summary_run_block import MemoryInfo
+from benchmarker.scoring.qa_metrics import QaMetrics, qa_metrics
 from benchmarker.scoring.records import load_results
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 from benchmarker.scoring.stats import mcnemar_exact, paired_bootstrap
+
+
+class RunSettings(TypedDict):
+    """What was searched how: the settings a sweep varies (a column of compare's "Each run" table)."""
+
+    mode: str | None
+    embedder: str | None
+    alpha: float | str | None    # "service default" where a Mycelian stack's own alpha searched
+    top_k: int | None
+
+
+class Comparison(TypedDict):
+    """compare_runs(): the baseline's name, the question types, the like-for-like checks, each run's figures
+    (without its results lines) and each pair's."""
+
+    baseline: str | None
+    types: list[str]
+    like_for_like: list[Check]
+    runs: list[dict[str, Any]]
+    pairs: list[Pair]
 
 
 def _run_name(run_dir: Path) -> str:
     return str(read_json_object(run_dir / "manifest.json").get("run_id") or run_dir.name)
 
 
-def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
+def _settings(run_dir: Path, results: Sequence[ResultLine]) -> RunSettings:
     """mode, embedder, alpha and top_k of a run: what you changed between two runs of a sweep."""
     run = load_summary(run_dir / "summary.json").run
-    first = results[0] if results else {}
+    first: ResultLine = results[0] if results else {}
     memory = run.memory or MemoryInfo()
     alpha = run.alpha if "alpha" in run.model_fields_set else first.get("alpha")
     # a replay runs in agent mode but no agent model wrote its memory: "agent" would hide the one difference
@@ -76,7 +98,7 @@ def _settings(run_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
             "top_k": run.top_k or first.get("top_k")}
 
 
-def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> PairFigures:
+def compare_pair(base: Sequence[ResultLine], other: Sequence[ResultLine]) -> PairFigures:
     """Flips, McNemar and paired bootstrap between two runs' results lines; the deciding metric and the per-type
     table on the questions both have (the verdict's sentence is written by compare_runs, over every pair)."""
     a = {r["question_id"]: r.get("label") for r in base}
@@ -103,7 +125,7 @@ def compare_pair(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> Pai
     }
 
 
-def paired_view(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> PairView:
+def paired_view(base: Sequence[ResultLine], other: Sequence[ResultLine]) -> PairView:
     """The shared questions, the deciding metric's paired figures and the per-type table (the run browser's
     compare page shows the same)."""
     share = shared(base, other)
@@ -112,8 +134,8 @@ def paired_view(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> Pair
             "by_type": type_table(base, other, base_q, other_q, share.ids)}
 
 
-def browser_pair(base: tuple[str, list[dict[str, Any]], RunSummary],
-                 other: tuple[str, list[dict[str, Any]], RunSummary]) -> BrowserPair:
+def browser_pair(base: tuple[str, Sequence[ResultLine], RunSummary],
+                 other: tuple[str, Sequence[ResultLine], RunSummary]) -> BrowserPair:
     """What the run browser's compare page opens with, as `compare` does: the verdict (or why there is none) and
     the share note, the per-type table, and search latency and cost; each run is (name, results lines, summary)."""
     (name_a, lines_a, summary_a), (name_b, lines_b, summary_b) = base, other
@@ -128,8 +150,10 @@ def browser_pair(base: tuple[str, list[dict[str, Any]], RunSummary],
     return {"opening": opening_lines([pair]), "by_type": pair["by_type"], "speed": speed}
 
 
-def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
+def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> Comparison:
     """Side-by-side QA and retrieval metrics and paired tests of every run against the first."""
+    # each run's figures by name; a suite's compare blocks add keys of its own, which its compare_sections hook
+    # reads by name from these dicts (suite_parts.py), so a run stays a dict
     runs: list[dict[str, Any]] = []
     for run_dir in run_dirs:
         run_dir = Path(run_dir)
@@ -140,7 +164,7 @@ def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
                      "retrieval": retrieval_metrics(results), "suites": [s.name for s in suites_of_results(suites, results)],
                      "stages": stage_counts(results),
                      **{key: block for suite in suites_of_results(suites, results)
-                        for key, block in suite.compare_blocks(results).items()}})
+                        for key, block in suite.reporting.compare_blocks(results).items()}})
     types = sorted({t for run in runs for t in run["qa"]["by_type"]})
     for run in runs[1:]:  # refused before any figure: a comparison of nothing would read as "no difference"
         if not shared(runs[0]["results"], run["results"]).ids:
@@ -157,16 +181,16 @@ def compare_runs(run_dirs: list[Path], suites: SuiteLookup) -> dict[str, Any]:
             "runs": [{k: v for k, v in run.items() if k != "results"} for run in runs], "pairs": pairs}
 
 
-def format_compare(comparison: dict[str, Any], suites: SuiteLookup) -> str:
+def format_compare(comparison: Comparison, suites: SuiteLookup) -> str:
     """The comparison as markdown: the verdicts, each run against the baseline per question type, speed and
     cost; then settings, accuracy and retrieval tables, and each run vs the baseline in detail."""
     runs = comparison["runs"]
     lines = ["# Run comparison", "", *opening_lines(comparison["pairs"]), ""]
     lines += [line for check in comparison.get("like_for_like") or [] for line in check_lines(check) + [""]]
     for pair in comparison["pairs"]:
-        if pair.get("by_type"):
+        if by_type := pair.get("by_type"):
             lines += [f"## {pair['run']} vs {pair['baseline']}, by question type", "",
-                      *table_lines(pair["by_type"]), "", pair["by_type"]["note"], ""]
+                      *table_lines(by_type), "", by_type["note"], ""]
     lines += ["## Search latency and cost", "", *table_lines(speed_table(runs)), "",
               "Search: the one memory search each question makes (its results line's `timings.search_ms`). Cost: "
               "as each run's summary.json prices it (n/a: not priced).", ""]
@@ -183,7 +207,8 @@ def format_compare(comparison: dict[str, Any], suites: SuiteLookup) -> str:
         "No run has judged answers (retrieval-only runs answer nothing): accuracy is not compared."]
     if judged:
         for name in dict.fromkeys(name for r in runs for name in r.get("suites") or ()):
-            lines += [line for section in suites.named(name).compare_sections(runs) for line in ['', *section_lines(section)]]
+            lines += [line for section in suites.named(name).reporting.compare_sections(runs)
+                      for line in ['', *section_lines(section)]]
     lines += stage_lines(runs) if judged else []
     lines += side_by_side(runs)
     for pair in comparison["pairs"]:
@@ -194,7 +219,7 @@ def format_compare(comparison: dict[str, Any], suites: SuiteLookup) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _qa_rows(comparison: dict[str, Any]) -> list[str]:
+def _qa_rows(comparison: Comparison) -> list[str]:
     runs, lines = comparison["runs"], []
     rows = [("overall", lambda q: accuracy_cell(q["overall"])),
             ("task-averaged", lambda q: pct(q["task_averaged"]["accuracy"])),
@@ -237,6 +262,6 @@ def _holm_note(pair: Pair) -> str:
     return f" (Holm-adjusted over {verdict['family']} verdicts: {verdict['p_holm']:.4g})"
 
 
-def _type_cell(question_type: str) -> Callable[[dict[str, Any]], str]:
+def _type_cell(question_type: str) -> Callable[[QaMetrics], str]:
     """The accuracy cell of one question type (a closure per type, not over the loop variable)."""
     return lambda q: accuracy_cell(q["by_type"].get(question_type))

@@ -10,8 +10,9 @@ would fall under 0.05 by chance alone); and how the questions' attribution stage
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Sequence
 
+from benchmarker.log.lines import ResultLine
 from benchmarker.metric_names import ACCURACY
 from benchmarker.reporting.compare_shapes import PairedCell, Table
 from benchmarker.reporting.compare_verdict import (
@@ -29,7 +30,7 @@ from benchmarker.scoring.stats import holm
 SHOWN_MOVES = 3  # stage moves named in a cell; the rest are counted
 
 
-def _types(base: list[dict[str, Any]], other: list[dict[str, Any]], ids: list[str]) -> dict[str, list[str]]:
+def _types(base: Sequence[ResultLine], other: Sequence[ResultLine], ids: list[str]) -> dict[str, list[str]]:
     kind = {str(r["question_id"]): str(r.get("question_type") or "?") for r in [*other, *base]}  # base's wins
     out: dict[str, list[str]] = {}
     for q in ids:
@@ -37,7 +38,7 @@ def _types(base: list[dict[str, Any]], other: list[dict[str, Any]], ids: list[st
     return dict(sorted(out.items()))
 
 
-def _moves(base: list[dict[str, Any]], other: list[dict[str, Any]], ids: list[str]) -> str:
+def _moves(base: Sequence[ResultLine], other: Sequence[ResultLine], ids: list[str]) -> str:
     a = {str(r["question_id"]): r.get("attribution") for r in base}
     b = {str(r["question_id"]): r.get("attribution") for r in other}
     moved = Counter(f"{a[q]} -> {b[q]}" for q in ids if a.get(q) and b.get(q) and a[q] != b[q])
@@ -57,7 +58,7 @@ def _diff(metric: str, cell: PairedCell) -> str:
     return f"{form.format(scale * cell['diff'])} [{form.format(scale * cell['lo'])}, {form.format(scale * cell['hi'])}]"
 
 
-def type_table(base: list[dict[str, Any]], other: list[dict[str, Any]], base_q: PerQuestion, other_q: PerQuestion,
+def type_table(base: Sequence[ResultLine], other: Sequence[ResultLine], base_q: PerQuestion, other_q: PerQuestion,
                ids: list[str]) -> Table | None:
     """{"header", "rows", "note"} of the run (`other`) against the baseline over the shared `ids`; None when no
     type has a paired figure."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Any
+from collections.abc import Sequence
 
+from benchmarker.log.lines import ResultLine
 from benchmarker.metric_names import K_VALUES
 from benchmarker.reporting.compare_verdict import BOOTSTRAP_SEED, RECALLS, accuracy_values, retrieval_values
 from benchmarker.reporting.plots import plt
@@ -19,7 +20,7 @@ INTERVAL_RESAMPLES = 2000
 FIGURE_NAME = "by_type.png"
 
 
-def by_type_png(runs: list[tuple[str, list[dict[str, Any]]]], recall: str | None) -> bytes | None:
+def by_type_png(runs: Sequence[tuple[str, Sequence[ResultLine]]], recall: str | None) -> bytes | None:
     """Grouped bars, one per run: accuracy per question type and, given `recall`, that recall per type; None
     when there is nothing to draw."""
     panels = [("accuracy (%) with 95% Wilson interval", [_accuracy(lines) for _, lines in runs])]
@@ -51,7 +52,7 @@ def by_type_png(runs: list[tuple[str, list[dict[str, Any]]]], recall: str | None
     return buffer.getvalue()
 
 
-def figure_markdown(runs: list[tuple[str, list[dict[str, Any]]]]) -> tuple[str, dict[str, str]]:
+def figure_markdown(runs: Sequence[tuple[str, Sequence[ResultLine]]]) -> tuple[str, dict[str, str]]:
     """The markdown that places the figure, and its image name -> data: URI (for html_page's image_src)."""
     recall = _shared_recall([lines for _, lines in runs])
     png = by_type_png(runs, recall)
@@ -70,11 +71,11 @@ def _plain(text: str) -> str:
     return text.replace("$", r"\$").lstrip("_") or "?"
 
 
-def _kinds(lines: list[dict[str, Any]]) -> dict[str, str]:
+def _kinds(lines: Sequence[ResultLine]) -> dict[str, str]:
     return {str(r["question_id"]): str(r.get("question_type") or "?") for r in lines}
 
 
-def _accuracy(lines: list[dict[str, Any]]) -> dict[str, tuple[float, tuple[float, float]]]:
+def _accuracy(lines: Sequence[ResultLine]) -> dict[str, tuple[float, tuple[float, float]]]:
     kinds, values = _kinds(lines), accuracy_values(lines)
     out = {}
     for qtype in sorted(set(kinds.values())):
@@ -85,7 +86,7 @@ def _accuracy(lines: list[dict[str, Any]]) -> dict[str, tuple[float, tuple[float
     return out
 
 
-def _recall(lines: list[dict[str, Any]], metric: str) -> dict[str, tuple[float, tuple[float, float]]]:
+def _recall(lines: Sequence[ResultLine], metric: str) -> dict[str, tuple[float, tuple[float, float]]]:
     kinds, values = _kinds(lines), retrieval_values(per_question(lines), metric)
     out = {}
     for qtype in sorted(set(kinds.values())):
@@ -95,7 +96,7 @@ def _recall(lines: list[dict[str, Any]], metric: str) -> dict[str, tuple[float, 
     return out
 
 
-def _shared_recall(runs: list[list[dict[str, Any]]]) -> str | None:
+def _shared_recall(runs: Sequence[Sequence[ResultLine]]) -> str | None:
     """The strictest recall every run measured, at the largest k all reach (as the verdict chooses for two)."""
     measured = [per_question(lines) for lines in runs]
     for stem in RECALLS:

@@ -4,10 +4,12 @@ summary's search tool latency) and what a question and a correct answer cost (un
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
 import numpy as np
 
+from benchmarker.log.lines import ResultLine
 from benchmarker.reporting.compare_shapes import Table
 from benchmarker.reporting.fmt import num
 from benchmarker.reporting.summary_model import RunSummary
@@ -16,7 +18,19 @@ from benchmarker.reporting.unit_cost import usd_per_correct, usd_per_question
 SEARCH_TOOLS = ("search_memories", "search")  # the memory tool a question's search goes through, in preference
 
 
-def search_latency(results: list[dict[str, Any]], summary: RunSummary) -> dict[str, float | int | None]:
+class UnitCosts(TypedDict):
+    per_question: float | None
+    per_correct: float | None
+
+
+class SpeedAndCost(TypedDict):
+    """A compared run's `search_ms` ({"n", "p50", "p95"}) and `cost` (USD per question and per correct answer)."""
+
+    search_ms: dict[str, float | int | None]
+    cost: UnitCosts
+
+
+def search_latency(results: Sequence[ResultLine], summary: RunSummary) -> dict[str, float | int | None]:
     """{"n", "p50", "p95"} of the run's searches, in milliseconds."""
     values = [float(v) for r in results if isinstance(v := (r.get("timings") or {}).get("search_ms"), int | float)]
     if values:
@@ -26,7 +40,7 @@ def search_latency(results: list[dict[str, Any]], summary: RunSummary) -> dict[s
     return {"n": cell.n if cell else 0, "p50": cell.p50 if cell else None, "p95": cell.p95 if cell else None}
 
 
-def speed_and_cost(results: list[dict[str, Any]], summary: RunSummary) -> dict[str, Any]:
+def speed_and_cost(results: Sequence[ResultLine], summary: RunSummary) -> SpeedAndCost:
     return {"search_ms": search_latency(results, summary),
             "cost": {"per_question": usd_per_question(summary), "per_correct": usd_per_correct(summary)}}
 

@@ -10,9 +10,10 @@ the verdicts shown (one per run against the baseline), is below 0.05; otherwise 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from benchmarker.log.lines import ResultLine
 from benchmarker.metric_names import ACCURACY, BINARY, K_VALUES, RETRIEVAL
 from benchmarker.reporting.compare_shapes import PairedCell, ShareCounts, Verdict
 from benchmarker.reporting.retrieval_compare import PerQuestion
@@ -38,7 +39,7 @@ class Shared:
         return len(self.ids) + self.only_base + self.only_other
 
 
-def shared(base: list[dict[str, Any]], other: list[dict[str, Any]]) -> Shared:
+def shared(base: Sequence[ResultLine], other: Sequence[ResultLine]) -> Shared:
     a = {str(r["question_id"]) for r in base}
     b = {str(r["question_id"]) for r in other}
     return Shared(sorted(a & b), len(a - b), len(b - a))
@@ -61,8 +62,8 @@ def no_share_message(base: str, other: str, n_base: int, n_other: int) -> str:
             "pair (runs of different datasets, or of different conversations?); compare runs of the same questions")
 
 
-def accuracy_values(results: list[dict[str, Any]]) -> Values:
-    return {str(r["question_id"]): float(r["label"]) for r in results if isinstance(r.get("label"), bool)}
+def accuracy_values(results: Sequence[ResultLine]) -> Values:
+    return {str(r.get("question_id")): float(label) for r in results if isinstance(label := r.get("label"), bool)}
 
 
 def retrieval_values(per_question: PerQuestion, metric: str) -> Values:
@@ -103,7 +104,7 @@ def is_binary(metric: str) -> bool:
     return metric == ACCURACY or bool(match and match["metric"] in BINARY)
 
 
-def decide(base: list[dict[str, Any]], other: list[dict[str, Any]], base_q: PerQuestion, other_q: PerQuestion,
+def decide(base: Sequence[ResultLine], other: Sequence[ResultLine], base_q: PerQuestion, other_q: PerQuestion,
            ids: list[str]) -> Verdict:
     """{"metric", "cell"} on the deciding metric (both None when the runs share no figure)."""
     cell = paired_cell(accuracy_values(base), accuracy_values(other), ids, binary=True)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from benchmarker.reporting.fmt import num
-from benchmarker.reporting.summary_model import CostBlock, Latency, RunSummary, SpeedBlock
+from benchmarker.reporting.summary_metric_blocks import CostBlock, Latency, SpeedBlock
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.reporting.unit_cost import usd_per_correct
 
 

@@ -11,18 +11,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import JsonValue
 
 from benchmarker.errata.corrected import corrected_line, corrected_questions
+from benchmarker.log.lines import ResultLine
 from benchmarker.reporting.fmt import pct
-from benchmarker.reporting.summary_model import Cell, QaBlock, RunSummary
+from benchmarker.reporting.summary_block import Cell
+from benchmarker.reporting.summary_metric_blocks import QaBlock
+from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.scoring.qa_metrics import qa_metrics
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 
 
-def errata_blocks(results: list[dict[str, Any]]) -> dict[str, Any]:
+def errata_blocks(results: Sequence[ResultLine]) -> dict[str, Any]:
     """`qa_corrected` and `errata` from the results lines alone ({} when none carries a correction)."""
     corrected_lines = [r for r in results if r.get("errata")]
     if not corrected_lines:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from benchmarker.scoring.qa_metrics import AccuracyCell
 
 
 def num(value: float | None, fmt: str = "{:.3f}") -> str:
@@ -14,9 +14,9 @@ def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def accuracy_cell(c: dict[str, Any] | None) -> str:
+def accuracy_cell(c: AccuracyCell | None) -> str:
     """A judge-accuracy block ({accuracy, ci95, n}) as a percentage, its 95% interval and n; "n/a" when nothing was judged."""
     if not c or not c.get("n"):
         return "n/a"
-    lo, hi = c["ci95"]
+    lo, hi = c["ci95"] or (0.0, 0.0)  # a judged cell has its interval
     return f"{pct(c['accuracy'])} [{100 * lo:.1f}, {100 * hi:.1f}] (n={c['n']})"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from benchmarker.reporting.fmt import num, pct
 from benchmarker.reporting.retrieval_report import cell as text_cell
-from benchmarker.reporting.summary_model import Cell, JudgeGroup, JudgeSensitivityBlock, JudgeSpread
+from benchmarker.reporting.summary_block import Cell
+from benchmarker.reporting.summary_judge_blocks import JudgeGroup, JudgeSensitivityBlock, JudgeSpread
 
 TITLE = "Does the judge decide it?"
 LISTED = 100  # disagreements listed in the report; summary.json lists them all

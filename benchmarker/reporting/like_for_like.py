@@ -10,11 +10,13 @@ Each difference is one line ("not like-for-like: run B's reader saw 2.9x the con
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
 from benchmarker.log.jsonl import read_json_object
+from benchmarker.log.lines import GradeLine, ResultLine
 from benchmarker.token_count import TOKENIZER
 
 CONTEXT_TOLERANCE = 0.10   # mean context tokens may differ by this share of the smaller before a run is unequal
@@ -44,18 +46,18 @@ def _manifest(run_dir: Path) -> dict[str, Any]:
     return {}
 
 
-def _judge(grade: dict[str, Any]) -> str:
+def _judge(grade: GradeLine) -> str:
     kind, model = grade.get("judge"), grade.get("model")
     return " ".join(str(part) for part in (kind, model) if part)
 
 
-def run_facts(name: str, run_dir: Path | None, results: list[dict[str, Any]], top_k: int | None = None,
+def run_facts(name: str, run_dir: Path | None, results: Sequence[ResultLine], top_k: int | None = None,
               manifest: dict[str, Any] | None = None) -> RunFacts:
     """A run's facts; `top_k` as its summary says it (else the lines'); `manifest` given (a bundle's) or read."""
     manifest = manifest if manifest is not None else _manifest(Path(run_dir)) if run_dir is not None else {}
     judged = Counter(_judge(g) for r in results if isinstance(g := r.get("grade"), dict) and _judge(g))
     manifest_judge = manifest.get("judge") or {}
-    judges = tuple(j for j, _ in judged.most_common()) or ((_judge({"judge": manifest_judge.get("kind"),
+    judges = tuple(j for j, _ in judged.most_common()) or ((_judge({"judge": str(manifest_judge.get("kind")),
                                                                      "model": manifest_judge.get("model")}),)
                                                             if manifest_judge.get("kind") else ())
     line_top_k = next((k for r in results if isinstance(k := r.get("top_k"), int)), None)

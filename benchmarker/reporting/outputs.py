@@ -10,15 +10,25 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from benchmarker.errors import UserError
 from benchmarker.log.decision_facts import decision_facts
 from benchmarker.log.json_limits import load_json
-from benchmarker.log.jsonl import latest_by, read_json_object, read_jsonl, write_json_atomic, write_text_atomic
-from benchmarker.log.lines import Manifest
+from benchmarker.log.jsonl import (
+    latest_by,
+    read_decisions,
+    read_json_object,
+    read_jsonl,
+    read_lines,
+    read_memories,
+    write_json_atomic,
+    write_text_atomic,
+)
+from benchmarker.log.lines import ErrorLine, Manifest
+from benchmarker.reporting.oracle_block import attribution_and_oracle
+from benchmarker.reporting.run_meta import RunMeta
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_file import (
     BlockModels,
@@ -28,25 +38,13 @@ from benchmarker.reporting.summary_file import (
     write_summary_file,
 )
 from benchmarker.reporting.summary_model import RunSummary, load_summary
-from benchmarker.scoring.qa_metrics import AccuracyCell
 from benchmarker.scoring.records import checked_results
 
 if TYPE_CHECKING:
+    from benchmarker.agent.ledger import LedgerSnapshot
     from benchmarker.reporting.sweep import SweepBest, SweepTable
 
 log = logging.getLogger(__name__)
-
-
-class WithEvidence(TypedDict):
-    memory: AccuracyCell
-    oracle: AccuracyCell
-
-
-class EvidenceSplit(TypedDict, total=False):
-    """summary.json's `oracle.no_evidence` (questions per type) and `oracle.with_evidence` (both accuracies)."""
-
-    no_evidence: dict[str, int]
-    with_evidence: WithEvidence
 
 
 class SweepFiles(TypedDict):
@@ -64,7 +62,7 @@ RUN_KEYS_KEPT = ("point", "top_k", "alpha", "floor", "memory_agent", "write_tool
 SUMMARY_MEMORY_KEYS = ("backend", "embedder", "alpha", "server", "mapping", "scope", "lacks")
 
 
-def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
+def write_outputs(answers_dir: Path, run_dir: Path, run_meta: RunMeta,
                   suites: SuiteLookup) -> tuple[RunSummary, Path]:
     """summary.json + report.{md,html} + plots for one results directory; summary.json is written from the
     returned RunSummary (reporting/summary_file.py)."""
@@ -78,8 +76,8 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
     # The speed block reads latencies only: not every written text at once (~700 MB on a LongMemEval_S run).
     decisions = list(decision_facts(run_dir / "decisions.jsonl"))
     run_meta = _manifest_facts(run_dir) | run_meta
-    errors = list(read_jsonl(answers_dir / "errors.jsonl"))  # a case that failed on a lagging index is counted
-    summary = summary_blocks(results, run_meta=run_meta | {"decisions": decisions, "errors": errors}, suites=suites)
+    errors = list(read_lines(answers_dir / "errors.jsonl", ErrorLine))  # a case that failed on a lagging index is counted
+    summary = summary_blocks(results, run_meta={**run_meta, "decisions": decisions, "errors": errors}, suites=suites)
     level_scores = latest_by(read_jsonl(answers_dir / "levels.jsonl"), "case_id")
     summary.update(suite_summaries(results, run_dir=run_dir, suites=suites, level_scores=level_scores,
                                    thresholds=run_meta.get("thresholds")))
@@ -92,12 +90,18 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
 
         summary["graders"] = graders_block(answers_dir, tuple(run_meta["graders"]), run_meta.get("graders_note", ""))
     if run_meta.get("analyst"):
-        from benchmarker.scoring.analyst import EXPLAIN_FILE, analyse, attach_explanations, finished_memories
+        from benchmarker.scoring.analyst import (
+            EXPLAIN_FILE,
+            ExplanationLine,
+            analyse,
+            attach_explanations,
+            finished_memories,
+        )
 
-        block = analyse(every_round, read_jsonl(run_dir / "decisions.jsonl"),  # read again, line by line
-                        finished_memories(read_jsonl(run_dir / "memories.jsonl")))
-        summary["analyst"] = attach_explanations(block, read_jsonl(answers_dir / EXPLAIN_FILE))
-    summary.update(attribution_and_oracle(results, read_jsonl(run_dir / "decisions.jsonl"), answers_dir,
+        block = analyse(every_round, read_decisions(run_dir / "decisions.jsonl"),  # read again, line by line
+                        finished_memories(read_memories(run_dir / "memories.jsonl")))
+        summary["analyst"] = attach_explanations(block, read_lines(answers_dir / EXPLAIN_FILE, ExplanationLine))
+    summary.update(attribution_and_oracle(results, read_decisions(run_dir / "decisions.jsonl"), answers_dir,
                                           run_meta.get("write_tool")))  # streamed: it keeps evidence sessions only
     from benchmarker.scoring.validity import validity_block
 
@@ -120,7 +124,7 @@ def write_outputs(answers_dir: Path, run_dir: Path, run_meta: dict[str, Any],
         summary["judge_calibration"] = calibration
     typed = _written_summary(answers_dir / "summary.json", summary, block_models(suites_of_results(suites, results)))
     for suite in suites_of_results(suites, results):
-        suite.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
+        suite.reporting.write_official_outputs(answers_dir, [r for r in results if r.get("kind") in suite.record_kinds])
     # the report renders what the file holds
     write_report(answers_dir, typed, results, suites=suites, extra_sections=extra_sections(typed, suites))
     return typed, answers_dir / "report.html"
@@ -148,48 +152,6 @@ def _written_summary(path: Path, blocks: dict[str, Any], models: BlockModels) ->
     return summary
 
 
-def attribution_and_oracle(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]], answers_dir: Path,
-                           write_tool: str | None) -> dict[str, Any]:
-    """summary.json's `attribution` (recomputed from results and decisions, never read from the lines) and,
-    after `oracle`, its accuracy with the gold evidence only."""
-    from benchmarker.scoring.attribution import WRITE_TOOLS, attribute_results, attribution_block
-
-    tools = WRITE_TOOLS | ({write_tool} if write_tool else set())
-    stages = {q: a.stage for q, a in attribute_results(results, decisions, frozenset(tools)).items()}
-    out: dict[str, Any] = {}
-    block = attribution_block(results, stages)
-    if block:
-        out["attribution"] = block
-    oracle = load_summary(answers_dir / "oracle" / "summary.json").qa
-    if oracle is not None and not oracle.is_empty():
-        overall = oracle.overall.as_dict() if oracle.overall is not None else None
-        out["oracle"] = {"questions": (overall or {}).get("n", 0), "overall": overall,
-                         "by_type": {t: cell.as_dict() for t, cell in (oracle.by_type or {}).items()}}
-        out["oracle"] |= without_evidence(results, latest_by(read_jsonl(answers_dir / "oracle" / "results.jsonl"),
-                                                             "question_id"))
-    return out
-
-
-def without_evidence(results: list[dict[str, Any]], oracle_lines: list[dict[str, Any]]) -> EvidenceSplit:
-    """The oracle's judged questions that had no gold evidence, per type (`no_evidence`), and both accuracies over
-    the others (`with_evidence`): with nothing to read the oracle reader declines, which an abstention question
-    (BEAM's) counts correct, so there its accuracy measures no memory and the gap is not comparable. {} when none."""
-    from benchmarker.scoring.qa_metrics import cell
-
-    judged = [r for r in oracle_lines if r.get("label") is not None]
-    lacking = [r for r in judged if not r.get("evidence")]
-    if not lacking:
-        return {}
-    types: dict[str, int] = {}
-    for r in lacking:
-        name = str(r.get("question_type") or "unknown")
-        types[name] = types.get(name, 0) + 1
-    kept = {str(r.get("question_id")) for r in judged if r.get("evidence")}
-    return {"no_evidence": types,
-            "with_evidence": {"memory": cell(r.get("label") for r in results if str(r.get("question_id")) in kept),
-                              "oracle": cell(r.get("label") for r in judged if str(r.get("question_id")) in kept)}}
-
-
 def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:
     """The `report` verb: recompute every summary and report from the files on disk."""
     manifest_path = run_dir / "manifest.json"
@@ -204,7 +166,7 @@ def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:
         raise UserError(f"{manifest_path}: not a JSON object; `run` writes it: run the same command again") from None
     # the manifest's "config" block holds the config as run under its own "config" key
     config = manifest.get("config", {}).get("config", {})
-    meta = {"run_id": manifest.get("run_id"), "offline": manifest.get("models", {}).get("offline", False),
+    meta: RunMeta = {"run_id": manifest.get("run_id"), "offline": manifest.get("models", {}).get("offline", False),
             "mode": config.get("run", {}).get("mode", "agent"),
             "judge": manifest.get("judge", {}).get("kind"), "tokens": _tokens(run_dir, manifest, config),
             "dataset_kind": manifest.get("dataset", {}).get("kind"),
@@ -232,32 +194,33 @@ def rebuild_outputs(run_dir: Path, suites: SuiteLookup) -> Path:
     return run_dir / "report.html"
 
 
-def _tokens(run_dir: Path, manifest: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+def _tokens(run_dir: Path, manifest: dict[str, Any], config: dict[str, Any]) -> LedgerSnapshot | None:
     """What the run's model calls cost: from its ledger journal (ledger.jsonl, written as the tokens were
     spent, so a run killed mid-way still reports every attempt), else the manifest's snapshot."""
     from benchmarker.agent.ledger import JOURNAL_FILE, TokenLedger, journal_totals
 
     journaled = journal_totals(read_jsonl(run_dir / JOURNAL_FILE))
     if journaled is None:
-        return manifest.get("tokens") or {}
+        return manifest.get("tokens") or None  # usage_blocks.py's cost_block reads None as no ledger
     factor = (config.get("batch") or {}).get("price_factor", 0.5)
-    # the manifest's tokens may be an older version's: both are read as JSON (reporting/summary.py cost_block)
-    return dict(TokenLedger(prices=config.get("prices") or {}, earlier=journaled, batch_factor=factor).snapshot())
+    # the manifest's tokens may be an older version's: both are read as JSON (reporting/usage_blocks.py cost_block)
+    return TokenLedger(prices=config.get("prices") or {}, earlier=journaled, batch_factor=factor).snapshot()
 
 
-def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> dict[str, Any]:
+def _search_meta(answers_dir: Path, config: dict[str, Any], point: str) -> RunMeta:
     """point, top_k and alpha of one results directory: what its summary.json already says (the run
     wrote them), else what the config as run and the point's label say (as `sweep_points` derives them)."""
     from benchmarker.reporting.sweep import SERVICE_ALPHA, parse_point_label
 
     search_alpha = config.get("memory", {}).get("search_alpha", -1.0)
-    derived: dict[str, Any] = {"point": point, "top_k": config.get("params", {}).get("top_k"),
-                               "alpha": search_alpha if search_alpha is not None and search_alpha >= 0 else None}
+    derived: RunMeta = {"point": point, "top_k": config.get("params", {}).get("top_k"),
+                        "alpha": search_alpha if search_alpha is not None and search_alpha >= 0 else None}
     if point:
         alpha, derived["top_k"] = parse_point_label(point)
         derived["alpha"] = None if alpha == SERVICE_ALPHA else alpha
     written = _written_run(answers_dir)
-    return derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written}
+    # the keys the run wrote to its `run` block are RunMeta's (summary.py copies run_meta there)
+    return cast(RunMeta, derived | {k: written[k] for k in RUN_KEYS_KEPT if k in written})
 
 
 def _rewrite_hypotheses(answers_dir: Path) -> None:
@@ -273,12 +236,16 @@ def _rewrite_hypotheses(answers_dir: Path) -> None:
     write_text_atomic(answers_dir / "hypotheses.jsonl", "".join(line + "\n" for line in lines))
 
 
-def _manifest_facts(run_dir: Path) -> dict[str, str]:
+def _manifest_facts(run_dir: Path) -> RunMeta:
     """When the run started and from which config file, as its manifest says (a report's header names
     both; read here so `run`, `report` and `score` write the same values)."""
     manifest = cast(Manifest, read_json_object(run_dir / "manifest.json"))  # read back as run/runner.py wrote it
-    facts = {"started_at": manifest.get("started_at"), "config": manifest.get("config_path")}
-    return {k: v for k, v in facts.items() if v}
+    facts: RunMeta = {}
+    if started_at := manifest.get("started_at"):
+        facts["started_at"] = started_at
+    if config := manifest.get("config_path"):
+        facts["config"] = config
+    return facts
 
 
 def _written_run(answers_dir: Path) -> dict[str, Any]:
@@ -299,7 +266,7 @@ def write_sweep_files(run_dir: Path, points: list[tuple[str, Path, RunSummary]],
     best = table["best"]
     best_summary = next((s for label, _, s in points if best and label == best["label"]),
                         points[0][2] if points else RunSummary())
-    results = latest_by(read_jsonl(Path(best["dir"]) / "results.jsonl"), "question_id") if best else []
-    write_report(run_dir, best_summary, results, suites=suites, sweep=dict(table["heatmap"]),
+    results = latest_by(checked_results(Path(best["dir"]) / "results.jsonl"), "question_id") if best else []
+    write_report(run_dir, best_summary, results, suites=suites, sweep=table["heatmap"],
                  extra_sections=[("Sweep", table["markdown"])])
     return {"sweep": table, "best": best}

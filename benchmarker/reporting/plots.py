@@ -15,7 +15,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # after matplotlib.use: the backend must be chosen first
 
 from benchmarker.log.jsonl import write_figure
-from benchmarker.reporting.summary_model import QaBlock, RetrievalBlock
+from benchmarker.reporting.calibration_shapes import CalibrationSummary
+from benchmarker.reporting.summary_metric_blocks import QaBlock, RetrievalBlock
+from benchmarker.reporting.sweep_shapes import SweepHeatmap
 
 COLORS = {"bar": "#4C72B0", "session": "#4C72B0", "turn": "#DD8452", "grid": "#dddddd"}
 
@@ -80,7 +82,7 @@ def plot_mean_scores(rows: list[tuple[str, float, list[float] | None, int]], pat
     return _save(fig, path)
 
 
-def plot_agreement_by_type(summary: dict[str, Any], path: Path) -> Path | None:
+def plot_agreement_by_type(summary: CalibrationSummary, path: Path) -> Path | None:
     """A judge's agreement with the labels per question type (and over all), kappa beside each bar."""
     rows = [(name, b) for name, b in (summary.get("by_type") or {}).items() if b.get("n")]
     rows.append(("all", summary))
@@ -153,7 +155,7 @@ def metric_value(summary: dict[str, Any], metric: str) -> float | None:
     return node if isinstance(node, (int, float)) and not isinstance(node, bool) else None
 
 
-def plot_sweep_heatmap(sweep: dict[str, Any], path: Path) -> Path | None:
+def plot_sweep_heatmap(sweep: SweepHeatmap, path: Path) -> Path | None:
     """alpha (rows) x top_k (columns) heatmap of the sweep metric; missing cells are grey."""
     points, metric = sweep.get("points") or [], sweep.get("metric", "session.recall_all@10")
     if not points:

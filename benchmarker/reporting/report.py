@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from benchmarker.log.jsonl import write_text_atomic
+from benchmarker.log.lines import ResultLine
 from benchmarker.reporting.attribution_report import attribution_section
 from benchmarker.reporting.baselines_report import baselines_section
 from benchmarker.reporting.cost_report import cost_section
@@ -34,6 +34,7 @@ from benchmarker.reporting.plots import (
 from benchmarker.reporting.retrieval_report import (
     WORST_LIMIT,
     clip,
+    evidence_session_ids,
     hits_table,
     index_description,
     retrieval_header,
@@ -42,15 +43,11 @@ from benchmarker.reporting.retrieval_report import (
 from benchmarker.reporting.section_render import chart_lines, section_lines
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_summary
 from benchmarker.reporting.summary import is_retrieval_only
-from benchmarker.reporting.summary_model import (
-    Cell,
-    CountsBlock,
-    MemoryAgentInfo,
-    QaBlock,
-    RetrievalBlock,
-    RunSummary,
-    TaskAveraged,
-)
+from benchmarker.reporting.summary_block import Cell
+from benchmarker.reporting.summary_metric_blocks import CountsBlock, QaBlock, RetrievalBlock, TaskAveraged
+from benchmarker.reporting.summary_model import RunSummary
+from benchmarker.reporting.summary_run_block import MemoryAgentInfo
+from benchmarker.reporting.sweep_shapes import SweepHeatmap
 from benchmarker.reporting.validity_report import banner, struck, validity_section
 from benchmarker.scoring.calibration.store import calibration_line
 from benchmarker.scoring.qa_metrics import shown_rows
@@ -180,7 +177,7 @@ def _retrieval_by_type(r: RetrievalBlock) -> list[str]:
     return out + [""]
 
 
-def _sweep_section(sweep: dict[str, Any], plot: Path | None) -> list[str]:
+def _sweep_section(sweep: SweepHeatmap, plot: Path | None) -> list[str]:
     metric = sweep.get("metric", "session.recall_all@10")
     out = ["## Sweep: alpha x top_k", "", f"Metric: `{metric}`", ""]
     if plot:
@@ -196,14 +193,14 @@ def _sweep_section(sweep: dict[str, Any], plot: Path | None) -> list[str]:
     return out + [""]
 
 
-def _retrieval_miss(record: dict[str, Any]) -> int:
+def _retrieval_miss(record: ResultLine) -> int:
     k = int(record.get("top_k") or len(record.get("retrieved") or []) or 1)
     per_q = question_retrieval(record, ks=(k,)) or {}
     hit = (per_q.get("session") or {}).get(f"recall_any@{k}")
     return 0 if hit == 0.0 else 1  # evidence never retrieved sorts first: the memory's fault
 
 
-def _worst_section(results: list[dict[str, Any]]) -> list[str]:
+def _worst_section(results: Sequence[ResultLine]) -> list[str]:
     wrong = [r for r in results if r.get("label") is False]
     unjudged = [r for r in results if r.get("label") is None and r.get("grade")]
     out = ["## Worst questions", ""]
@@ -222,7 +219,7 @@ def _worst_section(results: list[dict[str, Any]]) -> list[str]:
                 f"- answer: {clip(r.get('answer'), 400)}",
                 f"- hypothesis: {clip(r.get('hypothesis'), 400)}",
                 f"- grade: {clip((r.get('grade') or {}).get('reason'), 300)}",
-                f"- evidence sessions: {', '.join(f'`{s}`' for s in sorted(evidence['session'])) or 'none'}"]
+                f"- evidence sessions: {', '.join(f'`{s}`' for s in evidence_session_ids(evidence)) or 'none'}"]
         out += hits_table(r, evidence)
     return out + [""]
 
@@ -234,8 +231,8 @@ def _data_uri(run_dir: Path, rel: str) -> str | None:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def render_markdown(run_dir: Path, summary: RunSummary, results: list[dict[str, Any]], *, suites: SuiteLookup,
-                    sweep: dict[str, Any] | None = None,
+def render_markdown(run_dir: Path, summary: RunSummary, results: Sequence[ResultLine], *, suites: SuiteLookup,
+                    sweep: SweepHeatmap | None = None,
                     extra_sections: list[tuple[str, str]] | tuple = ()) -> str:
     """Draw the plots into run_dir/plots and return the report markdown. The sections read the typed summary;
     suites' hooks get it as written (`raw`, the file's dict)."""
@@ -248,8 +245,8 @@ def render_markdown(run_dir: Path, summary: RunSummary, results: list[dict[str, 
         lines += _qa_section(summary, plot_accuracy_by_type(summary.qa or QaBlock(), plots / "accuracy_by_type.png"))
         lines += errata_section(summary)  # as published and as corrected, with [dataset] errata
         for suite in suites_of_summary(suites, summary):
-            lines += [line for section in suite.qa_sections(raw) for line in [*section_lines(section), '']]
-            lines += [line for chart in suite.report_charts(raw) for line in chart_lines(chart, plots)]
+            lines += [line for section in suite.reporting.qa_sections(raw) for line in [*section_lines(section), '']]
+            lines += [line for chart in suite.reporting.report_charts(raw) for line in chart_lines(chart, plots)]
     retrieval = summary.retrieval or RetrievalBlock()
     lines += _retrieval_section(retrieval, plot_recall_curves(retrieval, plots / "recall_at_k.png"))
     if sweep and sweep.get("points"):
@@ -264,8 +261,8 @@ def render_markdown(run_dir: Path, summary: RunSummary, results: list[dict[str, 
     return "\n".join(lines)
 
 
-def write_report(run_dir: Path, summary: RunSummary, results: list[dict[str, Any]], *, suites: SuiteLookup,
-                 sweep: dict[str, Any] | None = None,
+def write_report(run_dir: Path, summary: RunSummary, results: Sequence[ResultLine], *, suites: SuiteLookup,
+                 sweep: SweepHeatmap | None = None,
                  extra_sections: list[tuple[str, str]] | tuple = ()) -> dict[str, Path]:
     """Write report.md, report.html and plots/*.png into run_dir; return their paths."""
     run_dir = Path(run_dir)

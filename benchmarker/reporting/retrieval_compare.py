@@ -11,8 +11,10 @@ definitions as retrieval_metrics.py; a k above either run's top_k is not compare
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from benchmarker.log.lines import ResultLine
 from benchmarker.reporting.compare_shapes import Pair, RetrievalPair, RetrievalStat
 from benchmarker.reporting.fmt import num
 from benchmarker.scoring.retrieval_metrics import K_VALUES, LEVELS, METRICS, question_retrieval
@@ -22,7 +24,7 @@ BINARY = ("recall_any", "recall_all")
 PerQuestion = dict[str, dict[str, dict[str, float | None]]]
 
 
-def per_question(results: list[dict[str, Any]]) -> PerQuestion:
+def per_question(results: Sequence[ResultLine]) -> PerQuestion:
     """question_id -> the question's retrieval metrics, for every question scored for retrieval."""
     out: PerQuestion = {}
     for record in results:
@@ -41,7 +43,7 @@ def _paired(base: PerQuestion, other: PerQuestion, level: str, name: str) -> lis
     return pairs
 
 
-def compare_retrieval(base: list[dict[str, Any]], other: list[dict[str, Any]], *, iterations: int,
+def compare_retrieval(base: Sequence[ResultLine], other: Sequence[ResultLine], *, iterations: int,
                       seed: int) -> RetrievalPair:
     """{"available", "questions": {level: n}, "metrics": {"session.recall_any@5": {...}, ...}}."""
     a, b = per_question(base), per_question(other)

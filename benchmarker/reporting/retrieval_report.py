@@ -7,9 +7,13 @@ alpha, top_k) and ranks questions by what the search found, never by an answer's
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from typing import Any
 
-from benchmarker.reporting.summary_model import CountsBlock, MemoryInfo, RetrievalBlock, RunBlock, RunSummary
+from benchmarker.log.lines import ResultLine, RetrievedHit
+from benchmarker.reporting.summary_metric_blocks import CountsBlock, RetrievalBlock
+from benchmarker.reporting.summary_model import RunSummary
+from benchmarker.reporting.summary_run_block import MemoryInfo, RunBlock
 from benchmarker.scoring.retrieval_metrics import evidence_sets, question_retrieval
 
 WORST_LIMIT = 15
@@ -61,7 +65,7 @@ def index_description(run: RunBlock) -> str:
     return ", ".join(parts) or "not recorded"
 
 
-def evidence_mark(hit: dict[str, Any], evidence: dict[str, set]) -> str:
+def evidence_mark(hit: RetrievedHit, evidence: dict[str, set[Hashable]]) -> str:
     """✔ turn for an evidence turn, ✔ for another turn of an evidence session, else nothing."""
     turn = hit.get("turn_index")
     if turn is not None and (str(hit.get("session_id")), turn) in evidence["turn"]:
@@ -69,7 +73,7 @@ def evidence_mark(hit: dict[str, Any], evidence: dict[str, set]) -> str:
     return "✔" if str(hit.get("session_id")) in evidence["session"] else ""
 
 
-def hits_table(record: dict[str, Any], evidence: dict[str, set]) -> list[str]:
+def hits_table(record: ResultLine, evidence: dict[str, set[Hashable]]) -> list[str]:
     """The first HITS_SHOWN hits of a question with their evidence marks ("retrieved: nothing" when none)."""
     hits = sorted(record.get("retrieved") or [], key=lambda h: h.get("rank") or 0)[:HITS_SHOWN]
     if not hits:
@@ -82,11 +86,16 @@ def hits_table(record: dict[str, Any], evidence: dict[str, set]) -> list[str]:
     return out
 
 
-def _top_k(record: dict[str, Any]) -> int:
+def evidence_session_ids(evidence: dict[str, set[Hashable]]) -> list[str]:
+    """The evidence session ids, sorted (evidence_sets holds them as strings)."""
+    return sorted(s for s in evidence["session"] if isinstance(s, str))
+
+
+def _top_k(record: ResultLine) -> int:
     return int(record.get("top_k") or len(record.get("retrieved") or []) or 1)
 
 
-def _sort_key(item: tuple[dict[str, Any], dict[str, dict[str, float | None]], int]) -> tuple:
+def _sort_key(item: tuple[ResultLine, dict[str, dict[str, float | None]], int]) -> tuple:
     record, per_q, k = item
     values = tuple(_value(per_q, level, metric, k) for level, metric in ORDER)
     return values + (str(record.get("question_id")),)
@@ -109,7 +118,7 @@ def _scores_line(per_q: dict[str, dict[str, float | None]], k: int) -> str:
     return f"- at k = {k}: " + "; ".join(parts)
 
 
-def worst_by_retrieval(results: list[dict[str, Any]]) -> list[str]:
+def worst_by_retrieval(results: Sequence[ResultLine]) -> list[str]:
     """Questions whose search missed or under-ranked their evidence, worst first (ORDER), at their top_k."""
     out = ["## Worst questions by retrieval", ""]
     scored = []
@@ -134,12 +143,12 @@ def worst_by_retrieval(results: list[dict[str, Any]]) -> list[str]:
                "✔ marks a hit from an evidence session, ✔ turn the evidence turn itself.")
     for record, per_q, k in chosen:
         evidence = evidence_sets(record)
-        turns = ", ".join(f"`{s}` #{t}" for s, t in sorted(evidence["turn"])) or "none"
+        turns = ", ".join(f"`{s}` #{t}" for s, t in sorted(p for p in evidence["turn"] if isinstance(p, tuple))) or "none"
         out += ["", f"### `{record.get('question_id')}` ({record.get('question_type')})", "",
                 f"- question: {clip(record.get('question'), 400)}",
                 f"- answer: {clip(record.get('answer'), 400)}",
                 _scores_line(per_q, k),
-                f"- evidence sessions: {', '.join(f'`{s}`' for s in sorted(evidence['session'])) or 'none'}; "
+                f"- evidence sessions: {', '.join(f'`{s}`' for s in evidence_session_ids(evidence)) or 'none'}; "
                 f"evidence turns: {turns}"]
         out += hits_table(record, evidence)
     return out + [""]

@@ -10,10 +10,12 @@ with a note saying why, never an absent block.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
 from benchmarker.log.jsonl import read_jsonl
+from benchmarker.log.lines import ResultLine
 
 LOG_FILE = "adversary.jsonl"
 
@@ -60,20 +62,20 @@ class RoundsBlock(TypedDict):
     adversary: dict[int, AdversaryRow]
 
 
-def rounds_block(results: list[dict[str, Any]], run_dir: Path) -> RoundsBlock:
+def rounds_block(results: Sequence[ResultLine], run_dir: Path) -> RoundsBlock:
     """{"rounds": {N: {questions, judged, accuracy, by_category, worst}}, "adversary": {N: cases / proposed /
     verified / dropped / asked / drop_reasons / note}}; every logged round has a row, asked or not."""
     lines = list(read_jsonl(Path(run_dir) / LOG_FILE))
-    by_round: dict[int, list[dict[str, Any]]] = {int(line["round"]): [] for line in lines}
+    by_round: dict[int, list[ResultLine]] = {int(line["round"]): [] for line in lines}
     for result in results:
         by_round.setdefault(int(result.get("round") or 0), []).append(result)
     rounds: dict[int, RoundRow] = {}
     for round_, rows in sorted(by_round.items()):
         judged = [r for r in rows if r.get("label") is not None]
-        cats: dict[str, list[bool]] = defaultdict(list)
+        cats: dict[str | int, list[bool]] = defaultdict(list)  # LoCoMo's categories are numbers
         for r in judged:
             cats[r.get("category") or r.get("question_type") or "uncategorised"].append(bool(r["label"]))
-        by_category: dict[str, CategoryCell] = {c: {"n": len(v), "accuracy": sum(v) / len(v)}
+        by_category: dict[str, CategoryCell] = {str(c): {"n": len(v), "accuracy": sum(v) / len(v)}
                                                 for c, v in sorted(cats.items())}
         worst = sorted(by_category, key=lambda c: (by_category[c]["accuracy"], -by_category[c]["n"]))[:3]
         rounds[round_] = {"questions": len(rows), "judged": len(judged),

@@ -37,6 +37,11 @@ def section_pair(section: Section) -> tuple[str, str]:
 
 
 
+def section_markdown(section: Section) -> str:
+    """The body as one text ending in a newline: how a block that keeps its markdown in summary.json stores it."""
+    return "\n".join(body_lines(section)) + "\n"
+
+
 def section_lines(section: Section) -> list[str]:
     """The section under its `##` title (a blank line after the title; the caller frames it)."""
     return [f"## {section.title}", "", *body_lines(section)]

@@ -4,7 +4,8 @@ Keys (a null is "not available", never zero). `build_summary` returns them as re
 `RunSummary`, validated as it is built (reporting/summary_file.py: a block not shaped as its model fails naming the
 key); summary.json is written from that model and read back (by `report`, `compare`, `oracle`, `score` and the run
 browser) through it, so writer and reader share one definition. A suite's blocks are typed by the models it
-registers (`Suite.summary_models`); a block without a model is kept as written.
+registers (`Suite.reporting.summary_models`); a block without a model is kept as written. `cost`, `speed` and
+`counts` are computed in reporting/usage_blocks.py.
 
     schema_version   1 (summary_model.SCHEMA_VERSION): raised when a key changes meaning or type
     run_id           run_meta["run_id"] or null
@@ -62,7 +63,7 @@ registers (`Suite.summary_models`); a block without a model is kept as written.
                      "unjudged"} as in qa; stat = {"n", "mean", "ci95": [lo, hi]} (95% percentile
                      bootstrap of the mean, 10,000 resamples, seed 0; null when n == 0); f1 is
                      LoCoMo's token F1, bleu1 mem0's BLEU-1, read from each line's `locomo` key
-    attribution      (reporting/outputs.py, scoring/attribution.py) only when some question was judged: which stage lost
+    attribution      (reporting/oracle_block.py, scoring/attribution.py) only when some question was judged: which stage lost
                      each answer, recomputed from results.jsonl and decisions.jsonl
       stages         correct, false_answer, not_written, not_retrieved, not_used, no_evidence, unattributed
       n, counts, shares  judged questions, by stage (shares of n)
@@ -132,162 +133,42 @@ registers (`Suite.summary_models`); a block without a model is kept as written.
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any
 
-import numpy as np
-
-from benchmarker.reporting.block_shapes import CostShape, CountsShape, LatencyStats, PhaseTimes, SpeedShape
+from benchmarker.log.lines import ResultLine
 from benchmarker.reporting.errata_report import errata_blocks
+from benchmarker.reporting.run_meta import RunMeta
 from benchmarker.reporting.suite_parts import SuiteLookup, suites_of_results
 from benchmarker.reporting.summary_file import block_models, summary_from_blocks, write_summary_file
 from benchmarker.reporting.summary_model import SCHEMA_VERSION, RunSummary
-from benchmarker.scoring.qa_metrics import is_abstention, not_graded, qa_metrics
+from benchmarker.reporting.usage_blocks import cost_block, counts_block, speed_block
+from benchmarker.scoring.qa_metrics import qa_metrics
 from benchmarker.scoring.retrieval_metrics import retrieval_metrics
 from benchmarker.scoring.searchable import failed_cases, not_searchable_block, not_searchable_notes, split_searchable
 
-if TYPE_CHECKING:
-    from benchmarker.subjects.memory_agent import CostFloor
-
-ROLES = ("agent", "qa", "eval")
-PHASES = ("ingest_s", "qa_s", "eval_s")
 OFFLINE_NOTE = ("offline run: deterministic memory agent, extractive reader and deterministic grader; "
                 "these numbers are a reproducible floor, not a language model's score")
 RETRIEVAL_NOTE = ("retrieval-only run: every message was written straight to memory and each question searched "
                   "once; no memory agent, reader or judge ran, so only retrieval is measured")
 
 
-def is_retrieval_only(run_meta: dict[str, Any]) -> bool:
+def is_retrieval_only(run_meta: RunMeta) -> bool:
     """A `[run] mode = "retrieval"` run: nothing was answered, so nothing was judged."""
     return run_meta.get("mode") == "retrieval"
 
 
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-TOKEN_KEYS = ("input", "output", "cache_read", "cache_write")
-_LEDGER_KEYS = {"input": "input_tokens", "output": "output_tokens", "cache_read": "cache_read_tokens",
-                "cache_write": "cache_write_tokens"}
-
-
-def _role_tokens(record: dict[str, Any], role: str) -> dict[str, int]:
-    tokens = (record.get("tokens") or {}).get(role)
-    if tokens is None and role == "eval":  # judge tokens live in the grade until the harness copies them
-        tokens = (record.get("grade") or {}).get("tokens")
-    tokens = tokens or {}
-    return {key: int(tokens.get(key) or 0) for key in TOKEN_KEYS}
-
-
-def _share(tokens: dict[str, int]) -> float | None:
-    return tokens["cache_read"] / tokens["input"] if tokens["input"] else None
-
-
-def cost_block(results: list[dict[str, Any]], ledger: dict[str, Any] | None = None,
-               floor: CostFloor | None = None) -> CostShape:
-    """Token and dollar sums per role: from the results lines, else from the run's token ledger."""
-    tokens = {role: dict.fromkeys(TOKEN_KEYS, 0) for role in ROLES}
-    usd: dict[str, float | None] = {role: None for role in ROLES}
-    for r in results:
-        for role in ROLES:
-            for key, n in _role_tokens(r, role).items():
-                tokens[role][key] += n
-            value = _num((r.get("cost_usd") or {}).get(role))
-            if value is not None:
-                usd[role] = (usd[role] or 0.0) + value
-    source = {role: "results" for role in ROLES}
-    roles = (ledger or {}).get("roles") or {}
-    for role in ROLES:
-        entry = roles.get(role)
-        if not entry:
-            continue
-        if not tokens[role]["input"] and not tokens[role]["output"]:  # e.g. agent tokens spent during ingestion
-            tokens[role] = {key: int(entry.get(_LEDGER_KEYS[key]) or 0) for key in TOKEN_KEYS}
-            source[role] = "ledger"
-        if usd[role] is None and _num(entry.get("cost_usd")) is not None:
-            usd[role] = float(entry["cost_usd"])
-    priced = [v for v in usd.values() if v is not None]
-    total = {key: sum(t[key] for t in tokens.values()) for key in TOKEN_KEYS}
-    usd_total = sum(priced) if priced else None
-    return {"tokens": tokens, "tokens_total": total,
-            "cache_hit_share": {**{role: _share(t) for role, t in tokens.items()}, "total": _share(total)},
-            "usd": {**usd, "total": usd_total},
-            "usd_per_question": usd_total / len(results) if usd_total is not None and results else None,
-            **_floor(usd_total, floor),
-            "source": source,
-            "unpriced_models": list((ledger or {}).get("unpriced_models") or []),
-            "price_notes": list((ledger or {}).get("price_notes") or [])}
-
-
-class FloorFigures(TypedDict, total=False):
-    floor_usd: float | None
-    floor_ratio: float | None
-
-
-def _floor(usd_total: float | None, floor: CostFloor | None) -> FloorFigures:
-    """floor_usd and floor_ratio when the run knows its floor (a memory-agent run)."""
-    if not floor:
-        return {}
-    floor_usd = _num(floor.get("usd"))
-    return {"floor_usd": floor_usd,
-            "floor_ratio": usd_total / floor_usd if usd_total is not None and floor_usd else None}
-
-
-def _latency(values: list[float]) -> LatencyStats:
-    lat = np.array(values, dtype=float)
-    if not lat.size:
-        return {"n": 0, "p50": None, "p95": None, "mean": None, "max": None}
-    return {"n": int(lat.size), "p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
-            "mean": float(lat.mean()), "max": float(lat.max())}
-
-
-def speed_block(results: list[dict[str, Any]], decisions: list[dict[str, Any]] | None = None) -> SpeedShape:
-    """Phase wall times and memory tool latency percentiles (results lines, else decisions.jsonl)."""
-    phases: dict[str, PhaseTimes] = {}
-    for phase in PHASES:
-        rows = results
-        if phase == "ingest_s":  # one ingestion per case (memory), repeated on each of its questions
-            rows = list({r.get("case_id") or r.get("question_id"): r for r in results}.values())
-        vals = [v for r in rows if (v := _num((r.get("timings") or {}).get(phase))) is not None]
-        phases[phase] = {"sum": sum(vals) if vals else None, "mean": (sum(vals) / len(vals)) if vals else None,
-                         "n": len(vals)}
-    values = [v for r in results for x in (r.get("tool_latency_ms") or []) if (v := _num(x)) is not None]
-    by_tool: dict[str, list[float]] = {}
-    for d in decisions or []:
-        if str(d.get("tool", "")).startswith("_"):  # a harness event (`_ingest_done`), not a tool call
-            continue
-        if (v := _num(d.get("latency_ms"))) is not None:
-            by_tool.setdefault(str(d.get("tool")), []).append(v)
-    if not values:
-        values = [v for vals in by_tool.values() for v in vals]
-    return {"phases": phases, "tool_latency_ms": _latency(values),
-            "tool_latency_by_tool_ms": {tool: _latency(vals) for tool, vals in sorted(by_tool.items())}}
-
-
-def counts_block(results: list[dict[str, Any]]) -> CountsShape:
-    judges = Counter(str((r.get("grade") or {}).get("judge")) for r in results if r.get("grade"))
-    models = {m for r in results if (m := (r.get("grade") or {}).get("model"))}
-    return {"questions": len(results),
-            "judged": sum(1 for r in results if r.get("label") is not None),
-            "unjudged": sum(1 for r in results if r.get("label") is None and not not_graded(r)),
-            "not_graded": sum(1 for r in results if not_graded(r)),
-            "abstention": sum(1 for r in results if is_abstention(r)),
-            "by_type": dict(sorted(Counter(str(r.get("question_type")) for r in results).items())),
-            "by_kind": dict(sorted(Counter(str(r.get("kind") or "unknown") for r in results).items())),
-            "judges": dict(sorted(judges.items())), "judge_models": sorted(models)}
-
-
-def build_summary(results: list[dict[str, Any]], *, run_meta: dict[str, Any], suites: SuiteLookup) -> RunSummary:
+def build_summary(results: Sequence[ResultLine], *, run_meta: RunMeta, suites: SuiteLookup) -> RunSummary:
     """Every documented key, from results lines and run metadata only (and the blocks of their `suites`), as a
     validated RunSummary (SummaryShapeError naming the key when a block is not shaped as its model)."""
     blocks = summary_blocks(results, run_meta=run_meta, suites=suites)
     return summary_from_blocks(blocks, block_models(suites_of_results(suites, results)))
 
 
-def summary_blocks(results: list[dict[str, Any]], *, run_meta: dict[str, Any], suites: SuiteLookup) -> dict[str, Any]:
+def summary_blocks(results: Sequence[ResultLine], *, run_meta: RunMeta, suites: SuiteLookup) -> dict[str, Any]:
     """build_summary's blocks as computed, in the file's order, before validation (write_outputs adds its own)."""
-    measured, left_out = split_searchable(results)  # an index not yet searchable measures nothing
+    measured, left_out = split_searchable(list(results))  # an index not yet searchable measures nothing
     unsearchable = not_searchable_block(left_out, failed_cases(run_meta.get("errors") or [], results))
     qa = qa_metrics(measured)
     retrieval = retrieval_metrics(measured)
@@ -306,8 +187,8 @@ def summary_blocks(results: list[dict[str, Any]], *, run_meta: dict[str, Any], s
     notes.extend(retrieval.get("notes", []))
     notes.extend(not_searchable_notes(unsearchable))
     memory = m if isinstance(m := run_meta.get("memory"), dict) else {}
-    if memory.get("lacks"):
-        notes.append(f"memory server {memory.get('server')} has no " + "; no ".join(memory["lacks"]))
+    if isinstance(lacks := memory.get("lacks"), list) and lacks:
+        notes.append(f"memory server {memory.get('server')} has no " + "; no ".join(str(lack) for lack in lacks))
     run_info = {k: v for k, v in run_meta.items() if k not in ("decisions", "tokens", "errors")}
     summary: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION, "run_id": run_meta.get("run_id"), "offline": offline,
@@ -316,7 +197,7 @@ def summary_blocks(results: list[dict[str, Any]], *, run_meta: dict[str, Any], s
         "speed": speed_block(results, run_meta.get("decisions")),
         "counts": counts_block(results) | {"not_searchable": unsearchable}}
     for suite in ([] if retrieval_only else suites_of_results(suites, measured)):
-        summary.update(suite.summary_blocks(measured, notes))
+        summary.update(suite.reporting.summary_blocks(measured, notes))
     summary.update(errata_blocks(measured))  # [dataset] errata: every accuracy again, as corrected
     return summary
 

@@ -4,7 +4,7 @@
 ...); `summary_from_blocks` turns them into the one `RunSummary` that is written and returned, so the file and
 every reader go through the same model. A block that does not match its model raises `SummaryShapeError` naming
 the key (`run.memory.embedder`, `locomo.overall.questions`). A suite names its blocks' models in
-`Suite.summary_models` ({key: Block subclass}); those blocks are typed on the summary (`summary.block(key)`), and a
+`Suite.reporting.summary_models` ({key: Block subclass}); those blocks are typed on the summary (`summary.block(key)`), and a
 block without a model stays an extra key, kept as written.
 """
 
@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchmarker.log.jsonl import write_json_atomic
-from benchmarker.reporting.summary_model import Block, RunSummary
+from benchmarker.reporting.summary_block import Block
+from benchmarker.reporting.summary_model import RunSummary
 
 BlockModels = Mapping[str, type[Block]]
 
@@ -39,7 +40,7 @@ def _first_error(err: ValidationError, prefix: tuple[str, ...] = ()) -> SummaryS
 
 def block_models(suites: Iterable[Any]) -> dict[str, type[Block]]:
     """Every block model the given suites register (`summary_models`), by summary key."""
-    return {key: model for suite in suites for key, model in (getattr(suite, "summary_models", None) or {}).items()}
+    return {key: model for suite in suites for key, model in suite.reporting.summary_models.items()}
 
 
 def summary_from_blocks(blocks: Mapping[str, Any], models: BlockModels | None = None) -> RunSummary:

@@ -12,21 +12,10 @@ from benchmarker.metric_names import AUTO, canonical, largest_common_k
 from benchmarker.reporting.fmt import num
 from benchmarker.reporting.plots import metric_value
 from benchmarker.reporting.sweep_metric import PointScore, Versus, auto_metric, auto_tie_break, rank, score_points
+from benchmarker.reporting.sweep_shapes import SweepHeatmap, SweepRow
 
 LABEL = re.compile(r"^alpha=(?P<alpha>[^_]+)_topk=(?P<top_k>\d+)$")
 SERVICE_ALPHA = -1.0  # the service's own alpha (a real Mycelian's SEARCH_ALPHA): shown as -1
-
-
-class SweepRow(TypedDict, total=False):
-    """One point as the table and the heatmap read it (`value` and `ci95` once it is scored)."""
-
-    label: str
-    alpha: float
-    top_k: int
-    dir: str
-    summary: dict[str, Any]      # the point's summary.json (RunSummary.as_dict)
-    value: float | None
-    ci95: list[float] | None
 
 
 class RunnerUp(TypedDict):
@@ -53,11 +42,6 @@ class SweepBest(TypedDict):
 class SweepGrid(TypedDict):
     header: list[str]
     rows: list[list[str]]
-
-
-class SweepHeatmap(TypedDict):
-    metric: str
-    points: list[SweepRow]
 
 
 class SweepTable(TypedDict):

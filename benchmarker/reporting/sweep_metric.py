@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
-from benchmarker.log.jsonl import latest_by, read_jsonl
+from benchmarker.log.jsonl import latest_by
+from benchmarker.log.lines import ResultLine
 from benchmarker.metric_names import ACCURACY, BINARY, K_VALUES, RETRIEVAL, canonical, largest_common_k
 from benchmarker.reporting.plots import metric_value
+from benchmarker.scoring.records import checked_results
 from benchmarker.scoring.retrieval_metrics import question_retrieval
 from benchmarker.scoring.stats import bootstrap_mean_ci, mcnemar_exact, paired_bootstrap, wilson
 
@@ -62,21 +64,21 @@ def auto_tie_break(metric: str, top_ks: Sequence[int]) -> list[str]:
     return [m for m in candidates if m != metric]
 
 
-def question_values(results: Sequence[Mapping[str, Any]], metric: str) -> dict[str, float]:
+def question_values(results: Sequence[ResultLine], metric: str) -> dict[str, float]:
     """Per-question values of `metric` keyed by question id (questions it does not score are left out)."""
     metric = canonical(metric)
     out: dict[str, float] = {}
     if metric == ACCURACY:
         for r in results:
-            if isinstance(r.get("label"), bool):
-                out[str(r.get("question_id"))] = float(r["label"])
+            if isinstance(label := r.get("label"), bool):
+                out[str(r.get("question_id"))] = float(label)
         return out
     match = RETRIEVAL.match(metric)
     if not match:
         return out
     name = f"{match['metric']}@{match['k']}"
     for r in results:
-        per_level = question_retrieval(dict(r))
+        per_level = question_retrieval(r)
         value = (per_level or {}).get(match["level"], {}).get(name)
         if value is not None:
             out[str(r.get("question_id"))] = float(value)
@@ -106,7 +108,7 @@ class PointScore:
     ci95: tuple[float, float] | None
     per_question: dict[str, float] = field(default_factory=dict)
     tie_values: tuple[float | None, ...] = ()
-    results: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    results: list[ResultLine] = field(default_factory=list, repr=False)
 
 
 
@@ -120,9 +122,9 @@ class Ranking(TypedDict):
     runner_up: PointScore | None
 
 
-def _point_results(directory: Path) -> list[dict[str, Any]]:
+def _point_results(directory: Path) -> list[ResultLine]:
     path = directory / "results.jsonl"
-    return latest_by(read_jsonl(path), "question_id") if path.exists() else []
+    return latest_by(checked_results(path), "question_id") if path.exists() else []
 
 
 def score_points(rows: Sequence[Mapping[str, Any]], metric: str, tie_break: Sequence[str]) -> list[PointScore]:

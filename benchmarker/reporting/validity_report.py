@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.errors import UserError
-from benchmarker.reporting.summary_model import RunSummary, ValidityBlock, load_summary
+from benchmarker.reporting.summary_analysis_blocks import ValidityBlock
+from benchmarker.reporting.summary_model import RunSummary, load_summary
 from benchmarker.scoring.validity import headline, validity_block
 
 

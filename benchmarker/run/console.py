@@ -52,7 +52,7 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
         if metrics.get(key) is not None:
             table.add_row(key, f"{metrics[key]:.3f}")
     for suite in suites_of((summary.get("counts") or {}).get("by_kind") or ()):
-        for name, value in suite.console_rows(summary):
+        for name, value in suite.reporting.console_rows(summary):
             table.add_row(name, value)
     if reader := _reader_context(summary.get("budget") or {}):
         table.add_row("reader context", escape(reader))

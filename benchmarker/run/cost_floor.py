@@ -19,6 +19,7 @@ from benchmarker.run.estimate_model import (
     tokens,
 )
 from benchmarker.subjects.memory_agent import CostFloor
+from benchmarker.suites.settings import PlanSettings
 
 FLOOR_SUMMARY_TOKENS = 40   # the floor's summary of one message (issue 28: ~40 output tokens)
 
@@ -70,7 +71,7 @@ def run_floor(config: RunConfig) -> CostFloor | None:
         return None
     model, usage = agent_model(config.params, config.memory), Usage()
     with tempfile.TemporaryDirectory() as scratch:
-        for group in plan_dataset(config, Path(scratch)).groups:
+        for group in plan_dataset(PlanSettings.of(config), Path(scratch)).groups:
             for case in group.cases():
                 usage.add(floor_case(case, model))
     pricing = Pricing(config.prices, config.batch.price_factor)

@@ -101,11 +101,15 @@ def harness_add_entry_chars() -> int:
 @lru_cache(maxsize=64)
 def system_prompt_chars(unit: str, cadence: int, raw_entry: str = "model", context_update: str = "cadence") -> int:
     """Characters of the memory agent's system prompt for an ingest unit (ids as 36-character UUIDs)."""
+    from typing import cast
+
     from benchmarker.agent.prompts import compose_memory_system_prompt, load_prompt, unit_instructions
+    from benchmarker.log.lines import Json
     from embedded_memory.prompts import default_prompts
 
     uuid = "00000000-0000-0000-0000-000000000000"
-    return len(compose_memory_system_prompt(load_prompt("memory_agent_prefix"), default_prompts("chat"),
+    prompts = cast(dict[str, Json], default_prompts("chat"))   # the service's typed answer, read as the JSON it is
+    return len(compose_memory_system_prompt(load_prompt("memory_agent_prefix"), prompts,
                                             vault_id=uuid, memory_id=uuid, context_cadence=cadence,
                                             unit_text=unit_instructions(unit, None, context_update),
                                             raw_entry=raw_entry, context_update=context_update))

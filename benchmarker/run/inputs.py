@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarker.config_schema import RunConfig
+from benchmarker.config_schema import EvalConfig
 from benchmarker.errors import UserError
 from benchmarker.log.lines import Json, Manifest, ManifestDataset, ManifestInputs
 
@@ -33,18 +33,17 @@ def prompt_hashes(directory: Path) -> dict[str, str]:
             and path.suffix not in (".py", ".pyc")}
 
 
-def run_inputs(config: RunConfig, *, dataset_sha256: str | None, dataset_description: str, judge_kind: str,
-               prompts_dir: Path) -> ManifestInputs:
-    """The fingerprint stored in `manifest.json` under "inputs" (hashes, so it stays small)."""
-    from benchmarker.config import canonical_hash
-
+def run_inputs(config_hash: str, eval_: EvalConfig, eval_model: str, *, dataset_sha256: str | None,
+               dataset_description: str, judge_kind: str, prompts_dir: Path) -> ManifestInputs:
+    """The fingerprint stored in `manifest.json` under "inputs" (hashes, so it stays small): `config_hash` is
+    config.canonical_hash of the run's config, `eval_` its [eval] table, `eval_model` its [models].eval."""
     return {
-        "config": canonical_hash(config),
+        "config": config_hash,
         "dataset": dataset_sha256 or _digest(dataset_description),
         "prompts": prompt_hashes(prompts_dir),
-        "judge": {"kind": judge_kind, "model": config.models.eval or None, "judge": config.eval.judge,
-                  "retries": config.eval.judge_retries, "votes": config.eval.votes},
-        "thresholds": config.eval.thresholds.model_dump(mode="json"),
+        "judge": {"kind": judge_kind, "model": eval_model or None, "judge": eval_.judge,
+                  "retries": eval_.judge_retries, "votes": eval_.votes},
+        "thresholds": eval_.thresholds.model_dump(mode="json"),
     }
 
 

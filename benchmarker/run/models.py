@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from benchmarker.config_schema import BatchConfig, EvalConfig, ModelsConfig, ProviderConfig, RetryConfig, RunConfig
 from benchmarker.memory.driver import MemoryDriver
 from benchmarker.scoring.judges import LLMJudge, OfficialJudge, choose_judge, judge_class
+from benchmarker.suites.settings import PlanSettings
 
 if TYPE_CHECKING:
     from benchmarker.agent.ledger import EarlierTotals, LedgerSnapshot
-    from benchmarker.log.lines import ManifestTokens
+    from benchmarker.log.lines import Json, ManifestTokens
 
 
 @dataclass
@@ -71,7 +72,7 @@ class RunModels:
 
         return prompt_cache_middleware(self.provider, self.model_ids["agent"], enabled=self.prompt_cache)[1]
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         return {"provider": self.provider, **self.model_ids, "judge": self.judge_kind,
                 "offline": self.offline, "prompt_cache": self.prompt_cache_note(),
                 "agent_tools": list(self.agent_tools), "raw_entry": self.raw_entry,
@@ -93,8 +94,8 @@ def build_models(config: RunConfig, *, earlier_tokens: EarlierTotals | LedgerSna
     retry_policy = RetryPolicy(max_attempts=config.retry.max_attempts,
                                initial_backoff_s=config.retry.initial_backoff_s,
                                max_backoff_s=config.retry.max_backoff_s)
-    common = dict(temperature=config.models.temperature, max_tokens=config.models.max_tokens,
-                  **provider_kwargs(config.provider, config.retry))
+    common: ChatModelKwargs = {"temperature": config.models.temperature, "max_tokens": config.models.max_tokens,
+                               **provider_kwargs(config.provider, config.retry)}
     agent_model = qa_model = judge_model = None
     if config.run.mode == "agent":
         if with_agent and "ingest" in config.run.phases:
@@ -104,11 +105,13 @@ def build_models(config: RunConfig, *, earlier_tokens: EarlierTotals | LedgerSna
         qa_model = RetryingModel(make_chat_model(provider, config.models.qa, role="qa", **common),
                                  policy=retry_policy, ledger=ledger, role="qa", model_id=config.models.qa,
                                  provider=provider)
-    judge_kind, note = choose_judge(config)
+    judge_kind, note = choose_judge(config.eval, config.models, config.provider, config.run, config.params,
+                                    config.config_path)
     if judge_class(judge_kind).needs_model:
         from benchmarker.agent.retry import RetryingModel
 
-        raw_judge = make_chat_model(provider, config.models.eval, role="eval", **(common | {"temperature": 0.0}))
+        judge_kwargs: ChatModelKwargs = {**common, "temperature": 0.0}
+        raw_judge = make_chat_model(provider, config.models.eval, role="eval", **judge_kwargs)
         judge_model = RetryingModel(raw_judge, policy=retry_policy, ledger=ledger, role="eval",
                                     model_id=config.models.eval, provider=provider)
     hub = _batch_hub(config.batch, config.models, config.provider, config.run_dir)
@@ -117,7 +120,7 @@ def build_models(config: RunConfig, *, earlier_tokens: EarlierTotals | LedgerSna
             qa_model = _batched(hub, config.models, "qa", ledger) or qa_model
         if config.batch.eval and judge_model is not None:
             judge_model = _batched(hub, config.models, "eval", ledger) or judge_model
-    official, reason = official_prompt_for(judge_kind, config)
+    official, reason = official_prompt_for(judge_kind, PlanSettings.of(config))
     if official is not None:
         note = reason
     elif reason:  # the official judge without LongMemEval's evaluator: our own prompts, said so
@@ -156,27 +159,43 @@ def _batched(hub: Any, models: ModelsConfig, role: str, ledger: Any) -> Any:
                       max_tokens=models.max_tokens, ledger=ledger)
 
 
-def provider_kwargs(p: ProviderConfig, retry: RetryConfig) -> dict[str, Any]:
+class ProviderKwargs(TypedDict, total=False):
+    """agent.providers.make_chat_model's keywords that `[provider]` and `[retry]` decide."""
+
+    base_url: str | None
+    api_key_env: str
+    region: str
+    request_timeout_s: float
+
+
+class ChatModelKwargs(ProviderKwargs, total=False):
+    """ProviderKwargs and the role's `[models]` sampling keys."""
+
+    temperature: float
+    max_tokens: int
+
+
+def provider_kwargs(p: ProviderConfig, retry: RetryConfig) -> ProviderKwargs:
     """The chat-model keywords of `[provider]` and `[retry] request_timeout_s` (a run's models, judge-online's judge)."""
-    timeout = {"request_timeout_s": retry.request_timeout_s}  # a hung call fails (and is retried), never waits
+    timeout = retry.request_timeout_s  # a hung call fails (and is retried), never waits
     if p.type == "openai":
-        return {"base_url": p.openai.base_url or None, "api_key_env": p.openai.api_key_env} | timeout
+        return {"base_url": p.openai.base_url or None, "api_key_env": p.openai.api_key_env, "request_timeout_s": timeout}
     if p.type == "anthropic":
-        return {"base_url": p.anthropic.base_url or None, "api_key_env": p.anthropic.api_key_env} | timeout
+        return {"base_url": p.anthropic.base_url or None, "api_key_env": p.anthropic.api_key_env,
+                "request_timeout_s": timeout}
     if p.type == "bedrock":
-        return {"region": p.bedrock.region} | timeout
+        return {"region": p.bedrock.region, "request_timeout_s": timeout}
     return {}
 
 
-def official_prompt_for(name: str, config: RunConfig) -> tuple[Any | None, str]:
+def official_prompt_for(name: str, settings: PlanSettings) -> tuple[Any | None, str]:
     """(the benchmark's official prompts, where they came from) for the official judge, (None, why not) when
     the clone lacks them; (None, "") for any other judge, which needs none."""
     if not issubclass(judge_class(name), OfficialJudge):
         return None, ""
     from benchmarker.registry import suite
-    from benchmarker.suites.settings import PlanSettings
 
-    source = suite(config.dataset.kind).official_judge
+    source = suite(settings.dataset.kind).official_judge
     if source is None:
-        return None, f'[dataset].kind = "{config.dataset.kind}" has no official judge'
-    return source.load(PlanSettings.of(config))
+        return None, f'[dataset].kind = "{settings.dataset.kind}" has no official judge'
+    return source.load(settings)

@@ -7,10 +7,13 @@ The run graph and its nodes never ask which: they call `ctx.memory`, `ctx.subjec
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarker.config import RunConfig
+from benchmarker.config_schema import AgentConfig, MemoryConfig, RunSection
 from benchmarker.datasets.schema import Case
 from benchmarker.datasets.source import DatasetPlan
 from benchmarker.graph.agent_case import AGENT_CASE_GRAPH
@@ -21,9 +24,15 @@ from benchmarker.log.store import RunLog
 from benchmarker.memory.driver import AgentOwnMemory, WorkersMemory
 from benchmarker.memory.drivers.mycelian import describe_mycelian
 from benchmarker.memory.drivers.open import open_memory
+from benchmarker.memory.settings import MemorySettings
 from benchmarker.run.context import RunParts, describe_outside_models, memory_agent
+from benchmarker.run.cost_floor import run_floor
 from benchmarker.run.models import RunModels
 from benchmarker.subjects import OutsideAgentSubject, ReplayWrites, agent_pool
+
+if TYPE_CHECKING:
+    from benchmarker.run.ray_executor import RayExecutor
+    from benchmarker.subjects.memory_agent import CostFloor
 
 
 @contextlib.asynccontextmanager
@@ -36,30 +45,40 @@ async def open_parts(config: RunConfig, plan: DatasetPlan, models: RunModels, *,
         return (case for group in plan.groups for case in group.cases())
 
     if config.agent.type != "memory_agent":
-        async with _outside_agent(config, models, cases, manifest, store) as parts:
+        async with _outside_agent(config.agent, config.run.concurrency, config.config_path, config.models.eval,
+                                  models, cases, manifest, store) as parts:
             yield parts
         return
     if config.run.executor == "ray":
-        async with _ray_workers(config, models, cases, points, logs, manifest, store) as parts:
+        from benchmarker.run.ray_executor import RayExecutor
+
+        executor = RayExecutor(config, points, logs, models.ledger, case_source=cases)   # each worker gets the config
+        async with _ray_workers(executor, config.run, config.memory, functools.partial(run_floor, config), models,
+                                manifest, store) as parts:
             yield parts
         return
-    async with open_memory(config, Path(config.run_dir)) as opened:
+    settings = MemorySettings(config.memory, vault_title=config.vault_title, vault_id=config.vault_id,
+                              config_path=config.config_path)
+    async with open_memory(settings, Path(config.run_dir)) as opened:
         manifest["memory"].update(opened.describe())
         store.write_manifest(manifest)
-        subject = memory_agent(config, models, builds_agent=True, replay=replay)
+        subject = memory_agent(config.run, models, builds_agent=True, cost_floor=functools.partial(run_floor, config),
+                               replay=replay)
         yield RunParts(opened.driver, subject, LocalExecutor(CASE_GRAPH, cases))
 
 
 @contextlib.asynccontextmanager
-async def _outside_agent(config: RunConfig, models: RunModels, cases: Callable[[], Iterable[Case]],
-                         manifest: Manifest, store: RunLog) -> AsyncIterator[RunParts]:
-    """No memory server and no memory agent or reader: the outside agent learns and answers."""
-    pool = agent_pool(config.agent, config.run.concurrency, config.config_path)
+async def _outside_agent(agent: AgentConfig, concurrency: int, config_path: Path | None, eval_model: str,
+                         models: RunModels, cases: Callable[[], Iterable[Case]], manifest: Manifest,
+                         store: RunLog) -> AsyncIterator[RunParts]:
+    """No memory server and no memory agent or reader: the outside agent learns and answers ([run] concurrency
+    slots; `eval_model`: [models].eval, the judge, the one model of ours)."""
+    pool = agent_pool(agent, concurrency, config_path)
     manifest["agent"] = pool.describe()   # a new key: written after the others, as update() did
-    manifest["models"] = describe_outside_models(config, models)
+    manifest["models"] = describe_outside_models(agent.type, eval_model, models)
     manifest["memory"] = AgentOwnMemory().describe()
     store.write_manifest(manifest)
-    subject = OutsideAgentSubject(pool=pool, agent_type=config.agent.type, config_path=str(config.config_path))
+    subject = OutsideAgentSubject(pool=pool, agent_type=agent.type, config_path=str(config_path))
     try:
         yield RunParts(AgentOwnMemory(), subject, LocalExecutor(AGENT_CASE_GRAPH, cases))
     finally:
@@ -70,21 +89,18 @@ async def _outside_agent(config: RunConfig, models: RunModels, cases: Callable[[
 
 
 @contextlib.asynccontextmanager
-async def _ray_workers(config: RunConfig, models: RunModels, cases: Callable[[], Iterable[Case]],
-                       points: list[SearchSettings], logs: Sequence[RunLog], manifest: Manifest,
+async def _ray_workers(executor: RayExecutor, run: RunSection, memory: MemoryConfig,
+                       cost_floor: Callable[[], CostFloor | None], models: RunModels, manifest: Manifest,
                        store: RunLog) -> AsyncIterator[RunParts]:
     """The workers run the case graph, each on its own embedded service or the shared server at
     [memory].mcp_url; this process stays the run directory's one writer."""
-    from benchmarker.run.ray_executor import RayExecutor
-
-    executor = RayExecutor(config, points, logs, models.ledger, case_source=cases)
     try:
         await executor.start()
         manifest["executor"] = executor.describe()
         manifest["memory"]["per_worker"] = not executor.workers[0]["memory"]["shared"]
         store.write_manifest(manifest)
-        subject = memory_agent(config, models, builds_agent=False)   # the workers run the agent
-        yield RunParts(WorkersMemory(describe_mycelian(config.memory)), subject, executor)
+        subject = memory_agent(run, models, builds_agent=False, cost_floor=cost_floor)   # the workers run the agent
+        yield RunParts(WorkersMemory(describe_mycelian(memory)), subject, executor)
     finally:
         if executor.workers:
             manifest["executor"] = executor.describe()  # with the cases lost to dead workers, before Ray stops

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import shutil
@@ -36,6 +37,7 @@ from benchmarker.log.collect import CaseSlice, CollectingLog
 from benchmarker.log.lines import Json
 from benchmarker.log.records import LogRecord
 from benchmarker.log.store import RunLog
+from benchmarker.memory.settings import MemorySettings
 from benchmarker.redact import redact, redact_text
 from benchmarker.run.context import RunParts, build_context, memory_agent
 
@@ -135,6 +137,7 @@ class CaseWorker:
         from benchmarker.agent.retry import use_call_gate
         from benchmarker.graph.setup import setup
         from benchmarker.memory.drivers.open import open_memory
+        from benchmarker.run.cost_floor import run_floor
         from benchmarker.run.models import build_models
 
         assert self._started is not None and self._stop is not None
@@ -152,9 +155,12 @@ class CaseWorker:
             self.tracing = RunTracing.from_settings(config.tracing, config.run_id)  # each worker traces its own cases
             # The memories live in this worker's own embedded service, or on the one shared server.
             shared = config.memory.backend == "mcp" and config.memory.transport != "stdio"
-            async with open_memory(config, self.dir, holder=None if shared else f"ray:{self.name}") as opened:
-                self.parts = RunParts(opened.driver, memory_agent(config, self.models, builds_agent=True),
-                                      LocalExecutor(CASE_GRAPH, tuple))
+            settings = MemorySettings(config.memory, vault_title=config.vault_title, vault_id=config.vault_id,
+                                      config_path=config.config_path)
+            async with open_memory(settings, self.dir, holder=None if shared else f"ray:{self.name}") as opened:
+                subject = memory_agent(config.run, self.models, builds_agent=True,
+                                       cost_floor=functools.partial(run_floor, config))
+                self.parts = RunParts(opened.driver, subject, LocalExecutor(CASE_GRAPH, tuple))
                 self.setup = await self._setup(setup, Runtime)
                 self._info = {"name": self.name, "node": _node_ip(), "pid": os.getpid(),
                               "memory": redact({**opened.launch.describe(), "shared": shared})}

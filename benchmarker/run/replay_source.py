@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from benchmarker.config_schema import DatasetConfig, RunConfig
+from benchmarker.config_schema import DatasetConfig, RunConfig, RunSection
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
@@ -31,6 +31,7 @@ from benchmarker.log.lines import Json, Manifest, ManifestConfig, ManifestDatase
 from benchmarker.registry import dataset_kinds_where, plan_dataset, suite
 from benchmarker.run.run_files import read_manifest, require_whole
 from benchmarker.suites.longmemeval.data import QUESTION_TYPES, scan_question_index
+from benchmarker.suites.settings import PlanSettings
 
 REPLAYED_TOOLS = ("add_entry", "put_context")
 WRITE_CALLERS = ("agent", "replay")
@@ -62,7 +63,7 @@ class ReplaySource:
         return str(self.manifest.get("run_id") or self.run_dir.name)
 
     @classmethod
-    def load(cls, run_dir: Path, config: RunConfig) -> ReplaySource:
+    def load(cls, run_dir: Path, config: ReplayTarget) -> ReplaySource:
         """Read RUN_DIR once; raise UserError naming the file / key when it cannot be replayed by `config`."""
         run_dir = Path(run_dir).resolve()
         if not run_dir.is_dir():
@@ -152,7 +153,22 @@ def source_config(manifest: Manifest) -> dict[str, dict[str, Json]]:
     tables = block.get("config")
     return tables if isinstance(tables, dict) else cast("dict[str, dict[str, Json]]", block)
 
-def check_dataset(manifest: Manifest, manifest_path: Path, config: RunConfig) -> set[str] | None:
+@dataclass(frozen=True)
+class ReplayTarget:
+    """What a replay reads of CONFIG to check it against the source run: its `[dataset]`, its `[run]` selection,
+    its file (named in errors) and its data's plan."""
+
+    dataset: DatasetConfig
+    run: RunSection
+    config_path: Path | None
+    plan: PlanSettings                    # what registry.plan_dataset plans CONFIG's data from
+
+    @classmethod
+    def of(cls, config: RunConfig) -> ReplayTarget:
+        return cls(config.dataset, config.run, config.config_path, PlanSettings.of(config))
+
+
+def check_dataset(manifest: Manifest, manifest_path: Path, config: ReplayTarget) -> set[str] | None:
     """Raise UserError when CONFIG's dataset or selection is not the source run's; return the ids of the
     cases CONFIG plans (one per question, a subset of the source's; or one per conversation, whose
     memory serves any of its questions), or None for kinds without a selection."""
@@ -168,7 +184,7 @@ def check_dataset(manifest: Manifest, manifest_path: Path, config: RunConfig) ->
         raise UserError(f"{where}: [dataset].kind is {kind!r} but the source run used {source.get('kind')!r} "
                         f"({manifest_path}: dataset.kind); replay only makes sense on the same cases")
     with tempfile.TemporaryDirectory() as scratch:  # a generated sample is written here, not into runs/
-        plan = plan_dataset(config, Path(scratch))
+        plan = plan_dataset(config.plan, Path(scratch))
         if plan.sha256 != source.get("sha256"):
             raise UserError(f"{where}: the dataset differs from the source run's: CONFIG's data "
                             f"{_data_name(plan.path)} has sha256 {str(plan.sha256)[:12]}..., the source's "

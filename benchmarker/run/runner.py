@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
 from benchmarker.agent.prompts import prompts_dir
+from benchmarker.config import canonical_hash
 from benchmarker.config_schema import MemoryConfig, MultiAgentConfig, RunConfig, SweepConfig
 from benchmarker.datasets.source import DatasetPlan
 from benchmarker.errors import MemoryServerLost, UserError, leaves
@@ -36,6 +37,7 @@ from benchmarker.run.manifest import build_manifest, utc_now
 from benchmarker.run.models import RunModels, build_models
 from benchmarker.run.parts import open_parts
 from benchmarker.run.run_lock import hold_run_lock
+from benchmarker.suites.settings import PlanSettings
 
 if TYPE_CHECKING:
     from benchmarker.agent.ledger import LedgerSnapshot
@@ -84,7 +86,7 @@ async def _execute_run(config: RunConfig, *, replay: ReplaySource | None = None)
     run_id = config.run_id
     run_dir = config.run_dir
     base_store = RunLog(run_dir)
-    plan = plan_dataset(config, run_dir)
+    plan = plan_dataset(PlanSettings.of(config), run_dir)
     previous = cast(Manifest, read_json_object(base_store.manifest_path)) or None  # read back as written
     # The ledger starts from what earlier attempts of this run spent: a resume reports the whole cost.
     outside = config.agent.type != "memory_agent"  # an outside agent keeps its own memory: no server, no models
@@ -100,7 +102,8 @@ async def _execute_run(config: RunConfig, *, replay: ReplaySource | None = None)
     journaled = journal_totals(read_jsonl(journal))
     earlier = journaled if journaled is not None else cast("LedgerSnapshot | None", (previous or {}).get("tokens"))
     models = build_models(config, earlier_tokens=earlier, with_agent=replay is None and not outside)
-    inputs = run_inputs(config, dataset_sha256=plan.sha256, dataset_description=plan.description,
+    inputs = run_inputs(canonical_hash(config), config.eval, config.models.eval, dataset_sha256=plan.sha256,
+                        dataset_description=plan.description,
                         judge_kind=models.judge_kind, prompts_dir=prompts_dir())
     check_resume(previous, inputs, run_dir=run_dir, config_path=str(config.config_path), dataset_path=plan.path)
     manifest = _manifest(config, run_id, plan, models, previous)

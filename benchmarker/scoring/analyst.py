@@ -20,12 +20,12 @@ with examples, go to summary.json under "analyst" and to a report section.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, NotRequired, TypedDict
 
-from benchmarker.log.lines import Json
+from benchmarker.log.lines import DecisionLine, Json, MemoryLine, ResultLine
 from benchmarker.memory.tool_mapping import render
-from benchmarker.scoring.attribution import turn_number
+from benchmarker.scoring.entry_match import turn_number
 
 CAUSES = ("not_written", "not_retrieved", "misread", "judged_wrong", "answered_unanswerable", "no_evidence")
 WRITERS = ("agent", "retrieval", "replay", "harness")
@@ -54,7 +54,20 @@ class AnalystBlock(TypedDict):
     explained: NotRequired[int]
 
 
-def written_turns(decisions: Iterable[dict[str, Any]], memory_ids: dict[str, str]) -> dict[str, set[tuple[str, int]]]:
+class ExplanationLine(TypedDict, total=False):
+    """An analyst.jsonl line: a model's explanation of one wrong answer's diagnosis."""
+
+    schema_version: int
+    question_id: str
+    case_id: str | None
+    cause: str
+    status: str            # "explained" | "unparsed"
+    explanation: str
+    fix: str
+    error: str
+
+
+def written_turns(decisions: Iterable[DecisionLine], memory_ids: dict[str, str]) -> dict[str, set[tuple[str, int]]]:
     """Per case, the (session_id, turn_index) of every message an entry was written for, counting only
     writes into the case's finished memory (`memory_ids`: case id -> memory id)."""
     out: dict[str, set[tuple[str, int]]] = defaultdict(set)
@@ -65,23 +78,23 @@ def written_turns(decisions: Iterable[dict[str, Any]], memory_ids: dict[str, str
         case_id = call.get("case_id", "")
         if memory_ids.get(case_id) not in (None, args.get("memory_id")):
             continue
-        tags = args.get("tags") or {}
+        tags = raw if isinstance(raw := args.get("tags"), dict) else {}
         session, turn = tags.get("session_id") or call.get("session_id"), tags.get("turn_index", call.get("turn"))
         try:
-            out[case_id].add((str(session), int(turn)))  # type: ignore[arg-type]  # None: TypeError, skipped
+            out[case_id].add((str(session), int(turn)))  # type: ignore[arg-type]  # None, a list: TypeError, skipped
         except (TypeError, ValueError, OverflowError):
             continue
     return out
 
 
-def _contains_answer(hypothesis: str, answer: Any) -> bool:
+def _contains_answer(hypothesis: str, answer: Json) -> bool:
     from benchmarker.scoring.normalize import clean
 
     gold, said = clean(str(answer)), clean(str(hypothesis))
     return bool(gold) and gold in said
 
 
-def diagnose(result: dict[str, Any], written: set[tuple[str, int]]) -> str:
+def diagnose(result: ResultLine, written: set[tuple[str, int]]) -> str:
     """The cause of one wrong answer (CAUSES)."""
     if result.get("is_abstention"):
         from benchmarker.scoring.abstention import abstains
@@ -101,13 +114,13 @@ def diagnose(result: dict[str, Any], written: set[tuple[str, int]]) -> str:
     return "judged_wrong" if _contains_answer(result.get("hypothesis", ""), result.get("answer")) else "misread"
 
 
-def analyse(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
+def analyse(results: Sequence[ResultLine], decisions: Iterable[DecisionLine],
             memory_ids: dict[str, str]) -> AnalystBlock:
     """summary.json's "analyst" block: counts per cause, per category, and a few examples each."""
     written = written_turns(decisions, memory_ids)
     wrong = [r for r in results if r.get("label") is False]
     counts: Counter[str] = Counter()
-    by_category: dict[str, Counter[str]] = defaultdict(Counter)
+    by_category: dict[str | int, Counter[str]] = defaultdict(Counter)   # LoCoMo's categories are numbers
     examples: dict[str, list[Example]] = defaultdict(list)
     for result in wrong:
         cause = diagnose(result, written.get(result.get("case_id", ""), set()))
@@ -117,7 +130,9 @@ def analyse(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
             examples[cause].append({"question_id": result.get("question_id"), "question": result.get("question"),
                                     "answer": result.get("answer"), "hypothesis": str(result.get("hypothesis"))[:300]})
     return {"wrong": len(wrong), "counts": {c: counts.get(c, 0) for c in CAUSES},
-            "by_category": {cat: {c: n for c, n in sorted(causes.items())} for cat, causes in sorted(by_category.items())},
+            # sorted as read (numbers as numbers), then keyed as JSON writes them
+            "by_category": {str(cat): {c: n for c, n in sorted(causes.items())}
+                            for cat, causes in sorted(by_category.items())},
             "examples": dict(examples),
             "rule": "first failing stage: written -> retrieved -> read -> judged (any evidence message counts)"}
 
@@ -141,7 +156,7 @@ def analyst_section(block: AnalystBlock) -> str:
     return "\n".join(lines)
 
 
-def finished_memories(memories: Iterable[dict[str, Any]]) -> dict[str, str]:
+def finished_memories(memories: Iterable[MemoryLine]) -> dict[str, str]:
     """case id -> the memory id of its newest ingested attempt (memories.jsonl lines)."""
     best: dict[str, tuple[int, str]] = {}
     for line in memories:
@@ -165,7 +180,7 @@ HITS_SHOWN = 5
 TEXT_CHARS = 500
 
 
-def explain_prompt(result: dict[str, Any], cause: str, evidence: list[str], template: str) -> str:
+def explain_prompt(result: ResultLine, cause: str, evidence: list[str], template: str) -> str:
     hits = [h.get("raw_entry") or h.get("summary") or "" for h in (result.get("retrieved") or [])[:HITS_SHOWN]]
     values = {"question": str(result.get("question", "")), "gold": str(result.get("answer", "")),
               "hypothesis": str(result.get("hypothesis", ""))[:TEXT_CHARS], "cause": cause,
@@ -184,8 +199,8 @@ def parse_explanation(text: str) -> dict[str, str]:
     raise ValueError('no JSON object with an "explanation"')
 
 
-def to_explain(results: list[dict[str, Any]], decisions: list[dict[str, Any]], memory_ids: dict[str, str],
-               done: set[str], limit: int) -> list[tuple[dict[str, Any], str]]:
+def to_explain(results: Sequence[ResultLine], decisions: Iterable[DecisionLine], memory_ids: dict[str, str],
+               done: set[str], limit: int) -> list[tuple[ResultLine, str]]:
     """(result, cause) of the wrong answers to explain: the first `limit` in results order, minus
     those already explained (a resumed run explains the same ones, never more than `limit`)."""
     written = written_turns(decisions, memory_ids)
@@ -200,18 +215,18 @@ async def explain_run(answers_dir, run_dir, model: Any, *, evidence_texts, templ
     messages. Returns how many were asked."""
     import asyncio
 
-    from benchmarker.log.jsonl import JsonlWriter, latest_by, read_jsonl
+    from benchmarker.log.jsonl import JsonlWriter, latest_by, read_decisions, read_lines, read_memories, read_results
     from benchmarker.scoring.judge_policy import ask_prompt_until_parsed
 
-    results = latest_by(read_jsonl(answers_dir / "results.jsonl"), "question_id")
-    done = {line["question_id"] for line in read_jsonl(answers_dir / EXPLAIN_FILE)}
-    pending = to_explain(results, list(read_jsonl(run_dir / "decisions.jsonl")),
-                         finished_memories(read_jsonl(run_dir / "memories.jsonl")), done, limit)
+    results = latest_by(read_results(answers_dir / "results.jsonl"), "question_id")
+    done = {line["question_id"] for line in read_lines(answers_dir / EXPLAIN_FILE, ExplanationLine)}
+    pending = to_explain(results, list(read_decisions(run_dir / "decisions.jsonl")),
+                         finished_memories(read_memories(run_dir / "memories.jsonl")), done, limit)
     texts = evidence_texts([r for r, _ in pending])
     writer = JsonlWriter(answers_dir / EXPLAIN_FILE, durable=True)
     semaphore = asyncio.Semaphore(concurrency)
 
-    async def one(result: dict[str, Any], cause: str) -> None:
+    async def one(result: ResultLine, cause: str) -> None:
         prompt = explain_prompt(result, cause, texts.get(result["question_id"], []), template)
         async with semaphore:
             got = await ask_prompt_until_parsed(model, prompt, parse_explanation, retries)
@@ -228,7 +243,7 @@ async def explain_run(answers_dir, run_dir, model: Any, *, evidence_texts, templ
     return len(pending)
 
 
-def attach_explanations(block: AnalystBlock, lines: Iterable[dict[str, Any]]) -> AnalystBlock:
+def attach_explanations(block: AnalystBlock, lines: Iterable[ExplanationLine]) -> AnalystBlock:
     """The analyst block with each example's explanation and fix, and how many answers were explained."""
     by_id = {line["question_id"]: line for line in lines if line.get("status") == "explained"}
     for rows in block["examples"].values():

@@ -26,13 +26,17 @@ document containing the turn's text or the summary of an entry written for it.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from benchmarker.log.lines import DecisionLine, EvidenceText, ResultLine
 from benchmarker.scoring.attribution_shapes import AttributionFields, AttributionSummary, StageCell
+from benchmarker.scoring.entry_match import MIN_TEXT_CHARS, PREFIX_CHARS, Write, fold, turn_number
+
+__all__ = ["STAGES", "MEMORY_STAGES", "WRITE_TOOLS", "WRITE_MATCH", "SEEN_MATCH", "Write", "turn_number", "case_writes",
+           "EvidenceTurn", "Attribution", "evidence_of", "bad_turn_indexes", "attribute", "attribute_results",
+           "evidence_writes", "attribution_block"]  # Write and turn_number live in entry_match.py
 
 STAGES = ("correct", "false_answer", "not_written", "not_retrieved", "not_used", "no_evidence", "unattributed")
 MEMORY_STAGES = ("not_written", "not_retrieved")  # lost before the reader: the memory system's part
@@ -42,84 +46,9 @@ WRITE_MATCH = ("an entry whose tags name the turn (session_id + turn_index); els
                "its first 200 characters) or at least half of the turn's distinct content words")
 SEEN_MATCH = ("a retrieved hit traced to the turn, or the reader's context containing the turn's text or the summary "
               "of an entry written for it")
-PREFIX_CHARS = 200
-MIN_TEXT_CHARS = 20       # shorter texts ("Thanks!") match too much to count as evidence of anything
-WORD_SHARE = 0.5
-_WORD = re.compile(r"[^\W_]{3,}")
-_WHOLE = re.compile(r"-?[0-9]{1,18}", re.ASCII)
-_STOP = frozenset("the and for that this with you your are was were have has had not but can will would could "
-                  "should what when where which who how about into from they them their there then than also just "
-                  "like some any all our out its it's i'm i've don't".split())
-
-
-def turn_number(value: Any) -> int | None:
-    """A turn index as a whole number, or None for anything else ("x", null, 1.5, true, "²": a damaged line is
-    skipped, never a traceback; `"²".isdigit()` is true but int() refuses it)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else None
-    if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
-        return int(value)
-    return None
-
-
-def fold(text: Any) -> str:
-    """Case- and whitespace-folded text, the form every containment test compares."""
-    return " ".join(str(text or "").casefold().split())
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if w not in _STOP}
-
-
-@dataclass
-class Write:
-    """One stored entry (an add_entry that did not fail), as decisions.jsonl logged it."""
-
-    session_id: str | None
-    turn: int | None
-    raw_entry: str
-    summary: str
-    tagged: tuple[str, int] | None  # the (session, turn) its tags name
-
-    @classmethod
-    def of(cls, decision: DecisionLine) -> Write:
-        args = decision.get("args") or {}
-        tags = raw_tags if isinstance(raw_tags := args.get("tags"), dict) else {}
-        tagged = None
-        turn = turn_number(tags.get("turn_index"))
-        if tags.get("session_id") is not None and turn is not None:
-            tagged = (str(tags["session_id"]), turn)
-        raw = args.get("raw_entry") or args.get("rawEntry")
-        if raw is None:  # a mapped server's write: every text argument is the entry
-            raw = " ".join(str(v) for k, v in args.items() if isinstance(v, str) and k not in ("vault_id", "memory_id"))
-        return cls(session_id=decision.get("session_id"), turn=decision.get("turn"), raw_entry=str(raw or ""),
-                   summary=str(args.get("summary") or ""), tagged=tagged)
-
-    def covers(self, session_id: str, turn_index: int, text: str) -> str | None:
-        """How this entry records the turn ("tags", "text", "words"), or None."""
-        if self.tagged == (session_id, turn_index):
-            return "tags"
-        # Tags are the harness's guess when one agent turn holds several messages: the text can still say which.
-        session = self.tagged[0] if self.tagged else self.session_id
-        if session is not None and str(session) != session_id:
-            return None
-        body = fold(self.raw_entry + " " + self.summary)
-        turn_text = fold(text)
-        if len(turn_text) >= MIN_TEXT_CHARS and turn_text[:PREFIX_CHARS] in body:
-            return "text"
-        words = content_words(text)
-        if len(words) >= 3 and len(words & content_words(body)) >= WORD_SHARE * len(words):
-            return "words"
-        return None
-
-
-def case_writes(decisions: Iterable[dict[str, Any]], write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, list[Write]]:
+def case_writes(decisions: Iterable[DecisionLine], write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, list[Write]]:
     """The stored entries of every case: successful writes of any caller (agent, harness, replay, retrieval)."""
-    return _writes_by_case(cast("Iterable[DecisionLine]", decisions), write_tools)  # decisions.jsonl lines, as read
+    return _writes_by_case(decisions, write_tools)
 
 
 def _writes_by_case(decisions: Iterable[DecisionLine], write_tools: frozenset[str]) -> dict[str, list[Write]]:
@@ -205,9 +134,8 @@ def _outside_agent(result: ResultLine) -> bool:
     return bool(result.get("agent")) and "retrieved" not in result
 
 
-def attribute(line: dict[str, Any], writes: list[Write]) -> Attribution | None:
+def attribute(result: ResultLine, writes: list[Write]) -> Attribution | None:
     """The stage that lost this question (None: not judged, so nothing to attribute)."""
-    result = cast(ResultLine, line)  # a results line as written (ResultRecord.to_line()) or read back
     label = result.get("label")
     if label is None or result.get("mode") in ("oracle", "baseline"):  # read the gold evidence or no memory
         return None
@@ -257,7 +185,7 @@ def _in_context(turn: EvidenceTurn, context: str) -> bool:
     return any(len(c) >= MIN_TEXT_CHARS and c in context for c in candidates)
 
 
-def attribute_results(results: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
+def attribute_results(results: Sequence[ResultLine], decisions: Iterable[DecisionLine],
                       write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, Attribution]:
     """Every judged results line's attribution by question id, recomputed from the run's files alone."""
     writes = evidence_writes(results, decisions, write_tools)
@@ -269,14 +197,14 @@ def attribute_results(results: list[dict[str, Any]], decisions: Iterable[dict[st
     return out
 
 
-def evidence_writes(lines: list[dict[str, Any]], decisions: Iterable[dict[str, Any]],
+def evidence_writes(lines: Sequence[ResultLine], decisions: Iterable[DecisionLine],
                     write_tools: frozenset[str] = WRITE_TOOLS) -> dict[str, list[Write]]:
     """The stored entries of each case of `lines` (answers or results), keeping only writes into a session
     some evidence turn names: memory stays bounded by the evidence, not by the haystack."""
     wanted: dict[str, set[str]] = {}
-    for r in cast("list[ResultLine]", lines):
+    for r in lines:
         wanted.setdefault(str(r.get("case_id")), set()).update(str(t[0]) for t in _evidence_pairs(r) if t)
-    relevant = (d for d in cast("Iterable[DecisionLine]", decisions) if d.get("tool") in write_tools
+    relevant = (d for d in decisions if d.get("tool") in write_tools
                 and _session_of(d) in wanted.get(str(d.get("case_id")), ()))
     return _writes_by_case(relevant, write_tools)
 
@@ -288,10 +216,9 @@ def _session_of(decision: DecisionLine) -> str:
     return str(decision.get("session_id"))
 
 
-def attribution_block(results: list[dict[str, Any]], stages: dict[str, str]) -> AttributionSummary | None:
+def attribution_block(lines: Sequence[ResultLine], stages: dict[str, str]) -> AttributionSummary | None:
     """summary.json's `attribution`: counts and shares by stage, overall and by question type (None when no
     question was judged)."""
-    lines = cast("list[ResultLine]", results)
     rows = [(str(r.get("question_type") or "unknown"), stages[str(r.get("question_id"))]) for r in lines
             if str(r.get("question_id")) in stages]
     if not rows:

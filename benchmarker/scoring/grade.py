@@ -12,11 +12,11 @@ The long-horizon, levels and fact-extraction suites and retrieval-only runs stil
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from benchmarker.log.lines import Json
+from benchmarker.log.lines import AutoevalLabel, GradeLine, Json, ResultLine
 from benchmarker.redact import masked_preview
 
 REPLY_PREVIEW = 200   # characters of the judge's last reply kept in a results line (masked first)
@@ -54,8 +54,13 @@ class Grade(BaseModel):
     def line_fields(self) -> dict[str, Json]:
         """The results line's "label", "autoeval_label" and "grade", in that order and documented shape
         (scoring/records.py; log/lines.py's GradeLine types it for readers)."""
-        autoeval: Json = None if self.label is None else {"model": self.model or self.judge, "label": bool(self.label)}
-        grade: dict[str, Json] = {
+        return cast("dict[str, Json]", self.result_fields())   # the same keys, as open JSON for the judges' callers
+
+    def result_fields(self) -> ResultLine:
+        """`line_fields()` typed as the results line's keys, for a suite's scorer to add its own to."""
+        autoeval: AutoevalLabel | None = (None if self.label is None else
+                                          {"model": self.model or self.judge, "label": bool(self.label)})
+        grade: GradeLine = {
             "judge": self.judge, "model": self.model, "reason": self.reason, "attempts": self.attempts,
             "unjudged": self.unjudged, "template": self.template,
             "reply": None if self.reply is None else masked_preview(self.reply, REPLY_PREVIEW),

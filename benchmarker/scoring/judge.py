@@ -6,7 +6,7 @@ knowledge-update and single-session-preference have their own prompts; every oth
 (including in-house suites' categories) uses the base prompt. The prompts are ours, in
 `prompts/judge_*.txt`, with `{question}`, `{answer}` and `{hypothesis}` placeholders.
 
-A suite may name its own prompts (`Suite.judge_template`). LoCoMo's strict pair: `judge_locomo` (categories 1-4; also
+A suite may name its own prompts (`Suite.scorer.judge_template`). LoCoMo's strict pair: `judge_locomo` (categories 1-4; also
 `{category}`, the category name) and `judge_locomo_adversarial` (category 5, an `_abs` id; also
 `{adversarial_answer}`, the trap answer). They ask for a JSON object `{"label": "CORRECT" |
 "WRONG", "reason": ...}`, read by `parse_label` by exact token, never by substring: two peer
@@ -55,7 +55,7 @@ PromptBuilder = Callable[..., str]
 
 def choose_prompt(question_type: str, question_id: str, own: str | None = None) -> tuple[str, str]:
     """(template name, template text) for a question: the suite's own (`own`, from its
-    `Suite.judge_template`), then abstention first, then by type."""
+    `Suite.scorer.judge_template`), then abstention first, then by type."""
     abstention = str(question_id).endswith("_abs")
     if own:
         name = own

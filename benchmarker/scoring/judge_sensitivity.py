@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from itertools import combinations
 from pathlib import Path
-from typing import TypedDict, cast
+from typing import TypedDict
 
 import numpy as np
 
@@ -118,7 +118,7 @@ def read_judgings(run_dir: Path) -> dict[str, list[ResultLine]]:
 
 
 def _scored(path: Path) -> list[ResultLine]:
-    lines = cast("list[ResultLine]", checked_results(path)) if path.is_file() else []  # their shapes checked
+    lines = checked_results(path) if path.is_file() else []  # their shapes checked
     return _measured(latest_by(lines, "question_id"))
 
 

@@ -6,7 +6,7 @@
 
 A suite asks its judge to `grade` a LongMemEval-shaped answer line, or takes its `llm` (None for the
 grader) for the parts it grades with a model of its own (rubric dimensions, the fact-enumeration judge).
-`JUDGES` is the registry; `choose_judge` turns a config into a judge's name and a note for the manifest.
+`JUDGES` is the registry; `choose_judge` turns the config's tables into a judge's name and a note for the manifest.
 """
 
 from __future__ import annotations
@@ -14,9 +14,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
-from benchmarker.config_schema import RunConfig, ThresholdsConfig
+from benchmarker.config_schema import (
+    EvalConfig,
+    ModelsConfig,
+    ParamsConfig,
+    ProviderConfig,
+    RunSection,
+    ThresholdsConfig,
+)
 from benchmarker.errors import ConfigError, RunAbortedError
 from benchmarker.log.lines import Json
 from benchmarker.log.records import ResultRecord
@@ -143,21 +151,23 @@ def make_judge(name: str, *, model: Any | None = None, official_prompt: Any | No
     return cls(model=model if cls.needs_model else None, **settings)
 
 
-def choose_judge(config: RunConfig) -> tuple[str, str]:
-    """auto: an LLM judge when one is configured and wanted, else the deterministic grader."""
-    wanted = config.eval.judge
-    has_model = bool(config.models.eval) and config.provider.type != "offline"
-    if wanted == DeterministicGrader.name or config.run.mode == "retrieval":
+def choose_judge(eval_: EvalConfig, models: ModelsConfig, provider: ProviderConfig, run: RunSection,
+                 params: ParamsConfig, config_path: Path | None) -> tuple[str, str]:
+    """auto: an LLM judge when one is configured and wanted, else the deterministic grader. Reads `[eval].judge`,
+    `[models].eval`, `[provider].type`, `[run].mode`, `[params].use_llm_judge`; `config_path` is named in errors."""
+    wanted = eval_.judge
+    has_model = bool(models.eval) and provider.type != "offline"
+    if wanted == DeterministicGrader.name or run.mode == "retrieval":
         return DeterministicGrader.name, "deterministic grader (normalised match, number-aware)"
     if wanted == "auto":
-        if has_model and config.params.use_llm_judge:
-            return LLMJudge.name, f"LLM judge {config.models.eval}"
+        if has_model and params.use_llm_judge:
+            return LLMJudge.name, f"LLM judge {models.eval}"
         return DeterministicGrader.name, "deterministic grader: no LLM judge configured"
     if not has_model:
-        raise ConfigError(f"{config.config_path}: [eval].judge = {wanted!r} needs [models].eval "
+        raise ConfigError(f"{config_path}: [eval].judge = {wanted!r} needs [models].eval "
                           "and a non-offline [provider].type")
     judge_class(wanted)
-    return wanted, f"{wanted} judge {config.models.eval}"
+    return wanted, f"{wanted} judge {models.eval}"
 
 
 def with_eval_tokens(record: Mapping[str, Any], grade: Grade, extra: dict[str, Json] | None = None) -> dict[str, Json]:

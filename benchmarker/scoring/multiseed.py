@@ -18,11 +18,12 @@ from typing import Any
 from scipy import stats
 
 from benchmarker.config_schema import ThresholdsConfig
+from benchmarker.scoring.multiseed_shapes import NoisyQuestion, SeedInterval, SeedSummary
 
 CONFIDENCE = 0.95
 
 
-def _interval(values: list[float]) -> dict[str, Any]:
+def _interval(values: list[float]) -> SeedInterval:
     n = len(values)
     m = mean(values)
     sd = stdev(values) if n > 1 else None
@@ -35,7 +36,7 @@ def _interval(values: list[float]) -> dict[str, Any]:
             "ci95_low": None if lo is None else round(lo, 6), "ci95_high": None if hi is None else round(hi, 6)}
 
 
-def _group_table(rows: Sequence[Mapping[str, Any]], key: str) -> dict[str, Any]:
+def _group_table(rows: Sequence[Mapping[str, Any]], key: str) -> dict[str, SeedInterval]:
     per_group: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         group = row.get(key)
@@ -52,14 +53,14 @@ def _group_table(rows: Sequence[Mapping[str, Any]], key: str) -> dict[str, Any]:
     return table
 
 
-def _noisy(rows: Sequence[Mapping[str, Any]], spread_limit: float) -> list[dict[str, Any]]:
+def _noisy(rows: Sequence[Mapping[str, Any]], spread_limit: float) -> list[NoisyQuestion]:
     by_key: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     labels: dict[str, tuple[Any, Any]] = {}
     for row in rows:
         key = str(row["question_key"])
         by_key[key][row["seed"]].append(float(row["score"]))
         labels.setdefault(key, (row.get("category"), row.get("level")))
-    flagged = []
+    flagged: list[NoisyQuestion] = []
     for key in sorted(by_key):
         per_seed = {seed: mean(v) for seed, v in by_key[key].items()}
         if len(per_seed) < 2:
@@ -74,7 +75,7 @@ def _noisy(rows: Sequence[Mapping[str, Any]], spread_limit: float) -> list[dict[
 
 
 def summarize_seeds(scores: Iterable[Mapping[str, Any]], *,
-                    thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
+                    thresholds: ThresholdsConfig | None = None) -> SeedSummary:
     """Rows {seed, question_key, category, level, score} -> summary.json tables.
 
     Returns {"seeds", "overall", "by_category", "by_level", "noisy_questions", "noise_threshold",

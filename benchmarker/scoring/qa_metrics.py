@@ -19,10 +19,12 @@ Works for any suite: in-house kinds simply bring other question_type values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict
+from collections.abc import Iterable, Sequence
+from typing import Any, NotRequired, TypedDict
 
+from benchmarker.log.lines import ResultLine
 from benchmarker.scoring.grade import Grade
+from benchmarker.scoring.retrieval_shapes import RetrievalMetrics
 from benchmarker.scoring.stats import wilson
 
 
@@ -36,6 +38,28 @@ class AccuracyCell(TypedDict):
     unjudged: int
 
 
+class TaskAverage(TypedDict):
+    """qa.task_averaged: the unweighted mean of the per-type accuracies, and the types averaged."""
+
+    accuracy: float | None
+    types: list[str]
+    n_types: int
+
+
+class QaMetrics(TypedDict):
+    """summary.json's `qa` block (module docstring), in the order its keys are written."""
+
+    overall: AccuracyCell
+    task_averaged: TaskAverage
+    abstention: AccuracyCell
+    by_type: dict[str, AccuracyCell]
+    abstention_type: str | None
+    judged: int
+    unjudged: int
+    not_graded: int
+    retrieval: NotRequired[RetrievalMetrics]   # qa_corrected only: retrieval over the corrected evidence
+
+
 def cell(labels: Iterable[bool | None]) -> AccuracyCell:
     """n, correct, accuracy and a 95% Wilson interval over judged labels; unjudged counted apart."""
     values = list(labels)
@@ -46,11 +70,11 @@ def cell(labels: Iterable[bool | None]) -> AccuracyCell:
             "ci95": [lo, hi] if n else None, "unjudged": len(values) - n}
 
 
-def is_abstention(record: dict[str, Any]) -> bool:
+def is_abstention(record: ResultLine) -> bool:
     return bool(record.get("is_abstention")) or str(record.get("question_id", "")).endswith("_abs")
 
 
-def abstention_type(results: list[dict[str, Any]]) -> str | None:
+def abstention_type(results: Sequence[ResultLine]) -> str | None:
     """The question type made of exactly the abstention questions, or None (module docstring)."""
     types = {str(r.get("question_type") or "unknown") for r in results if is_abstention(r)}
     if len(types) != 1:
@@ -68,12 +92,12 @@ def shown_rows(qa: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                                                     if name != same]
 
 
-def not_graded(record: Mapping[str, Any]) -> bool:
+def not_graded(record: ResultLine) -> bool:
     """An answer nothing was asked to judge (a retrieval-only run's): not a QA answer at all."""
     return record.get("label") is None and Grade.of_line(record).judge == "none"
 
 
-def qa_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
+def qa_metrics(results: Sequence[ResultLine]) -> QaMetrics:
     """The `qa` block of summary.json (module docstring); not-graded records are left out, counted apart."""
     skipped = sum(1 for r in results if not_graded(r))
     results = [r for r in results if not not_graded(r)]

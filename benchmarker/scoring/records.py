@@ -30,27 +30,16 @@ directory, including one produced on another machine.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import latest_by, read_jsonl
-from benchmarker.log.lines import Json
-from benchmarker.scoring.grade import Grade, GradeTokens
+from benchmarker.log.lines import ResultLine
 
 GRADING_KEYS = ("label", "autoeval_label", "grade")
 
 
-def grading_fields(label: bool | None, *, judge: str, model: str | None, reason: str,
-                   attempts: int = 1, template: str | None = None, reply: str | None = None,
-                   score: float | None = None, input_tokens: int = 0,
-                   output_tokens: int = 0, judge_error: str | None = None) -> dict[str, Json]:
-    """Deprecated: build a `Grade` (scoring/grade.py) and call its `line_fields()`; kept for bench/answered_run.py."""
-    return Grade(label=label, judge=judge, model=model, reason=reason, attempts=attempts, template=template,
-                 reply=reply, score=score, tokens=GradeTokens(input=input_tokens, output=output_tokens),
-                 error=judge_error).line_fields()
-
-
-def load_results(run_dir: Path) -> list[dict[str, Any]]:
+def load_results(run_dir: Path) -> list[ResultLine]:
     """All results lines of a run; the last line wins when a question was re-judged."""
     path = Path(run_dir) / "results.jsonl"
     if not path.exists():
@@ -67,10 +56,10 @@ _SHAPES: dict[str, tuple[type, ...]] = {"question_id": (str, int), "label": (boo
 _JSON = {str: "a string", int: "a number", bool: "true or false", list: "an array", dict: "an object"}
 
 
-def checked_results(path: Path) -> list[dict[str, Any]]:
+def checked_results(path: Path) -> list[ResultLine]:
     """A results file's lines, each checked for the shapes the metrics read: a damaged line is one
     UserError naming the file, the line and the key, not a traceback deep in a metric."""
-    lines = []
+    lines: list[ResultLine] = []
     for number, line in enumerate(read_jsonl(path), start=1):
         if not isinstance(line, dict):
             raise UserError(f"{path}:{number}: not a JSON object; fix or delete that line")
@@ -82,5 +71,6 @@ def checked_results(path: Path) -> list[dict[str, Any]]:
         hits = line.get("retrieved") or []
         if any(not isinstance(hit, dict) for hit in hits):
             raise UserError(f"{path}:{number}: `retrieved` holds something other than hit objects; fix or delete that line")
-        lines.append(line)
+        # The one place a read-back results line becomes a ResultLine: the keys metrics index are checked above.
+        lines.append(cast(ResultLine, line))
     return lines

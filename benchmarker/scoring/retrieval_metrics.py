@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any, TypedDict
+from typing import Any
 
 from benchmarker.log.jsonl import Keyed
+from benchmarker.log.lines import ResultLine
 from benchmarker.metric_names import K_VALUES, LEVELS, METRICS
 from benchmarker.scoring.qa_metrics import is_abstention
+from benchmarker.scoring.retrieval_shapes import RetrievalMetrics, TracedHits, TypeRetrieval
 
-__all__ = ["K_VALUES", "LEVELS", "METRICS"]  # re-exported: callers import them with the metrics
+# re-exported: callers import them with the metrics
+__all__ = ["K_VALUES", "LEVELS", "METRICS", "RetrievalMetrics", "TracedHits", "TypeRetrieval"]
 
 
 
@@ -51,22 +54,6 @@ def score_ranking(ranked: Sequence[Hashable], evidence: set[Hashable], k: int) -
     actual = dcg([1.0 if item in evidence else 0.0 for item in top], k)
     return {"recall_any": float(bool(found)), "recall_all": float(found == evidence),
             "ndcg_any": actual / ideal if ideal else 0.0}
-
-
-class TypeRetrieval(TypedDict):
-    """One question type's means and counts under `retrieval.by_type`."""
-
-    metrics: dict[str, float | None]
-    n: dict[str, int]
-
-
-class TracedHits(TypedDict):
-    """`retrieval.traced`: a mapped server's hits traced back to the dataset message that wrote them."""
-
-    hits: int
-    hits_traced: int
-    share: float
-    servers: list[str]
 
 
 def _ordered_hits(hits: Sequence[Keyed]) -> list[Keyed]:
@@ -105,14 +92,14 @@ def turn_ranking(hits: Sequence[Keyed]) -> list[tuple[str, int] | str]:
     return out
 
 
-def evidence_sets(record: dict[str, Any]) -> dict[str, set[Any]]:  # session ids; (session, turn) pairs
+def evidence_sets(record: ResultLine) -> dict[str, set[Hashable]]:  # session ids; (session, turn) pairs
     """The evidence of a record at each level."""
     turns = {_turn_key(*pair[:2]) for pair in record.get("evidence_turns") or [] if len(pair) >= 2}
     return {"session": {str(s) for s in record.get("answer_session_ids") or []},
             "turn": {t for t in turns if t is not None}}
 
 
-def question_retrieval(record: dict[str, Any], ks: Sequence[int] = K_VALUES) -> dict[str, dict[str, float | None]] | None:
+def question_retrieval(record: ResultLine, ks: Sequence[int] = K_VALUES) -> dict[str, dict[str, float | None]] | None:
     """Per-question metrics {"session": {"recall_any@5": ...}, "turn": {...}}; None if not scored.
 
     A level is missing when the question has no evidence there; a value is None when k > top_k.
@@ -150,7 +137,7 @@ def _aggregate(per_question: list[dict[str, dict[str, float | None]]],
     return means, counts
 
 
-def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUES) -> dict[str, Any]:
+def retrieval_metrics(results: Sequence[ResultLine], ks: Sequence[int] = K_VALUES) -> RetrievalMetrics:
     """The `retrieval` block of summary.json (module docstring)."""
     with_hits = [r for r in results if r.get("retrieved") is not None]
     if not with_hits:
@@ -170,7 +157,7 @@ def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUE
     for qtype in sorted({str(r.get("question_type")) for r, _ in scored}):
         m, c = _aggregate([q for r, q in scored if str(r.get("question_type")) == qtype], ks)
         by_type[qtype] = {"metrics": m, "n": c}
-    top_ks = sorted({int(r.get("top_k") or len(r["retrieved"])) for r in with_hits})
+    top_ks = sorted({int(r.get("top_k") or len(r.get("retrieved") or [])) for r in with_hits})
     notes = []
     unavailable = [k for k in ks if k > max(top_ks)]
     if unavailable:
@@ -188,14 +175,14 @@ def retrieval_metrics(results: list[dict[str, Any]], ks: Sequence[int] = K_VALUE
             "by_type": by_type, "notes": notes}
 
 
-def _tracing(with_hits: list[dict[str, Any]]) -> tuple[TracedHits | None, str]:
+def _tracing(with_hits: Sequence[ResultLine]) -> tuple[TracedHits | None, str]:
     """How many hits of a mapped server (records with `hits_traced`) could be traced to dataset
     messages, and why metrics are not available when none could (never a silent zero)."""
     mapped = [r for r in with_hits if r.get("hits_traced") is not None]
     if not mapped:
         return None, ""  # Mycelian: every hit carries the harness's tags
-    hits = sum(len(r["retrieved"]) for r in mapped)
-    found = sum(int(r["hits_traced"]) for r in mapped)
+    hits = sum(len(r.get("retrieved") or []) for r in mapped)
+    found = sum(r.get("hits_traced") or 0 for r in mapped)
     servers = sorted({str(r.get("memory_server") or "the memory server") for r in mapped})
     traced: TracedHits = {"hits": hits, "hits_traced": found, "share": found / hits if hits else 0.0, "servers": servers}
     if hits and not found:

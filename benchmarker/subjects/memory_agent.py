@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
+from benchmarker.log.lines import Json
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.driver import MemoryDriver
 
@@ -25,7 +26,7 @@ class ReplayWrites(Protocol):
 
     def writes_for(self, case_id: str) -> Iterable[Any]: ...
     def missing_reason(self, case_id: str) -> str | None: ...
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> dict[str, Json]: ...
 
 
 @dataclass
@@ -61,5 +62,5 @@ class MemoryAgentSubject:
     async def check(self, phases: tuple[str, ...]) -> None:
         """Nothing to check: the memory server's setup checks the tools the agent gets."""
 
-    def describe(self) -> dict[str, Any] | None:
+    def describe(self) -> dict[str, Json] | None:
         return None

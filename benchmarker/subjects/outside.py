@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from benchmarker.agent.adapters import (
     AdapterError,
@@ -17,6 +16,7 @@ from benchmarker.agent.adapters import (
 )
 from benchmarker.config_schema import AgentConfig
 from benchmarker.errors import UserError
+from benchmarker.log.lines import Json
 from benchmarker.redact import redact, redact_url
 
 WHERE = {"http": "[agent.http].base_url", "subprocess": "[agent.subprocess].command"}
@@ -45,7 +45,7 @@ class OutsideAgentSubject:
             raise UserError(f"{err}. Check {key} in {self.config_path} and that the agent is up; "
                             "nothing was run") from err
 
-    def describe(self) -> dict[str, Any] | None:
+    def describe(self) -> dict[str, Json] | None:
         return self.pool.describe()
 
     def identity(self) -> dict[str, str]:

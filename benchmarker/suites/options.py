@@ -1,6 +1,6 @@
 """`SuiteOptions`: the base of a suite's own `[dataset]` keys (beside the shared kind, file, seed, ...).
 
-A suite names its model in `Suite.dataset_options`; config.py checks the keys once the kind is known and a
+A suite names its model in `Suite.data.options`; config.py checks the keys once the kind is known and a
 reader gets them typed through `<Model>.of(cfg.dataset)`. The keys stay in the `[dataset]` table (and in its dump, so
 run ids and manifests keep their bytes): `config_schema.DatasetConfig` keeps them as extra keys.
 """

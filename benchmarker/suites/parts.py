@@ -1,10 +1,12 @@
-"""The typed parts a `Suite` is made of, beside its scoring, plan and summary hooks.
+"""The typed parts a `Suite` value is made of (its scorer is suites/scorer.py, its reporting reporting/suite_parts.py).
 
+What a suite plans and which config keys name its data (`DataSource`: its plan, its options model, the kinds
+of question it has, its config rules) is a part.
 A part says what a benchmark does the way a value does, not as a flag on the suite: how its case moves
 through the run graph (`CaseProtocol`: QA or read-back) and whether, and how, the adversary writes new
 questions for it (`AdversaryPolicy`; a suite without one says why in `Suite.adversary_refusal`). The graph,
 config rules and `estimate` read these parts from the run's suite (`RunContext.suite`).
-Which config keys name its data and how a missing file is fixed (`DataSource`), what one judge call costs
+How a missing data file is fixed is said by the `DataSource` too; what one judge call costs
 (`JudgeCost`), where the benchmark's own judge prompts come from (`OfficialJudgeSource`, optional) and the gold
 `calibrate` grades against (`CalibrationGold`, optional) are parts too: an absent optional part says "none".
 """
@@ -16,8 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarker.config_schema import Problem
+
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from benchmarker.config_schema import DatasetConfig, RunConfig
     from benchmarker.datasets.schema import Case
+    from benchmarker.datasets.source import DatasetPlan
     from benchmarker.suites.settings import PlanSettings
 
 # A new question's rubric: (answer text, whether the question is an abstention) -> the rubric dict.
@@ -71,16 +79,44 @@ def fix_the_path(path: str) -> str:
     return "fix the path"
 
 
+def no_problems(cfg: RunConfig) -> list[Problem]:
+    """A suite that asks nothing more of the config than the shared rules."""
+    return []
+
+
 @dataclass(frozen=True)
 class DataSource:
-    """Which config keys name a suite's data, and what config.py says when they name nothing."""
+    """What a suite runs on: its plan, its own `[dataset]` keys, its question types, which config keys name its
+    data and what config.py says when they name nothing, and its other rules on a config of its kind."""
 
+    plan: Callable[[PlanSettings, Path], DatasetPlan]   # the run's cases as lazy groups; generated data into run_dir
+    # its own [dataset] keys beside the shared ones (kind, file, seed, ...): a pydantic model (extra="forbid")
+    # config.py checks once the kind is known; None: it has none
+    options: type[BaseModel] | None = None
+    question_types: tuple[str, ...] = ()   # what [run].question_types may name (empty: not checked)
+    # its rules on a config of its kind, beside the question types (config.py already refuses a file key it
+    # does not read)
+    problems: Callable[[RunConfig], list[Problem]] = no_problems
     reads_file: bool = False             # [dataset].file names its data
     reads_dataset_file: bool = False     # dataset_file / a LongMemEval clone (dataset_repo_path) name its data
     # whether `[dataset].file` names data it can read (a file; a suite may accept a folder, as BEAM's clone)
     finds_data_at: Callable[[Path], bool] = Path.is_file
     # what to do when `[dataset].file` names nothing (the path, resolved): the way that leads to a run
     missing_file_hint: Callable[[str], str] = fix_the_path
+
+    def options_of(self, dataset: DatasetConfig) -> BaseModel | None:
+        """The suite's own keys of a loaded config's [dataset] table (defaults where absent), or None."""
+        if self.options is None:
+            return None
+        fields = self.options.model_fields   # a manifest's config also holds other suites' legacy keys
+        return self.options.model_validate({k: v for k, v in (dataset.model_extra or {}).items() if k in fields})
+
+    def config_problems(self, cfg: RunConfig) -> list[Problem]:
+        """Its rules on a config whose [dataset].kind is this suite: its own, then the question types'."""
+        allowed = self.question_types
+        return self.problems(cfg) + [
+            Problem(("run", "question_types", i), f'got "{qtype}"; allowed: {", ".join(allowed)}')
+            for i, qtype in enumerate(cfg.run.question_types) if allowed and qtype not in allowed]
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from benchmarker.config_schema import RunConfig
 from benchmarker.datasets.schema import Case, Session
 from benchmarker.token_count import count_tokens
+
+if TYPE_CHECKING:
+    from benchmarker.verbs.rescore import CaseRebuild
 
 
 class HistoryCut(TypedDict):
@@ -93,8 +95,8 @@ def build_history(case: Case, limit: int) -> History:
     return History(text, total, dropped, before, count_tokens(text), skipped)
 
 
-def history_cases(config: RunConfig, run_dir: Path, case_ids: Iterable[str]) -> dict[str, Case]:
+def history_cases(rebuild: CaseRebuild, run_dir: Path, case_ids: Iterable[str]) -> dict[str, Case]:
     """The run's cases (its sessions) by id, rebuilt from the dataset its config names."""
     from benchmarker.verbs.rescore import cases_named
 
-    return cases_named(config, run_dir, set(case_ids), "baselines")
+    return cases_named(rebuild, run_dir, set(case_ids), "baselines")

@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import HumanMessage
 
 from benchmarker.agent.ledger import usage_of
 from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
-from benchmarker.config_schema import RunConfig
+from benchmarker.config_schema import BaselinesConfig, EvalConfig, RunConfig, RunSection
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import UserError
 from benchmarker.log.records import AnswerRecord
@@ -38,6 +39,11 @@ from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.token_count import TOKENIZER
 from benchmarker.verbs.baseline_history import History, HistoryCut, build_history, history_cases
 from benchmarker.verbs.oracle import QUESTION_KEYS
+
+if TYPE_CHECKING:
+    from benchmarker.log.jsonl import JsonlWriter
+    from benchmarker.run.models import RunModels
+    from benchmarker.verbs.rescore import CaseRebuild
 
 BASELINES_DIR = "baselines"
 BASELINES = ("no_memory", "full_context")
@@ -120,43 +126,42 @@ async def ask(name: str, reader: Any, answer: AnswerRecord, history: History | N
                           "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}}})
 
 
-def _models(config: RunConfig, out_dir: Path) -> tuple[Any, Any]:
-    """The reader and judge, their ledger continuing the baseline's journal (ledger.jsonl) and writing to it."""
-    from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
-    from benchmarker.log.confined import make_folders
-    from benchmarker.log.jsonl import JsonlWriter, read_jsonl
-    from benchmarker.run.models import build_models
+@dataclass(frozen=True)
+class BaselineSettings:
+    """What a baseline reads of the run's (or CONFIG's) config, taken once by `run_baselines`."""
 
-    journal = out_dir / JOURNAL_FILE
-    models = build_models(config, earlier_tokens=journal_totals(read_jsonl(journal)), with_agent=False)
-    make_folders(out_dir)   # never through a link below the run directory (log/confined.py)
-    writer = JsonlWriter(journal, durable=True)
-    models.ledger.journal_to(writer.write)
-    return models, writer
+    eval: EvalConfig
+    run: RunSection
+    baselines: BaselinesConfig
+    provider: str          # [provider].type
+    qa_model: str          # [models].qa
+    dataset_kind: str
+    cases: CaseRebuild     # how the full-context histories' cases are rebuilt
 
 
-async def run_baseline(name: str, run_dir: Path, config: RunConfig, answers: dict[str, AnswerRecord],
-                       cases: dict[str, Case]) -> tuple[RunSummary, Path]:
-    """Answer and judge every pending question of one baseline; write its folder's outputs."""
+async def run_baseline(name: str, run_dir: Path, settings: BaselineSettings, models: RunModels, journal: JsonlWriter,
+                       answers: dict[str, AnswerRecord], cases: dict[str, Case]) -> tuple[RunSummary, Path]:
+    """Answer and judge every pending question of one baseline with `models` (their ledger journaled to
+    `journal`); write its folder's outputs."""
     from benchmarker.reporting.outputs import write_outputs
+    from benchmarker.reporting.run_meta import RunMeta
     from benchmarker.score import score
 
     out_dir = run_dir / BASELINES_DIR / name
-    models, journal = _models(config, out_dir)
-    judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
+    judge = models.judge_for(settings.eval, settings.run.max_failures_in_a_row)
     log = RunLog(run_dir, answers_dir=out_dir)
     pending = [a for q, a in answers.items() if q not in log.done.judged]
     to_ask = sorted({a.case_id for a in pending if a.question_id not in log.done.answered})
-    histories = Histories(config.baselines.full_context_tokens,
-                          history_cases(config, run_dir, to_ask if name == "full_context" else []))
-    semaphore = asyncio.Semaphore(config.run.concurrency)
+    histories = Histories(settings.baselines.full_context_tokens,
+                          history_cases(settings.cases, run_dir, to_ask if name == "full_context" else []))
+    semaphore = asyncio.Semaphore(settings.run.concurrency)
 
     async def one(gold: AnswerRecord) -> None:
         async with semaphore:
             answer = log.done.answered.get(gold.question_id)
             if answer is None:
                 history = histories.get(gold.case_id) if name == "full_context" else None
-                answer = await ask(name, models.qa, gold, history, config.provider.type, config.models.qa)
+                answer = await ask(name, models.qa, gold, history, settings.provider, settings.qa_model)
                 log.append(answer)
             result = await score(answer, cases.get(gold.case_id), judge)
         log.append(result)
@@ -173,21 +178,38 @@ async def run_baseline(name: str, run_dir: Path, config: RunConfig, answers: dic
     finally:
         log.close()
         journal.close()
-    meta = {"run_id": f"{run_dir.name}/{BASELINES_DIR}/{name}", "offline": models.offline, "mode": "agent",
+    meta: RunMeta = {"run_id": f"{run_dir.name}/{BASELINES_DIR}/{name}", "offline": models.offline, "mode": "agent",
             "judge": models.judge_kind, "point": f"{BASELINES_DIR}/{name}", "tokens": models.ledger.snapshot(),
-            "dataset_kind": config.dataset.kind, "thresholds": config.eval.thresholds.model_dump(mode="json"),
-            "baseline": {"name": name, "of_run": run_dir.name, "reader": config.models.qa, "judge": models.judge_kind,
+            "dataset_kind": settings.dataset_kind, "thresholds": settings.eval.thresholds.model_dump(mode="json"),
+            "baseline": {"name": name, "of_run": run_dir.name, "reader": settings.qa_model, "judge": models.judge_kind,
                          "context": CONTEXTS[name], "tokenizer": TOKENIZER, "original_report": "../../report.html",
-                         **({"full_context_tokens": config.baselines.full_context_tokens}
+                         **({"full_context_tokens": settings.baselines.full_context_tokens}
                             if name == "full_context" else {})}}
     return write_outputs(out_dir, run_dir, meta, SUITE_LOOKUP)[0], out_dir
 
 
 async def run_baselines(run_dir: Path, config: RunConfig, names: Sequence[str]) -> list[tuple[str, RunSummary, Path]]:
-    """Each named baseline in turn, on the run's questions, with the run's (or CONFIG's) reader and judge."""
-    from benchmarker.verbs.rescore import cases_for
+    """Each named baseline in turn, on the run's questions, with the run's (or CONFIG's) reader and judge (their
+    ledger continuing each baseline's journal, ledger.jsonl, and writing to it)."""
+    from benchmarker.agent.ledger import JOURNAL_FILE, journal_totals
+    from benchmarker.log.confined import make_folders
+    from benchmarker.log.jsonl import JsonlWriter, read_jsonl
+    from benchmarker.run.models import build_models
+    from benchmarker.verbs.rescore import CaseRebuild, cases_for
 
     answers = run_answers(run_dir)
-    cases = cases_for(config, run_dir, answers)
+    rebuild = CaseRebuild.of(config)
+    cases = cases_for(rebuild, run_dir, answers)
     config = config.model_copy(update={"run": config.run.model_copy(update={"mode": "agent", "phases": ("qa", "eval")})})
-    return [(name, *await run_baseline(name, run_dir, config, answers, cases)) for name in names]
+    settings = BaselineSettings(config.eval, config.run, config.baselines, config.provider.type, config.models.qa,
+                                config.dataset.kind, rebuild)
+    done = []
+    for name in names:
+        out_dir = run_dir / BASELINES_DIR / name
+        journal = out_dir / JOURNAL_FILE
+        models = build_models(config, earlier_tokens=journal_totals(read_jsonl(journal)), with_agent=False)
+        make_folders(out_dir)   # never through a link below the run directory (log/confined.py)
+        writer = JsonlWriter(journal, durable=True)
+        models.ledger.journal_to(writer.write)
+        done.append((name, *await run_baseline(name, run_dir, settings, models, writer, answers, cases)))
+    return done

@@ -43,6 +43,7 @@ from benchmarker.suites.settings import PlanSettings
 if TYPE_CHECKING:
     from benchmarker.agent.ledger import LedgerSnapshot
     from benchmarker.datasets.schema import Case
+    from benchmarker.reporting.calibration_shapes import CalibrationSummary, Disagreement
     from benchmarker.scoring.calibration.labels import Gold
 
 VERDICTS_FILE = "verdicts.jsonl"
@@ -60,19 +61,15 @@ class JudgeChoice:
     note: str
 
 
-def load_answers(config: RunConfig, label_files: list[Path]) -> list[LabelledAnswer]:
-    """The labelled answers joined with CONFIG's gold (`[dataset] file`, read by its suite)."""
-    return read_labels(list(label_files), calibration_gold(config)[0])
-
-
-def calibration_gold(config: RunConfig) -> tuple[dict[str, Gold], dict[str, Case]]:
-    """(question_id -> Gold, question_id -> case) from the config's suite; one line when it has none."""
-    source = suite(config.dataset.kind).calibration_gold
-    got = None if source is None else source.read(PlanSettings.of(config))
+def calibration_gold(settings: PlanSettings, config_path: Path | None) -> tuple[dict[str, Gold], dict[str, Case]]:
+    """(question_id -> Gold, question_id -> case) from the config's suite (its `[dataset] file`, read by the suite);
+    one line when it has none."""
+    source = suite(settings.dataset.kind).calibration_gold
+    got = None if source is None else source.read(settings)
     if got is None:
-        raise UserError(f"{config.config_path}: calibrate needs gold answers it can read: a LongMemEval-format file "
+        raise UserError(f"{config_path}: calibrate needs gold answers it can read: a LongMemEval-format file "
                         "([dataset] file, e.g. ../shared/data/judge/longmemeval_questions.json, or "
-                        f"dataset_repo_path) or a BEAM clone (kind = \"beam\"); kind \"{config.dataset.kind}\" has none")
+                        f"dataset_repo_path) or a BEAM clone (kind = \"beam\"); kind \"{settings.dataset.kind}\" has none")
     return got
 
 
@@ -85,7 +82,8 @@ def choose_judges(config: RunConfig, kinds: list[str]) -> list[JudgeChoice]:
     for kind in wanted:
         cfg = config if kind is None else config.model_copy(
             update={"eval": config.eval.model_copy(update={"judge": kind})})
-        chosen, note = choose_judge(cfg)  # ConfigError: llm / official without [models].eval and a provider
+        # ConfigError: llm / official without [models].eval and a provider
+        chosen, note = choose_judge(cfg.eval, cfg.models, cfg.provider, cfg.run, cfg.params, cfg.config_path)
         thresholds = cfg.eval.thresholds.model_dump(mode="json")
         out.append(JudgeChoice(cfg, chosen, judge_label(chosen, cfg.models.eval, thresholds), note))
     return out
@@ -106,14 +104,15 @@ def _official_builder(choice: JudgeChoice) -> Any:
     here, where `run` would fall back to our prompts: a calibration must measure the judge it names."""
     from benchmarker.run.models import official_prompt_for
 
-    builder, reason = official_prompt_for(choice.kind, choice.config)
+    builder, reason = official_prompt_for(choice.kind, PlanSettings.of(choice.config))
     if builder is None and reason:
         raise UserError(f"{choice.config.config_path}: judge = \"official\" needs the benchmark's own evaluator: "
                         f"{reason} (for LongMemEval set dataset_repo_path to your clone)")
     return builder
 
 
-def estimate(config: RunConfig, label_files: list[Path], kinds: list[str], root: Path | None = None) -> list[EstimateRow]:
+def estimate(answers: list[LabelledAnswer], choices: list[JudgeChoice], output_dir: str,
+             root: Path | None = None) -> list[EstimateRow]:
     """Tokens and USD of each judge's calls still to make, without building or calling a model: each
     answer's rendered judge prompt (characters / 4) in, a yes/no out, priced by [prices]."""
     from benchmarker.agent.ledger import Usage, price_usage
@@ -121,9 +120,8 @@ def estimate(config: RunConfig, label_files: list[Path], kinds: list[str], root:
     from benchmarker.scoring.judge import build_prompt
     from benchmarker.verbs.estimate import JUDGE_OUTPUT
 
-    answers = load_answers(config, label_files)
     rows: list[EstimateRow] = []
-    for choice in choose_judges(config, kinds):
+    for choice in choices:
         unique = {a.key: a for a in answers}
         if not judge_class(choice.kind).needs_model:
             rows.append({"judge": choice.label, "kind": choice.kind, "model": None, "answers": len(answers),
@@ -131,7 +129,7 @@ def estimate(config: RunConfig, label_files: list[Path], kinds: list[str], root:
                          "output_tokens": 0, "usd": 0.0, "note": "deterministic grader: no model call"})
             continue
         builder = _official_builder(choice)
-        done = _done(out_dir(config.run.output_dir, choice, root) / VERDICTS_FILE)
+        done = _done(out_dir(output_dir, choice, root) / VERDICTS_FILE)
         pending = [a for k, a in unique.items() if k not in done]
         usage = Usage(calls=len(pending), output_tokens=JUDGE_OUTPUT * len(pending),
                       input_tokens=sum(tokens(len(build_prompt(a.record(), builder)[2])) for a in pending))
@@ -155,16 +153,14 @@ def format_estimate(rows: list[EstimateRow]) -> str:
     return "\n".join(out)
 
 
-async def calibrate(config: RunConfig, label_files: list[Path], kinds: list[str], root: Path | None = None,
-                    development: list[Path] | None = None) -> list[dict[str, Any]]:
-    """Calibrate each chosen judge; return their summaries (each also in its calibration.json). The
-    `development` files (also calibrated) are reported apart, as a fit: the judge was developed on them."""
-    marked = list(development or [])
-    files = with_development(label_files, marked)
-    gold, cases = calibration_gold(config)
-    answers = read_labels(list(files), gold)
-    return [await calibrate_one(choice, answers, out_dir(config.run.output_dir, choice, root), files, marked, cases)
-            for choice in choose_judges(config, kinds)]
+async def calibrate(answers: list[LabelledAnswer], cases: dict[str, Case], choices: list[JudgeChoice],
+                    output_dir: str, files: list[Path], development: list[Path],
+                    root: Path | None = None) -> list[dict[str, Any]]:
+    """Calibrate each chosen judge on `answers` (read from `files`); return their summaries (each also in its
+    calibration.json). The `development` files (also calibrated) are reported apart, as a fit: the judge was
+    developed on them."""
+    return [await calibrate_one(choice, answers, out_dir(output_dir, choice, root), files, development, cases)
+            for choice in choices]
 
 
 def with_development(label_files: list[Path], development: list[Path]) -> list[Path]:
@@ -256,7 +252,8 @@ def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[st
     from benchmarker.scoring.calibration.agreement import summarise
     from benchmarker.scoring.calibration.development import development_notes
 
-    rows, disagreements = [], []
+    rows = []
+    disagreements: list[Disagreement] = []   # calibration.jsonl's lines
     for a in answers:
         line = verdicts.get(a.key) or {}
         verdict = line.get("verdict")
@@ -283,7 +280,9 @@ def _write(choice: JudgeChoice, answers: list[LabelledAnswer], verdicts: dict[st
                "labels_models": dict(Counter(a.model for a in answers))} | summarise(rows, development)
     summary |= {"disagreements": sum(1 for d in disagreements if not d["unjudged"]), "tokens": tokens,
                 "files": {name: str(folder / name) for name in FILES}}
-    write_calibration(folder, summary, disagreements)  # calibration.json once, with the paths it lists
+    # TODO(issue 46): agreement.summarise returns an open dict; typed, `summary` is a CalibrationSummary without a cast
+    # calibration.json once, with the paths it lists
+    write_calibration(folder, cast("CalibrationSummary", summary), disagreements)
     return summary
 
 
@@ -350,11 +349,15 @@ def run_calibrate_verb(args: CalibrateArgs) -> int:
     if args.out is not None:
         check_out_folder(args.out)
     labels, development, judges = list(args.labels), list(args.development), list(args.judges)
+    files = with_development(labels, development)
+    gold, cases = calibration_gold(PlanSettings.of(config), config.config_path)
+    answers = read_labels(files, gold)
+    choices = choose_judges(config, judges)
     if args.estimate:
-        rows = estimate(config, with_development(labels, development), judges, args.out)
+        rows = estimate(answers, choices, config.run.output_dir, args.out)
         print("\n".join(json.dumps(r) for r in rows) if args.json else format_estimate(rows))
         return 0
-    summaries = asyncio.run(calibrate(config, labels, judges, args.out, development))
+    summaries = asyncio.run(calibrate(answers, cases, choices, config.run.output_dir, files, development, args.out))
     print("\n".join(json_line(s) if args.json else format_summary(s) for s in summaries))
     return 0
 

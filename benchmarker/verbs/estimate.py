@@ -81,6 +81,7 @@ from benchmarker.run.estimate_model import (
 )
 from benchmarker.scoring.analyst import HITS_SHOWN, TEXT_CHARS
 from benchmarker.suites.long_horizon.data.adversary import FACTS_SHOWN
+from benchmarker.suites.settings import PlanSettings
 from benchmarker.verbs.estimate_shapes import (
     ComparisonRow,
     EstimateDataset,
@@ -122,8 +123,21 @@ class Variant:
     agent: Usage = field(default_factory=Usage)
 
 
+@dataclass(frozen=True)
+class EstimateSettings:
+    """The slice of CONFIG the estimate's tables and assumptions read, taken once by `estimate_run`."""
+
+    pricing: RolePricing            # each role's model, the provider, [batch] and [prices]
+    agent: AgentConfig
+    memory: MemoryConfig
+    context_cadence: int            # [params]
+    dataset_kind: str
+    multi_agent: MultiAgentConfig
+
+
 @dataclass
 class Estimate:
+    settings: EstimateSettings
     configured: Setting
     variants: list[Variant]
     all_tools: tuple[str, ...]
@@ -202,10 +216,13 @@ def estimate_run(config: RunConfig, scratch_dir: Path) -> Estimate:
     agent_used = config.run.mode == "agent" and "ingest" in config.run.phases and not outside
     model = agent_model(config.params, config.memory) if agent_used else None
     all_tools = tuple(model.schema_chars) if model else tuple(MEMORY_AGENT_TOOLS)
-    est = Estimate(configured, _settings(config.agent, config.memory, all_tools), all_tools, model)
+    pricing = role_pricing(config.models, config.provider, config.batch, config.prices)
+    settings = EstimateSettings(pricing, config.agent, config.memory, config.params.context_cadence,
+                                config.dataset.kind, config.multi_agent)
+    est = Estimate(settings, configured, _settings(config.agent, config.memory, all_tools), all_tools, model)
     answering = Answering.of(config.params, config.run, llm_judged(config.models, config.params, config.run))
     policies = {cached: cache_policy(config.provider.type, config.models.agent, cached) for cached in (False, True)}
-    plan, scoring = plan_dataset(config, scratch_dir), scoring_suite(config.dataset.kind)
+    plan, scoring = plan_dataset(PlanSettings.of(config), scratch_dir), scoring_suite(config.dataset.kind)
     for group in plan.groups:
         for case in group.cases():
             est.cases += 1
@@ -389,12 +406,13 @@ def schema_tokens(est: Estimate) -> SchemaTokens:
 TOKEN_COUNT = f"approximation: ~{CHARS_PER_TOKEN:g} characters per token"
 
 
-def assumptions(est: Estimate, config: RunConfig) -> list[str]:
-    policy = cache_policy(config.provider.type, config.models.agent, True)  # what the cache-on rows mean
+def assumptions(est: Estimate) -> list[str]:
+    config = est.settings
+    policy = cache_policy(config.pricing.provider, config.pricing.models.agent, True)  # what the cache-on rows mean
     out = [f"{TOKEN_COUNT} (real tokenizers differ by some 10-20%; a run measures what each reader saw with "
            "cl100k_base instead: summary.json `budget`)."]
     if est.model is not None:
-        out += _agent_assumptions(config.params.context_cadence, config.agent.prompt_cache, policy)
+        out += _agent_assumptions(config.context_cadence, config.agent.prompt_cache, policy)
         if config.memory.preset != "mycelian" or config.memory.mapping:
             out.append(f"the memory agent is costed on Mycelian's tools and capture policy; [memory] names another "
                        f"server ({config.memory.mapping or config.memory.preset}), whose own tools and prompt the "
@@ -403,7 +421,7 @@ def assumptions(est: Estimate, config: RunConfig) -> list[str]:
         out.append(f"the agent is outside ([agent] type = {config.agent.type!r}): it learns and answers with its own "
                    "models, which the harness neither sees nor counts (report them in the answer's metadata); only "
                    "the judge is costed here.")
-    scoring = scoring_suite(config.dataset.kind)
+    scoring = scoring_suite(config.dataset_kind)
     judge_in, judge_out = judge_call(scoring)
     why = scoring.judge_cost.note
     out.append(f"QA: {QA_OVERHEAD_TOKENS} tokens of reader prompt + min(top_k x {ENTRY_TOKENS}, "
@@ -469,15 +487,15 @@ def _agent_assumptions(cadence: int, prompt_cache: bool, policy: CachePolicy) ->
 
 # --- output ------------------------------------------------------------------------------------
 
-def estimate_json(est: Estimate, config: RunConfig) -> EstimateJson:
+def estimate_json(est: Estimate) -> EstimateJson:
     notes: list[str] = []
-    pricing = role_pricing(config)
+    config, pricing = est.settings, est.settings.pricing
     usd = cost(est, pricing, notes)
     models = pricing.role_models
     rows = comparison(est, pricing, notes)
     unpriced = sorted({models[r] for r, c in usd.items() if c is None}
                       | ({models["agent"]} if any(r["agent_usd"] is None for r in rows) else set()))
-    policy = cache_policy(config.provider.type, config.models.agent, config.agent.prompt_cache)
+    policy = cache_policy(pricing.provider, pricing.models.agent, config.agent.prompt_cache)
     dataset: EstimateDataset = {"questions": est.questions, "cases": est.cases, "sessions": est.sessions,
                                 "messages": est.messages}
     if config.multi_agent.adversary:
@@ -485,7 +503,7 @@ def estimate_json(est: Estimate, config: RunConfig) -> EstimateJson:
     return {
         "schema_version": SCHEMA_VERSION,
         "dataset": dataset,
-        "setting": {"provider": config.provider.type, "agent_model": config.models.agent,
+        "setting": {"provider": pricing.provider, "agent_model": pricing.models.agent,
                     "prompt_cache": est.configured.prompt_cache, "ingest_unit": est.configured.unit,
                     "tools": list(est.configured.tools), "cache": policy.note},
         "roles": _roles(est, pricing, usd, notes),
@@ -494,7 +512,7 @@ def estimate_json(est: Estimate, config: RunConfig) -> EstimateJson:
         "floor": floor_json(est, pricing),
         "tool_schema_tokens": schema_tokens(est),
         "system_prompt_tokens": {u: est.model.system_tokens(u) for u in UNITS} if est.model else {},
-        "assumptions": assumptions(est, config),
+        "assumptions": assumptions(est),
         "token_count": TOKEN_COUNT,
         "price_notes": notes,
         "unpriced_models": unpriced,
@@ -563,8 +581,8 @@ def _multi_agent_lines(est: Estimate, data: EstimateJson) -> list[str]:
     return lines
 
 
-def format_estimate(est: Estimate, config: RunConfig) -> str:
-    data = estimate_json(est, config)
+def format_estimate(est: Estimate) -> str:
+    data = estimate_json(est)
     s = data["setting"]
     lines = [f"questions {est.questions}, cases (memories) {est.cases}, sessions {est.sessions}, "
              f"messages {est.messages}, agent model calls ~{est.agent_calls:,} "
@@ -573,7 +591,7 @@ def format_estimate(est: Estimate, config: RunConfig) -> str:
              "| role | model | input tokens | cache read | cache write | output tokens | batch | cost (USD) |",
              "|---|---|---|---|---|---|---|---|"]
     for role, r in data["roles"].items():
-        batch = f"x{config.batch.price_factor:g} (was {_money(r['sync_usd'])})" if r["batch"] else "-"
+        batch = f"x{est.settings.pricing.batch.price_factor:g} (was {_money(r['sync_usd'])})" if r["batch"] else "-"
         lines.append(f"| {role} | {r['model'] or '-'} | {r['input_tokens']:,} | {r['cache_read_tokens']:,} | "
                      f"{r['cache_write_tokens']:,} | {r['output_tokens']:,} | {batch} | {_money(r['cost_usd'])} |")
     known = sum(r["cost_usd"] for r in data["roles"].values() if r["cost_usd"] is not None)
@@ -594,5 +612,6 @@ def format_estimate(est: Estimate, config: RunConfig) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Estimate", "RolePricing", "estimate_run", "format_estimate", "estimate_json", "cost", "eval_parts_cost",
+__all__ = ["Estimate", "EstimateSettings", "RolePricing",
+           "estimate_run", "format_estimate", "estimate_json", "cost", "eval_parts_cost",
            "comparison", "role_pricing"]

@@ -31,13 +31,21 @@ import re
 import statistics
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from benchmarker.config_schema import OnlineConfig, RunConfig, TracingConfig
+from benchmarker.config_schema import (
+    ModelsConfig,
+    OnlineConfig,
+    Price,
+    ProviderConfig,
+    RetryConfig,
+    RunConfig,
+    TracingConfig,
+)
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import JsonlWriter, read_json_object, read_jsonl, write_figure, write_json_atomic, write_text_atomic
 from benchmarker.log.lines import Json, Manifest, ManifestConfig, ManifestTokens
@@ -202,6 +210,7 @@ def items_from_run_dir(online: OnlineConfig, config_path: Path | None) -> Iterat
     from benchmarker.log.store import RunLog
     from benchmarker.log.written import written_texts
     from benchmarker.registry import plan_dataset
+    from benchmarker.suites.settings import PlanSettings
 
     run_dir = Path(online.run_dir)
     manifest = read_json_object(run_dir / "manifest.json")
@@ -212,7 +221,7 @@ def items_from_run_dir(online: OnlineConfig, config_path: Path | None) -> Iterat
     if not source_path.is_file():
         raise UserError(f"{run_dir}: its config {source_path} is gone; the dataset cannot be rebuilt without it")
     source = load_config(source_path)
-    plan = plan_dataset(source, run_dir)
+    plan = plan_dataset(PlanSettings.of(source), run_dir)
     if plan.sha256 != (manifest.get("dataset") or {}).get("sha256"):
         raise UserError(f"{run_dir}: the dataset of its config changed since the run (sha256 differs); "
                         "judge-online needs the messages the run ingested")
@@ -269,22 +278,23 @@ async def judge_item(item: ExtractionItem, model: Any | None, *, retries: int, t
             "extracted": item.extracted, **result.to_dict()}
 
 
-def _judge_model(config: RunConfig, ledger: Any) -> Any | None:
+def _judge_model(provider: ProviderConfig, models: ModelsConfig, retry: RetryConfig, config_path: Path | None,
+                 ledger: Any) -> Any | None:
     """The [models] eval model through the retry policy and the ledger; None offline."""
-    if config.provider.type == "offline":
+    if provider.type == "offline":
         return None
-    if not config.models.eval:
-        raise UserError(f"{config.config_path}: judge-online needs [models].eval (the judge model), or "
+    if not models.eval:
+        raise UserError(f"{config_path}: judge-online needs [models].eval (the judge model), or "
                         '[provider].type = "offline" for the deterministic enumeration')
     from benchmarker.agent.providers import make_chat_model
     from benchmarker.agent.retry import RetryingModel, RetryPolicy
     from benchmarker.run.models import provider_kwargs
 
-    policy = RetryPolicy.from_config(config.retry)
-    raw = make_chat_model(config.provider.type, config.models.eval, role="eval", temperature=0.0,
-                          max_tokens=config.models.max_tokens, **provider_kwargs(config.provider, config.retry))
-    return RetryingModel(raw, policy=policy, ledger=ledger, role="eval", model_id=config.models.eval,
-                         provider=config.provider.type)
+    policy = RetryPolicy.from_config(retry)
+    raw = make_chat_model(provider.type, models.eval, role="eval", temperature=0.0,
+                          max_tokens=models.max_tokens, **provider_kwargs(provider, retry))
+    return RetryingModel(raw, policy=policy, ledger=ledger, role="eval", model_id=models.eval,
+                         provider=provider.type)
 
 
 async def run_judge_online(config: RunConfig) -> Path:
@@ -301,7 +311,7 @@ async def run_judge_online(config: RunConfig) -> Path:
     done = {line["id"] for line in read_jsonl(out)}
     previous = cast(Manifest, read_json_object(run_dir / "manifest.json")) or None  # as build_manifest wrote it
     ledger = TokenLedger(prices=dict(config.prices), earlier=(previous or {}).get("tokens"))
-    model = _judge_model(config, ledger)
+    model = _judge_model(config.provider, config.models, config.retry, config.config_path, ledger)
     client, items = await _source(OnlineSource(config.online, config.tracing, config.config_path))
     manifest = build_manifest(
         config=cast(ManifestConfig, config.to_manifest(JUDGE)), config_path=str(config.config_path),
@@ -350,23 +360,24 @@ async def run_judge_online(config: RunConfig) -> Path:
 JUDGE_REPLY_TOKENS = 250   # the judge's JSON: four short lists (measured replies: 150-300 tokens)
 
 
-def estimate_judge_online(config: RunConfig) -> OnlineEstimate:
-    """Tokens and USD of judging what is not judged yet, before paying: each item's rendered judge
-    prompt (characters / 4) in, JUDGE_REPLY_TOKENS out, priced by [prices]."""
+def estimate_judge_online(run_dir: Path, source: OnlineSource, provider: str, eval_model: str,
+                          prices: Mapping[str, Price]) -> OnlineEstimate:
+    """Tokens and USD of judging what is not judged yet in `run_dir`, before paying: each item's rendered judge
+    prompt (characters / 4) in, JUDGE_REPLY_TOKENS out, priced by [prices] (`provider`: [provider].type,
+    `eval_model`: [models].eval)."""
     from benchmarker.agent.ledger import Usage, price_usage
     from benchmarker.run.estimate_model import tokens
     from benchmarker.suites.fact_extraction.fact_judge import format_extracted_output, render_fact_judge_prompt
 
-    done = {line["id"] for line in read_jsonl(config.run_dir / ONLINE_FILE)}
-    source = OnlineSource(config.online, config.tracing, config.config_path)
-    pending = _pending(config.online.limit, asyncio.run(_source(source))[1], done)
+    done = {line["id"] for line in read_jsonl(run_dir / ONLINE_FILE)}
+    pending = _pending(source.online.limit, asyncio.run(_source(source))[1], done)
     prompt_tokens = sum(tokens(len(render_fact_judge_prompt(_fact_case(i), format_extracted_output(i.extracted))))
                         for i in pending)
-    model = config.models.eval if config.provider.type != "offline" else "offline (deterministic enumeration)"
+    model = eval_model if provider != "offline" else "offline (deterministic enumeration)"
     usage = Usage(calls=len(pending), input_tokens=prompt_tokens, output_tokens=JUDGE_REPLY_TOKENS * len(pending))
-    price = config.prices.get(config.models.eval)
-    usd = 0.0 if config.provider.type == "offline" else \
-        price_usage(usage, None if price is None else price.model_dump(), config.models.eval)[0]
+    price = prices.get(eval_model)
+    usd = 0.0 if provider == "offline" else \
+        price_usage(usage, None if price is None else price.model_dump(), eval_model)[0]
     return {"runs_to_judge": len(pending), "already_judged": len(done), "model": model,
             "input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "usd": usd,
             "note": "judge retries after an unusable reply are not included" if pending else ""}

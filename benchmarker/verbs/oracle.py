@@ -23,7 +23,7 @@ from langchain_core.messages import HumanMessage
 from benchmarker.agent.ledger import usage_of
 from benchmarker.agent.messages import message_text
 from benchmarker.agent.prompts import load_prompt
-from benchmarker.config_schema import RunConfig
+from benchmarker.config_schema import ParamsConfig, RunConfig, RunSection
 from benchmarker.errors import UserError
 from benchmarker.graph.retrieval import build_context
 from benchmarker.log.records import AnswerRecord
@@ -33,6 +33,7 @@ from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.token_count import count_tokens
 from benchmarker.verbs.estimate_shapes import OracleEstimate
+from benchmarker.verbs.role_pricing import RolePricing
 
 ORACLE_DIR = "oracle"
 # What an answers line keeps in the oracle's copy: the question and its gold, never what memory returned.
@@ -71,12 +72,13 @@ def oracle_context(answer: AnswerRecord, max_chars: int) -> str:
 async def run_oracle(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
     """Answer and judge every pending question; write the oracle folder's outputs. Returns its summary."""
     from benchmarker.reporting.outputs import write_outputs
+    from benchmarker.reporting.run_meta import RunMeta
     from benchmarker.run.models import build_models
     from benchmarker.score import score
-    from benchmarker.verbs.rescore import cases_for
+    from benchmarker.verbs.rescore import CaseRebuild, cases_for
 
     answers = gold_answers(run_dir)
-    cases = cases_for(config, run_dir, answers)
+    cases = cases_for(CaseRebuild.of(config), run_dir, answers)
     config = config.model_copy(update={"run": config.run.model_copy(update={"mode": "agent", "phases": ("qa", "eval")})})
     models = build_models(config, with_agent=False)
     judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
@@ -101,7 +103,7 @@ async def run_oracle(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path
         await run_all_or_stop(one(a) for q, a in answers.items() if q not in log.done.judged)
     finally:
         log.close()
-    meta = {"run_id": f"{run_dir.name}/{ORACLE_DIR}", "offline": models.offline, "mode": "agent",
+    meta: RunMeta = {"run_id": f"{run_dir.name}/{ORACLE_DIR}", "offline": models.offline, "mode": "agent",
             "judge": models.judge_kind, "point": ORACLE_DIR, "tokens": models.ledger.snapshot(),
             "dataset_kind": config.dataset.kind, "thresholds": config.eval.thresholds.model_dump(mode="json"),
             "oracle": {"of_run": run_dir.name, "reader": config.models.qa, "judge": models.judge_kind,
@@ -122,12 +124,12 @@ async def _ask(reader: Any, template: str, gold: AnswerRecord, max_chars: int, o
                           "cache_read": usage.cache_read_tokens, "cache_write": usage.cache_write_tokens}}})
 
 
-def estimate_oracle(run_dir: Path, config: RunConfig) -> OracleEstimate:
+def estimate_oracle(run_dir: Path, params: ParamsConfig, run: RunSection, pricing: RolePricing) -> OracleEstimate:
     """Tokens and USD of the oracle's pending reader and judge calls (characters / 4, as `estimate` counts)."""
     from benchmarker.agent.ledger import Usage
     from benchmarker.run.estimate_model import tokens
     from benchmarker.verbs.estimate import QA_OUTPUT, judge_usage
-    from benchmarker.verbs.role_pricing import llm_judged, role_pricing
+    from benchmarker.verbs.role_pricing import llm_judged
 
     answers = gold_answers(run_dir)
     done = RunLog(run_dir, answers_dir=run_dir / ORACLE_DIR).done if (run_dir / ORACLE_DIR).is_dir() else None
@@ -135,10 +137,9 @@ def estimate_oracle(run_dir: Path, config: RunConfig) -> OracleEstimate:
     template = load_prompt("qa_reader.txt")
     asked = [a for a in pending if done is None or a.question_id not in done.answered]
     qa = Usage(len(asked), sum(tokens(len(template) + len(a.question) + len(oracle_context(
-        a, config.params.qa_max_context_chars))) for a in asked), len(asked) * QA_OUTPUT)
-    judge = judge_usage(llm_judged(config.models, config.params, config.run), pending)
-    pricing = role_pricing(config)
+        a, params.qa_max_context_chars))) for a in asked), len(asked) * QA_OUTPUT)
+    judge = judge_usage(llm_judged(pricing.models, params, run), pending)
     qa_usd, eval_usd = pricing.usd(qa, "qa"), pricing.usd(judge, "eval")
     return {"questions": len(answers), "pending": len(pending), "qa": qa.as_dict(), "eval": judge.as_dict(),
             "usd": None if qa_usd is None or eval_usd is None else qa_usd + eval_usd,
-            "models": {"qa": config.models.qa, "eval": config.models.eval or None}}
+            "models": {"qa": pricing.models.qa, "eval": pricing.models.eval or None}}

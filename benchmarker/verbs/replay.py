@@ -30,7 +30,7 @@ from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
 from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.console import print_outcome
-from benchmarker.run.replay_source import ReplaySource, ingested_memories
+from benchmarker.run.replay_source import ReplaySource, ReplayTarget, ingested_memories
 from benchmarker.run.run_files import read_manifest
 from benchmarker.run.runner import RunOutcome, execute_run
 
@@ -40,12 +40,12 @@ SIDE_BY_SIDE = ("session.recall_any@5", "session.recall_all@5", "session.recall_
 
 # --- the verb ------------------------------------------------------------------------------------
 
-def replay_run_id(config: RunConfig, source: ReplaySource) -> str:
-    """CONFIG's own run_id when it sets one, else `<config stem>-replay-<8 hex>`."""
-    path = config.config_path
+def replay_run_id(path: Path | None, run_id: str, config_hash: str, source: ReplaySource) -> str:
+    """CONFIG's own `run_id` when its file at `path` sets one, else `<config stem>-replay-<8 hex>` (over the
+    source's run id and CONFIG's canonical hash)."""
     if path is not None and _file_sets_run_id(path):
-        return config.run_id
-    digest = hashlib.sha256(f"{source.run_id}\n{canonical_hash(config)}".encode()).hexdigest()[:8]
+        return run_id
+    digest = hashlib.sha256(f"{source.run_id}\n{config_hash}".encode()).hexdigest()[:8]
     return f"{safe_stem(path) if path else 'run'}-replay-{digest}"
 
 
@@ -82,8 +82,9 @@ async def execute_replay(run_dir: Path, config: RunConfig) -> RunOutcome:
         raise UserError(f"{config.config_path}: replay re-sends recorded Mycelian add_entry / put_context calls; "
                         f"[memory] names another server ({config.memory.mapping or config.memory.preset}). Run the "
                         "agent on it instead: mycelian-longmemeval run CONFIG")
-    source = ReplaySource.load(run_dir, config)
-    config = config.model_copy(update={"run_id": replay_run_id(config, source)})
+    source = ReplaySource.load(run_dir, ReplayTarget.of(config))
+    run_id = replay_run_id(config.config_path, config.run_id, canonical_hash(config), source)
+    config = config.model_copy(update={"run_id": run_id})
     _check_target(config.run_dir, config.run_id, config.config_path, source)
     return await execute_run(config, replay=source)
 

@@ -12,19 +12,21 @@ than LongMemEval need their cases (the rubric, the facts): they are rebuilt from
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from benchmarker.config_schema import RunConfig
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import UserError
-from benchmarker.log.jsonl import read_jsonl
+from benchmarker.log.jsonl import read_decisions
 from benchmarker.log.records import AnswerRecord, read_records
 from benchmarker.log.store import RunLog
 from benchmarker.registry import SUITE_LOOKUP, suite_of_record
 from benchmarker.reporting.summary_model import RunSummary
 from benchmarker.run.concurrent import run_all_or_stop
 from benchmarker.scoring.attribution import WRITE_TOOLS, attribute, evidence_writes
+from benchmarker.suites.settings import PlanSettings
 
 
 def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
@@ -35,29 +37,42 @@ def score_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
     return judge_label(judge_kind, model, thresholds)
 
 
-def cases_for(config: RunConfig, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Case]:
+@dataclass(frozen=True)
+class CaseRebuild:
+    """How `score`, `oracle` and `baselines` rebuild a finished run's cases from the dataset a config describes,
+    taken once at the verb's entry: they read nothing else of that config."""
+
+    plan: PlanSettings                    # what registry.plan_dataset plans the config's data from
+    config_path: Path | None              # named when a case is missing
+    every: bool = False                   # `[dataset] errata`: every case (each carries its questions' corrections)
+
+    @classmethod
+    def of(cls, config: RunConfig) -> CaseRebuild:
+        return cls(PlanSettings.of(config), config.config_path, bool(config.dataset.errata))
+
+
+def cases_for(rebuild: CaseRebuild, run_dir: Path, answers: dict[str, AnswerRecord]) -> dict[str, Case]:
     """The cases of every answer whose suite scores it from its case, rebuilt from the config's dataset (every
     case with `[dataset] errata`: a case carries its questions' corrections)."""
-    every = bool(config.dataset.errata)
-    return cases_named(config, run_dir, {a.case_id for a in answers.values()
-                                         if every or suite_of_record(a.kind).protocol.needs_case})
+    return cases_named(rebuild, run_dir, {a.case_id for a in answers.values()
+                                          if rebuild.every or suite_of_record(a.kind).protocol.needs_case})
 
 
-def cases_named(config: RunConfig, run_dir: Path, wanted: set[str], verb: str = "") -> dict[str, Case]:
-    """The cases `wanted` names, by id, rebuilt from the dataset `config` describes (UserError naming a missing one:
-    the run was made with another config)."""
-    from benchmarker.registry import plan_dataset
-
+def cases_named(rebuild: CaseRebuild, run_dir: Path, wanted: set[str], verb: str = "") -> dict[str, Case]:
+    """The cases `wanted` names, by id, rebuilt from the dataset the config describes (UserError naming a missing
+    one: the run was made with another config)."""
     if not wanted:
         return {}
+    from benchmarker.registry import plan_dataset
+
     cases: dict[str, Case] = {}
-    for group in plan_dataset(config, run_dir).groups:
+    for group in plan_dataset(rebuild.plan, run_dir).groups:
         for case in group.cases():
             if case.case_id in wanted:
                 cases[case.case_id] = case
     missing = sorted(wanted - set(cases))
     if missing:
-        where = f"that {config.config_path}" if config.config_path else "its config"
+        where = f"that {rebuild.config_path}" if rebuild.config_path else "its config"
         raise UserError(f"{run_dir}: {len(missing)} answered cases (e.g. {missing[0]}) are not in the dataset {where} "
                         f"describes; pass the config the run was made with{f': {verb} RUN_DIR CONFIG' if verb else ''}")
     return cases
@@ -78,6 +93,7 @@ def _with_adversarial_questions(cases: dict[str, Case], run_dir: Path) -> dict[s
 async def rescore(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
     """The re-judged summary and the folder it went to (`scores/<judge label>/`)."""
     from benchmarker.reporting.outputs import write_outputs
+    from benchmarker.reporting.run_meta import RunMeta
     from benchmarker.run.models import build_models
     from benchmarker.run.run_files import require_whole
     from benchmarker.score import score
@@ -87,7 +103,7 @@ async def rescore(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
     answers = {a.question_id: a for a in read_records(run_dir / "answers.jsonl", AnswerRecord)}
     if not answers:
         raise UserError(f"{run_dir}: no answers.jsonl lines to score; is it a finished run directory?")
-    cases = cases_for(config, run_dir, answers)
+    cases = cases_for(CaseRebuild.of(config), run_dir, answers)
     with_rounds = _with_adversarial_questions(cases, run_dir)
     models = build_models(config.model_copy(update={"run": config.run.model_copy(update={"phases": ("eval",)})}))
     judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
@@ -97,7 +113,7 @@ async def rescore(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
     log = RunLog(run_dir, answers_dir=out_dir)
     semaphore = asyncio.Semaphore(config.run.concurrency)
 
-    writes = evidence_writes([a.to_line() for a in answers.values()], read_jsonl(run_dir / "decisions.jsonl"),
+    writes = evidence_writes([a.result_line() for a in answers.values()], read_decisions(run_dir / "decisions.jsonl"),
                              WRITE_TOOLS | {original_run(run_dir).get("write_tool") or "add_entry"})
 
     async def one(answer: AnswerRecord) -> None:
@@ -105,7 +121,7 @@ async def rescore(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
         async with semaphore:
             result = await score(answer, with_rounds.get(answer.case_id), judge,
                                  failed_turns=memory.failed_turns if memory else None)
-        found = attribute(result.to_line(), writes.get(answer.case_id, []))  # the new verdict, the run's own writes
+        found = attribute(result.result_line(), writes.get(answer.case_id, []))  # the new verdict, the run's own writes
         for key, value in (found.fields() if found else {}).items():
             setattr(result, key, value)
         log.append(result)
@@ -114,7 +130,7 @@ async def rescore(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
         # e.g. the judge failed too often in a row: the other answers stop too
         await run_all_or_stop(one(a) for qid, a in answers.items() if qid not in log.done.judged)
         for case in cases.values():
-            level = suite_of_record(case.kind).score_case(case, log, default_cadence=config.params.context_cadence,
+            level = suite_of_record(case.kind).scorer.score_case(case, log, default_cadence=config.params.context_cadence,
                                                           thresholds=judge.thresholds)
             if level is not None:
                 log.append(level)
@@ -122,13 +138,14 @@ async def rescore(run_dir: Path, config: RunConfig) -> tuple[RunSummary, Path]:
         log.close()
     kinds = sorted({a.kind for a in answers.values()})
     original = original_run(run_dir)
-    meta: dict[str, Any] = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers),
+    meta: RunMeta = {"run_id": run_dir.name, "offline": models.offline, "mode": _run_mode(answers),
             "judge": models.judge_kind,
             "point": f"scores/{label}", "tokens": models.ledger.snapshot(),
             "dataset_kind": suite_of_record(kinds[0]).name if len(kinds) == 1 else config.dataset.kind,
             "thresholds": thresholds,
             # what was searched is the original run's (the answers are its); what judged them is new
-            **{k: original[k] for k in ("top_k", "alpha", "memory", "agent") if k in original},
+            # (summary.json's `run` block is the run_meta it was written from: RunMeta's keys)
+            **cast("RunMeta", {k: original[k] for k in ("top_k", "alpha", "memory", "agent") if k in original}),
             "rescored": {"of_run": run_dir.name, "judge": models.judge_kind, "model": config.models.eval or None,
                          "label": label, "original_report": "../../report.html",
                          "thresholds": "the defaults" if thresholds == type(config.eval.thresholds)().model_dump(mode="json")

@@ -3,10 +3,11 @@ the config they read (each role's model, the provider, `[batch]`, `[prices]`), b
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from benchmarker.agent.ledger import Usage
-from benchmarker.config_schema import BatchConfig, ModelsConfig, ParamsConfig, RunConfig, RunSection
+from benchmarker.config_schema import BatchConfig, ModelsConfig, ParamsConfig, Price, ProviderConfig, RunSection
 from benchmarker.run.cost_floor import Pricing, usage_usd
 
 
@@ -38,10 +39,10 @@ class RolePricing:
         return usage_usd(usage, self.pricing, self.role_models[role], notes, batch=batch)
 
 
-def role_pricing(config: RunConfig) -> RolePricing:
+def role_pricing(models: ModelsConfig, provider: ProviderConfig, batch: BatchConfig,
+                 prices: Mapping[str, Price]) -> RolePricing:
     """The estimate's pricing slice of a config (the entry points build it once)."""
-    return RolePricing(config.models, config.provider.type, config.batch,
-                       Pricing(config.prices, config.batch.price_factor))
+    return RolePricing(models, provider.type, batch, Pricing(prices, batch.price_factor))
 
 
 __all__ = ["RolePricing", "llm_judged", "role_pricing"]

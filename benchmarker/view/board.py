@@ -16,7 +16,6 @@ import os
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,7 +27,7 @@ from benchmarker.scoring.validity import headline
 from benchmarker.view.board_rows import Row, make_row
 from benchmarker.view.catalog import Folder, safe_name
 from benchmarker.view.frontier import Point, frontier_png
-from benchmarker.view.lines import iter_objects, parse, read_line
+from benchmarker.view.lines import iter_objects, objects_in, result_lines
 from benchmarker.view.links import ServerLinks
 from benchmarker.view.pages import Site
 from benchmarker.view.runinfo import get
@@ -126,7 +125,7 @@ class Leaderboard:
             cached = self._facts.get(ref.path)
         if cached and cached[0] == stamp:
             return cached[1]
-        lines = latest_by(iter_objects(path), "question_id") if path else []  # a damaged or over-long line is skipped
+        lines = latest_by(result_lines(iter_objects(path)), "question_id") if path else []  # damaged, over-long lines skipped
         facts = run_facts(ref.id, ref.path, lines, top_k)
         with self._lock:
             self._facts[ref.path] = (stamp, facts)
@@ -172,21 +171,13 @@ class Leaderboard:
                 data = read_member(real, "results.jsonl", MAX_BUNDLE_RESULTS)
             except UnsafeBundle:
                 data = None  # no lines (or too many to hold): like-for-like says what it could not compare
-            lines = latest_by(_objects(data), "question_id") if data is not None else []
+            lines = latest_by(result_lines(objects_in(io.BytesIO(data))), "question_id") if data is not None else []
             top_k = get(view.summary, "run", "top_k")
             facts = run_facts(ref.id, None, lines, top_k if isinstance(top_k, int) else None, manifest=view.manifest or {})
             facts = replace(facts, dataset_sha256=get(view.bundle, "dataset", "sha256") or facts.dataset_sha256)
         with self._lock:
             self._bundles[real] = (stamp, view, facts)
         return view, facts
-
-
-def _objects(data: bytes) -> list[dict[str, Any]]:
-    handle, found = io.BytesIO(data), []
-    while (raw := read_line(handle)[0]) != b"":
-        if raw is not None and (line := parse(raw)) is not None:
-            found.append(line)
-    return found
 
 
 def _keep(rows: list[Row], skipped: list[tuple[str, str]], name: str, row: Row | None, why: str) -> None:

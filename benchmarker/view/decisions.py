@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarker.scoring.attribution import WRITE_TOOLS, Write, case_writes
-from benchmarker.view.lines import Indexes, parse
+from benchmarker.view.lines import Indexes, decision_lines, parse
 
 TIMELINE = 500
 CACHED_CASES = 16  # a LoCoMo run has 10 conversations
@@ -56,4 +56,5 @@ class Decisions:
 def _read(raws: list[bytes]) -> CaseCalls:
     timeline = [line for raw in raws[:TIMELINE] if (line := parse(raw)) is not None]
     writes = (line for raw in raws if any(m in raw for m in _WRITE_MARKS) and (line := parse(raw)) is not None)
-    return CaseCalls(timeline, max(0, len(raws) - TIMELINE), [w for ws in case_writes(writes).values() for w in ws])
+    return CaseCalls(timeline, max(0, len(raws) - TIMELINE),
+                     [w for ws in case_writes(decision_lines(writes)).values() for w in ws])

@@ -14,13 +14,13 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from benchmarker.log.jsonl import lines_at, parse_object
-from benchmarker.log.lines import Json
+from benchmarker.log.lines import DecisionLine, Json, ResultLine
 from benchmarker.redact import masked_preview  # whole, then cut: a cut key is not recognised
 
 parse = parse_object  # a torn or damaged line is skipped (None)
@@ -54,12 +54,38 @@ def read_line(handle: BinaryIO) -> tuple[bytes | None, bool]:
 def iter_objects(path: Path) -> Iterator[dict[str, Json]]:
     """Each whole line that is a JSON object, in file order; damaged and over-long lines skipped."""
     with open(path, "rb") as handle:
-        while True:
-            raw, _ = read_line(handle)
-            if raw == b"":
-                return
-            if raw is not None and (line := parse(raw)) is not None:
-                yield line
+        yield from objects_in(handle)
+
+
+def objects_in(handle: BinaryIO) -> Iterator[dict[str, Json]]:
+    """iter_objects over an open file (or a bundle member's bytes)."""
+    return (line for _, line in placed_objects(handle))
+
+
+def placed_objects(handle: BinaryIO) -> Iterator[tuple[int, dict[str, Json]]]:
+    """objects_in's lines, each with the byte offset it starts at."""
+    while True:
+        offset = handle.tell()
+        raw, _ = read_line(handle)
+        if raw == b"":
+            return
+        if raw is not None and (line := parse(raw)) is not None:
+            yield offset, line
+
+
+def as_result_line(line: dict[str, Json]) -> ResultLine:
+    """An object of a results.jsonl as a results line: the browser's one read point for them (not checked; a
+    reader uses .get(), as for any line an older version or a hand edit may have shaped otherwise)."""
+    return cast(ResultLine, line)
+
+
+def result_lines(objects: Iterable[dict[str, Json]]) -> Iterator[ResultLine]:
+    return map(as_result_line, objects)
+
+
+def decision_lines(objects: Iterable[dict[str, Json]]) -> Iterator[DecisionLine]:
+    """Objects of a decisions.jsonl as its lines (only the harness writes that file; read with .get())."""
+    return cast("Iterator[DecisionLine]", iter(objects))
 
 
 class _Tail:
@@ -151,7 +177,12 @@ def _text(value: Any) -> str:
 
 def _row(offset: int, raw: bytes) -> Row | None:
     line = parse(raw)
-    if line is None or line.get("question_id") is None:
+    return None if line is None else row_of(offset, as_result_line(line))
+
+
+def row_of(offset: int, line: ResultLine) -> Row | None:
+    """A results line as the question list's row; None for a line of no question."""
+    if line.get("question_id") is None:
         return None
     label = line.get("label")
     question = _text(line.get("question") or "")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import ChainableUndefined, Environment, PackageLoader, Undefined
 
+from benchmarker.log.lines import Json
 from benchmarker.redact import redact_text
 from benchmarker.view import lines
 from benchmarker.view.baselines_chart import baselines_chart
@@ -19,6 +20,7 @@ from benchmarker.view.lines import Indexes, Row, iter_objects
 from benchmarker.view.links import ServerLinks
 from benchmarker.view.listing import ListQuery, facets, paginate, select, verdict
 from benchmarker.view.question import question_view, show
+from benchmarker.view.run_results import RunResults, read_run_results
 from benchmarker.view.runinfo import JsonFiles, RunInfo, run_info
 
 if TYPE_CHECKING:
@@ -130,22 +132,18 @@ class Site:
         return self.render("question.html", links, title=f"{qid} · {ref.id}", run=ref, qid=qid, view=view)
 
     def compare_page(self, a: Folder, b: Folder, links: ServerLinks) -> str:
+        runs = [(ref, _read_results(ref)) for ref in (a, b)]  # each results.jsonl read once for the whole page
+        rows_a, rows_b = (read.rows if read is not None else {} for _, read in runs)
         return self.render("compare.html", links, title=f"{a.id} vs {b.id}", a=a, b=b,
-                           result=compare(self.rows(a), self.rows(b)), like=self._like_for_like(a, b),
-                           invalid=self._invalid(a, b), paired=self._paired(a, b))
+                           result=compare(rows_a, rows_b), like=self._like_for_like(runs),
+                           invalid=self._invalid(a, b), paired=self._paired(runs))
 
-    def _paired(self, a: Folder, b: Folder) -> BrowserPair | None:
+    def _paired(self, runs: list[tuple[Folder, RunResults | None]]) -> BrowserPair | None:
         """`compare`'s verdict, per-type table and speed and cost for B against A (None without results)."""
-        from benchmarker.log.jsonl import latest_by
         from benchmarker.reporting.compare import browser_pair
 
-        runs = []
-        for ref in (a, b):
-            path = ref.file("results.jsonl")
-            if path is None:
-                return None
-            runs.append((ref.id, latest_by(iter_objects(path), "question_id"), self.info(ref).summary))
-        return browser_pair(runs[0], runs[1])
+        read = [(ref.id, results.lines, self.info(ref).summary) for ref, results in runs if results is not None]
+        return browser_pair(read[0], read[1]) if len(read) == 2 else None
 
     def _invalid(self, a: Folder, b: Folder) -> dict[str, str]:
         """{"A"|"B": its INVALID line} for the runs whose verdict is false: `compare` refuses them; the page labels them."""
@@ -158,27 +156,26 @@ class Site:
                 out[name] = line
         return out
 
-    def _like_for_like(self, a: Folder, b: Folder) -> Check | None:
+    def _like_for_like(self, runs: list[tuple[Folder, RunResults | None]]) -> Check | None:
         """reporting/like_for_like.py's check of B against A, as `compare` opens with it (None without results)."""
-        from benchmarker.log.jsonl import latest_by
         from benchmarker.reporting.like_for_like import like_for_like, run_facts
 
-        facts = []
-        for ref in (a, b):
-            path = ref.file("results.jsonl")
-            if path is None:
-                return None
-            results = latest_by(iter_objects(path), "question_id")  # a damaged or over-long line is skipped
-            facts.append(run_facts(ref.id, ref.path, results, self.info(ref).summary.run.top_k))
-        return like_for_like(*facts)
+        facts = [run_facts(ref.id, ref.path, results.lines, self.info(ref).summary.run.top_k)
+                 for ref, results in runs if results is not None]
+        return like_for_like(*facts) if len(facts) == 2 else None
 
     def calibration_page(self, ref: Folder, links: ServerLinks) -> str:
         summary = self.files.read(ref.file("calibration.json"))
         return self.render("calibration.html", links, title=f"calibration {ref.id}", ref=ref, summary=summary,
                            disagreements=self._lines(ref, "calibration.jsonl"))
 
-    def _lines(self, ref: Folder, name: str) -> list[dict[str, Any]]:
+    def _lines(self, ref: Folder, name: str) -> list[dict[str, Json]]:
         path = ref.file(name)
         if path is None:
             return []
         return list(islice(iter_objects(path), SHOWN_LINES))
+
+
+def _read_results(ref: Folder) -> RunResults | None:
+    path = ref.file("results.jsonl")
+    return read_run_results(path) if path is not None else None

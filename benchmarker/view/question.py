@@ -13,7 +13,7 @@ from benchmarker.log.lines import Json
 from benchmarker.scoring.attribution import EvidenceTurn, attribute
 from benchmarker.view.catalog import Catalog, Folder
 from benchmarker.view.decisions import CaseCalls, Decisions
-from benchmarker.view.lines import Indexes, iter_objects, parse
+from benchmarker.view.lines import Indexes, as_result_line, iter_objects, parse
 from benchmarker.view.listing import verdict
 
 SHOWN_HITS = 1000  # retrieved hits listed on a page (a run's top_k is 10 to 50)
@@ -65,7 +65,8 @@ def question_view(catalog: Catalog, run: Folder, qid: str, indexes: Indexes, dec
     # Marks do not depend on the verdict: an unjudged line is marked as if it were wrong, its stage left empty.
     problem = ""
     try:
-        found = attribute(line if line.get("label") is not None else {**line, "label": False}, calls.writes)
+        found = attribute(as_result_line(line if line.get("label") is not None else {**line, "label": False}),
+                          calls.writes)
     except (ValueError, TypeError, OverflowError, AttributeError, KeyError, IndexError) as err:
         # a field not as documented (a turn_index "x" or Infinity): the page shows the line as it is, and why
         found, problem = None, f"attribution not recomputed: a field of this line is not as documented ({err})"

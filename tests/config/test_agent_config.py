@@ -63,7 +63,7 @@ def test_subprocess_keys_and_one_process_per_concurrent_case(tmp_path: Path) -> 
 
 def test_an_outside_agent_needs_no_agent_or_reader_model(tmp_path: Path) -> None:
     cfg = load(tmp_path, HTTP + '[provider]\ntype = "openai"\n[models]\neval = "gpt-4o-mini"\n')
-    assert choose_judge(cfg)[0] == "llm"
+    assert choose_judge(cfg.eval, cfg.models, cfg.provider, cfg.run, cfg.params, cfg.config_path)[0] == "llm"
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -122,7 +122,8 @@ def test_full_config_loads_and_round_trips(tmp_path: Path, repo: Path) -> None:
     assert cfg.memory.db_path == str(tmp_path / "mem" / "memory.sqlite")
     assert cfg.provider.openai.api_key_env == "MY_KEY"
     assert cfg.prices["gpt-4o-mini"].output == 0.60
-    assert cfg.sweep.top_k == (5, 10) and choose_judge(cfg)[0] == "llm"
+    assert cfg.sweep.top_k == (5, 10)
+    assert choose_judge(cfg.eval, cfg.models, cfg.provider, cfg.run, cfg.params, cfg.config_path)[0] == "llm"
     assert cfg.run_dir == tmp_path / "out" / "full-1"
     again = RunConfig.model_validate(cfg.model_dump())
     assert again.model_dump() == cfg.model_dump()
@@ -138,7 +139,7 @@ def test_empty_config_is_the_offline_quickstart(tmp_path: Path) -> None:
     assert cfg.dataset.kind == "sample" and cfg.dataset_path is None
     assert (cfg.provider.type, cfg.models.agent, cfg.models.qa, cfg.models.eval) == (
         "offline", "offline-memory-agent", "offline-reader", "")
-    assert choose_judge(cfg)[0] == "deterministic"
+    assert choose_judge(cfg.eval, cfg.models, cfg.provider, cfg.run, cfg.params, cfg.config_path)[0] == "deterministic"
     assert cfg.run_id.startswith("run-") and len(cfg.run_id) == len("run-") + 8
 
 

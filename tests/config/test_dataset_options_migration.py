@@ -101,7 +101,7 @@ def test_a_manifests_config_reads_back_to_the_same_options_and_hash(name: str) -
     again = RunConfig.model_validate(cfg.model_dump(mode="json"))
     assert canonical_hash(again) == canonical_hash(cfg) and _dump_sha(again) == _dump_sha(cfg)
     kind = registry.suite(cfg.dataset.kind)
-    assert kind.options(again.dataset) == kind.options(cfg.dataset)
+    assert kind.data.options_of(again.dataset) == kind.data.options_of(cfg.dataset)
 
 
 def test_each_suite_reads_its_keys_typed(tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ def test_each_suite_reads_its_keys_typed(tmp_path: Path) -> None:
     assert LevelsOptions.of(_validated("levels").dataset).levels == ("L1", "L13")
     assert SampleOptions.of(_validated("sample").dataset) == SampleOptions(questions_per_type=3, sessions_per_question=5)
     assert LongMemEvalOptions.of(_validated("shorthand").dataset).variant == "m"
-    assert registry.suite("beam").options(_validated("beam").dataset) == BeamOptions(size="1M", chats=(1, "x"))
+    assert registry.suite("beam").data.options_of(_validated("beam").dataset) == BeamOptions(size="1M", chats=(1, "x"))
 
 
 def test_the_legacy_defaults_are_the_owners_defaults() -> None:

@@ -4,6 +4,7 @@ the cases of a config's dataset plan."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,13 @@ from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.store import RunLog
 from benchmarker.memory.client import MemoryClient
 from benchmarker.memory.drivers.mycelian import MycelianDriver
+from benchmarker.memory.settings import MemorySettings
 from benchmarker.registry import plan_dataset
 from benchmarker.run.context import RunParts, build_context, memory_agent
+from benchmarker.run.cost_floor import run_floor
 from benchmarker.run.models import build_models
 from benchmarker.run.runner import ledger_totals, sweep_points
+from benchmarker.suites.settings import PlanSettings
 
 SAMPLE = '[dataset]\nkind = "sample"\nquestions_per_type = 1\nsessions_per_question = 3'
 LEVEL_L13 = '[dataset]\nkind = "levels"\nlevels = ["L13"]'
@@ -41,14 +45,21 @@ def node_context(config, run_dir: Path | None, client: MemoryClient, **overrides
     if run:
         config = config.model_copy(update={"run": config.run.model_copy(update=run)})
     models = build_models(config)
-    memory = MycelianDriver(client=client, config=config, holder=overrides.pop("holder", None))
-    parts = RunParts(memory, memory_agent(config, models, builds_agent=True), LocalExecutor(CASE_GRAPH, tuple))
+    memory = MycelianDriver(client=client, settings=memory_settings(config), holder=overrides.pop("holder", None))
+    subject = memory_agent(config.run, models, builds_agent=True, cost_floor=functools.partial(run_floor, config))
+    parts = RunParts(memory, subject, LocalExecutor(CASE_GRAPH, tuple))
     progress = RunProgress(1, enabled=False, stats=lambda: ledger_totals(models.ledger))
     judge = models.judge_for(config.eval, config.run.max_failures_in_a_row)
     search = sweep_points(config.sweep, config.params.top_k, config.memory.search_alpha)[0]
     ctx = build_context(config, log=RunLog(run_dir), parts=parts, judge=judge, models=models,
                         progress=progress, search=search, tracing=None)
     return dataclasses.replace(ctx, **overrides)
+
+
+def memory_settings(config) -> MemorySettings:
+    """What run/parts.py hands open_memory of a loaded config."""
+    return MemorySettings(config.memory, vault_title=config.vault_title, vault_id=config.vault_id,
+                          config_path=config.config_path)
 
 
 def with_memory(ctx: RunContext, **changes: Any) -> RunContext:
@@ -62,7 +73,7 @@ def runtime(ctx: RunContext) -> Runtime[RunContext]:
 
 def cases_of(config) -> list[Case]:
     """Every case of the config's dataset plan, in order (sample data is written into the run dir)."""
-    plan = plan_dataset(config, Path(config.run_dir))
+    plan = plan_dataset(PlanSettings.of(config), Path(config.run_dir))
     return [case for group in plan.groups for case in group.cases()]
 
 

@@ -156,8 +156,9 @@ async def test_ingest_in_retrieval_mode_writes_one_entry_per_message_without_an_
 
 
 async def test_ingest_leaves_an_ingested_memory_alone(write_config, client):
-    ctx = node_context(write_config(SAMPLE), None, client)
-    case = smallest(cases_of(ctx.config))
+    config = write_config(SAMPLE)
+    ctx = node_context(config, None, client)
+    case = smallest(cases_of(config))
     state = await created_memory(ctx, case)
     done = state["memory"].model_copy(update={"status": "ingested", "ingested": True})
     assert await ingest(state | {"memory": done}, runtime(ctx)) == {}

@@ -132,12 +132,12 @@ def test_the_other_cuts_of_written_text_keep_no_prefix(secret: str) -> None:
     from benchmarker.graph.qa import EVIDENCE_CHARS, evidence_text
     from benchmarker.graph.self_improve.evaluate import TEXT_CHARS, question_row
     from benchmarker.memory.limits import RAW_ENTRY_CHARS
-    from benchmarker.scoring.records import grading_fields
+    from benchmarker.scoring.grade import Grade
 
     turn = Message(role="user", content=straddling(secret, EVIDENCE_CHARS))
     case = Case(case_id="c1", kind="longmemeval", sessions=(Session("s1", "2023/05/01", (turn,)),), questions=())
     header = "[2023/05/01] user: "
-    written = [grading_fields(False, judge="llm", model="m", reason="no", reply=straddling(secret, 200)),
+    written = [Grade(label=False, judge="llm", model="m", reason="no", reply=straddling(secret, 200)).line_fields(),
                evidence_text(case, [["s1", 0]]),
                question_row({"question_id": "q1", "label": False, "hypothesis": straddling(secret, TEXT_CHARS)}, "agent"),
                message_raw_entry("user", straddling(secret, RAW_ENTRY_CHARS, lead=header)[len(header):], "2023/05/01")]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarker.agent.batch.apis import OpenAIBatches, anthropic_reply
+from benchmarker.agent.batch.anthropic_batches import anthropic_reply
+from benchmarker.agent.batch.openai_batches import OpenAIBatches
 from benchmarker.log.jsonl import write_json_atomic
 from benchmarker.redact import redact_text
 

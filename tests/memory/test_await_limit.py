@@ -29,7 +29,7 @@ from benchmarker.memory.drivers.open import open_memory
 from embedded_memory.launcher import EmbeddedMemoryService
 from embedded_memory.settings import ServiceSettings
 from tests.fakes import ThreadedUvicorn
-from tests.graph.support import SAMPLE, cases_of
+from tests.graph.support import SAMPLE, cases_of, memory_settings
 
 CALL_S = 1.0          # the client's limit for an ordinary tool call in these tests
 EMBED_DELAY_S = 0.5   # per embedded text: three entries and the placeholder context take ~2 s
@@ -110,7 +110,7 @@ async def test_the_configured_limits_reach_the_client_and_the_service(tmp_path: 
     monkeypatch.setenv("OLLAMA_BASE_URL", ollama_url)
     config = _config(tmp_path, await_s=30.0)
     (tmp_path / "long").mkdir()
-    async with open_memory(config, tmp_path / "long") as opened:
+    async with open_memory(memory_settings(config), tmp_path / "long") as opened:
         client = opened.driver.client
         assert client.timeout_s == CALL_S
         assert client.waits.seconds == 30.0 + WAIT_MARGIN_S and "await_consistency" in client.waits.tools
@@ -121,7 +121,7 @@ async def test_the_configured_limits_reach_the_client_and_the_service(tmp_path: 
 
     config = _config(tmp_path, await_s=0.5)  # shorter than the writes take to index: the service says so
     (tmp_path / "short").mkdir()
-    async with open_memory(config, tmp_path / "short") as opened:
+    async with open_memory(memory_settings(config), tmp_path / "short") as opened:
         memory_id = await _write(opened.driver.client, "short")
         with pytest.raises(MemoryToolError, match=r"writes queued after 0 s|writes queued after 1 s"):
             await opened.driver.client.await_consistency(memory_id)
@@ -184,7 +184,7 @@ output_dir = "{tmp_path / 'runs'}"
     case = cases_of(config)[0]
     log = RunLog(run_dir)
     place = MemoryPlace(run_id="mapped-wait", title_template="{question_id}__{run_id}", cadence=6, can_create=True)
-    async with open_memory(config, run_dir) as opened:
+    async with open_memory(memory_settings(config), run_dir) as opened:
         assert opened.driver.client.waits.tools == frozenset({"wait_indexed"})
         async with opened.driver.for_case(case, log, place) as driver:
             assert driver.client.timeout_s == CALL_S and driver.client.waits.seconds == 30 + WAIT_MARGIN_S

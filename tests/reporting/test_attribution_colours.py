@@ -9,7 +9,7 @@ from pathlib import Path
 import matplotlib.image as mpimg
 
 from benchmarker.reporting.attribution_report import plot_attribution
-from benchmarker.reporting.summary_model import AttributionBlock
+from benchmarker.reporting.summary_analysis_blocks import AttributionBlock
 from benchmarker.scoring.attribution import STAGES, attribution_block
 from benchmarker.view.charts import attribution_chart
 

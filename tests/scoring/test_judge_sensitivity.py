@@ -10,7 +10,7 @@ import pytest
 
 from benchmarker.cli import main
 from benchmarker.reporting.judge_sensitivity_report import judge_sensitivity_section
-from benchmarker.reporting.summary_model import JudgeSensitivityBlock
+from benchmarker.reporting.summary_judge_blocks import JudgeSensitivityBlock
 from benchmarker.scoring.judge_sensitivity import judge_sensitivity, read_judgings, sensitivity_block
 from tests.e2e.cli import read_lines
 from tests.fakes.openai_server import ScriptedOpenAIServer, last_prompt, llm_judge_toml

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from benchmarker.scoring.abstention import abstains, has_abstention_phrase
 from benchmarker.scoring.grader import grade_deterministic
 from benchmarker.scoring.normalize import canonical_number, clean, matches, numbers_in, same, token_texts
-from benchmarker.scoring.rubric import factual_accuracy
+from benchmarker.scoring.rubric_facts import factual_accuracy
 from benchmarker.suites.fact_extraction.data import ExpectedFact
 from benchmarker.suites.fact_extraction.facts import similarity
 

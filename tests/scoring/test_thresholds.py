@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from benchmarker.config_schema import ThresholdsConfig
-from benchmarker.suites.levels.data import ExpectedCall
 from benchmarker.datasets.schema import Question
 from benchmarker.scoring.grader import grade_deterministic
 from benchmarker.scoring.multiseed import summarize_seeds
-from benchmarker.scoring.rubric import factual_accuracy, grade_answer_deterministic
+from benchmarker.scoring.rubric import grade_answer_deterministic
+from benchmarker.scoring.rubric_facts import factual_accuracy
 from benchmarker.suites.fact_extraction.data import ExpectedFact
 from benchmarker.suites.fact_extraction.facts import match_facts, similarity
+from benchmarker.suites.levels.data import ExpectedCall
 from benchmarker.suites.levels.scoring import score_decision, score_forgetting, score_tool_trace
 
 

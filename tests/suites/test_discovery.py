@@ -12,13 +12,14 @@ import subprocess
 import sys
 import textwrap
 import types
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from benchmarker import registry
 from benchmarker.errors import UserError
-from benchmarker.suites.sample import Sample
+from benchmarker.suites.sample import SUITE as SAMPLE
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILTINS = ("longmemeval", "sample", "long_horizon", "levels", "fact_extraction", "locomo", "beam")
@@ -65,8 +66,8 @@ def toy_tree(tmp_path_factory) -> Path:
     shutil.copytree(suites / "sample", suites / "toy", ignore=shutil.ignore_patterns("__pycache__"))
     init = suites / "toy" / "__init__.py"
     text = init.read_text(encoding="utf-8")
-    assert text.count('name = "sample"') == 1
-    init.write_text(text.replace('name = "sample"', 'name = "toy"'), encoding="utf-8")
+    assert text.count('name="sample"') == 1
+    init.write_text(text.replace('name="sample"', 'name="toy"'), encoding="utf-8")
     return src
 
 
@@ -75,7 +76,7 @@ def test_a_copied_suite_folder_with_its_own_name_is_a_dataset_kind(toy_tree: Pat
     assert sorted(p.name for p in toy.iterdir()) == sorted(p.name for p in sample.iterdir())
     changed = [(a, b) for a, b in zip((sample / "__init__.py").read_text().splitlines(),
                                       (toy / "__init__.py").read_text().splitlines(), strict=True) if a != b]
-    assert changed == [('    name = "sample"', '    name = "toy"')]
+    assert changed == [('SUITE = replace(LONGMEMEVAL, name="sample",', 'SUITE = replace(LONGMEMEVAL, name="toy",')]
     cfg = write_config(tmp_path, "toy")
     script = textwrap.dedent(f"""
         import json, sys
@@ -83,7 +84,8 @@ def test_a_copied_suite_folder_with_its_own_name_is_a_dataset_kind(toy_tree: Pat
         from benchmarker import registry
         from benchmarker.config import load_config
         toy = registry.suite("toy")
-        print(json.dumps({{"package": benchmarker.__file__, "file": sys.modules[type(toy).__module__].__file__,
+        module = next(m for m in list(sys.modules.values()) if getattr(m, "SUITE", None) is toy)
+        print(json.dumps({{"package": benchmarker.__file__, "file": module.__file__,
                           "kinds": list(registry.DATASET_KINDS), "records": dict(registry.RECORD_KINDS),
                           "kind": load_config({str(cfg)!r}).dataset.kind}}))
     """)
@@ -126,42 +128,39 @@ def write_plugin(root: Path, package: str, dist: str, points: dict[str, str], bo
 def test_a_suite_installed_through_the_entry_point_is_a_dataset_kind(tmp_path: Path) -> None:
     plugins = write_plugin(tmp_path / "site", "toysuite_plugin", "toysuite_plugin",
                            {"plugin_toy": "toysuite_plugin:SUITE", "plugin_module": "toysuite_plugin.module_form"}, """
-        from benchmarker.suites.sample import Sample
+        from dataclasses import replace
 
-        class PluginToy(Sample):
-            name = "plugin_toy"
+        from benchmarker.suites.sample import SUITE as SAMPLE
 
-        SUITE = PluginToy()
+        SUITE = replace(SAMPLE, name="plugin_toy")
     """)
     (plugins / "toysuite_plugin" / "module_form.py").write_text(textwrap.dedent("""
-        from benchmarker.suites.sample import Sample
+        from dataclasses import replace
 
-        class ModuleForm(Sample):
-            name = "plugin_module"
+        from benchmarker.suites.sample import SUITE as SAMPLE
 
-        SUITE = ModuleForm()
+        SUITE = replace(SAMPLE, name="plugin_module")
     """), encoding="utf-8")
     cfg = write_config(tmp_path / "work", "plugin_toy")
     script = textwrap.dedent(f"""
         import json
         from benchmarker import registry
         from benchmarker.config import load_config
-        print(json.dumps({{"class": type(registry.suite("plugin_toy")).__qualname__,
-                          "module": type(registry.suite("plugin_module")).__module__,
+        import toysuite_plugin, toysuite_plugin.module_form
+        print(json.dumps({{"toy": registry.suite("plugin_toy") is toysuite_plugin.SUITE,
+                          "module": registry.suite("plugin_module") is toysuite_plugin.module_form.SUITE,
                           "kinds": list(registry.DATASET_KINDS), "kind": load_config({str(cfg)!r}).dataset.kind}}))
     """)
     proc = python("-c", script, pythonpath=[plugins, ROOT], cwd=tmp_path / "work")
     assert proc.returncode == 0, proc.stderr[-4000:]
     got = json.loads(proc.stdout.splitlines()[-1])
-    assert got == {"class": "PluginToy", "module": "toysuite_plugin.module_form",
+    assert got == {"toy": True, "module": True,
                    "kinds": [*BUILTINS, "plugin_module", "plugin_toy"], "kind": "plugin_toy"}
 
 
 def test_a_plugin_named_like_a_built_in_suite_leaves_the_built_in_and_is_refused_naming_both(tmp_path: Path) -> None:
     plugins = write_plugin(tmp_path / "site", "clash_plugin", "clash_plugin", {"sample_again": "clash_plugin:SUITE"}, """
-        from benchmarker.suites.sample import Sample
-
-        SUITE = Sample()
+        from benchmarker.suites.sample import SUITE
     """)
     named = 'the entry point "sample_again = clash_plugin:SUITE" (from clash_plugin 0.1)'
     clash = 'clashes with the built-in suite "sample" (benchmarker.suites.sample)'
@@ -208,12 +207,8 @@ def test_discovery_finds_the_built_ins_in_the_documented_order_and_derives_recor
 
 
 def test_an_entry_point_may_give_a_suite_or_a_module_and_nothing_else(fresh) -> None:
-    class Plugged(Sample):
-        name = "plugged"
-        record_kinds = ("plugged_case",)
-
     module = types.ModuleType("plugged_module")
-    module.SUITE = Plugged()   # type: ignore[attr-defined]
+    module.SUITE = replace(SAMPLE, name="plugged", record_kinds=("plugged_case",))   # type: ignore[attr-defined]
     fresh.setitem(sys.modules, "plugged_module", module)
     entry_points_of(fresh, plugged="plugged_module")
     assert registry.suite("plugged") is module.SUITE   # type: ignore[attr-defined]
@@ -232,7 +227,7 @@ def test_two_suite_packages_with_one_name_are_refused_naming_both(fresh, tmp_pat
     for folder in ("first", "second"):
         (tmp_path / "clashing_suites" / folder).mkdir(parents=True)
         (tmp_path / "clashing_suites" / folder / "__init__.py").write_text(
-            "from benchmarker.suites.sample import Sample\n\nSUITE = Sample()\n", encoding="utf-8")
+            "from benchmarker.suites.sample import SUITE\n", encoding="utf-8")
     (tmp_path / "clashing_suites" / "__init__.py").write_text("", encoding="utf-8")
     fresh.syspath_prepend(str(tmp_path))
     fresh.setattr(registry, "SUITES_PACKAGE", "clashing_suites")

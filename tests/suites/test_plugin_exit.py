@@ -20,6 +20,9 @@ from benchmarker.errors import UserError
 from tests.suites.test_discovery import TINY, fresh
 
 __all__ = ["fresh"]  # the registry reset, a fixture used by name
+# A plugin's suite: the built-in sample under its own name.
+PLUGIN = ("from dataclasses import replace\nfrom benchmarker.suites.sample import SUITE as SAMPLE\n\n"
+          "SUITE = replace(SAMPLE, name={name!r})\n")
 
 BODIES = {
     "exits": "import sys\nsys.exit(3)\n",
@@ -28,13 +31,11 @@ BODIES = {
     "stops": "raise GeneratorExit('stopped')\n",
     "wrong_type": "SUITE = 42\n",
     "bad_record_kinds": textwrap.dedent("""
-        from benchmarker.suites.sample import Sample
+        from dataclasses import replace
 
-        class Bad(Sample):
-            name = "bad_record_kinds"
-            record_kinds = 5
+        from benchmarker.suites.sample import SUITE as SAMPLE
 
-        SUITE = Bad()
+        SUITE = replace(SAMPLE, name="bad_record_kinds", record_kinds=5)
     """),
 }
 
@@ -99,7 +100,7 @@ def test_an_unknown_kind_lists_the_plugins_that_did_not_load(fresh, tmp_path: Pa
 
 
 def test_good_plugins_beside_a_broken_one_still_load(fresh, tmp_path: Path) -> None:
-    good = "from benchmarker.suites.sample import Sample\n\nclass Good(Sample):\n    name = 'good'\n\nSUITE = Good()\n"
+    good = PLUGIN.format(name="good")
     install(fresh, tmp_path, exits=BODIES["exits"], good=good)
     assert registry.suite("good").name == "good"
     assert list(registry.DATASET_KINDS)[-1] == "good" and "exits" not in registry.DATASET_KINDS
@@ -107,7 +108,7 @@ def test_good_plugins_beside_a_broken_one_still_load(fresh, tmp_path: Path) -> N
 
 def test_a_plugin_claiming_a_built_in_name_leaves_the_built_in_and_is_refused_by_its_own(fresh, tmp_path: Path,
                                                                                        capsys, caplog) -> None:
-    body = "from benchmarker.suites.sample import Sample\n\nSUITE = Sample()\n"
+    body = "from benchmarker.suites.sample import SUITE\n"
     install(fresh, tmp_path, sample_again=body)
     assert main(["estimate", config(tmp_path, "sample")]) == 0
     (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
@@ -118,7 +119,7 @@ def test_a_plugin_claiming_a_built_in_name_leaves_the_built_in_and_is_refused_by
 
 
 def test_two_plugins_claiming_one_name_refuse_that_name_naming_both(fresh, tmp_path: Path, capsys) -> None:
-    body = "from benchmarker.suites.sample import Sample\n\nclass Twin(Sample):\n    name = 'twin'\n\nSUITE = Twin()\n"
+    body = PLUGIN.format(name="twin")
     install(fresh, tmp_path, twin_a=body, twin_b=body)
     assert main(["estimate", config(tmp_path, "twin")]) == 2
     (line,) = error_lines(capsys.readouterr().err)

@@ -16,11 +16,15 @@ from benchmarker.datasets.source import CaseGroup, DatasetPlan
 from benchmarker.registry import SUITE_LOOKUP, plan_dataset
 from benchmarker.reporting.section_spec import Lines, Section
 from benchmarker.reporting.sections import extra_sections, suite_summaries
+from benchmarker.reporting.suite_parts import SuiteReporting
 from benchmarker.reporting.summary import build_summary
 from benchmarker.reporting.summary_model import RunSummary
+from benchmarker.score import score
 from benchmarker.scoring.judges import DeterministicGrader
 from benchmarker.suites.base import Suite
-from benchmarker.score import score
+from benchmarker.suites.parts import DataSource
+from benchmarker.suites.scorer import Scorer
+from benchmarker.suites.settings import PlanSettings
 
 
 @pytest.mark.parametrize("kind", registry.DATASET_KINDS)
@@ -43,33 +47,35 @@ def test_lines_without_a_kind_are_longmemeval_and_unknown_kinds_are_named():
     assert registry.suites_of(["nope", "level", None]) == [registry.suite("longmemeval"), registry.suite("levels")]
 
 
-class Toy(Suite):
-    """A suite the harness has never heard of: every answer containing "toy" is right."""
+def _toy_plan(settings, run_dir: Path) -> DatasetPlan:
+    case = Case("toy-1", "toy_case", (Session("s1", "2024/01/01 (Mon) 10:00", ()),),
+                (Question("q1", "recall", "what?", "toy"),))
+    return DatasetPlan([CaseGroup("cases", 1, lambda: [case])], None, None, "toy")
 
-    name = "toy"
-    record_kinds = ("toy_case",)
 
-    def plan(self, config, run_dir: Path) -> DatasetPlan:
-        case = Case("toy-1", "toy_case", (Session("s1", "2024/01/01 (Mon) 10:00", ()),),
-                    (Question("q1", "recall", "what?", "toy"),))
-        return DatasetPlan([CaseGroup("cases", 1, lambda: [case])], None, None, "toy")
+async def _toy_score(record, case, judge):
+    label = "toy" in str(record.get("hypothesis"))
+    return {"label": label, "autoeval_label": {"model": "toy", "label": label},
+            "grade": {"judge": "toy", "reason": "contains toy", "unjudged": False}}
 
-    async def score(self, record, case, judge):
-        label = "toy" in str(record.get("hypothesis"))
-        return {"label": label, "autoeval_label": {"model": "toy", "label": label},
-                "grade": {"judge": "toy", "reason": "contains toy", "unjudged": False}}
 
-    def summarise(self, results, *, level_scores):
-        return {"toy": {"right": sum(1 for r in results if r.get("label"))}}
+def _toy_summarise(results, *, level_scores):
+    return {"toy": {"right": sum(1 for r in results if r.get("label"))}}
 
-    def report_sections(self, summary):
-        return [Section("Toy", (Lines((f"{summary['toy']['right']} right",)),))]
+
+def _toy_sections(summary):
+    return [Section("Toy", (Lines((f"{summary['toy']['right']} right",)),))]
+
+
+# A suite the harness has never heard of: every answer containing "toy" is right.
+TOY = Suite(name="toy", record_kinds=("toy_case",), data=DataSource(_toy_plan), scorer=Scorer(score=_toy_score),
+            reporting=SuiteReporting(summarise=_toy_summarise, report_sections=_toy_sections))
 
 
 @pytest.fixture
 def toy(monkeypatch):
     module = types.ModuleType("toy_suite")
-    module.SUITE = Toy()
+    module.SUITE = TOY
     monkeypatch.setitem(sys.modules, "toy_suite", module)
     monkeypatch.setitem(registry.SUITES, "toy", "toy_suite")
     monkeypatch.setitem(registry.RECORD_KINDS, "toy_case", "toy")
@@ -78,7 +84,7 @@ def toy(monkeypatch):
 
 async def test_a_suite_registered_at_run_time_is_planned_scored_and_summarised(toy, tmp_path):
     config = RunConfig(dataset=DatasetConfig(kind="toy"))
-    (case,) = plan_dataset(config, tmp_path).groups[0].cases()
+    (case,) = plan_dataset(PlanSettings.of(config), tmp_path).groups[0].cases()
     answer = {"case_id": case.case_id, "question_id": "q1", "kind": case.kind, "question": "what?",
               "answer": "toy", "hypothesis": "a toy"}
     result = (await score(answer, case, DeterministicGrader())).to_line()

@@ -1,10 +1,11 @@
-"""A suite owns its [dataset] keys: its `dataset_options` model checks them once the kind is known, and a
+"""A suite owns its [dataset] keys: its options model (`Suite.data.options`) checks them once the kind is known, and a
 key no suite reads is an unknown key naming itself, as before."""
 
 from __future__ import annotations
 
 import sys
 import types
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmarker import registry
 from benchmarker.config import canonical_hash, load_config
 from benchmarker.errors import ConfigError
-from benchmarker.suites.sample import Sample
+from benchmarker.suites.sample import SUITE as SAMPLE
 from benchmarker.suites.sample.options import SampleOptions
 
 
@@ -25,15 +26,13 @@ class SizeOptions(BaseModel):
     chats: tuple[int, ...] = Field(default=(), strict=False, max_length=100)  # a TOML array, read as a tuple
 
 
-class Sized(Sample):
-    name = "sized"
-    dataset_options = SizeOptions
+SIZED = replace(SAMPLE, name="sized", data=replace(SAMPLE.data, options=SizeOptions))
 
 
 @pytest.fixture
 def sized(monkeypatch):
     module = types.ModuleType("sized_suite")
-    module.SUITE = Sized()
+    module.SUITE = SIZED
     monkeypatch.setitem(sys.modules, "sized_suite", module)
     monkeypatch.setitem(registry.SUITES, "sized", "sized_suite")
     return module.SUITE
@@ -53,9 +52,9 @@ def _problems(tmp_path: Path, dataset: str) -> str:
 
 def test_a_suites_own_keys_are_read_through_its_model(sized, tmp_path):
     cfg = _load(tmp_path, 'kind = "sized"\nsize = "500K"\nchats = [1, 3]')
-    assert sized.options(cfg.dataset) == SizeOptions(size="500K", chats=(1, 3))
+    assert sized.data.options_of(cfg.dataset) == SizeOptions(size="500K", chats=(1, 3))
     default = _load(tmp_path, 'kind = "sized"')
-    assert sized.options(default.dataset) == SizeOptions()
+    assert sized.data.options_of(default.dataset) == SizeOptions()
     assert canonical_hash(cfg) != canonical_hash(default)  # its keys are part of what was run
 
 
@@ -79,5 +78,5 @@ def test_a_key_of_another_suite_is_unknown_where_the_suite_has_no_options(tmp_pa
 
 def test_built_in_suites_keep_their_keys_and_run_ids(tmp_path):
     cfg = _load(tmp_path, 'kind = "sample"\nseed = 7\nquestions_per_type = 1')
-    assert registry.suite("sample").options(cfg.dataset) == SampleOptions(questions_per_type=1)
+    assert registry.suite("sample").data.options_of(cfg.dataset) == SampleOptions(questions_per_type=1)
     assert SampleOptions.of(cfg.dataset).sessions_per_question == 8   # the default where the key is absent

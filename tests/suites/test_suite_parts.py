@@ -18,8 +18,9 @@ from benchmarker.graph.build import after_ingest
 from benchmarker.registry import plan_dataset, scoring_suite, suite_of_record
 from benchmarker.suites.base import Suite
 from benchmarker.suites.long_horizon.data.adversary import propose
-from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol
+from benchmarker.suites.parts import AdversaryPolicy, CaseProtocol, DataSource
 from benchmarker.suites.sample.data import write_sample
+from benchmarker.suites.settings import PlanSettings
 from tests.shared_data import SHARED
 
 LOCOMO_MINI = Path(__file__).parent / "locomo" / "fixtures" / "locomo_mini.json"
@@ -52,7 +53,7 @@ def _config(tmp_path: Path, body: str):
 def test_the_runs_suite_scores_every_case_its_plan_yields(kind, tmp_path):
     config = _config(tmp_path, _dataset_table(kind, tmp_path))
     resolved = scoring_suite(config.dataset.kind)
-    cases = [case for group in plan_dataset(config, tmp_path).groups for case in group.cases()]
+    cases = [case for group in plan_dataset(PlanSettings.of(config), tmp_path).groups for case in group.cases()]
     assert cases and all(suite_of_record(case.kind) is resolved for case in cases)
     if resolved.adversary is not None:   # an adversary round asks the same case with new questions
         harder = [dataclasses.replace(case, questions=case.questions[:1]) for case in cases]
@@ -86,14 +87,10 @@ def test_the_context_carries_the_suite_resolved_from_the_config(tmp_path):
 def test_the_router_reads_the_contexts_protocol_not_the_cases_kind(protocol, route):
     """A LongMemEval-kind case still reads back when the run's suite says so: the kind is not asked."""
 
-    class Stub(Suite):
-        name = "stub"
+    def not_planned(settings, run_dir):
+        raise AssertionError("not planned")
 
-        def plan(self, config, run_dir):
-            raise AssertionError("not planned")
-
-    stub = Stub()
-    object.__setattr__(stub, "protocol", protocol)
+    stub = Suite(name="stub", data=DataSource(not_planned), protocol=protocol)
     ctx = type("Ctx", (), {"suite": stub})()
     state = {"case": type("CaseLike", (), {"kind": "longmemeval"})()}
     assert after_ingest(state, Runtime(context=ctx)) == route   # type: ignore[arg-type]

@@ -64,12 +64,13 @@ def _prefix_tokens(run_dir: Path) -> dict[str, int]:
     """Each case's prompt prefix (instructions + history) in tokens, built independently of the estimate."""
     from benchmarker.agent.prompts import load_prompt
     from benchmarker.verbs.baseline_history import history_cases
+    from benchmarker.verbs.rescore import CaseRebuild
     from benchmarker.verbs.baselines import run_config
 
     config = run_config(run_dir, None)
     head = load_prompt("baseline_full_context.txt").split("=== QUESTION DATE ===")[0].rstrip("\n")
     return {cid: count_tokens(head.replace("{context}", build_history(case, 120_000).text))
-            for cid, case in history_cases(config, run_dir, ["conv-1", "conv-2"]).items()}
+            for cid, case in history_cases(CaseRebuild.of(config), run_dir, ["conv-1", "conv-2"]).items()}
 
 
 def test_estimate_prices_the_cache_reads_of_a_shared_conversation(tmp_path, capsys):

@@ -13,7 +13,7 @@ from benchmarker.cli import main
 from benchmarker.config import load_config
 from benchmarker.config_schema import MEMORY_AGENT_TOOLS
 from benchmarker.datasets.schema import Case, Message, Session
-from benchmarker.verbs.estimate import comparison, cost, estimate_json, estimate_run, role_pricing, schema_tokens
+from benchmarker.verbs.estimate import comparison, cost, estimate_json, estimate_run, schema_tokens
 from benchmarker.run.estimate_model import (
     AgentModel,
     CachePolicy,
@@ -151,7 +151,7 @@ def test_estimate_run_on_a_one_question_file(tmp_path: Path) -> None:
     # message 1: get_context, list_entries, add_entry + reply; message 2 (last): add_entry, await_consistency,
     # get_context, put_context + reply
     assert est.agent_calls == 9
-    rows = {(r["ingest_unit"], r["prompt_cache"], r["baseline"]): r for r in comparison(est, role_pricing(cfg))
+    rows = {(r["ingest_unit"], r["prompt_cache"], r["baseline"]): r for r in comparison(est, est.settings.pricing)
             if (r["raw_entry"], r["context_update"]) == ("model", "cadence")}  # the issue-28 rows: test_estimate_floor
     assert rows[("exchange", True, False)]["agent_calls"] == rows[("session", True, False)]["agent_calls"] == 6
     # every prompt is at least tools + system prompt + the first message
@@ -161,7 +161,7 @@ def test_estimate_run_on_a_one_question_file(tmp_path: Path) -> None:
     # QA: 350 + min(10 entries * 120, 16000 / 4) = 1550 in, 60 out; the judge 350 / 5.
     assert (est.qa.input_tokens, est.qa.output_tokens, est.eval.input_tokens, est.eval.output_tokens) == \
         (1550, 60, 350, 5)
-    usd = cost(est, role_pricing(cfg))
+    usd = cost(est, est.settings.pricing)
     a = est.agent
     assert abs(usd["agent"] - (a.input_tokens * 1.0 + a.output_tokens * 2.0) / 1e6) < 1e-12  # no cached price: input
     assert usd["eval"] is None  # no price for "j": said, not guessed
@@ -175,7 +175,7 @@ def test_the_tool_subset_saves_its_schema_tokens_on_every_call(tmp_path: Path) -
     assert saving["all_tools"] == tokens(sum(est.model.schema_chars.values()))
     assert saving["configured"] == tokens(sum(est.model.schema_chars[t] for t in TOOLS))
     assert saving["saved_per_call"] == saving["all_tools"] - saving["configured"] > 300
-    rows = comparison(est, role_pricing(cfg))
+    rows = comparison(est, est.settings.pricing)
     base, mine = rows[0], next(r for r in rows if r["matches_config"] and not r["baseline"])
     assert base["baseline"] and base["label"].startswith("message, cache off, all 13 tools")
     assert (mine["ingest_unit"], mine["prompt_cache"]) == ("message", False)
@@ -222,7 +222,7 @@ def test_estimate_json_has_the_documented_keys(tmp_path: Path, capsys: pytest.Ca
 
 def test_the_estimate_is_the_same_json_in_process(tmp_path: Path) -> None:
     cfg, _ = config(tmp_path)
-    assert json.loads(json.dumps(estimate_json(estimate_run(cfg, tmp_path), cfg)))["roles"]["eval"]["cost_usd"] is None
+    assert json.loads(json.dumps(estimate_json(estimate_run(cfg, tmp_path))))["roles"]["eval"]["cost_usd"] is None
 
 
 @pytest.mark.skipif(not REAL_5Q.exists(), reason=f"{REAL_5Q} not present")
@@ -231,7 +231,7 @@ def test_five_real_questions_with_claude_haiku_prices(tmp_path: Path) -> None:
                     judge="claude-3-5-haiku-latest", prices=HAIKU, path=REAL_5Q)
     est = estimate_run(cfg, tmp_path)
     assert est.questions == 5
-    rows = {(r["ingest_unit"], r["prompt_cache"]): r for r in comparison(est, role_pricing(cfg)) if not r["baseline"]}
+    rows = {(r["ingest_unit"], r["prompt_cache"]): r for r in comparison(est, est.settings.pricing) if not r["baseline"]}
     for unit in ("message", "exchange", "session"):
         assert rows[(unit, True)]["total_usd"] < rows[(unit, False)]["total_usd"], unit
         assert rows[(unit, True)]["cache_hit_share"] > 0.5, unit

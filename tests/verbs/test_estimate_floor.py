@@ -30,7 +30,7 @@ LEAN = ('[agent]\ningest_unit = "session"\nraw_entry = "harness"\ncontext_update
 def test_every_row_has_its_ratio_to_the_floor_and_the_lean_rows_are_compared(tmp_path):
     haiku = "claude-3-5-haiku-latest"
     cfg, _ = config(tmp_path, provider="anthropic", agent=haiku, qa=haiku, judge=haiku, prices=HAIKU, extra=LEAN)
-    data = estimate_json(estimate_run(cfg, tmp_path), cfg)
+    data = estimate_json(estimate_run(cfg, tmp_path))
     floor = data["floor"]
     assert floor["usd"] > 0 and floor["summary_tokens"] == FLOOR_SUMMARY_TOKENS and floor["context_updates"] == 1
     labels = [r["label"] for r in data["comparison"]]
@@ -96,7 +96,7 @@ def test_summary_gives_cost_per_question_and_the_ratio_to_the_runs_floor(tmp_pat
     cfg, _ = config(tmp_path, provider="anthropic", agent=haiku, qa=haiku, judge=haiku, prices=HAIKU, extra=LEAN)
     floor = run_floor(cfg)
     est = estimate_run(cfg, tmp_path)
-    assert floor["usd"] == estimate_json(est, cfg)["floor"]["usd"] > 0
+    assert floor["usd"] == estimate_json(est)["floor"]["usd"] > 0
     results = [{"question_id": "q1", "label": True, "cost_usd": {"agent": 3 * floor["usd"], "qa": 0.0, "eval": 0.0}}]
     cost = build_summary(results, run_meta={"floor": floor}, suites=SUITE_LOOKUP).as_dict()["cost"]
     assert cost["usd_per_question"] == 3 * floor["usd"] and cost["floor_ratio"] == 3.0

@@ -20,7 +20,6 @@ from benchmarker.verbs.estimate import (
     estimate_json,
     estimate_run,
     eval_parts_cost,
-    role_pricing,
 )
 from tests.verbs.test_estimate import DATA
 
@@ -53,12 +52,12 @@ def template(name: str) -> int:
 
 
 def test_without_multi_agent_the_estimate_is_unchanged(tmp_path: Path) -> None:
-    est, cfg = estimate(tmp_path)
+    est, _ = estimate(tmp_path)
     assert (est.cases, est.questions, est.adversary_questions) == (CASES, QUESTIONS, 0)
     assert list(est.eval_parts) == ["judge"]
     assert est.eval == est.eval_parts["judge"] == Usage(40, 40 * JUDGE_IN, 40 * JUDGE_OUT)  # 14,000 in, 200 out
     assert est.qa == Usage(40, int(40 * READER_IN), 40 * 60)                                 # 62,000 in, 2,400 out
-    data = estimate_json(est, cfg)
+    data = estimate_json(est)
     assert "adversary_questions" not in data["dataset"]
     assert list(data["roles"]["eval"]["parts"]) == ["judge"]
     assert not any(a.startswith(("adversary", "graders", "analyst")) for a in data["assumptions"])
@@ -66,7 +65,7 @@ def test_without_multi_agent_the_estimate_is_unchanged(tmp_path: Path) -> None:
 
 def test_adversary_proposer_and_graders_by_hand(tmp_path: Path) -> None:
     off, _ = estimate(tmp_path)
-    est, cfg = estimate(tmp_path, ADVERSARY)
+    est, _ = estimate(tmp_path, ADVERSARY)
     assert est.adversary_questions == EXTRA == 20
     assert est.questions == QUESTIONS  # the dataset's own questions are counted as before
     assert list(est.eval_parts) == ["judge", "adversary_proposer", "adversary_judge", "graders"]
@@ -90,10 +89,10 @@ def test_adversary_proposer_and_graders_by_hand(tmp_path: Path) -> None:
     for usage in est.eval_parts.values():
         total.add(usage)
     assert est.eval == total and est.eval.calls == 40 + 4 + 20 + 120
-    usd = cost(est, role_pricing(cfg))
+    usd = cost(est, est.settings.pricing)
     assert usd["eval"] == pytest.approx((total.input_tokens * 3.0 + total.output_tokens * 4.0) / 1e6)
-    assert sum(eval_parts_cost(est, role_pricing(cfg)).values()) == pytest.approx(usd["eval"])
-    rows = comparison(est, role_pricing(cfg))
+    assert sum(eval_parts_cost(est, est.settings.pricing).values()) == pytest.approx(usd["eval"])
+    rows = comparison(est, est.settings.pricing)
     assert all(r["total_usd"] == pytest.approx(r["agent_usd"] + usd["qa"] + usd["eval"]) for r in rows)
     # the memory agent's calls do not change
     assert est.agent == off.agent
@@ -104,9 +103,9 @@ def test_analyst_explanations_assume_every_answer_wrong_up_to_explain_max(tmp_pa
     per_call = template("analyst_explain") + ANALYST_TEXT_TOKENS   # 8 texts of at most 500 characters
     capped, _ = estimate(tmp_path, analyst.format(7))
     assert capped.eval_parts["analyst"] == Usage(7, 7 * per_call, 7 * 120)
-    uncapped, cfg = estimate(tmp_path, analyst.format(1000))
+    uncapped, _ = estimate(tmp_path, analyst.format(1000))
     assert uncapped.eval_parts["analyst"] == Usage(QUESTIONS, QUESTIONS * per_call, QUESTIONS * 120)
-    assert any("every judged answer is counted as wrong" in a for a in estimate_json(uncapped, cfg)["assumptions"])
+    assert any("every judged answer is counted as wrong" in a for a in estimate_json(uncapped)["assumptions"])
 
 
 def test_other_kinds_propose_from_evidence_turns(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from benchmarker.config import load_config
 from benchmarker.errors import UserError
 from benchmarker.log.jsonl import read_jsonl
 from benchmarker.log.store import RunLog
-from benchmarker.run.replay_source import ReplaySource
+from benchmarker.run.replay_source import ReplaySource, ReplayTarget
 from benchmarker.run.runner import execute_run
 from benchmarker.verbs.replay import execute_replay
 from tests.e2e.cli import run_cli
@@ -225,7 +225,7 @@ def test_a_case_the_source_never_finished_is_skipped_with_a_reason(source: Path,
                           memories=lambda m: not (m["case_id"] == missing and m["status"] == "ingested"))
     cfg = write_config(tmp_path / "two.toml", tmp_path / "runs", run=f'question_ids = ["{missing}", "{kept}"]\n')
     config = load_config(cfg)
-    assert "no finished ingestion" in ReplaySource.load(partial, config).missing_reason(missing)
+    assert "no finished ingestion" in ReplaySource.load(partial, ReplayTarget.of(config)).missing_reason(missing)
     outcome = asyncio.run(execute_replay(partial, config))
     assert outcome.skipped == [missing]
     assert {m["case_id"] for m in read_jsonl(outcome.run_dir / "memories.jsonl")} == {kept}  # no memory made
@@ -237,7 +237,7 @@ def test_bad_sources_and_other_datasets_are_user_errors(source: Path, tmp_path: 
 
     def error(run_dir: Path, cfg=config) -> str:
         with pytest.raises(UserError) as info:
-            ReplaySource.load(run_dir, cfg)
+            ReplaySource.load(run_dir, ReplayTarget.of(cfg))
         return str(info.value)
 
     (tmp_path / "empty").mkdir()
@@ -265,7 +265,7 @@ def test_bad_sources_and_other_datasets_are_user_errors(source: Path, tmp_path: 
 
     # A decisions.jsonl torn at the very end by a crash still loads, with every complete write.
     torn_dir = copy_source(source, tmp_path / "torn", decisions_tail=b'{"caller": "agent", "to')
-    assert ReplaySource.load(torn_dir, config).decisions_replayed == len(writes(source, "agent"))
+    assert ReplaySource.load(torn_dir, ReplayTarget.of(config)).decisions_replayed == len(writes(source, "agent"))
 
 
 @pytest.mark.slow

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypedDict, runtime_checkable
+
+from benchmarker.log.lines import Json
 
 Operation = Literal["learn", "answer", "reset", "start", "close"]
 
@@ -27,6 +29,26 @@ ALL_CAPABILITIES = frozenset({LEARN, ANSWER, RESET, TOOL_CALLS, REASONING_TRACE,
 # and the run directory. The published schemas and their README state the same number.
 MAX_REPLY_BYTES = 16 * 1024 * 1024
 MAX_REPLY_TEXT = "16 MiB"
+
+
+class WireToolCall(TypedDict, total=False):
+    """A tool call as an agent reports it (schemas/*.schema.json: `name` required)."""
+
+    name: str
+    arguments: dict[str, Json]
+    output: Json
+
+
+class AgentReply(TypedDict, total=False):
+    """A learn acknowledgement or an answer, as either transport carries it, once checked against the
+    published schema (an answer requires `answer`; everything else is optional)."""
+
+    answer: str
+    tool_calls: list[WireToolCall]
+    reasoning_trace: str
+    confidence: float | None
+    metadata: dict[str, Json]
+    context_tokens: int | None
 
 
 @dataclass(frozen=True)
@@ -49,11 +71,11 @@ class ToolCall:
     """One tool the agent used while learning or answering, kept for trajectory analysis (level L13)."""
 
     name: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-    output: Any = None
+    arguments: Mapping[str, Json] = field(default_factory=dict)
+    output: Json = None
 
     @classmethod
-    def all_from_wire(cls, reply: Mapping[str, Any]) -> tuple[ToolCall, ...]:
+    def all_from_wire(cls, reply: AgentReply) -> tuple[ToolCall, ...]:
         """The `tool_calls` of a reply already validated against the published schema (absent: none)."""
         return tuple(cls(str(c["name"]), dict(c.get("arguments") or {}), c.get("output"))
                      for c in reply.get("tool_calls") or ())
@@ -67,11 +89,11 @@ class AgentResponse:
     tool_calls: tuple[ToolCall, ...] = ()
     reasoning_trace: str = ""
     confidence: float | None = None
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, Json] = field(default_factory=dict)
     context_tokens: int | None = None   # what the agent says its reader saw (checked against a context budget)
 
     @classmethod
-    def from_wire(cls, reply: Mapping[str, Any]) -> AgentResponse:
+    def from_wire(cls, reply: AgentReply) -> AgentResponse:
         """From a reply already validated against the published schema (only `answer` is required)."""
         confidence = reply.get("confidence")
         return cls(answer=str(reply["answer"]), tool_calls=ToolCall.all_from_wire(reply),

@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from tenacity import AsyncRetrying, RetryError, retry_if_exception_type, stop_after_attempt, wait_exponential
@@ -26,11 +26,13 @@ from benchmarker.agent.adapters.contract import (
     MAX_REPLY_BYTES,
     MAX_REPLY_TEXT,
     AdapterError,
+    AgentReply,
     AgentResponse,
     LearnItem,
     ToolCall,
 )
 from benchmarker.agent.adapters.wire import first_problem
+from benchmarker.log.lines import Json
 from benchmarker.redact import MASK, is_secret_name, redact_text, redact_url
 
 BODY_EXCERPT_CHARS = 300
@@ -125,7 +127,7 @@ class HttpAgentAdapter:
         problem = first_problem("http", "LearnResponse", body)
         if problem:
             raise self._error("learn", f"reply does not match LearnResponse ({problem})")
-        return ToolCall.all_from_wire(body)
+        return ToolCall.all_from_wire(cast(AgentReply, body))   # checked against the published schema
 
     async def answer(self, question: str, question_date: str = "") -> AgentResponse:
         response = await self._post("answer", {"question": question, "question_date": question_date})
@@ -151,11 +153,11 @@ class HttpAgentAdapter:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _post(self, operation: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> _Reply:
+    async def _post(self, operation: str, body: Mapping[str, Json], headers: dict[str, str] | None = None) -> _Reply:
         async with self._lock:
             return await self._post_with_retries(operation, body, headers)
 
-    async def _post_with_retries(self, operation: str, body: dict[str, Any],
+    async def _post_with_retries(self, operation: str, body: Mapping[str, Json],
                                  headers: dict[str, str] | None = None) -> _Reply:
         s = self.settings
         retrying = AsyncRetrying(
@@ -172,7 +174,7 @@ class HttpAgentAdapter:
             raise self._error(operation, f"{detail} (after {s.max_attempts} attempts)") from None
         raise AssertionError("unreachable: tenacity either returns or raises")
 
-    async def _attempt(self, operation: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> _Reply:
+    async def _attempt(self, operation: str, body: Mapping[str, Json], headers: dict[str, str] | None = None) -> _Reply:
         try:
             async with asyncio.timeout(self.settings.timeout_s):
                 async with self._client.stream("POST", operation, json=body, headers=headers) as response:

@@ -12,9 +12,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
 
 from benchmarker.agent.adapters.contract import AgentAdapter
+from benchmarker.log.lines import Json
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ class AgentPool:
     """Up to `size` adapters made by `factory`, started on first need and all closed by `close()`."""
 
     def __init__(self, factory: Callable[[], AgentAdapter], *, size: int = 1,
-                 description: Mapping[str, Any] | None = None):
+                 description: Mapping[str, Json] | None = None):
         if size < 1:
             raise ValueError("an agent pool needs at least one agent")
         self._factory = factory
@@ -92,6 +92,7 @@ class AgentPool:
             if isinstance(result, Exception):
                 log.warning("closing agent %s failed: %s: %s", adapter.name, type(result).__name__, result)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         """What the manifest records about the agent under test (before redaction)."""
-        return {**self.description, "pool_size": self.size, "capabilities": self.capabilities}
+        capabilities: list[Json] | None = None if self.capabilities is None else [*self.capabilities]
+        return {**self.description, "pool_size": self.size, "capabilities": capabilities}

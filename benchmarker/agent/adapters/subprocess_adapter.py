@@ -23,19 +23,21 @@ import signal
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from benchmarker.agent.adapters.contract import (
     ALL_CAPABILITIES,
     MAX_REPLY_BYTES,
     MAX_REPLY_TEXT,
     AdapterError,
+    AgentReply,
     AgentResponse,
     LearnItem,
     ToolCall,
 )
 from benchmarker.agent.adapters.process_group import group_alive, signal_group
 from benchmarker.agent.adapters.wire import first_problem
+from benchmarker.log.lines import Json
 from benchmarker.redact import redact_text
 
 STDERR_TAIL_LINES = 20
@@ -200,7 +202,7 @@ class SubprocessAgentAdapter:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _call(self, operation: str, request: dict[str, Any], reply_definition: str) -> dict[str, Any]:
+    async def _call(self, operation: str, request: Mapping[str, Json], reply_definition: str) -> AgentReply:
         async with self._lock:
             if self._broken:
                 raise self._error(operation, f"the agent process is no longer usable ({self._broken})")
@@ -241,9 +243,9 @@ class SubprocessAgentAdapter:
             problem = first_problem("subprocess", reply_definition, reply)
             if problem:
                 raise await self._retire(operation, f"the reply does not match {reply_definition} ({problem})")
-            return reply
+            return cast(AgentReply, reply)   # checked against the published schema just above
 
-    def _paired(self, line: Line, request_id: int) -> dict[str, Any]:
+    def _paired(self, line: Line, request_id: int) -> dict[str, Json]:
         """The reply to `request_id`, or why this line cannot be it."""
         if isinstance(line, _TooLong):
             raise _Violation(f"a reply line is longer than {MAX_REPLY_TEXT} ({MAX_REPLY_BYTES} bytes)")

@@ -14,22 +14,25 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
+from benchmarker.log.lines import Json
+
 WireProtocol = Literal["http", "subprocess"]
 SCHEMA_FILES: dict[WireProtocol, str] = {"http": "http_agent.schema.json", "subprocess": "subprocess_agent.schema.json"}
 
 
 @cache
-def schema(protocol: WireProtocol) -> dict[str, Any]:
-    """The whole schema document for one protocol."""
+def schema(protocol: WireProtocol) -> dict[str, Json]:
+    """The whole schema document for one protocol (a JSON Schema: open JSON by nature)."""
     path = resources.files("benchmarker.agent.adapters").joinpath("schemas", SCHEMA_FILES[protocol])
-    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    loaded: dict[str, Json] = json.loads(path.read_text(encoding="utf-8"))
     return loaded
 
 
 @cache
 def _validator(protocol: WireProtocol, definition: str) -> Draft202012Validator:
     root = schema(protocol)
-    if definition not in root["$defs"]:
+    defs = root["$defs"]
+    if not isinstance(defs, dict) or definition not in defs:
         raise KeyError(f"{SCHEMA_FILES[protocol]} has no definition {definition!r}")
     # The root holds only $defs, so adding a $ref to one of them validates against that one.
     return Draft202012Validator({**root, "$ref": f"#/$defs/{definition}"})

@@ -6,5 +6,6 @@ judge's model stands (same `ainvoke`); `hub.BatchHub` gathers the calls of every
 once into one batch, writes the batch id to the run directory before it waits (`batches.jsonl`),
 and keeps every answer it fetched (`batch_results.jsonl`), so a restarted run picks a submitted
 batch up instead of paying for it twice (`journal` reads both, and finds where a damaged journal may
-have lost a batch); `apis` speaks each provider's wire.
+have lost a batch); `apis.batch_api` picks the provider's wire (`openai_batches`, `anthropic_batches`,
+`bedrock_batches`, each behind `protocol.BatchAPI`).
 """

@@ -29,9 +29,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarker.agent.batch.apis import BatchAPI, BatchReply, BatchRequest, FoundBatch
 from benchmarker.agent.batch.journal import BatchJournal, BatchJournalDamaged, refusal
+from benchmarker.agent.batch.protocol import BatchAPI, BatchReply, BatchRequest, FoundBatch
 from benchmarker.agent.batch.slot import case_slot
+from benchmarker.agent.batch.wire import RequestContent
 from benchmarker.errors import ProviderError
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ def run_tag(name: str) -> str:
     return name if len(name) <= 200 else f"{name[:180]}-{hashlib.sha256(name.encode()).hexdigest()[:16]}"
 
 
-def custom_id(request: dict[str, Any], length: int) -> str:
+def custom_id(request: RequestContent, length: int) -> str:
     """A stable id of the request's content (model, messages, max_tokens, temperature)."""
     text = json.dumps(request, sort_keys=True, ensure_ascii=False)
     return "r" + hashlib.sha256(text.encode()).hexdigest()[: length - 1]

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
 
-from benchmarker.agent.batch.apis import BatchReply, ReplyRow
+from benchmarker.agent.batch.protocol import BatchReply, ReplyRow
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
 from benchmarker.log.jsonl import JsonlWriter, end_whole_last_line

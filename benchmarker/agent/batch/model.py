@@ -13,8 +13,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from benchmarker.agent.batch.apis import BatchRequest
 from benchmarker.agent.batch.hub import BatchFailed, BatchHub, custom_id
+from benchmarker.agent.batch.protocol import BatchRequest
+from benchmarker.agent.batch.wire import ChatMessage, RequestContent
 from benchmarker.agent.ledger import batch_model_key
 from benchmarker.agent.messages import message_text
 
@@ -38,9 +39,9 @@ class BatchModel:
     def request(self, messages: Sequence[BaseMessage] | str) -> BatchRequest:
         msgs = [HumanMessage(messages)] if isinstance(messages, str) else list(messages)
         strip = self.hub.api.name == "bedrock"  # Bedrock's trailing-whitespace rule, as on the synchronous path
-        wire = tuple({"role": _role(m), "content": message_text(m).rstrip() if strip else message_text(m)}
+        wire = tuple(ChatMessage(role=_role(m), content=message_text(m).rstrip() if strip else message_text(m))
                      for m in msgs)
-        content = {"model": self.model_id, "messages": wire, "max_tokens": self.max_tokens,
+        content: RequestContent = {"model": self.model_id, "messages": wire, "max_tokens": self.max_tokens,
                    "temperature": self.temperature}
         return BatchRequest(custom_id(content, self.hub.api.id_chars), self.model_id, wire, self.max_tokens,
                             self.temperature)

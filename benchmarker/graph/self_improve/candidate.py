@@ -17,6 +17,7 @@ from benchmarker.graph.self_improve.allowlist import PROMPT_FILES, Refused, chec
 from benchmarker.graph.self_improve.diffs import PatchError, apply_hunks, parse_unified_diff
 from benchmarker.graph.self_improve.shapes import Candidate, Change, Proposal, Tunables
 from benchmarker.log.jsonl import write_json_atomic, write_text_atomic
+from benchmarker.log.lines import Json
 
 # Changes to these alter what ingestion writes (agent mode), so they need fresh memories.
 INGEST_PROMPTS = ("memory_agent_prefix.txt", "agent_turn.txt")
@@ -129,8 +130,9 @@ def patched_prompts(texts: dict[str, str], diff: str) -> dict[str, str]:
     return out
 
 
-_DUMMY_DEFAULTS = {"context_summary_rules": "rules",
-                   "templates": {"entry_capture_prompt": "e", "summary_prompt": "s", "context_prompt": "c"}}
+_DUMMY_DEFAULTS: dict[str, Json] = {"context_summary_rules": "rules",
+                                    "templates": {"entry_capture_prompt": "e", "summary_prompt": "s",
+                                                  "context_prompt": "c"}}
 
 
 def validate_prompts(directory: Path) -> None:

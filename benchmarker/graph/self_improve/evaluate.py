@@ -40,6 +40,7 @@ import dataclasses
 import json
 import random
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,7 @@ from benchmarker.errors import UserError
 from benchmarker.graph.self_improve.candidate import ingest_key, prompts_of
 from benchmarker.graph.self_improve.shapes import Candidate, QuestionRow, Scores, SplitScore
 from benchmarker.log.jsonl import write_json_atomic
+from benchmarker.log.lines import ResultLine
 from benchmarker.redact import masked_preview
 
 if TYPE_CHECKING:
@@ -79,7 +81,7 @@ async def evaluate(ctx, root: Path, candidate: Candidate, baseline: Candidate, s
     else:
         results = await _run_candidate(ctx, root, candidate, baseline, setup)
     rows = {r["question_id"]: question_row(r, ctx.mode) for r in results}
-    if ctx.config.multi_agent.analyst:
+    if ctx.multi_agent.analyst:
         written = written_turns_in(ingestion_dir(ctx, root, candidate, baseline))
         if written is not None:
             add_analyst_causes(rows, results, written, ctx.mode)
@@ -90,7 +92,7 @@ async def evaluate(ctx, root: Path, candidate: Candidate, baseline: Candidate, s
 
 
 async def _run_candidate(ctx, root: Path, candidate: Candidate, baseline: Candidate,
-                         setup: Setup) -> list[dict[str, Any]]:
+                         setup: Setup) -> list[ResultLine]:
     from benchmarker.graph.build import run_cases
     from benchmarker.graph.context import RunPoint, SearchSettings
     from benchmarker.graph.progress import RunProgress
@@ -132,16 +134,16 @@ def ingestion_dir(ctx, root: Path, candidate: Candidate, baseline: Candidate) ->
 def written_turns_in(directory: Path) -> dict[str, set[tuple[str, int]]] | None:
     """Per case, the (session_id, turn_index) the ingestion in `directory` wrote an entry for (into the
     case's finished memory); None when no add_entry was recorded at all (no write trace to read)."""
-    from benchmarker.log.jsonl import read_jsonl
+    from benchmarker.log.jsonl import read_decisions, read_memories
     from benchmarker.scoring.analyst import finished_memories, written_turns
 
-    decisions = [d for d in read_jsonl(directory / "decisions.jsonl") if d.get("tool") == "add_entry"]
+    decisions = [d for d in read_decisions(directory / "decisions.jsonl") if d.get("tool") == "add_entry"]
     if not decisions:
         return None
-    return written_turns(decisions, finished_memories(read_jsonl(directory / "memories.jsonl")))
+    return written_turns(decisions, finished_memories(read_memories(directory / "memories.jsonl")))
 
 
-def add_analyst_causes(rows: Scores, results: list[dict[str, Any]],
+def add_analyst_causes(rows: Scores, results: Sequence[ResultLine],
                        written: dict[str, set[tuple[str, int]]], mode: str) -> None:
     """Set `analyst_cause` on every row of `results` (ok / unscored for the ones that did not fail)."""
     for result in results:
@@ -150,7 +152,7 @@ def add_analyst_causes(rows: Scores, results: list[dict[str, Any]],
             row["analyst_cause"] = analyst_cause(row, result, written.get(result.get("case_id", ""), set()), mode)
 
 
-def analyst_cause(row: QuestionRow, result: dict[str, Any], written: set[tuple[str, int]], mode: str) -> str:
+def analyst_cause(row: QuestionRow, result: ResultLine, written: set[tuple[str, int]], mode: str) -> str:
     """The analyst's cause of a failing row (see the module docstring for the two exceptions)."""
     from benchmarker.scoring.analyst import diagnose
 
@@ -166,7 +168,7 @@ def analyst_cause(row: QuestionRow, result: dict[str, Any], written: set[tuple[s
     return cause
 
 
-def question_row(result: dict[str, Any], mode: str) -> QuestionRow:
+def question_row(result: ResultLine, mode: str) -> QuestionRow:
     """The per-question facts ANALYZE and DECIDE use, from one results line."""
     from benchmarker.scoring.retrieval_metrics import question_retrieval
 
@@ -190,7 +192,7 @@ def question_row(result: dict[str, Any], mode: str) -> QuestionRow:
 
 
 def failure_cause(score: float | None, found_any: float | None, found_all: float | None,
-                  result: dict[str, Any]) -> str:
+                  result: ResultLine) -> str:
     """ok | unscored | not_retrieved | partially_retrieved | judged_wrong | retrieved_but_misread | wrong_answer."""
     if score is None:
         return "unscored"

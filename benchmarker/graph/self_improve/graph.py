@@ -63,7 +63,7 @@ async def eval_phase(state: LoopState, ctx: RunContext, setup: Setup) -> LoopSta
         tunables["context_cadence"] = ctx.cadence
     base = baseline_candidate(root, tunables, ctx.prompts_dir or prompts_dir())
     rows = await evaluate(ctx, root, base, base, setup)
-    si = ctx.config.self_improve
+    si = ctx.self_improve
     split = split_ids(rows, si.holdout_fraction, si.seed)
     base = _scored(base, rows, split)
     return {"iteration": 1, "iterations": si.iterations, "split": split, "start": base, "best": base,
@@ -83,8 +83,8 @@ async def propose_phase(state: LoopState, ctx: RunContext) -> LoopState:
     proposal = await propose(ctx.judge.model, best=best, prompts=prompts,
                              analysis=state["analysis"], history=state.get("history") or [],
                              tried=state.get("tried") or [],
-                             space=search_space(ctx.config.self_improve, ctx.config.memory, ctx.mode),
-                             limits=TuningLimits.of(ctx.config.memory, ctx.config.self_improve, ctx.config.params))
+                             space=search_space(ctx.self_improve, ctx.memory_table, ctx.mode),
+                             limits=TuningLimits.of(ctx.memory_table, ctx.self_improve, ctx.params))
     if proposal is None:
         return {"outcome": {"decision": "stopped", "stage": "propose",
                             "reason": "every neighbouring configuration was tried; nothing left to propose"}}
@@ -104,7 +104,7 @@ async def challenge_phase(state: LoopState, ctx: RunContext) -> LoopState:
     assert proposal is not None, "CHALLENGE runs only for a proposal PROPOSE made"
     result = await challenge(ctx.judge.model, proposal, state["analysis"], state["best"],
                              holdout_n=len(state["split"]["holdout"]), mode=ctx.mode,
-                             limits=TuningLimits.of(ctx.config.memory, ctx.config.self_improve, ctx.config.params))
+                             limits=TuningLimits.of(ctx.memory_table, ctx.self_improve, ctx.params))
     return {"challenge": result}
 
 
@@ -144,7 +144,7 @@ async def decide_phase(state: LoopState, ctx: RunContext) -> LoopState:
     best, candidate, outcome = state["best"], state.get("candidate"), state.get("outcome")
     stats: Stats | None = None
     if outcome is None:
-        si = ctx.config.self_improve
+        si = ctx.self_improve
         base_rows, candidate_rows = load_scores(root, best), (load_scores(root, candidate) if candidate else None)
         assert base_rows is not None and candidate_rows is not None, "no early outcome: both were evaluated"
         stats = decide(base_rows, candidate_rows, state["split"]["holdout"],

@@ -24,7 +24,7 @@ STEPS_PER_ITERATION = 8
 
 async def self_improve(state: RunState, runtime: Runtime[RunContext]) -> RunState:
     ctx = runtime.context
-    if ctx.config.self_improve.iterations <= 0:
+    if ctx.self_improve.iterations <= 0:
         return {}
     ctx.progress.set_phase("self-improve")
     try:
@@ -43,7 +43,7 @@ async def run_loop(ctx: RunContext, setup: Setup) -> LoopState:
 
     root = loop_root(ctx)
     root.mkdir(parents=True, exist_ok=True)
-    iterations = ctx.config.self_improve.iterations
+    iterations = ctx.self_improve.iterations
     config = {"configurable": {"thread_id": ctx.run_id},
               "recursion_limit": STEPS_PER_ITERATION * (iterations + 1) + 10}
     async with AsyncSqliteSaver.from_conn_string(str(root / "checkpoints.sqlite")) as saver:

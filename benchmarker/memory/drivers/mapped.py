@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError, UserError
 from benchmarker.log.confined import make_folders
+from benchmarker.log.lines import Json
 from benchmarker.log.records import MemoryRecord
 from benchmarker.log.store import RunLog
 from benchmarker.memory import mapped
@@ -93,7 +94,7 @@ class CappedClient:
     client: MemoryClient
     max_bytes: int
 
-    async def call(self, tool: str, args: dict[str, Any] | None = None, **kw: Any) -> str:
+    async def call(self, tool: str, args: dict[str, Json] | None = None, **kw: Any) -> str:
         text = await self.client.call(tool, args, **kw)
         if len(text) > self.max_bytes:
             raise MemoryToolError(tool, f"the result is {len(text) / 2**20:.1f} MiB, over [memory].max_result_mb = "
@@ -192,12 +193,12 @@ class MappedDriver:
                             attempt=scope.attempt, status="created", context_cadence=place.cadence)
 
     def write_call(self, record: MemoryRecord, raw: str, summary: str,
-                   tags: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+                   tags: Mapping[str, Json]) -> tuple[str, dict[str, Json]]:
         assert self.mapping.write is not None
-        values = {**tags, "text": raw, "summary": summary, "scope": record.memory_id}
+        values: dict[str, Json] = {**tags, "text": raw, "summary": summary, "scope": record.memory_id}
         return self.mapping.write.tool, mapped.write_arguments(self.mapping, values)
 
-    def consistency_call(self, record: MemoryRecord) -> tuple[str, dict[str, Any]] | None:
+    def consistency_call(self, record: MemoryRecord) -> tuple[str, dict[str, Json]] | None:
         spec = self.mapping.consistency
         return (spec.tool, render(spec.arguments, {"scope": record.memory_id})) if spec.tool else None
 
@@ -230,13 +231,13 @@ class MappedDriver:
         write_tools = set(self.mapping.write_tools())
         for call in log.agent_tool_calls(case.case_id):
             if call.tool in write_tools and call.error is None:
-                origin = {"session_id": call.session_id, "session_date": dates.get(call.session_id or ""),
+                origin: mapped.Origin = {"session_id": call.session_id, "session_date": dates.get(call.session_id or ""),
                           "turn_index": call.turn, "role": roles.get((call.session_id, call.turn))}
                 for text in mapped.written_texts_of(self.mapping, call.tool, call.args):
                     written.add(text, origin)
         return written
 
-    def system_prompt(self, record: MemoryRecord, kit: PromptKit, *, default_prompts: dict[str, Any],
+    def system_prompt(self, record: MemoryRecord, kit: PromptKit, *, default_prompts: dict[str, Json],
                       unit_text: str, tool_names: list[str]) -> str:
         """The memory agent's system prompt for this server (prompts/<mapping.agent.prompt>)."""
         mapping = self.mapping
@@ -253,10 +254,10 @@ class MappedDriver:
     def agent_tool_names(self, configured: tuple[str, ...], explicit: bool) -> tuple[str, ...]:
         return agent_tool_names(configured, explicit, self.mapping)
 
-    def offline_write(self) -> dict[str, Any] | None:
+    def offline_write(self) -> dict[str, Json] | None:
         return self.mapping.write.model_dump(mode="json") if self.mapping.write else None
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         return {"backend": self.backend, "server": self.mapping.name, "mapping": self.mapping.source,
                 "scope": self.mapping.scope.kind, "lacks": list(self.mapping.lacks), "embedder": None, "alpha": None}
 
@@ -272,7 +273,8 @@ class _MappedSearcher:
     async def search(self, query: str, top_k: int, alpha: float | None) -> SearchOutcome:
         """Ranked hits in the results.jsonl shape (session / turn where traced) and the calls it took."""
         hits, calls = await mapped.search(self.client, self.mapping, self.record.memory_id, query, top_k)
-        shaped, traced = [], 0
+        shaped: list[dict[str, Json]] = []
+        traced = 0
         for hit in hits:
             origin = self.written.trace(hit.text) or {}
             traced += bool(origin)

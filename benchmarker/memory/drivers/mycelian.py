@@ -11,18 +11,19 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from benchmarker.config_schema import MemoryConfig, RunConfig
+from benchmarker.config_schema import MemoryConfig
 from benchmarker.datasets.schema import Case
 from benchmarker.errors import MemoryToolError, UserError
 from benchmarker.log.lines import Json
 from benchmarker.log.records import MemoryRecord
 from benchmarker.log.store import RunLog
 from benchmarker.memory.client import MemoryClient
+from benchmarker.memory.contract import EntryRow, entry_rows
 from benchmarker.memory.driver import MemoryPlace, PromptKit, SearchOutcome, SetupResult
+from benchmarker.memory.settings import MemorySettings
 from benchmarker.memory.titles import MAX_ATTEMPTS, memory_title
 from benchmarker.memory.tool_mapping import agent_tool_names
 from benchmarker.redact import masked_preview
@@ -38,7 +39,7 @@ class MycelianDriver:
     """One MCP session to a Mycelian (or Mycelian-compatible) server."""
 
     client: MemoryClient
-    config: RunConfig
+    settings: MemorySettings       # [memory], the vault keys, the config file
     holder: str | None = None      # Ray: "ray:<worker>" when the memories live in that worker's own service
     server_name = None
     write_tool = "add_entry"
@@ -48,13 +49,13 @@ class MycelianDriver:
         names = {tool.name for tool in self.client.tools}
         missing = [name for name in REQUIRED_TOOLS if name not in names]
         if missing:
-            raise UserError(f"the memory server at {self.config.memory.mcp_url or 'embedded'} lacks MCP tools "
+            raise UserError(f"the memory server at {self.settings.memory.mcp_url or 'embedded'} lacks MCP tools "
                             f"{missing}; is it a Mycelian MCP server?")
         unknown = [name for name in agent_tools or () if name not in names]
         if unknown:
-            raise UserError(f"{self.config.config_path}: [agent].tools names {unknown}, which the memory server does "
+            raise UserError(f"{self.settings.config_path}: [agent].tools names {unknown}, which the memory server does "
                             f"not offer; it has: {', '.join(sorted(names))}")
-        vault_id = self.config.vault_id or await self.client.ensure_vault(self.config.vault_title)
+        vault_id = self.settings.vault_id or await self.client.ensure_vault(self.settings.vault_title)
         prompts = await self.client.get_default_prompts("chat") if wants_prompts else {}
         return SetupResult(vault_id=vault_id, default_prompts=prompts)
 
@@ -81,9 +82,9 @@ class MycelianDriver:
                             attempt=attempt, status="created", context_cadence=place.cadence, held_by=self.holder)
 
     def write_call(self, record: MemoryRecord, raw: str, summary: str,
-                   tags: dict[str, Any]) -> tuple[str, dict[str, Json]]:
+                   tags: Mapping[str, Json]) -> tuple[str, dict[str, Json]]:
         return "add_entry", {"vault_id": record.vault_id, "memory_id": record.memory_id, "raw_entry": raw,
-                             "summary": summary, "tags": tags}
+                             "summary": summary, "tags": dict(tags)}
 
     def consistency_call(self, record: MemoryRecord) -> tuple[str, dict[str, Json]] | None:
         return "await_consistency", {"memory_id": record.memory_id}
@@ -107,7 +108,7 @@ class MycelianDriver:
         return None
 
     def describe(self) -> dict[str, Json]:
-        return describe_mycelian(self.config.memory)
+        return describe_mycelian(self.settings.memory)
 
 
 def describe_mycelian(memory: MemoryConfig) -> dict[str, Json]:
@@ -125,7 +126,8 @@ class _MycelianSearcher:
 
     async def search(self, query: str, top_k: int, alpha: float | None) -> SearchOutcome:
         result = await self.client.search(self.record.memory_id, query, top_k=top_k, alpha=alpha)
-        hits = await map_hits(self.client, self.record.vault_id, self.record.memory_id, result.get("entries") or [])
+        hits = await map_hits(self.client, self.record.vault_id, self.record.memory_id,
+                              entry_rows(result.get("entries")))
         return SearchOutcome(result=result, hits=hits, tool="search_memories",
                              args={"query": query, "top_k": top_k, "alpha": alpha})
 
@@ -144,7 +146,7 @@ async def wait_until_searchable(client: MemoryClient, vault_id: str, memory_id: 
     delay = 0.05
     while True:
         found = await client.search(memory_id, query, top_k=100, alpha=alpha)
-        if any(hit.get("entryId") == target.get("entryId") for hit in found.get("entries") or []):
+        if any(hit.get("entryId") == target.get("entryId") for hit in entry_rows(found.get("entries"))):
             return True
         if time.monotonic() >= deadline:
             return False
@@ -158,7 +160,7 @@ async def entry_tag_index(client: MemoryClient, vault_id: str, memory_id: str) -
     return {e["entryId"]: _as_dict(e.get("tags")) for e in entries if e.get("entryId")}
 
 
-def _as_dict(tags: Any) -> dict[str, Json]:
+def _as_dict(tags: Json | None) -> dict[str, Json]:
     if isinstance(tags, dict):
         return tags
     if isinstance(tags, str) and tags.strip().startswith("{"):
@@ -171,7 +173,7 @@ def _as_dict(tags: Any) -> dict[str, Json]:
 
 
 async def map_hits(client: MemoryClient, vault_id: str, memory_id: str,
-                   hits: list[dict[str, Any]]) -> list[dict[str, Json]]:
+                   hits: list[EntryRow]) -> list[dict[str, Json]]:
     """Ranked hits in the results.jsonl shape, with session id / date / turn / role from tags."""
     index: dict[str, dict[str, Json]] | None = None
     mapped = []

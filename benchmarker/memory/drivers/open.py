@@ -10,15 +10,16 @@ import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from benchmarker.config_schema import MemoryConfig, RunConfig
+from benchmarker.config_schema import MemoryConfig
 from benchmarker.errors import UserError
+from benchmarker.log.lines import Json
 from benchmarker.memory.client import WaitLimit, auth_headers
 from benchmarker.memory.driver import MemoryDriver
 from benchmarker.memory.drivers.mapped import SERVERS_DIR, MappedDriver, check_scope_launch, connect_within, scope_folder
 from benchmarker.memory.drivers.mycelian import MycelianDriver
 from benchmarker.memory.launch import ServerLaunch, embedded_stdio_launch, mapping_for, stdio_launch
+from benchmarker.memory.settings import MemorySettings
 from benchmarker.memory.tool_mapping import ToolMapping
 
 
@@ -29,7 +30,7 @@ class OpenMemory:
     driver: MemoryDriver
     launch: ServerLaunch
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Json]:
         return {**self.launch.describe(), "mcp_url": self.launch.url or None}
 
 
@@ -82,32 +83,33 @@ async def memory_server(mem: MemoryConfig, config_path: Path | None, run_dir: Pa
 
 
 @contextlib.asynccontextmanager
-async def open_memory(config: RunConfig, run_dir: Path, *, holder: str | None = None) -> AsyncIterator[OpenMemory]:
+async def open_memory(settings: MemorySettings, run_dir: Path, *,
+                      holder: str | None = None) -> AsyncIterator[OpenMemory]:
     """The run's memory driver over one MCP session, open for the block. With a mapping whose scope is
     "process" (a server per case), the session opened here is a probe asked only which tools it has.
     `holder` names who keeps the memories (a Ray worker's own service)."""
-    mapping = mapping_for(config.memory)
-    async with memory_server(config.memory, config.config_path, run_dir, mapping) as launch:
+    mapping = mapping_for(settings.memory)
+    async with memory_server(settings.memory, settings.config_path, run_dir, mapping) as launch:
         per_process = not mapping.is_mycelian and mapping.scope.kind == "process" and launch.transport == "stdio"
         if per_process:
-            check_scope_launch(mapping, launch, str(config.config_path))
+            check_scope_launch(mapping, launch, str(settings.config_path))
         probe = launch.for_scope(_fresh_dir(scope_folder(run_dir, run_dir / SERVERS_DIR / "_probe")), "probe") \
             if per_process else launch
         try:
-            async with connect_within(probe, config.memory.start_timeout_s, timeout_s=config.memory.call_timeout_s,
-                                      waits=wait_limit(config.memory, mapping)) as client:
+            async with connect_within(probe, settings.memory.start_timeout_s, timeout_s=settings.memory.call_timeout_s,
+                                      waits=wait_limit(settings.memory, mapping)) as client:
                 driver: MemoryDriver
                 if mapping.is_mycelian:
-                    driver = MycelianDriver(client=client, config=config, holder=holder)
+                    driver = MycelianDriver(client=client, settings=settings, holder=holder)
                 else:
-                    driver = MappedDriver(client=client, mapping=mapping, backend=config.memory.backend,
-                                          config_path=str(config.config_path),
+                    driver = MappedDriver(client=client, mapping=mapping, backend=settings.memory.backend,
+                                          config_path=str(settings.config_path),
                                           launch=launch if per_process else None, holder=holder,
-                                          start_timeout_s=config.memory.start_timeout_s,
-                                          max_result_mb=config.memory.max_result_mb)
+                                          start_timeout_s=settings.memory.start_timeout_s,
+                                          max_result_mb=settings.memory.max_result_mb)
                 yield OpenMemory(driver, launch)
         except ConnectionError as err:
-            raise _unreachable(config.config_path, launch, err) from err
+            raise _unreachable(settings.config_path, launch, err) from err
 
 
 def wait_limit(memory: MemoryConfig, mapping: ToolMapping) -> WaitLimit:

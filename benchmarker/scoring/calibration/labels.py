@@ -26,8 +26,10 @@ import ijson
 
 from benchmarker.errors import UserError
 from benchmarker.log.json_limits import load_json
+from benchmarker.log.lines import ResultLine
 from benchmarker.log.records import DEFAULT_RECORD_KIND
 
+Scalar = str | int | float | bool   # a top-level field of a dataset instance as ijson reads it (nested ones skipped)
 GOLD_FIELDS = ("question_id", "question_type", "question", "answer")
 
 
@@ -62,7 +64,7 @@ class LabelledAnswer:
         text = json.dumps([g.question_id, g.question_type, g.question, g.answer, self.hypothesis], ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> ResultLine:
         """The answer line the judge (benchmarker.score.score) grades."""
         g = self.gold
         return {"kind": g.kind, "case_id": g.question_id, "question_id": g.question_id,
@@ -104,10 +106,10 @@ def read_gold(path: Path) -> dict[str, Gold]:
     return gold
 
 
-def _items(path: Path) -> Iterator[dict[str, Any]]:
+def _items(path: Path) -> Iterator[dict[str, Scalar]]:
     """The top-level scalar fields of each instance of a JSON array (nested values are skipped)."""
     with path.open("rb") as stream:
-        item: dict[str, Any] | None = None
+        item: dict[str, Scalar] | None = None
         for prefix, event, value in ijson.parse(stream, use_float=True):
             if prefix == "item" and event == "start_map":
                 item = {}

@@ -14,18 +14,19 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from benchmarker.log.json_limits import load_json
+from benchmarker.log.lines import Json, ResultLine
 from benchmarker.scoring.grade import Grade
 
 CALIBRATION_DIR = "calibration"
 SUMMARY_FILE = "calibration.json"
 
 
-def judge_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None = None) -> str:
+def judge_label(judge_kind: str, model: str, thresholds: dict[str, Json] | None = None) -> str:
     """A judge's folder name: the judge (and a hash of the thresholds when they are not the defaults)."""
     from benchmarker.config_schema import ThresholdsConfig
     from benchmarker.scoring.judges import JUDGES
@@ -38,7 +39,7 @@ def judge_label(judge_kind: str, model: str, thresholds: dict[str, Any] | None =
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
 
 
-def results_judge(results: Iterable[Mapping[str, Any]]) -> tuple[str, str] | None:
+def results_judge(results: Iterable[ResultLine]) -> tuple[str, str] | None:
     """(judge kind, model) that graded most of a run's answers; None when nothing was graded."""
     grades = [g for g in map(Grade.of_line, results) if g.judge and g.judge != "none"]
     if not grades:
@@ -48,8 +49,23 @@ def results_judge(results: Iterable[Mapping[str, Any]]) -> tuple[str, str] | Non
     return kind, models.most_common(1)[0][0]
 
 
-def find_calibration(run_dir: Path, results: list[dict[str, Any]],
-                     thresholds: dict[str, Any] | None) -> dict[str, Any] | None:
+class JudgeCalibration(TypedDict):
+    """summary.json's `judge_calibration`: the run's judge's calibration, in the order its keys are written."""
+
+    path: str
+    judge: str
+    n: Json
+    kappa: Json
+    kappa_ci95: Json
+    agreement: Json
+    labels_models: Json
+    created_at: Json
+    development_only: NotRequired[bool]   # every labels file was used in developing the judge
+    held_out: NotRequired[bool]           # quoted over the held-out files only
+
+
+def find_calibration(run_dir: Path, results: Sequence[ResultLine],
+                     thresholds: dict[str, Json] | None) -> JudgeCalibration | None:
     """The run's judge's calibration (a short block for summary.json), or None when there is none."""
     judge = results_judge(results)
     if judge is None:
@@ -65,11 +81,15 @@ def find_calibration(run_dir: Path, results: list[dict[str, Any]],
     # Labels the judge was developed on are a fit: quote the held-out files, or say there were none.
     fit, held = data.get("development_fit"), data.get("held_out")
     chosen = held if isinstance(fit, dict) and isinstance(held, dict) else fit if isinstance(fit, dict) else data
-    return {"path": str(path), "judge": label, "n": chosen.get("n"), "kappa": chosen.get("kappa"),
-            "kappa_ci95": chosen.get("kappa_ci95"), "agreement": chosen.get("agreement"),
-            "labels_models": data.get("labels_models") or {}, "created_at": data.get("created_at"),
-            **({"development_only": True} if chosen is fit else {}),
-            **({"held_out": True} if chosen is held else {})}
+    block: JudgeCalibration = {
+        "path": str(path), "judge": label, "n": chosen.get("n"), "kappa": chosen.get("kappa"),
+        "kappa_ci95": chosen.get("kappa_ci95"), "agreement": chosen.get("agreement"),
+        "labels_models": data.get("labels_models") or {}, "created_at": data.get("created_at")}
+    if chosen is fit:
+        block["development_only"] = True
+    if chosen is held:
+        block["held_out"] = True
+    return block
 
 
 def calibration_line(block: dict[str, Any] | None) -> str | None:

@@ -32,12 +32,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.datasets.kinds import looks_like
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
 from benchmarker.log.json_limits import JsonLimitError, load_json
+from benchmarker.log.lines import Json
 from benchmarker.suites.beam.ids import SeenConversations, conversation_id, evidence_id, plan_number, whole_number
 
 RECORD_KIND = "beam"   # the `kind` its cases and lines carry
@@ -53,6 +54,14 @@ _MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*(?:\d+|N/A)\s*$")   # "->-> 2,N/A" oc
 _ANCHOR_FORMATS = ("%B-%d-%Y", "%b-%d-%Y", "%B %d, %Y", "%Y-%m-%d", "%m/%d/%Y")
 
 
+class DroppedIds(TypedDict):
+    """A question's evidence ids that name no message (the manifest's `dataset.evidence.dropped`)."""
+
+    question_id: str
+    ids: list[int]
+    why: str
+
+
 @dataclass
 class Conversation:
     """One BEAM conversation as read: where from, its sessions, and each message id's place."""
@@ -61,7 +70,7 @@ class Conversation:
     source: str
     sessions: list[Session]
     places: dict[int, tuple[str, int]]          # message id -> (session_id, turn index)
-    questions: dict[str, list[dict[str, Any]]]  # ability -> its probing questions, as in the file
+    questions: dict[str, list[Json]]  # ability -> its probing questions, as in the file (questions_of checks each)
     tokens_estimate: int = 0
 
 
@@ -243,7 +252,7 @@ def parse_conversation(cid: str, source: str, chat: Any, questions: Any) -> Conv
     return Conversation(cid, source, sessions, places, questions, tokens_estimate=round(chars / 4))
 
 
-def _batches(chat: Any, where: str) -> Iterator[tuple[str | None, list[dict[str, Any]]]]:
+def _batches(chat: Any, where: str) -> Iterator[tuple[str | None, list[Json]]]:
     """(time anchor, flat messages) of each batch, whatever the layout; plans renumbered like combine_10m_chats."""
     if not isinstance(chat, list):
         raise DatasetError(f"{where}: expected a list of batches, got {type(chat).__name__}")
@@ -255,10 +264,10 @@ def _batches(chat: Any, where: str) -> Iterator[tuple[str | None, list[dict[str,
             continue
         for _, batches in plans:
             flat = [_batch(b, where) for b in batches]
-            ids = [m["id"] for _, msgs in flat for m in msgs if isinstance(m, dict) and isinstance(m.get("id"), int)]
+            ids = [i for _, msgs in flat for m in msgs if isinstance(m, dict) and isinstance(i := m.get("id"), int)]
             shift = top + 1 if ids and top >= 0 and min(ids) <= top else 0
             for anchor, msgs in flat:
-                yield anchor, [m | {"id": m["id"] + shift} if isinstance(m, dict) and isinstance(m.get("id"), int)
+                yield anchor, [m | {"id": i + shift} if isinstance(m, dict) and isinstance(i := m.get("id"), int)
                                else m for m in msgs]
             top = max([top, *(i + shift for i in ids)])
 
@@ -274,7 +283,7 @@ def _plans(item: Any, where: str) -> list[tuple[int, list[Any]]] | None:
                   key=lambda plan: plan[0])
 
 
-def _batch(batch: Any, where: str) -> tuple[str | None, list[dict[str, Any]]]:
+def _batch(batch: Any, where: str) -> tuple[str | None, list[Json]]:
     if isinstance(batch, dict) and "turns" in batch:
         turns = batch["turns"]
         if not isinstance(turns, list):
@@ -305,7 +314,7 @@ def _date(anchor: str | None) -> str:
 
 # --- questions --------------------------------------------------------------------------------
 
-def source_ids(item: dict[str, Any], where: str = "probing question") -> list[int]:
+def source_ids(item: dict[str, Json], where: str = "probing question") -> list[int]:
     """A question's evidence message ids: `source_chat_ids` as a list, or the lists of a dict, in order; a
     string that is not ASCII digits is one DatasetError naming `where`."""
     raw = item.get("source_chat_ids")
@@ -320,7 +329,7 @@ def source_ids(item: dict[str, Any], where: str = "probing question") -> list[in
     return ids
 
 
-def reference_of(item: dict[str, Any], where: str) -> str:
+def reference_of(item: dict[str, Json], where: str) -> str:
     for key in REFERENCE_KEYS:
         value = item.get(key)
         if isinstance(value, str) and value.strip():
@@ -328,7 +337,7 @@ def reference_of(item: dict[str, Any], where: str) -> str:
     raise DatasetError(f"{where}: no reference answer: expected one of the fields {', '.join(REFERENCE_KEYS)}")
 
 
-def questions_of(conv: Conversation, size: str, dropped: list[dict[str, Any]]) -> list[Question]:
+def questions_of(conv: Conversation, size: str, dropped: list[DroppedIds]) -> list[Question]:
     """Every probing question of the conversation, abilities in BEAM's order (others after, by name)."""
     out: list[Question] = []
     last_date = next((s.date for s in reversed(conv.sessions) if s.date), "")
@@ -348,7 +357,7 @@ def questions_of(conv: Conversation, size: str, dropped: list[dict[str, Any]]) -
             if not isinstance(rubric, list) or not rubric or not all(isinstance(r, str) for r in rubric):
                 raise DatasetError(f"{where}: field `rubric` must be a non-empty list of strings")
             qid = f"beam-{size}-{conv.conversation_id}-{ability}-{i}" + ("_abs" if ability == "abstention" else "")
-            turns: list[list[Any]] = []
+            turns: list[list[str | int]] = []
             missing: list[int] = []
             evidence_ids = source_ids(item, where)
             for mid in evidence_ids:
@@ -400,7 +409,7 @@ class Scan:
     for selection, the evidence ids that name no message, and each conversation's id and size."""
 
     index: list[tuple[str, str]] = field(default_factory=list)
-    dropped: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[DroppedIds] = field(default_factory=list)
     conversations: list[str] = field(default_factory=list)
     tokens_estimate: int = 0
 

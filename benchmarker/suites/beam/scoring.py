@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from benchmarker.scoring.abstention import abstains
 from benchmarker.scoring.json_reply import first_json_object
 from benchmarker.scoring.normalize import token_texts
+from benchmarker.suites.beam.blocks import AnswerBlock, ItemScore, OrderingMetrics
 from benchmarker.suites.beam.official import OfficialPrompts
 
-Record = dict[str, Any]
 EVENT_ORDERING = "event_ordering"
 _PREFIX = re.compile(r"^\s*(?:the\s+)?(?:llm\s+)?response\s+should\s+(?:\w+\s+){0,3}?(?:state|contain|mention|include|"
                      r"say|list|provide|show|recommend|acknowledge|note|be)\s*:?\s*", re.I)
@@ -93,7 +93,7 @@ def tau_b_ranks(reference: list[str], system: list[str]) -> tuple[list[int], lis
     return ranks(reference), ranks(system)
 
 
-def ordering_metrics(reference: list[str], system: list[str]) -> Record:
+def ordering_metrics(reference: list[str], system: list[str]) -> OrderingMetrics:
     """Precision / recall / F1 of the aligned items and normalised Kendall tau-b (scipy, variant b).
     `system` is already canonicalised: an aligned line replaced by its reference item."""
     tp = len(set(reference) & set(system))
@@ -110,8 +110,11 @@ def ordering_metrics(reference: list[str], system: list[str]) -> Record:
         else math.nan
     undefined = math.isnan(tau)
     tau_norm = 0.0 if undefined else (tau + 1) / 2
-    return {"precision": precision, "recall": recall, "f1": f1, "tau_b": None if undefined else tau,
-            "tau_norm": tau_norm, "final_score": tau_norm * f1, **({"tau_undefined": True} if undefined else {})}
+    metrics: OrderingMetrics = {"precision": precision, "recall": recall, "f1": f1,
+                                "tau_b": None if undefined else tau, "tau_norm": tau_norm, "final_score": tau_norm * f1}
+    if undefined:
+        metrics["tau_undefined"] = True
+    return metrics
 
 
 async def align(reference: list[str], system: list[str], same: Callable[[str, str], Awaitable[bool]]) -> list[str]:
@@ -133,7 +136,7 @@ async def align(reference: list[str], system: list[str], same: Callable[[str, st
     return out
 
 
-def question_score(ability: str, items: list[float], ordering: Mapping[str, Any] | None, *,
+def question_score(ability: str, items: list[float], ordering: OrderingMetrics | None, *,
                    official: bool) -> tuple[float, float]:
     """(score, score with every 0.5 kept) of one question from its rubric-item scores."""
     half = sum(items) / len(items) if items else 0.0
@@ -164,7 +167,7 @@ class Grader:
         self.calls += 1
         return message_text(reply)
 
-    async def item(self, question: str, item: str, answer: str, *, abstention: bool) -> Record:
+    async def item(self, question: str, item: str, answer: str, *, abstention: bool) -> ItemScore:
         """{"item", "score" (None: unjudged), "reason"} for one rubric item."""
         if self.model is None:
             return {"item": item, "score": deterministic_item(item, answer, abstention=abstention),
@@ -209,7 +212,7 @@ class Grader:
 
 
 async def grade_answer(grader: Grader, *, ability: str, question: str, rubric: list[str], answer: str,
-                       abstention: bool) -> Record:
+                       abstention: bool) -> AnswerBlock:
     """The `beam` block of one answer: item scores, the ordering metrics, score and score_half."""
     items = [await grader.item(question, item, answer, abstention=abstention) for item in rubric]
     ordering = None
@@ -219,8 +222,11 @@ async def grade_answer(grader: Grader, *, ability: str, question: str, rubric: l
     judged = [float(i["score"]) for i in items if i["score"] is not None]
     unjudged = len(items) - len(judged)
     if unjudged:
-        return {"ability": ability, "items": items, "score": None, "score_half": None, "unjudged_items": unjudged,
-                **({"ordering": ordering} if ordering else {})}
-    score, half = question_score(ability, judged, ordering, official=grader.official is not None)
-    return {"ability": ability, "items": items, "score": round(score, 6), "score_half": round(half, 6),
-            **({"ordering": ordering} if ordering else {})}
+        block: AnswerBlock = {"ability": ability, "items": items, "score": None, "score_half": None,
+                              "unjudged_items": unjudged}
+    else:
+        score, half = question_score(ability, judged, ordering, official=grader.official is not None)
+        block = {"ability": ability, "items": items, "score": round(score, 6), "score_half": round(half, 6)}
+    if ordering:
+        block["ordering"] = ordering
+    return block

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from jsonschema import Draft202012Validator
 
 from benchmarker.datasets.schema import Case, Message, Session
 from benchmarker.errors import DatasetError
 from benchmarker.log.json_limits import load_json
+from benchmarker.log.lines import Json
 
 FACT_EXTRACTION = "fact_extraction"   # the `kind` its cases and lines carry (the suite's record_kinds)
 SCENARIOS = (
@@ -34,6 +35,34 @@ SCHEMA_FILE = "fact_cases.schema.json"
 DEFAULT_DATE = "2024/01/15 (Mon) 10:00"
 
 
+class ExpectedFactJson(TypedDict):
+    """An expected fact written as an object: the fact, and the terms a deterministic match needs."""
+
+    fact: str
+    terms: NotRequired[list[str]]
+
+
+class MessageJson(TypedDict):
+    """A conversation message of the case file."""
+
+    role: str
+    content: str
+
+
+class FactCaseJson(TypedDict):
+    """One case as the case file writes it (fact_cases.schema.json validates it before it is read)."""
+
+    id: str
+    scenario: str
+    date: NotRequired[str]
+    notes: NotRequired[str]
+    existing_memory: list[str]
+    conversation: list[MessageJson]
+    expected_output: list[str]
+    expected_facts: list[str | ExpectedFactJson]
+    superseded_facts: NotRequired[list[str | ExpectedFactJson]]
+
+
 @dataclass(frozen=True)
 class ExpectedFact:
     """One atomic fact; `terms` (optional) must all appear for a deterministic match."""
@@ -42,12 +71,12 @@ class ExpectedFact:
     terms: tuple[str, ...] = ()
 
     @classmethod
-    def from_json(cls, value: str | dict[str, Any]) -> ExpectedFact:
+    def from_json(cls, value: str | ExpectedFactJson) -> ExpectedFact:
         if isinstance(value, str):
             return cls(value)
         return cls(value["fact"], tuple(value.get("terms", ())))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ExpectedFactJson:
         return {"fact": self.fact, "terms": list(self.terms)} if self.terms else {"fact": self.fact}
 
 
@@ -66,7 +95,7 @@ class FactCase:
     notes: str = ""
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> FactCase:
+    def from_dict(cls, d: FactCaseJson) -> FactCase:
         return cls(
             id=d["id"],
             scenario=d["scenario"],
@@ -79,7 +108,7 @@ class FactCase:
             notes=d.get("notes", ""),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FactCaseJson:
         return {
             "id": self.id,
             "scenario": self.scenario,
@@ -131,7 +160,7 @@ def load_fact_cases(path: Path | str | None = None) -> list[FactCase]:
     return cases
 
 
-def fact_cases_schema() -> dict[str, Any]:
+def fact_cases_schema() -> dict[str, Json]:
     """The JSON Schema of a case file."""
     return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text("utf-8"))
 
@@ -186,12 +215,12 @@ def seed_context(existing_memory: list[str] | tuple[str, ...]) -> str:
     return "## Facts\n" + "\n".join(f"- {fact}" for fact in existing_memory)
 
 
-def seed_memory_plan(fc: FactCase) -> list[tuple[str, dict[str, Any]]]:
+def seed_memory_plan(fc: FactCase) -> list[tuple[str, dict[str, Json]]]:
     """MCP calls that seed a fresh memory with `existing_memory` (vault/memory ids left out)."""
     if not fc.existing_memory:
         return []
-    tags = {"seed": "existing_memory", "case_id": fc.id}
-    plan: list[tuple[str, dict[str, Any]]] = [
+    tags: dict[str, Json] = {"seed": "existing_memory", "case_id": fc.id}
+    plan: list[tuple[str, dict[str, Json]]] = [
         ("add_entry", {"raw_entry": fact, "summary": fact, "tags": dict(tags)}) for fact in fc.existing_memory
     ]
     plan.append(("await_consistency", {}))
@@ -318,7 +347,7 @@ def split_facts(text: str) -> list[str]:
     return out
 
 
-def _entry_tags(entry: dict[str, Any]) -> dict[str, Any]:
+def _entry_tags(entry: dict[str, Json]) -> dict[str, Json]:
     tags = entry.get("tags") or {}
     if isinstance(tags, str):  # some servers hand tags back as a JSON string
         try:
@@ -329,7 +358,7 @@ def _entry_tags(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def extracted_facts_from_memory(
-    new_entries: list[dict[str, Any]],
+    new_entries: list[dict[str, Json]],
     latest_context: str,
     existing_memory: list[str] | tuple[str, ...],
     *,

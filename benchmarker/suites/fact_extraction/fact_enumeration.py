@@ -11,7 +11,7 @@ every offline score: it cannot tell a paraphrase it has no words for.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.suites.fact_extraction.data import new_facts, split_facts
@@ -20,7 +20,7 @@ from benchmarker.suites.fact_extraction.facts import similarity
 SPEAKERS_WHO_STATE_FACTS = ("user",)
 
 
-def enumerate_facts(conversation: list[dict[str, Any]], existing_memory: list[str], extracted: list[str], *,
+def enumerate_facts(conversation: Sequence[Mapping[str, str]], existing_memory: list[str], extracted: list[str], *,
                     thresholds: ThresholdsConfig | None = None,
                     speakers: tuple[str, ...] = SPEAKERS_WHO_STATE_FACTS) -> dict[str, list[str]]:
     """conversation_facts, extracted_facts, missed_facts, hallucinated_facts (the judge's JSON keys)."""

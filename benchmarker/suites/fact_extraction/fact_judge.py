@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -20,10 +20,12 @@ from langchain_core.messages import HumanMessage
 from benchmarker.agent.prompts import load_prompt
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.schema import Case
+from benchmarker.log.lines import Json
 from benchmarker.scoring.json_reply import json_objects
 from benchmarker.scoring.judge_policy import ask_until_parsed
 from benchmarker.suites.fact_extraction.data import FactCase, fact_case_of
 from benchmarker.suites.fact_extraction.facts import CaseScore, prf, score_case
+from benchmarker.suites.fact_extraction.shapes import JudgeCounts
 
 JUDGE_PROMPT = "fact_judge"  # prompts/fact_judge.txt
 LIST_KEYS = ("conversation_facts", "extracted_facts", "missed_facts", "hallucinated_facts")
@@ -65,11 +67,11 @@ class FactJudgeResult:
         """(precision, recall, F1), or None when unjudged."""
         return prf(*self.counts) if self.judged else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JudgeCounts:
         out = asdict(self)
         tp, fp, fn = self.counts if self.judged else (None, None, None)
         p, r, f = self.scores or (None, None, None)
-        return out | {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": f}
+        return cast(JudgeCounts, out | {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": f})
 
 
 def format_extracted_output(facts: list[str]) -> str:
@@ -87,7 +89,7 @@ def render_fact_judge_prompt(fc: FactCase, extracted_output: str, *, template: s
     return _PLACEHOLDER.sub(lambda m: values[m[1]], template if template is not None else load_prompt(JUDGE_PROMPT))
 
 
-def _fact_list(obj: dict[str, Any], key: str) -> tuple[str, ...]:
+def _fact_list(obj: dict[str, Json], key: str) -> tuple[str, ...]:
     value = obj[key]
     if not isinstance(value, list):
         raise JudgeReplyError(f"{key!r} is {type(value).__name__}, not a list")
@@ -132,11 +134,11 @@ async def judge_facts(
         return model.ainvoke([HumanMessage(text)])
 
     got = await ask_until_parsed(ask, parse_judge_reply, retries)
-    tokens: dict[str, Any] = {"input_tokens": got.input_tokens,
-                              "output_tokens": got.output_tokens, "total_tokens": got.total_tokens}
+    unjudged = FactJudgeResult(fc.id, "unjudged", attempts=got.attempts, input_tokens=got.input_tokens,
+                               output_tokens=got.output_tokens, total_tokens=got.total_tokens)
     if got.value is None:
-        return FactJudgeResult(fc.id, "unjudged", attempts=got.attempts, error=got.error, **tokens)
-    return FactJudgeResult(fc.id, "judged", **got.value, attempts=got.attempts, **tokens)  # type: ignore[arg-type]  # value: the four *_facts tuples
+        return replace(unjudged, error=got.error)
+    return replace(unjudged, status="judged", **got.value)  # type: ignore[arg-type]  # value: the four *_facts tuples
 
 
 def judged_case_score(

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 from statistics import fmean
-from typing import Any
+from typing import cast
 
 import numpy as np
 
@@ -36,6 +36,14 @@ from benchmarker.reporting.section_spec import Lines, Part, Section, Table
 from benchmarker.scoring import normalize
 from benchmarker.scoring.normalize import STOPWORDS, find_phrase, is_value, same, token_texts
 from benchmarker.suites.fact_extraction.data import SCENARIOS, ExpectedFact, FactCase
+from benchmarker.suites.fact_extraction.shapes import (
+    CaseScoreDict,
+    FactSummary,
+    MacroScores,
+    MicroScores,
+    ScoreDetails,
+    TargetRow,
+)
 
 # A fact stated as a refusal: grammatical negations plus the verbs of declining.
 NEGATIONS = normalize.StemmedWords([*normalize.NEGATIONS, *(  # tokens are stemmed: "refused" -> "refus"
@@ -188,7 +196,7 @@ class CaseScore:
     extracted_count: int = 0
     conflict_resolved: bool | None = None  # cases with superseded facts only
     minimal: bool | None = None  # chit-chat cases only
-    details: dict[str, Any] = field(default_factory=dict)
+    details: ScoreDetails = field(default_factory=lambda: ScoreDetails())
 
     def _prf(self, i: int) -> float | None:
         return prf(self.tp, self.fp, self.fn)[i] if self.judged else None
@@ -197,12 +205,16 @@ class CaseScore:
     recall = property(lambda self: self._prf(1))
     f1 = property(lambda self: self._prf(2))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "precision": self.precision, "recall": self.recall, "f1": self.f1}
+    def to_dict(self) -> CaseScoreDict:
+        return cast(CaseScoreDict, {**asdict(self), "precision": self.precision, "recall": self.recall, "f1": self.f1})
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> CaseScore:
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+    def from_dict(cls, d: CaseScoreDict) -> CaseScore:
+        """A results line's `fact_score` read back (its keys that are no field, the P / R / F1, are derived)."""
+        plain = cls(d["case_id"], d["scenario"])
+        return cls(d["case_id"], d["scenario"], d.get("method", plain.method), d.get("judged", plain.judged),
+                   d.get("tp", 0), d.get("fp", 0), d.get("fn", 0), d.get("extracted_count", 0),
+                   d.get("conflict_resolved"), d.get("minimal"), d.get("details", ScoreDetails()))
 
 
 def score_case(fc: FactCase, extracted: list[str], *, context_facts: list[str] | None = None,
@@ -214,7 +226,7 @@ def score_case(fc: FactCase, extracted: list[str], *, context_facts: list[str] |
     check needs them because an old value left untouched in the context is not "new".
     """
     m = match_facts(list(fc.expected_facts), extracted, thresholds=thresholds)
-    details: dict[str, Any] = {
+    details: ScoreDetails = {
         "true_positives": [list(t) for t in m.true_positives],
         "false_positives": list(m.false_positives),
         "false_negatives": list(m.false_negatives),
@@ -225,7 +237,7 @@ def score_case(fc: FactCase, extracted: list[str], *, context_facts: list[str] |
         current = list(dict.fromkeys([*extracted, *(context_facts or [])]))
         present = match_facts(_replacements(fc), current, thresholds=thresholds)
         stale = stale_facts(fc.superseded_facts, current, thresholds=thresholds)
-        details.update(stale_facts=stale, missing_new_values=list(present.false_negatives))
+        details |= {"stale_facts": stale, "missing_new_values": list(present.false_negatives)}
         conflict = not stale and not present.false_negatives
     minimal = (len(extracted) == 0) if fc.scenario == "chit_chat" else None
     return CaseScore(
@@ -234,7 +246,7 @@ def score_case(fc: FactCase, extracted: list[str], *, context_facts: list[str] |
     )
 
 
-def _micro(cases: list[CaseScore]) -> dict[str, Any]:
+def _micro(cases: list[CaseScore]) -> MicroScores:
     tp, fp, fn = (sum(getattr(c, k) for c in cases) for k in ("tp", "fp", "fn"))
     p, r, f = prf(tp, fp, fn) if cases else (None, None, None)
     return {"cases": len(cases), "tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": f}
@@ -244,28 +256,30 @@ def _rate(flags: list[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
 
 
-def summarize_fact_scores(per_case: list[CaseScore]) -> dict[str, Any]:
+def summarize_fact_scores(per_case: list[CaseScore]) -> FactSummary:
     """micro / macro P/R/F1 over judged cases, per scenario, conflict and minimalism rates, targets."""
     judged = [c for c in per_case if c.judged]
-    macro = {"cases": len(judged)} | {
-        k: (fmean(getattr(c, k) for c in judged) if judged else None) for k in ("precision", "recall", "f1")
-    }
+    precision, recall, f1 = (fmean(getattr(c, k) for c in judged) if judged else None
+                             for k in ("precision", "recall", "f1"))
+    macro: MacroScores = {"cases": len(judged), "precision": precision, "recall": recall, "f1": f1}
     order = {s: i for i, s in enumerate(SCENARIOS)}
-    by_scenario = {}
+    by_scenario: dict[str, MicroScores] = {}
     for scenario in sorted({c.scenario for c in per_case}, key=lambda s: (order.get(s, len(order)), s)):
         group = [c for c in per_case if c.scenario == scenario]
         judged_group = [c for c in group if c.judged]
         by_scenario[scenario] = _micro(judged_group) | {"cases": len(group), "judged": len(judged_group)}
     conflict = [c.conflict_resolved for c in per_case if c.conflict_resolved is not None]
     minimal = [c.minimal for c in per_case if c.minimal is not None]
-    values = {**{k: macro[k] for k in ("precision", "recall", "f1")},
+    values = {"precision": precision, "recall": recall, "f1": f1,
               "conflict_resolution_rate": _rate(conflict), "minimalism_rate": _rate(minimal)}
-    targets = []
+    targets: list[TargetRow] = []
     for metric, op, target in TARGETS:
         value = values[metric]
         ok = None if value is None else (value > target if op == ">" else value >= target)
-        row = {"metric": metric, "target": target, "op": op, "value": value, "pass": ok}
-        targets.append(row | ({"basis": "macro"} if metric in macro else {}))
+        row: TargetRow = {"metric": metric, "target": target, "op": op, "value": value, "pass": ok}
+        if metric in macro:
+            row["basis"] = "macro"
+        targets.append(row)
     return {
         "method": per_case[0].method if len({c.method for c in per_case}) == 1 else "mixed",
         "cases": len(per_case),
@@ -287,7 +301,7 @@ def _fmt(value: float | None, percent: bool = False) -> str:
     return f"{value:.0%}" if percent else f"{value:.3f}"
 
 
-def fact_report_section(summary: dict[str, Any]) -> Section:
+def fact_report_section(summary: FactSummary) -> Section:
     """The report's section: targets (pass / fail), micro and macro, per-scenario table."""
     method = summary.get("method", "deterministic")
     targets = []

@@ -23,19 +23,26 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from statistics import mean
-from typing import Any
+from typing import cast
 
 from benchmarker.config_schema import ThresholdsConfig
 from benchmarker.datasets.schema import Question
+from benchmarker.log.lines import DecisionLine, Json
 from benchmarker.scoring.normalize import find_phrase, matches, token_texts
-from benchmarker.scoring.rubric import (
-    decision_breakdown,
-    factual_accuracy,
-    grade_answer_deterministic,
-    parse_choice,
-    unmarked_mentions,
+from benchmarker.scoring.rubric import grade_answer_deterministic
+from benchmarker.scoring.rubric_facts import decision_breakdown, factual_accuracy, parse_choice, unmarked_mentions
+from benchmarker.suites.levels.data.spec import ArgCheck, ExpectedCall, ExpectedCallDict, LevelSpec, ToolScenario
+from benchmarker.suites.levels.shapes import (
+    AdversarialScore,
+    CallChecks,
+    DecisionScore,
+    ForgettingScore,
+    LevelDetail,
+    LevelScore,
+    ToolCall,
+    ToolTraceDict,
+    UnscoredTrace,
 )
-from benchmarker.suites.levels.data.spec import ExpectedCall, LevelSpec, ToolScenario
 
 
 @dataclass
@@ -47,15 +54,15 @@ class ToolTraceScore:
     args: float
     score: float
     alignment: list[tuple[int, int | None]] = field(default_factory=list)  # (expected index, actual index)
-    arg_checks: list[dict[str, Any]] = field(default_factory=list)
+    arg_checks: list[CallChecks] = field(default_factory=list)
     missing_tools: list[str] = field(default_factory=list)
     extra_tools: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> ToolTraceDict:
+        return cast(ToolTraceDict, asdict(self))
 
 
-def _as_call(item: ExpectedCall | Mapping[str, Any]) -> ExpectedCall:
+def _as_call(item: ExpectedCall | ExpectedCallDict) -> ExpectedCall:
     return item if isinstance(item, ExpectedCall) else ExpectedCall.from_dict(item)
 
 
@@ -76,12 +83,12 @@ def _lcs_pairs(a: list[str], b: list[str]) -> list[tuple[int, int]]:
     return pairs
 
 
-def _text(value: Any) -> str:
+def _text(value: Json) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
 
 
-def check_arg(args: Mapping[str, Any], name: str, check: Mapping[str, Any],
-              bindings: Mapping[str, Any] | None = None) -> bool:
+def check_arg(args: Mapping[str, Json], name: str, check: ArgCheck,
+              bindings: Mapping[str, str | None] | None = None) -> bool:
     """Does the actual call's argument `name` pass one ExpectedCall check?"""
     present = name in args and args[name] not in (None, "", [], {})
     value = args.get(name)
@@ -101,16 +108,16 @@ def check_arg(args: Mapping[str, Any], name: str, check: Mapping[str, Any],
     return present if check.get("present", True) else not present
 
 
-def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: Sequence[Mapping[str, Any]], *,
-                     bindings: Mapping[str, Any] | None = None,
+def score_tool_trace(expected: Sequence[ExpectedCall | ExpectedCallDict], actual: Sequence[ToolCall], *,
+                     bindings: Mapping[str, str | None] | None = None,
                      thresholds: ThresholdsConfig | None = None) -> ToolTraceScore:
     """Score an actual tool trace ([{"tool", "args"}, ...] in call order) against the expected calls.
 
     Optional expected calls never count as missing; when present they are matched (not extra).
     """
     exp = [_as_call(e) for e in expected]
-    act: list[dict[str, Any]] = [{"tool": str(a.get("tool", "")), "args": dict(a.get("args") or {})} for a in actual]
-    e_tools, a_tools = [e.tool for e in exp], [a["tool"] for a in act]
+    act = [(str(a.get("tool", "")), dict(a.get("args") or {})) for a in actual]
+    e_tools, a_tools = [e.tool for e in exp], [tool for tool, _ in act]
     required = [e.tool for e in exp if not e.optional]
     remaining = list(a_tools)
     matched, missing = 0, []
@@ -135,16 +142,17 @@ def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: S
     used = set(aligned.values())
     for i, call in enumerate(exp):  # calls out of order still get their arguments checked
         if i not in aligned:
-            j = next((j for j, a in enumerate(act) if a["tool"] == call.tool and j not in used), None)
+            j = next((j for j, (tool, _) in enumerate(act) if tool == call.tool and j not in used), None)
             if j is not None:
                 aligned[i] = j
                 used.add(j)
-    checks, per_call = [], []
+    checks: list[CallChecks] = []
+    per_call = []
     for i, call in enumerate(exp):
         j = aligned.get(i)
         if not call.args or (call.optional and j is None):
             continue
-        results = {name: (j is not None and check_arg(act[j]["args"], name, chk, bindings))
+        results = {name: (j is not None and check_arg(act[j][1], name, chk, bindings))
                    for name, chk in call.args.items()}
         per_call.append(sum(results.values()) / len(results))
         checks.append({"expected_index": i, "tool": call.tool, "actual_index": j, "checks": results})
@@ -156,14 +164,15 @@ def score_tool_trace(expected: list[ExpectedCall | Mapping[str, Any]], actual: S
                           remaining)
 
 
-def trace_for_session(decisions: Iterable[Mapping[str, Any]], session_id: str,
-                      callers: tuple[str, ...] = ("agent",)) -> list[dict[str, Any]]:
+def trace_for_session(decisions: Iterable[DecisionLine], session_id: str,
+                      callers: tuple[str, ...] = ("agent",)) -> list[ToolCall]:
     """The decision-log lines of one session, in order, keeping only the given callers."""
     return [{"tool": d.get("tool"), "args": d.get("args") or {}} for d in decisions
             if d.get("session_id") == session_id and d.get("caller", "agent") in callers]
 
 
-def score_forgetting(question: Question, answer: str, *, thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
+def score_forgetting(question: Question, answer: str, *,
+                     thresholds: ThresholdsConfig | None = None) -> ForgettingScore:
     """L14: credit for the current value, minus `stale_penalty` per stale value presented as current."""
     thresholds = thresholds or ThresholdsConfig()
     rub = dict(question.rubric)
@@ -179,7 +188,7 @@ def score_forgetting(question: Question, answer: str, *, thresholds: ThresholdsC
 
 
 def score_adversarial(pairs: Iterable[tuple[Question, str]], *,
-                      thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
+                      thresholds: ThresholdsConfig | None = None) -> AdversarialScore:
     """L15: controls must be answered, adversarial (never-stated) questions declined."""
     controls: list[float] = []
     adversarial: list[float] = []
@@ -199,14 +208,14 @@ def parse_decision(answer: str, options: Mapping[str, str]) -> str | None:
     return parse_choice(answer, dict(options))
 
 
-def score_decision(question: Question, answer: str, *, thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
+def score_decision(question: Question, answer: str, *, thresholds: ThresholdsConfig | None = None) -> DecisionScore:
     """L16 breakdown: decision, reasoning, recall and their weighted score (decision_weights)."""
-    return decision_breakdown(question.rubric, answer, thresholds=thresholds)
+    return cast(DecisionScore, decision_breakdown(question.rubric, answer, thresholds=thresholds))
 
 
-def _scenario_scores(scenarios: tuple[ToolScenario, ...], decisions: list[Mapping[str, Any]],
-                     bindings: Mapping[str, Any] | None, callers: tuple[str, ...],
-                     thresholds: ThresholdsConfig) -> dict[str, Any]:
+def _scenario_scores(scenarios: tuple[ToolScenario, ...], decisions: Sequence[DecisionLine],
+                     bindings: Mapping[str, str | None] | None, callers: tuple[str, ...],
+                     thresholds: ThresholdsConfig) -> dict[str, ToolTraceDict]:
     out = {}
     for sc in scenarios:
         trace = trace_for_session(decisions, sc.session_id, callers)
@@ -215,9 +224,9 @@ def _scenario_scores(scenarios: tuple[ToolScenario, ...], decisions: list[Mappin
     return out
 
 
-def score_level(spec: LevelSpec, answers: Mapping[str, str], *, decisions: list[Mapping[str, Any]] | None = None,
-                bindings: Mapping[str, Any] | None = None, callers: tuple[str, ...] = ("agent",),
-                thresholds: ThresholdsConfig | None = None) -> dict[str, Any]:
+def score_level(spec: LevelSpec, answers: Mapping[str, str], *, decisions: Sequence[DecisionLine] | None = None,
+                bindings: Mapping[str, str | None] | None = None, callers: tuple[str, ...] = ("agent",),
+                thresholds: ThresholdsConfig | None = None) -> LevelScore:
     """Score one level: per-question deterministic grades plus the level's own score (see module doc).
 
     `answers` maps question_id -> answer text. For L13 pass the run's decision-log lines
@@ -227,28 +236,29 @@ def score_level(spec: LevelSpec, answers: Mapping[str, str], *, decisions: list[
     """
     thresholds = thresholds or ThresholdsConfig()
     questions = list(spec.case.questions)
-    per_q = {q.question_id: grade_answer_deterministic(q, answers.get(q.question_id, ""), thresholds=thresholds).to_dict()
-             for q in questions}
+    grades = {q.question_id: grade_answer_deterministic(q, answers.get(q.question_id, ""), thresholds=thresholds)
+              for q in questions}
+    per_q: dict[str, dict[str, Json]] = {qid: g.to_dict() for qid, g in grades.items()}
     pairs = [(q, answers.get(q.question_id, "")) for q in questions]
-    detail: dict[str, Any] = {}
-    qa = mean(g["scores"]["factual_accuracy"] for g in per_q.values()) if per_q else 0.0
+    detail: LevelDetail = {}
+    qa = mean(_accuracy(g.scores) for g in grades.values()) if grades else 0.0
     if spec.scoring == "forgetting":
-        detail = {q.question_id: score_forgetting(q, a, thresholds=thresholds) for q, a in pairs}
-        score = mean(d["score"] for d in detail.values())
+        forgetting = {q.question_id: score_forgetting(q, a, thresholds=thresholds) for q, a in pairs}
+        detail, score = forgetting, mean(d["score"] for d in forgetting.values())
     elif spec.scoring == "adversarial":
-        detail = score_adversarial(pairs, thresholds=thresholds)
-        score = detail["score"]
+        adversarial = score_adversarial(pairs, thresholds=thresholds)
+        detail, score = adversarial, adversarial["score"]
     elif spec.scoring == "decision":
-        detail = {q.question_id: score_decision(q, a, thresholds=thresholds) for q, a in pairs if "choice" in q.rubric}
-        score = mean(d["score"] for d in detail.values())
+        decided = {q.question_id: score_decision(q, a, thresholds=thresholds) for q, a in pairs if "choice" in q.rubric}
+        detail, score = decided, mean(d["score"] for d in decided.values())
     elif spec.scoring == "tool_trace":
         if decisions is None:
-            detail = {"tool_trace": None, "note": "no decision log given: tool selection not scored"}
-            score = qa
+            unscored: UnscoredTrace = {"tool_trace": None, "note": "no decision log given: tool selection not scored"}
+            detail, score = unscored, qa
         else:
-            detail = _scenario_scores(spec.tool_scenarios, decisions, bindings, callers, thresholds)
-            tool = mean(d["score"] for d in detail.values()) if detail else 0.0
-            score = spec.weights.get("tool_trace", 0.7) * tool + spec.weights.get("qa", 0.3) * qa
+            traced = _scenario_scores(spec.tool_scenarios, decisions, bindings, callers, thresholds)
+            tool = mean(d["score"] for d in traced.values()) if traced else 0.0
+            detail, score = traced, spec.weights.get("tool_trace", 0.7) * tool + spec.weights.get("qa", 0.3) * qa
     else:
         score = qa
     return {"level_id": spec.level_id, "seed": spec.seed, "scoring": spec.scoring, "score": round(score, 6),
@@ -257,3 +267,9 @@ def score_level(spec: LevelSpec, answers: Mapping[str, str], *, decisions: list[
 
 __all__ = ["ToolTraceScore", "score_tool_trace", "trace_for_session", "check_arg", "score_forgetting",
            "score_adversarial", "parse_decision", "score_decision", "score_level"]
+
+
+def _accuracy(scores: Mapping[str, float | None]) -> float:
+    value = scores["factual_accuracy"]
+    assert value is not None  # the deterministic grader always grades factual accuracy
+    return value

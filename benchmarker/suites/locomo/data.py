@@ -39,7 +39,9 @@ from benchmarker.datasets.kinds import looks_like
 from benchmarker.datasets.schema import Case, Message, Question, Session
 from benchmarker.errors import DatasetError
 from benchmarker.log.json_limits import load_json
+from benchmarker.log.lines import Json
 from benchmarker.suites.locomo.evidence import NO_TURN, UNPARSEABLE, canonical, parse_evidence
+from benchmarker.suites.locomo.shapes import DroppedId, RepairedId
 
 # LoCoMo's `category` -> the question_type every results line carries. Category 5 (adversarial:
 # the answer was never stated; the right reply says so) is reported separately, as abstention.
@@ -95,7 +97,7 @@ def locomo_date(raw: str) -> str:
     return text
 
 
-def turn_text(turn: dict[str, Any]) -> str:
+def turn_text(turn: dict[str, Json]) -> str:
     """A turn's text, with a shared photo described by its caption."""
     text = str(turn.get("text") or "").strip()
     caption = str(turn.get("blip_caption") or "").strip()
@@ -142,7 +144,7 @@ def load_locomo(path: Path) -> LocomoFile:
     return parsed
 
 
-def _case(sample: dict[str, Any], sample_id: str, where: str, parsed: LocomoFile) -> Case | None:
+def _case(sample: dict[str, Json], sample_id: str, where: str, parsed: LocomoFile) -> Case | None:
     conversation = sample.get("conversation")
     if not isinstance(conversation, dict):
         parsed.problems.append(f"{where}: missing the conversation object")
@@ -204,9 +206,9 @@ def _question(item: Any, sample_id: str, position: int, where: str, turns: set[t
     question_id = f"{sample_id}-q{position:03d}" + ("_abs" if adversarial else "")
     found = parse_evidence(item.get("evidence"))
     kept = [(n, i) for n, i in found.ids if (n, i - 1) in turns]
-    dropped = [{"id": text, "reason": UNPARSEABLE} for text in found.unparseable]
+    dropped: list[DroppedId] = [{"id": text, "reason": UNPARSEABLE} for text in found.unparseable]
     dropped += [{"id": canonical(n, i), "reason": NO_TURN} for n, i in found.ids if (n, i) not in kept]
-    repaired = [{"id": text, "as": fixed} for text, fixed in found.repaired]
+    repaired: list[RepairedId] = [{"id": text, "as": fixed} for text, fixed in found.repaired]
     parsed.dropped += [DroppedEvidence(question_id, d["id"], d["reason"]) for d in dropped]
     parsed.repaired += [RepairedEvidence(question_id, text, fixed) for text, fixed in found.repaired]
     rubric = {"adversarial_answer": str(item.get("adversarial_answer") or gold or "")} if adversarial else {}

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from benchmarker.errata.gold import GoldIndex, GoldQuestion, GoldTurn
+from benchmarker.log.lines import Json
 from benchmarker.suites.locomo.data import ADVERSARIAL, CATEGORY_NAMES, load_locomo
 from benchmarker.suites.locomo.evidence import canonical, parse_evidence
 
 # A question moves between categories 1-4 only: into or out of 5 (adversarial) changes its id and how it is judged.
-MOVABLE = {str(n): {"question_type": name, "category": str(n)} for n, name in CATEGORY_NAMES.items() if n != ADVERSARIAL}
+MOVABLE: dict[str, dict[str, Json]] = {str(n): {"question_type": name, "category": str(n)}
+                                        for n, name in CATEGORY_NAMES.items() if n != ADVERSARIAL}
 
 
 def locomo_gold(path: Path, question_ids: set[str] | None = None) -> GoldIndex:
@@ -26,13 +27,14 @@ def locomo_gold(path: Path, question_ids: set[str] | None = None) -> GoldIndex:
             questions[q.question_id] = GoldQuestion(
                 case.case_id, q.answer, tuple(q.evidence.get("dia_ids") or ()), q.category, q.is_abstention)
 
-    def evidence_fields(case_id: str, ids: tuple[str, ...]) -> dict[str, Any] | None:
+    def evidence_fields(case_id: str, ids: tuple[str, ...]) -> dict[str, Json] | None:
         named = turns.get(case_id, {})
         found = [named.get(text) for text in ids]   # ids are canonical here (GoldIndex.canonical_ids)
         if not found or any(t is None for t in found):
             return None
-        pairs = [[t.session_id, t.index] for t in found if t is not None]
-        return {"evidence_turns": pairs, "answer_session_ids": list(dict.fromkeys(p[0] for p in pairs))}
+        found_turns = [t for t in found if t is not None]
+        pairs: list[Json] = [[t.session_id, t.index] for t in found_turns]
+        return {"evidence_turns": pairs, "answer_session_ids": list[Json](dict.fromkeys(t.session_id for t in found_turns))}
 
     return GoldIndex(questions, turns, MOVABLE, evidence_fields, canonical_ids=canonical_ids)
 

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
+
+from benchmarker.log.lines import Json, ResultLine
+from benchmarker.suites.locomo.shapes import DroppedId, EvidenceBlock, RepairedId
 
 UNPARSEABLE = "unparseable"
 NO_TURN = "names no turn"
@@ -35,7 +39,7 @@ def canonical(session: int, turn: int) -> str:
     return f"D{session}:{turn}"
 
 
-def parse_evidence(value: Any) -> Evidence:
+def parse_evidence(value: Json) -> Evidence:
     """Every id in a question's `evidence` (a list of strings, or one string)."""
     out = Evidence()
     items = value if isinstance(value, list) else [] if value is None else [value]
@@ -74,28 +78,30 @@ def _add_unparseable(out: Evidence, text: str) -> None:
 SHOWN = 10   # dropped ids a note lists by name (summary.json and the manifest list them all)
 
 
-def evidence_block(dropped: list[dict[str, Any]], repaired: list[dict[str, Any]]) -> dict[str, Any]:
+def evidence_block(dropped: list[DroppedId], repaired: list[RepairedId]) -> EvidenceBlock:
     """Counts and lists: dropped [{question_id, id, reason}], repaired [{question_id, id, as}]."""
     reasons = [d.get("reason") for d in dropped]
     return {"dropped": len(dropped), "unparseable": reasons.count(UNPARSEABLE), "names_no_turn": reasons.count(NO_TURN),
             "repaired": len(repaired), "dropped_ids": dropped, "repaired_ids": repaired}
 
 
-def block_of_results(results: list[dict[str, Any]]) -> dict[str, Any]:
+def block_of_results(results: Sequence[ResultLine]) -> EvidenceBlock:
     """The evidence block over a run's questions, from the `evidence_dropped` / `evidence_repaired`
     keys of its results lines."""
-    dropped = [{"question_id": r.get("question_id"), **d} for r in results for d in r.get("evidence_dropped") or []]
-    repaired = [{"question_id": r.get("question_id"), **d} for r in results for d in r.get("evidence_repaired") or []]
+    dropped: list[DroppedId] = [{"question_id": r.get("question_id"), **d} for r in results
+                                for d in cast("list[DroppedId]", r.get("evidence_dropped") or [])]
+    repaired: list[RepairedId] = [{"question_id": r.get("question_id"), **d} for r in results
+                                  for d in cast("list[RepairedId]", r.get("evidence_repaired") or [])]
     return evidence_block(dropped, repaired)
 
 
-def counts_text(block: dict[str, Any]) -> str:
+def counts_text(block: EvidenceBlock) -> str:
     """"2 (1 unparseable, 1 name no turn); 1 repaired"."""
     text = f"{block['dropped']} ({block['unparseable']} unparseable, {block['names_no_turn']} name no turn)"
     return text + (f"; {block['repaired']} repaired" if block.get("repaired") else "")
 
 
-def evidence_note(block: dict[str, Any], where: str = "this run's questions") -> str | None:
+def evidence_note(block: EvidenceBlock, where: str = "this run's questions") -> str | None:
     """One line naming the dropped ids (the first SHOWN); None when nothing was dropped or repaired."""
     if not block.get("dropped") and not block.get("repaired"):
         return None

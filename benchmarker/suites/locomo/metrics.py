@@ -40,14 +40,16 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from benchmarker.log.lines import ResultLine
 from benchmarker.scoring.qa_metrics import cell, not_graded
 from benchmarker.scoring.stats import bootstrap_mean_ci
 from benchmarker.suites.locomo.data import ADVERSARIAL, CATEGORY_NAMES
 from benchmarker.suites.locomo.evidence import block_of_results
+from benchmarker.suites.locomo.shapes import CategoryStats, LexicalScores, MeanCi, SummaryBlock
 
 KIND = "locomo"
 SCORED = tuple(str(c) for c in sorted(CATEGORY_NAMES) if c != ADVERSARIAL)  # "1".."4": the overall
@@ -128,7 +130,7 @@ def bleu1(prediction: Any, gold: Any) -> float:
     return float(sentence_bleu([ref], hyp, weights=(1, 0, 0, 0), smoothing_function=SmoothingFunction().method1))
 
 
-def category_of(record: dict[str, Any]) -> str:
+def category_of(record: ResultLine) -> str:
     """A results line's LoCoMo category number as a string ("1".."5"), from `category` or the type name."""
     value = record.get("category")
     if value not in (None, ""):
@@ -141,19 +143,20 @@ def category_name(category: str) -> str:
     return CATEGORY_NAMES.get(int(category), "unknown") if category.isdigit() else "unknown"
 
 
-def answer_scores(hypothesis: Any, gold: Any, category: str) -> dict[str, Any]:
+def answer_scores(hypothesis: Any, gold: Any, category: str) -> LexicalScores:
     """The `locomo` key of a results line: category, its name, f1 and bleu1 (null for category 5)."""
-    out: dict[str, Any] = {"category": category, "category_name": category_name(category)}
+    name = category_name(category)
     if category == str(ADVERSARIAL):
-        return out | {"f1": None, "bleu1": None}
+        return {"category": category, "category_name": name, "f1": None, "bleu1": None}
     reply = "" if hypothesis is None else str(hypothesis)
-    out |= {"f1": round(locomo_f1(reply, gold, category), 4), "bleu1": round(bleu1(reply, gold), 4)}
+    out: LexicalScores = {"category": category, "category_name": name,
+                          "f1": round(locomo_f1(reply, gold, category), 4), "bleu1": round(bleu1(reply, gold), 4)}
     if scored_gold(gold, category) != str(gold):
         out["f1_gold"] = scored_gold(gold, category)
     return out
 
 
-def mean_ci(values: Iterable[float]) -> dict[str, Any]:
+def mean_ci(values: Iterable[float]) -> MeanCi:
     """n, mean and a seeded 95% percentile bootstrap interval of the mean (null when n == 0)."""
     vals = [float(v) for v in values]
     if not vals:
@@ -162,33 +165,39 @@ def mean_ci(values: Iterable[float]) -> dict[str, Any]:
     return {"n": len(vals), "mean": sum(vals) / len(vals), "ci95": [lo, hi]}
 
 
-def _metric(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
-    return mean_ci(v for r in rows if isinstance(v := (r.get("locomo") or {}).get(key), (int, float)))
+def _metric(rows: list[ResultLine], key: str) -> MeanCi:
+    return mean_ci(v for r in rows if isinstance(v := dict(r.get("locomo") or {}).get(key), (int, float)))
 
 
-def _block(rows: list[dict[str, Any]], *, lexical: bool = True) -> dict[str, Any]:
-    out = {"questions": len(rows), "judge": cell(r.get("label") for r in rows)}
-    return out | ({"f1": _metric(rows, "f1"), "bleu1": _metric(rows, "bleu1")} if lexical else {})
+def _block(rows: list[ResultLine], *, lexical: bool = True, name: str | None = None) -> CategoryStats:
+    out: CategoryStats = {"name": name} if name is not None else {}
+    out |= {"questions": len(rows), "judge": cell(r.get("label") for r in rows)}
+    if lexical:
+        out |= {"f1": _metric(rows, "f1"), "bleu1": _metric(rows, "bleu1")}
+    return out
 
 
-def locomo_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+def locomo_summary(results: Sequence[ResultLine]) -> SummaryBlock:
     """The `locomo` block of summary.json (keys documented in summary.py) from results lines alone."""
     rows = [r for r in results if r.get("kind") == KIND and not not_graded(r)]
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[ResultLine]] = {}
     for r in rows:
         groups.setdefault(category_of(r), []).append(r)
     adversarial = str(ADVERSARIAL)
-    by_category = {}
+    by_category: dict[str, CategoryStats] = {}
     for category in sorted(groups, key=lambda c: (not c.isdigit(), int(c) if c.isdigit() else 0, c)):
-        block = _block(groups[category], lexical=category != adversarial)
-        by_category[category] = {"name": category_name(category), **block}
+        by_category[category] = _block(groups[category], lexical=category != adversarial,
+                                       name=category_name(category))
     scored = [r for c in SCORED for r in groups.get(c, [])]
+    overall: CategoryStats = {"categories": list(SCORED)}
+    overall |= _block(scored)
+    adversarial_row: CategoryStats = {"category": adversarial, "name": CATEGORY_NAMES[ADVERSARIAL]}
+    adversarial_row |= _block(groups.get(adversarial, []), lexical=False)
     return {
         "categories": {str(c): name for c, name in sorted(CATEGORY_NAMES.items())},
         "by_category": by_category,
-        "overall": {"categories": list(SCORED), **_block(scored)},
-        "adversarial": {"category": adversarial, "name": CATEGORY_NAMES[ADVERSARIAL],
-                        **_block(groups.get(adversarial, []), lexical=False)},
+        "overall": overall,
+        "adversarial": adversarial_row,
         "evidence": block_of_results([r for r in results if r.get("kind") == KIND]),
         "intervals": {"judge": "95% Wilson score interval",
                       "f1_bleu1": f"95% percentile bootstrap of the mean ({BOOTSTRAP_ITERATIONS:,} resamples, "

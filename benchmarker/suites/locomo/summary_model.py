@@ -1,12 +1,12 @@
 """summary.json's `locomo` block as a typed model (suites/locomo/metrics.py computes it; reporting/summary.py
-documents it): LoCoMo registers it in `Suite.summary_models`, so a summary it builds carries the block typed and a
+documents it): LoCoMo registers it in `Suite.reporting.summary_models`, so a summary it builds carries the block typed and a
 block off this shape fails the build naming `locomo.<field>`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from benchmarker.reporting.summary_model import Block, Cell, Num
+from benchmarker.reporting.summary_block import Block, Cell, Num
 
 
 class MeanStat(Block):

@@ -6,14 +6,17 @@ with only the selected ids materialised, so even the 2.7 GB M file stays bounded
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 from benchmarker.config_schema import Problem, RunConfig
-from benchmarker.datasets.schema import Case, Question
+from benchmarker.datasets.schema import Case
 from benchmarker.datasets.selection import select_question_ids
 from benchmarker.datasets.source import CaseGroup, DatasetPlan, dataset_sha256
-from benchmarker.suites.base import Record, Suite
+from benchmarker.log.lines import ResultLine
+from benchmarker.reporting.suite_parts import SuiteReporting
+from benchmarker.suites.base import Suite
 from benchmarker.suites.longmemeval.data import (
     QUESTION_TYPES,
     iter_longmemeval,
@@ -22,7 +25,6 @@ from benchmarker.suites.longmemeval.data import (
 )
 from benchmarker.suites.longmemeval.errata import longmemeval_gold
 from benchmarker.suites.longmemeval.options import LongMemEvalOptions
-from benchmarker.suites.options import SuiteOptions
 from benchmarker.suites.parts import (
     AdversaryPolicy,
     CalibrationGold,
@@ -32,6 +34,7 @@ from benchmarker.suites.parts import (
     OfficialJudgeSource,
     PromptsFound,
 )
+from benchmarker.suites.scorer import Scorer, always
 from benchmarker.suites.settings import PlanSettings
 
 
@@ -54,52 +57,56 @@ def calibration_gold(settings: PlanSettings) -> GoldAndCases | None:
     return read_gold(settings.dataset_path), {}
 
 
-class LongMemEval(Suite):
-    name = "longmemeval"
-    dataset_options: type[SuiteOptions] = LongMemEvalOptions   # the sample has its own
-    record_kinds = ("longmemeval",)
-    data = DataSource(reads_file=True, reads_dataset_file=True)
-    question_types = QUESTION_TYPES
-    official_judge: OfficialJudgeSource | None = OfficialJudgeSource(official_prompts)
-    calibration_gold: CalibrationGold | None = CalibrationGold(calibration_gold)
-    protocol = CaseProtocol(needs_case=False, replay_refusal="")
-    adversary = AdversaryPolicy(categories=lambda case: list(QUESTION_TYPES))   # its judge prompts are chosen by type
-    errata_gold = staticmethod(longmemeval_gold)
-
-    def data_problems(self, cfg: RunConfig) -> list[Problem]:
-        if cfg.eval.judge == "official" and not cfg.dataset_repo_path:
-            return [Problem(("dataset_repo_path",), 'required when [eval].judge = "official" (its evaluation '
-                            "scripts are run from the clone)")]
-        return []
-
-    def data_file(self, settings: PlanSettings, run_dir: Path) -> tuple[Path, str]:
-        """The LongMemEval-format file to read, and its description for the manifest."""
-        path = Path(settings.dataset_path)  # type: ignore[arg-type]  # config.py resolved it: kind longmemeval has one
-        return path, f"LongMemEval file {path}"
-
-    def plan(self, settings: PlanSettings, run_dir: Path) -> DatasetPlan:
-        path, description = self.data_file(settings, run_dir)
-        index = scan_question_index(path)  # refuses an empty file, repeated ids, non-objects, deep nesting
-        run = settings.run
-        selected = select_question_ids(index, question_ids=list(run.question_ids),
-                                       question_types=list(run.question_types), limit=run.limit, sample=run.sample,
-                                       sample_seed=run.sample_seed, known_types=QUESTION_TYPES)
-        wanted = set(selected)
-        validate_longmemeval(path, only_ids=wanted)  # before the service starts or any model is called
-
-        def cases() -> Iterator[Case]:
-            return iter_longmemeval(path, only_ids=wanted)
-
-        return DatasetPlan([CaseGroup("cases", len(selected), cases)], str(path), dataset_sha256(path), description)
-
-    def write_official_outputs(self, answers_dir: Path, results: list[Record]) -> None:
-        if any(r.get("label") is not None for r in results):
-            from benchmarker.suites.longmemeval.official import write_official_outputs
-
-            write_official_outputs(answers_dir, results)
-
-    def retrieval_evidence(self, case: Case, question: Question) -> bool:
-        return True
+def data_problems(cfg: RunConfig) -> list[Problem]:
+    """The official judge runs LongMemEval's scripts from the clone `dataset_repo_path` names."""
+    if cfg.eval.judge == "official" and not cfg.dataset_repo_path:
+        return [Problem(("dataset_repo_path",), 'required when [eval].judge = "official" (its evaluation '
+                        "scripts are run from the clone)")]
+    return []
 
 
-SUITE = LongMemEval()
+def data_file(settings: PlanSettings, run_dir: Path) -> tuple[Path, str]:
+    """The LongMemEval-format file to read, and its description for the manifest."""
+    path = Path(settings.dataset_path)  # type: ignore[arg-type]  # config.py resolved it: kind longmemeval has one
+    return path, f"LongMemEval file {path}"
+
+
+def plan_file(data_file: Callable[[PlanSettings, Path], tuple[Path, str]],
+              settings: PlanSettings, run_dir: Path) -> DatasetPlan:
+    """The selected questions of the LongMemEval-format file `data_file` names, one case each."""
+    path, description = data_file(settings, run_dir)
+    index = scan_question_index(path)  # refuses an empty file, repeated ids, non-objects, deep nesting
+    run = settings.run
+    selected = select_question_ids(index, question_ids=list(run.question_ids),
+                                   question_types=list(run.question_types), limit=run.limit, sample=run.sample,
+                                   sample_seed=run.sample_seed, known_types=QUESTION_TYPES)
+    wanted = set(selected)
+    validate_longmemeval(path, only_ids=wanted)  # before the service starts or any model is called
+
+    def cases() -> Iterator[Case]:
+        return iter_longmemeval(path, only_ids=wanted)
+
+    return DatasetPlan([CaseGroup("cases", len(selected), cases)], str(path), dataset_sha256(path), description)
+
+
+def write_outputs(answers_dir: Path, results: Sequence[ResultLine]) -> None:
+    """LongMemEval's own evaluation files, once some answer is judged."""
+    if any(r.get("label") is not None for r in results):
+        from benchmarker.suites.longmemeval.official import write_official_outputs
+
+        write_official_outputs(answers_dir, results)
+
+
+SUITE = Suite(
+    name="longmemeval",
+    record_kinds=("longmemeval",),
+    data=DataSource(partial(plan_file, data_file), options=LongMemEvalOptions, question_types=QUESTION_TYPES,
+                    problems=data_problems, reads_file=True, reads_dataset_file=True),
+    scorer=Scorer(retrieval_evidence=always),
+    reporting=SuiteReporting(write_official_outputs=write_outputs),
+    official_judge=OfficialJudgeSource(official_prompts),
+    calibration_gold=CalibrationGold(calibration_gold),
+    protocol=CaseProtocol(needs_case=False, replay_refusal=""),
+    adversary=AdversaryPolicy(categories=lambda case: list(QUESTION_TYPES)),   # its judge prompts are chosen by type
+    errata_gold=longmemeval_gold,
+)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from benchmarker.errata.gold import GoldIndex, GoldQuestion, GoldTurn
+from benchmarker.log.lines import Json
 from benchmarker.suites.longmemeval.data import QUESTION_TYPES, iter_longmemeval
 
 
@@ -23,11 +23,12 @@ def longmemeval_gold(path: Path, question_ids: set[str] | None = None) -> GoldIn
         has_answer[case.case_id] = {s.session_id: [i for i, m in enumerate(s.messages) if m.has_answer]
                                     for s in case.sessions}
 
-    def evidence_fields(case_id: str, ids: tuple[str, ...]) -> dict[str, Any] | None:
+    def evidence_fields(case_id: str, ids: tuple[str, ...]) -> dict[str, Json] | None:
         sessions = has_answer.get(case_id, {})
         if any(sid not in sessions for sid in ids):
             return None
-        return {"answer_session_ids": list(ids), "evidence_turns": [[sid, i] for sid in ids for i in sessions[sid]]}
+        evidence_turns: list[Json] = [[sid, i] for sid in ids for i in sessions[sid]]
+        return {"answer_session_ids": list[Json](ids), "evidence_turns": evidence_turns}
 
-    categories = {name: {"question_type": name} for name in QUESTION_TYPES}
+    categories: dict[str, dict[str, Json]] = {name: {"question_type": name} for name in QUESTION_TYPES}
     return GoldIndex(questions, turns, categories, evidence_fields)

@@ -35,12 +35,13 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarker.log.confined import make_folders
 from benchmarker.log.jsonl import write_text_atomic
+from benchmarker.log.lines import AutoevalLabel, ResultLine
 from benchmarker.scoring.judge import LONGMEMEVAL_TYPES, PromptBuilder
 
 FUNCTION = "get_anscheck_prompt"
@@ -77,12 +78,12 @@ def load_official_prompt_builder(repo_path: str | Path) -> tuple[PromptBuilder |
     return builder, ""
 
 
-def official_model_name(results: Iterable[dict[str, Any]]) -> str:
+def official_model_name(results: Iterable[ResultLine]) -> str:
     """The judge model recorded in the results (the most common), else "deterministic"."""
     counts: dict[str, int] = {}
     for r in results:
-        auto = r.get("autoeval_label") or {}
-        if auto.get("model"):
+        auto = r.get("autoeval_label")
+        if auto and auto.get("model"):
             counts[auto["model"]] = counts.get(auto["model"], 0) + 1
     return max(counts, key=lambda m: counts[m]) if counts else "deterministic"
 
@@ -91,7 +92,7 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
 
 
-def write_official_outputs(run_dir: str | Path, results: list[dict[str, Any]]) -> dict[str, Path]:
+def write_official_outputs(run_dir: str | Path, results: Sequence[ResultLine]) -> dict[str, Path]:
     """Write official/hypotheses.jsonl, its .eval-results-<model> file and references.json."""
     out = Path(run_dir) / "official"
     make_folders(out)   # never through a link below the run directory (log/confined.py)
@@ -104,7 +105,7 @@ def write_official_outputs(run_dir: str | Path, results: list[dict[str, Any]]) -
         line = {"question_id": r["question_id"], "hypothesis": r.get("hypothesis") or ""}
         hyp.append(json.dumps(line, ensure_ascii=False) + "\n")
         if r.get("label") is not None and r.get("question_type") in LONGMEMEVAL_TYPES:
-            auto = r.get("autoeval_label") or {"model": model, "label": bool(r["label"])}
+            auto: AutoevalLabel = r.get("autoeval_label") or {"model": model, "label": bool(r["label"])}
             evr.append(json.dumps({**line, "autoeval_label": auto}, ensure_ascii=False) + "\n")
     write_text_atomic(paths["hypotheses"], "".join(hyp))
     write_text_atomic(paths["eval_results"], "".join(evr))

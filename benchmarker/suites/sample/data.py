@@ -14,7 +14,7 @@ import random
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchmarker.datasets.schema import Case
 from benchmarker.log.jsonl import write_bytes_atomic
@@ -24,11 +24,32 @@ ABSTENTION_TYPES = ("single-session-user", "multi-session", "temporal-reasoning"
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _ABS = "The information provided is not enough. "
 
-Msg = dict[str, Any]
+
+
+class Turn(TypedDict):
+    """One message of a haystack session, as LongMemEval writes it."""
+
+    role: str
+    content: str
+    has_answer: bool
+
+
+class Instance(TypedDict):
+    """One LongMemEval instance, in the official files' key order."""
+
+    question_id: str
+    question_type: str
+    question: str
+    answer: str | int
+    question_date: str
+    haystack_dates: list[str]
+    haystack_session_ids: list[str]
+    haystack_sessions: list[list[Turn]]
+    answer_session_ids: list[str]
 
 
 def generate_sample(seed: int = 42, questions_per_type: int = 2,
-                    sessions_per_question: int = 8) -> list[dict[str, Any]]:
+                    sessions_per_question: int = 8) -> list[Instance]:
     """Raw LongMemEval instances: `questions_per_type` per type, plus one abstention question
     for each of ABSTENTION_TYPES (ids ending in `_abs`)."""
     if questions_per_type < 1:
@@ -70,7 +91,7 @@ _EVIDENCE_COUNT = {"multi-session": lambda rng: rng.choice((2, 3)), "temporal-re
 
 
 def _instance(rng: random.Random, qtype: str, abstain: bool, n_sessions: int,
-              start: datetime) -> dict[str, Any]:
+              start: datetime) -> Instance:
     n_evidence = _EVIDENCE_COUNT.get(qtype, lambda r: 1)(rng)
     dates = _session_dates(rng, n_sessions, start)
     slots = sorted(rng.sample(range(n_sessions), n_evidence))
@@ -80,7 +101,8 @@ def _instance(rng: random.Random, qtype: str, abstain: bool, n_sessions: int,
     hex_id = f"{rng.getrandbits(32):08x}"
     abs_suffix = "_abs" if abstain else ""
     qid = ("gpt4_" if qtype == "temporal-reasoning" else "") + hex_id + abs_suffix
-    ids, sessions = [], []
+    ids: list[str] = []
+    sessions: list[list[Turn]] = []
     for i in range(n_sessions):
         if i in slots:  # evidence ids look like the official ones: answer_<hex>[_k][_abs]
             k = slots.index(i)
@@ -109,11 +131,11 @@ def _fmt(when: datetime) -> str:
     return when.strftime("%Y/%m/%d ") + f"({_WEEKDAYS[when.weekday()]}) " + when.strftime("%H:%M")
 
 
-def _msg(role: str, content: str, has_answer: bool = False) -> Msg:
+def _msg(role: str, content: str, has_answer: bool = False) -> Turn:
     return {"role": role, "content": content, "has_answer": has_answer}
 
 
-def _session(rng: random.Random, opening: list[Msg], follow_ups: int | None = None) -> list[Msg]:
+def _session(rng: random.Random, opening: list[Turn], follow_ups: int | None = None) -> list[Turn]:
     """An opening exchange plus 1-2 generic follow-up exchanges, like a real chat session."""
     msgs = list(opening)
     for user, assistant in rng.sample(FOLLOW_UPS, rng.randint(1, 2) if follow_ups is None
@@ -122,7 +144,7 @@ def _session(rng: random.Random, opening: list[Msg], follow_ups: int | None = No
     return msgs
 
 
-def _filler(rng: random.Random) -> list[Msg]:
+def _filler(rng: random.Random) -> list[Turn]:
     user, assistant = rng.choice(FILLERS)
     slots = {"city": rng.choice(CITIES), "name": rng.choice(NAMES), "n": rng.randint(3, 9)}
     opening = [_msg("user", user.format(**slots)), _msg("assistant", assistant.format(**slots))]
@@ -219,7 +241,7 @@ def _knowledge_update(rng, dates, qdate, abstain):
     return upd["q"], upd["answer"].format(v=new) if "answer" in upd else new, sessions
 
 
-def _slots(rng: random.Random) -> dict[str, Any]:
+def _slots(rng: random.Random) -> dict[str, str | int]:
     pet, other_pet = rng.sample(PETS, 2)
     item, other_item = rng.sample(ITEMS, 2)
     return {"name": rng.choice(NAMES), "pet_name": rng.choice(PET_NAMES), "city": rng.choice(CITIES),

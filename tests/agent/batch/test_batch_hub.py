@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from benchmarker.agent.batch.apis import AnthropicBatches, BedrockBatches, OpenAIBatches
+from benchmarker.agent.batch.anthropic_batches import AnthropicBatches
+from benchmarker.agent.batch.bedrock_batches import BedrockBatches
 from benchmarker.agent.batch.hub import BatchFailed, BatchHub
 from benchmarker.agent.batch.model import BatchModel
+from benchmarker.agent.batch.openai_batches import OpenAIBatches
 from benchmarker.agent.batch.slot import case_slot
 from benchmarker.agent.ledger import TokenLedger
 from tests.fakes.batch_servers import AnthropicBatchServer, BedrockBatchServer, OpenAIBatchServer, count_tokens

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from bench.fuzz import batch_attack
-from benchmarker.agent.batch.apis import AnthropicBatches, OpenAIBatches
+from benchmarker.agent.batch.anthropic_batches import AnthropicBatches
 from benchmarker.agent.batch.hub import BatchHub, BatchJournal, BatchJournalDamaged
 from benchmarker.agent.batch.model import BatchModel
+from benchmarker.agent.batch.openai_batches import OpenAIBatches
 from tests.fakes.batch_servers import AnthropicBatchServer, OpenAIBatchServer
 
 QUESTIONS = batch_attack.QUESTIONS

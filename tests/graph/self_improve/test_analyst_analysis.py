@@ -89,7 +89,7 @@ def _candidate(index: int, cadence: int, key: str) -> dict:
 
 def _ctx(run_dir: Path, *, analyst: bool, mode: str = "agent") -> SimpleNamespace:
     return SimpleNamespace(mode=mode, phases=("ingest", "qa", "eval"), log=RunLog(run_dir),
-                           config=SimpleNamespace(multi_agent=SimpleNamespace(analyst=analyst)))
+                           multi_agent=SimpleNamespace(analyst=analyst))
 
 
 # --- evaluate: the analyst's cause per row, from the run's logs --------------------------------------
@@ -239,8 +239,8 @@ async def test_nothing_left_but_not_written_and_grader_disagreements_stops_the_l
     out = await propose(None, best=best, prompts={}, analysis=analysis, history=[], tried=[], space=space,
                         limits=LIMITS)
     assert "outside the tunable knobs" in out["stop"] and "nothing is proposed" in out["stop"]
-    ctx = SimpleNamespace(mode="retrieval", judge=SimpleNamespace(model=None), config=CONFIG,
-                          log=SimpleNamespace(run_dir=tmp_path))
+    ctx = SimpleNamespace(mode="retrieval", judge=SimpleNamespace(model=None), self_improve=CONFIG.self_improve,
+                          memory_table=CONFIG.memory, params=CONFIG.params, log=SimpleNamespace(run_dir=tmp_path))
     result = await propose_phase({"best": best, "analysis": analysis, "history": [], "tried": []}, ctx)
     assert result["outcome"]["decision"] == "stopped" and "not_written" in result["outcome"]["reason"]
 
@@ -319,7 +319,7 @@ async def test_a_run_with_the_analyst_analyses_by_the_analyst_and_sees_a_dropped
     _write_jsonl(run_dir / "decisions.jsonl", kept)
     fresh = {"index": 0, "key": "dropped-write", "tunables": {"top_k": 1, "alpha": None}, "prompts_hash": "p"}
     ctx = SimpleNamespace(mode="retrieval", phases=("ingest", "qa", "eval"), log=RunLog(run_dir),
-                          config=SimpleNamespace(multi_agent=SimpleNamespace(analyst=True)))
+                          multi_agent=SimpleNamespace(analyst=True))
     rows = await evaluate(ctx, tmp_path / "loop", fresh, fresh, setup={})
     assert rows[qid]["analyst_cause"] == "not_written"
     assert rows[qid]["cause"] in ("not_retrieved", "partially_retrieved")  # what retrieval metrics alone say

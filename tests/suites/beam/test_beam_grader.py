@@ -1,5 +1,5 @@
 """The deterministic BEAM grader (no model): a rubric item holds when the answer carries its expected words,
-abstention items by the grader's abstention check; the same path through `SUITE.score`."""
+abstention items by the grader's abstention check; the same path through `SUITE.scorer.score`."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ async def test_suite_score_with_the_deterministic_grader() -> None:
     judge = make_judge("deterministic")
 
     async def score(q: Question, answer: str) -> dict:
-        return await SUITE.score({"question_id": q.question_id, "kind": "beam", "hypothesis": answer}, case, judge)
+        return await SUITE.scorer.score({"question_id": q.question_id, "kind": "beam", "hypothesis": answer}, case, judge)
 
     right, wrong = await score(ie, "The launch is on March 29."), await score(ie, "Sometime in June.")
     assert (right["beam"]["score"], right["label"]) == (1.0, True)

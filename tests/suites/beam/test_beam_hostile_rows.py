@@ -132,7 +132,7 @@ def _config(tmp_path: Path, data: Path) -> Path:
 def test_the_plan_counts_the_questions_its_cases_hold(tmp_path: Path) -> None:
     """What `estimate` reports (the plan's count) is what a run streams, for a file with distinct ids."""
     data = rows_file(tmp_path, [row("1"), row("2"), row("3")])
-    plan = SUITE.plan(PlanSettings.of(load_config(_config(tmp_path, data))), tmp_path)
+    plan = SUITE.data.plan(PlanSettings.of(load_config(_config(tmp_path, data))), tmp_path)
     streamed = [q.question_id for group in plan.groups for case in group.cases() for q in case.questions]
     assert plan.total_questions == len(streamed) == len(set(streamed)) == 6
     assert plan.details["conversations"] == ["1", "2", "3"]

@@ -77,7 +77,7 @@ async def test_official_rubric_items_over_http(fake_clone: Path, openai_key: str
     with ScriptedOpenAIServer(script) as server:
         model = make_chat_model("openai", "gpt-judge", role="eval", base_url=server.base_url, api_key_env=openai_key)
         judge = make_judge("official", model=model, official_prompt=official_prompts(fake_clone))
-        line = await SUITE.score(record(q, IE_ANSWER), case_of(q), judge)
+        line = await SUITE.scorer.score(record(q, IE_ANSWER), case_of(q), judge)
         assert len(server.requests) == 2  # one call per rubric item, nothing else
         assert [user_text(r) for r in server.requests] == [
             f"TEST PROMPT <question> item={item} answer={IE_ANSWER}" for item in IE_RUBRIC]
@@ -106,7 +106,7 @@ async def test_official_event_ordering_aligns_with_the_clones_messages(fake_clon
     with ScriptedOpenAIServer(answer) as server:
         model = make_chat_model("openai", "gpt-judge", role="eval", base_url=server.base_url, api_key_env=openai_key)
         judge = make_judge("official", model=model, official_prompt=official_prompts(fake_clone))
-        line = await SUITE.score(record(q, EO_ANSWER), case_of(q), judge)
+        line = await SUITE.scorer.score(record(q, EO_ANSWER), case_of(q), judge)
         rubric_calls = [r for r in server.requests if len(r["messages"]) == 1]
         assert len(rubric_calls) == 3 and len(server.requests) == 3 + 4
     # "invites sent": item 0 NO, item 1 YES; "venue booked": item 0 YES; "bought balloons": only item 2 is unused
@@ -131,7 +131,7 @@ async def test_our_llm_judge_keeps_the_half_point(openai_key: str) -> None:
     with ScriptedOpenAIServer([reply('{"score": 1.0, "reason": "a"}'), reply('{"score": 0.5, "reason": "b"}')]) \
             as server:
         model = make_chat_model("openai", "gpt-judge", role="eval", base_url=server.base_url, api_key_env=openai_key)
-        line = await SUITE.score(record(q, IE_ANSWER), case_of(q), make_judge("llm", model=model))
+        line = await SUITE.scorer.score(record(q, IE_ANSWER), case_of(q), make_judge("llm", model=model))
         prompts = [user_text(r) for r in server.requests]
     assert len(prompts) == 2 and all(q.question in p and IE_ANSWER in p for p in prompts)  # our prompt fills the question
     assert IE_RUBRIC[0] in prompts[0] and IE_RUBRIC[1] in prompts[1] and "<question>" not in prompts[0]

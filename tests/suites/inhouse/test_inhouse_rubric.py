@@ -16,14 +16,9 @@ from benchmarker.datasets.schema import Question
 from benchmarker.scoring.abstention import has_abstention_phrase as is_abstention
 from benchmarker.scoring.normalize import matches
 from benchmarker.scoring.normalize import token_texts as tokens
-from benchmarker.scoring.rubric import (
-    LLM_DIMENSIONS,
-    factual_accuracy,
-    grade_answer,
-    grade_answer_deterministic,
-    parse_judge_reply,
-    render_prompt,
-)
+from benchmarker.scoring.rubric import LLM_DIMENSIONS, grade_answer, grade_answer_deterministic
+from benchmarker.scoring.rubric_facts import factual_accuracy
+from benchmarker.scoring.rubric_judge import parse_judge_reply, render_prompt
 
 
 def q(answer: str, **rubric: Any) -> Question:

@@ -22,14 +22,14 @@ def config(tmp_path: Path, dataset: str = "", run: str = "") -> Path:
 
 
 def planned(path: Path, tmp_path: Path) -> dict[str, list[str]]:
-    plan = SUITE.plan(PlanSettings.of(load_config(path)), tmp_path)
+    plan = SUITE.data.plan(PlanSettings.of(load_config(path)), tmp_path)
     return {case.case_id: [q.question_id for q in case.questions] for group in plan.groups for case in group.cases()}
 
 
 def test_only_the_named_conversations_are_planned(tmp_path):
     got = planned(config(tmp_path, 'conversations = ["conv-30"]'), tmp_path)
     assert list(got) == ["conv-30"] and len(got["conv-30"]) == 5
-    plan = SUITE.plan(PlanSettings.of(load_config(config(tmp_path, 'conversations = ["conv-30"]'))), tmp_path)
+    plan = SUITE.data.plan(PlanSettings.of(load_config(config(tmp_path, 'conversations = ["conv-30"]'))), tmp_path)
     assert "5 questions over 1 conversation(s)" in plan.description
     assert "evidence id(s) dropped" not in plan.description  # conv-26's bad id is not this run's
 

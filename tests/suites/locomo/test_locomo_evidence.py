@@ -109,7 +109,7 @@ def test_the_summary_report_and_console_say_what_was_dropped():
                                           "evidence_repaired": [{"id": "D:11:26", "as": "D11:26"}]}
     gone = line(3, 2, False, 0.0, 0.0) | {"evidence_dropped": [{"id": "D9:99", "reason": NO_TURN}]}
     notes: list[str] = []
-    block = SUITE.summary_blocks([clean, slips, gone], notes)["locomo"]
+    block = SUITE.reporting.summary_blocks([clean, slips, gone], notes)["locomo"]
     assert block["evidence"] == {
         "dropped": 2, "unparseable": 1, "names_no_turn": 1, "repaired": 1,
         "dropped_ids": [{"question_id": "conv-26-q002", "id": "D", "reason": UNPARSEABLE},
@@ -120,11 +120,11 @@ def test_the_summary_report_and_console_say_what_was_dropped():
     assert "conv-26-q002 `D` (unparseable)" in said[0] and "1 repaired" in said[0]
     assert any("2 evidence id(s) dropped" in text for text in section_lines(locomo_section(block)))
     assert ("evidence ids dropped", "2 (1 unparseable, 1 name no turn); 1 repaired") in \
-        SUITE.console_rows({"locomo": block})
-    clean_block = SUITE.summary_blocks([clean], [])["locomo"]
+        SUITE.reporting.console_rows({"locomo": block})
+    clean_block = SUITE.reporting.summary_blocks([clean], [])["locomo"]
     assert clean_block["evidence"]["dropped"] == 0
     # the terminal table shows LoCoMo's own metrics (F1 and BLEU-1 over categories 1-4), and no evidence row
-    assert [name for name, _ in SUITE.console_rows({"locomo": clean_block})] == ["F1 (categories 1-4)",
+    assert [name for name, _ in SUITE.reporting.console_rows({"locomo": clean_block})] == ["F1 (categories 1-4)",
                                                                                   "BLEU-1 (categories 1-4)"]
 
 
@@ -136,7 +136,7 @@ def test_the_plan_lists_every_dropped_id_for_the_manifest(tmp_path, caplog):
                            encoding="utf-8")
     config = load_config(config_path)
     with caplog.at_level("WARNING"):
-        plan = SUITE.plan(PlanSettings.of(config), tmp_path)
+        plan = SUITE.data.plan(PlanSettings.of(config), tmp_path)
     evidence = plan.details["evidence"]
     assert (evidence["dropped"], evidence["unparseable"], evidence["names_no_turn"], evidence["repaired"]) == (3, 1, 2, 3)
     assert {"question_id": "conv-26-q002", "id": "D", "reason": UNPARSEABLE} in evidence["dropped_ids"]

@@ -76,7 +76,7 @@ def test_a_bad_json_label_is_a_problem_not_a_verdict(text):
     ("temporal", "q1", "longmemeval", "judge_base"),
 ])
 def test_choose_prompt_routes_locomo_by_kind(qtype, qid, kind, template):
-    name, text = choose_prompt(qtype, qid, suite_of_record(kind).judge_template(qtype, qid.endswith("_abs")))
+    name, text = choose_prompt(qtype, qid, suite_of_record(kind).scorer.judge_template(qtype, qid.endswith("_abs")))
     assert name == template and "{question}" in text and "{hypothesis}" in text
 
 

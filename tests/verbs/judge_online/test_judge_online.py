@@ -148,9 +148,11 @@ def test_estimate_before_judging_counts_tokens_and_dollars(finished_run, tmp_pat
     config = write_online(tmp_path, finished_run, extra="limit = 10", provider=provider)
     assert main(["judge-online", str(config), "--estimate"]) == 0
     out = capsys.readouterr().out
-    from benchmarker.verbs.judge_online import estimate_judge_online
+    from benchmarker.verbs.judge_online import OnlineSource, estimate_judge_online
 
-    data = estimate_judge_online(load_config(config))
+    cfg = load_config(config)
+    data = estimate_judge_online(cfg.run_dir, OnlineSource(cfg.online, cfg.tracing, cfg.config_path),
+                                 cfg.provider.type, cfg.models.eval, cfg.prices)
     assert data["runs_to_judge"] == 10 and data["output_tokens"] == 2500
     assert data["usd"] == pytest.approx((data["input_tokens"] * 1.0 + 2500 * 4.0) / 1e6)
     assert "10 runs to judge" in out and not (tmp_path / "out").exists()  # nothing judged, nothing written

@@ -6,12 +6,57 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from benchmarker.datasets.schema import Case, Message, Question, Session
+from benchmarker.log.lines import Json
 
 LEVEL = "level"   # the `kind` its cases and lines carry (the suite's record_kinds)
 Scoring = str  # "rubric" | "tool_trace" | "forgetting" | "adversarial" | "decision"
+
+
+class ArgCheck(TypedDict, total=False):
+    """One argument check of an expected call (spec.ExpectedCall says what each means)."""
+
+    equals: Json
+    contains: str
+    contains_any: list[str]
+    matches: str
+    present: bool
+
+
+class ExpectedCallDict(TypedDict):
+    """An ExpectedCall as JSON (ExpectedCall.to_dict / from_dict)."""
+
+    tool: str
+    args: NotRequired[dict[str, ArgCheck]]
+    note: NotRequired[str]
+    optional: NotRequired[bool]
+
+
+class FactExpectation(TypedDict):
+    """L14: a fact's current value and the values it replaced."""
+
+    current: Json
+    stale: list[Json]
+
+
+class DecisionExpectation(TypedDict):
+    """L16: the options by label, and the label of the right one."""
+
+    options: dict[str, str]
+    correct: str
+
+
+class LevelExpectations(TypedDict, total=False):
+    """What a level's generator knows the right answers are (tests and gold self-checks read it)."""
+
+    facts: dict[str, FactExpectation]             # L14, by question id
+    adversarial_ids: list[str]                    # L15
+    control_ids: list[str]                        # L15
+    decisions: dict[str, DecisionExpectation]     # L16, by question id
+    context_cadence: int                          # L13
+    bindings: list[str]                           # L13: the names its expected calls look up
 
 
 @dataclass(frozen=True)
@@ -26,17 +71,17 @@ class ExpectedCall:
     """
 
     tool: str
-    args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    args: Mapping[str, ArgCheck] = field(default_factory=dict)
     note: str = ""
     optional: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "args": {k: dict(v) for k, v in self.args.items()}, "note": self.note,
+    def to_dict(self) -> ExpectedCallDict:
+        return {"tool": self.tool, "args": {k: v.copy() for k, v in self.args.items()}, "note": self.note,
                 "optional": self.optional}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ExpectedCall:
-        return cls(str(data["tool"]), {k: dict(v) for k, v in dict(data.get("args", {})).items()},
+    def from_dict(cls, data: ExpectedCallDict) -> ExpectedCall:
+        return cls(str(data["tool"]), {k: v.copy() for k, v in dict(data.get("args", {})).items()},
                    str(data.get("note", "")), bool(data.get("optional", False)))
 
 
@@ -62,7 +107,7 @@ class LevelSpec:
     scoring: Scoring = "rubric"
     weights: Mapping[str, float] = field(default_factory=dict)
     tool_scenarios: tuple[ToolScenario, ...] = ()
-    expectations: Mapping[str, Any] = field(default_factory=dict)
+    expectations: LevelExpectations = field(default_factory=lambda: LevelExpectations())
 
 
 ACKS = ("Got it, noted.", "Thanks, I have that.", "Understood.", "Noted, thanks for sharing.",

@@ -13,25 +13,25 @@ from __future__ import annotations
 from functools import partial
 
 from benchmarker.suites.levels.data.basic import BASE, TEMPORAL
-from benchmarker.suites.levels.data.spec import ExpectedCall, LevelBuilder, LevelSpec, ToolScenario, rubric
+from benchmarker.suites.levels.data.spec import ArgCheck, ExpectedCall, LevelBuilder, LevelSpec, ToolScenario, rubric
 
 DEFAULT_CADENCE = 6  # the config's [params].context_cadence default
-IDS = {"vault_id": {"equals": "$vault_id"}, "memory_id": {"equals": "$memory_id"}}
+IDS: dict[str, ArgCheck] = {"vault_id": {"equals": "$vault_id"}, "memory_id": {"equals": "$memory_id"}}
 
 
-def _add(text_check: dict | None = None) -> ExpectedCall:
-    args = {**IDS, "raw_entry": text_check or {"present": True}, "summary": {"present": True}}
+def _add(text_check: ArgCheck | None = None) -> ExpectedCall:
+    args: dict[str, ArgCheck] = {**IDS, "raw_entry": text_check or {"present": True}, "summary": {"present": True}}
     return ExpectedCall("add_entry", args)
 
 
-def _persist(content_check: dict | None = None) -> list[ExpectedCall]:
+def _persist(content_check: ArgCheck | None = None) -> list[ExpectedCall]:
     return [ExpectedCall("await_consistency", {"memory_id": {"equals": "$memory_id"}}),
             ExpectedCall("get_context", IDS, note="read before rewriting", optional=True),
             ExpectedCall("put_context", {**IDS, "content": content_check or {"present": True}})]
 
 
-def expected_session(entry_checks: list[dict | None], context_check: dict | None = None,
-                     search: dict | None = None, search_before: int = -1,
+def expected_session(entry_checks: list[ArgCheck | None], context_check: ArgCheck | None = None,
+                     search: ArgCheck | None = None, search_before: int = -1,
                      cadence: int = DEFAULT_CADENCE) -> tuple[ExpectedCall, ...]:
     """Bootstrap, one add_entry per message (with optional checks), persistence on cadence and at the end."""
     calls = [ExpectedCall("get_context", IDS), ExpectedCall("list_entries", IDS)]
@@ -44,6 +44,11 @@ def expected_session(entry_checks: list[dict | None], context_check: dict | None
     return tuple(calls + _persist(context_check))
 
 
+def has(word: str) -> ArgCheck:
+    """The check that an argument contains `word`."""
+    return {"contains": word}
+
+
 def level_13(seed: int, context_cadence: int = DEFAULT_CADENCE) -> LevelSpec:
     """The same sessions and questions for every cadence; only the expected put_context points move."""
     b = LevelBuilder("L13", seed)
@@ -54,7 +59,6 @@ def level_13(seed: int, context_cadence: int = DEFAULT_CADENCE) -> LevelSpec:
     month1, month2 = r.sample(["March", "April", "June", "August", "October"], 2)
     gym_days, gym_time = r.choice([("Tuesdays and Thursdays", "7 pm"), ("Mondays and Fridays", "6 am"),
                                    ("Wednesdays and Saturdays", "8 am")])
-    has = lambda word: {"contains": word}  # noqa: E731
     scenarios = []
     sid = b.add_session([f"Big news: I'm moving to {city} in {month1}.", f"My new employer there is {company}."],
                         days=0, assistant={0: "Congratulations, that's exciting!", 1: "Nice, noted."})

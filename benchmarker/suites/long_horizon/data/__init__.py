@@ -39,7 +39,7 @@ from benchmarker.suites.long_horizon.data.questions_ops import (
     problem_questions,
     security_questions,
 )
-from benchmarker.suites.long_horizon.data.world import World
+from benchmarker.suites.long_horizon.data.world import FactDict, World
 
 MIN_TURNS, MAX_TURNS = 100, 5000
 
@@ -50,7 +50,7 @@ class LongHorizonDataset:
     """One generated dialogue as a Case, plus its ground-truth facts."""
 
     case: Case
-    facts: dict[str, dict[str, Any]]
+    facts: dict[str, FactDict]
     seed: int
     turns: int
     holdout: bool

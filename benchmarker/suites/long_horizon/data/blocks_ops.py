@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarker.suites.long_horizon.data import pools
-from benchmarker.suites.long_horizon.data.world import Pair, World
+from benchmarker.suites.long_horizon.data.world import Host, Pair, World
 
 DATE = "@DATE@"  # replaced by the session's ISO date once the event has a place in the timeline
 
@@ -63,7 +63,7 @@ def hosts(w: World, n_events: int) -> None:
                 "part": p, "events": []} for p in parts]
 
 
-def _host(w: World, i: int) -> dict:
+def _host(w: World, i: int) -> Host:
     return w.hosts[i] if i < len(w.hosts) else w.rng.choice(w.hosts)
 
 

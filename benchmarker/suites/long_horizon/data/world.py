@@ -12,9 +12,50 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from benchmarker.suites.long_horizon.data import pools
+
+
+class FactVersion(TypedDict):
+    """One value a changing fact took: when and where it was said."""
+
+    value: str
+    turn: int
+    session_id: str
+    date: str
+
+
+class FactDict(TypedDict):
+    """A Fact as the dataset's ground truth writes it (`history`: a changing fact's values, oldest first)."""
+
+    fact_id: str
+    block: str
+    subject: str
+    attribute: str
+    value: str
+    part: int
+    role: str
+    turn: int
+    session_id: str
+    date: str
+    versions: list[str]
+    history: NotRequired[list[FactVersion]]
+
+
+class Team(TypedDict):
+    """A team the dialogue mentions, and the partition it belongs to."""
+
+    team: str
+    part: int
+
+
+class Host(TypedDict):
+    """A host the security and incident blocks happen on, its partition and the units on it."""
+
+    host: str
+    part: int
+    events: list[str]
 
 
 @dataclass
@@ -33,7 +74,7 @@ class Fact:
     date: str = ""
     versions: list[str] = field(default_factory=list)  # a changing fact: its value facts, oldest first
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FactDict:
         return {"fact_id": self.fact_id, "block": self.block, "subject": self.subject, "attribute": self.attribute,
                 "value": self.value, "part": self.part, "role": self.role, "turn": self.turn,
                 "session_id": self.session_id, "date": self.date, "versions": list(self.versions)}
@@ -82,8 +123,8 @@ class World:
         self.events: list[Event] = []
         self._decks: dict[str, list[Any]] = {}
         self._used: set[str] = set()
-        self.teams: list[dict[str, Any]] = []
-        self.hosts: list[dict[str, Any]] = []
+        self.teams: list[Team] = []
+        self.hosts: list[Host] = []
         self._odd_side = self.rng.randrange(2)
         self.epoch = date(2023, 1, 2) + timedelta(days=self.rng.randrange(0, 720))
 
