@@ -36,7 +36,7 @@ from benchmarker.suites.parts import (
 from benchmarker.suites.scorer import Scorer
 
 if TYPE_CHECKING:
-    from benchmarker.config_schema import RunConfig
+    from benchmarker.config_schema import MultiAgentConfig, RunConfig
     from benchmarker.datasets.schema import Case
 
 NO_ADVERSARY = "does not say how the adversary writes questions for it (Suite.adversary)"
@@ -64,17 +64,19 @@ class Suite:
 def config_problems(suite: Suite, cfg: RunConfig, adversary_kinds: Callable[[], str]) -> list[Problem]:
     """A suite's rules on a config whose [dataset].kind is it: its data part's, then the adversary's
     (`adversary_kinds()` names the kinds that take one: registry.adversary_kinds)."""
-    return suite.data.config_problems(cfg) + _adversary_problems(suite, cfg, adversary_kinds)
+    return suite.data.config_problems(cfg) + _adversary_problems(suite, cfg.multi_agent, cfg.dataset.kind,
+                                                                  adversary_kinds)
 
 
-def _adversary_problems(suite: Suite, cfg: RunConfig, adversary_kinds: Callable[[], str]) -> list[Problem]:
-    ma = cfg.multi_agent
+def _adversary_problems(suite: Suite, ma: MultiAgentConfig, kind: str,
+                        adversary_kinds: Callable[[], str]) -> list[Problem]:
+    """[multi_agent] adversary and proposer against what the suite's adversary policy allows."""
     if ma.adversary and suite.adversary is None:
         return [Problem(("multi_agent", "adversary"), f'writes questions for {adversary_kinds()}; '
-                        f'[dataset].kind = "{cfg.dataset.kind}" {suite.adversary_refusal}')]
+                        f'[dataset].kind = "{kind}" {suite.adversary_refusal}')]
     if ma.adversary and ma.proposer == "generator" and not (suite.adversary and suite.adversary.proposes_from_facts):
         return [Problem(("multi_agent", "proposer"), f'"generator" proposes from the long-horizon generator\'s '
-                        f'fact records; [dataset].kind = "{cfg.dataset.kind}" has none: use proposer = "model" '
+                        f'fact records; [dataset].kind = "{kind}" has none: use proposer = "model" '
                         f'(the judge\'s model writes questions from the evidence turns, the harness checks them)')]
     return []
 

@@ -79,11 +79,6 @@ def fix_the_path(path: str) -> str:
     return "fix the path"
 
 
-def no_problems(cfg: RunConfig) -> list[Problem]:
-    """A suite that asks nothing more of the config than the shared rules."""
-    return []
-
-
 @dataclass(frozen=True)
 class DataSource:
     """What a suite runs on: its plan, its own `[dataset]` keys, its question types, which config keys name its
@@ -95,8 +90,8 @@ class DataSource:
     options: type[BaseModel] | None = None
     question_types: tuple[str, ...] = ()   # what [run].question_types may name (empty: not checked)
     # its rules on a config of its kind, beside the question types (config.py already refuses a file key it
-    # does not read)
-    problems: Callable[[RunConfig], list[Problem]] = no_problems
+    # does not read); None: it asks nothing more of the config than the shared rules
+    problems: Callable[[RunConfig], list[Problem]] | None = None
     reads_file: bool = False             # [dataset].file names its data
     reads_dataset_file: bool = False     # dataset_file / a LongMemEval clone (dataset_repo_path) name its data
     # whether `[dataset].file` names data it can read (a file; a suite may accept a folder, as BEAM's clone)
@@ -114,7 +109,8 @@ class DataSource:
     def config_problems(self, cfg: RunConfig) -> list[Problem]:
         """Its rules on a config whose [dataset].kind is this suite: its own, then the question types'."""
         allowed = self.question_types
-        return self.problems(cfg) + [
+        own = self.problems(cfg) if self.problems is not None else []
+        return own + [
             Problem(("run", "question_types", i), f'got "{qtype}"; allowed: {", ".join(allowed)}')
             for i, qtype in enumerate(cfg.run.question_types) if allowed and qtype not in allowed]
 
