@@ -34,12 +34,12 @@ from benchmarker.errors import ConfigError, UserError
 from benchmarker.redact import is_secret_name
 from benchmarker.registry import (
     DATASET_KINDS,
+    adversary_kinds,
     dataset_kinds_where,
     dataset_option_model,
     plugins_not_loaded,
     refuse_plugin_kind,
     suite,
-    suite_config_problems,
 )
 
 try:  # the project supports 3.11+, where tomllib is stdlib; tomli is the same parser
@@ -296,7 +296,9 @@ def _suite_problems(cfg: RunConfig) -> list[Problem]:
         judged = ", ".join(f'"{k}"' for k in dataset_kinds_where(lambda each: each.official_judge is not None))
         problems.append(Problem(("eval", "judge"), f'"official" is the judge of kinds {judged}, which ship their '
                                 f'own (kind is "{data.kind}"); use "llm" or "deterministic"'))
-    return problems + suite_config_problems(got, cfg)
+    from benchmarker.suites.base import config_problems  # loaded with `got`: importing config loads no suite
+
+    return problems + config_problems(got, cfg, adversary_kinds)
 
 
 def _errata_sha256(dataset: DatasetConfig, base: Path) -> tuple[str, list[Problem]]:

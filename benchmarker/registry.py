@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
     from pydantic import BaseModel
 
-    from benchmarker.config_schema import Problem, RunConfig
     from benchmarker.datasets.source import DatasetPlan
     from benchmarker.suites.base import Suite
     from benchmarker.suites.settings import PlanSettings
@@ -302,13 +301,6 @@ def adversary_kinds() -> str:
     kinds = [kind for kind, policy in policies.items() if policy is not None and policy.proposes_from_facts]
     kinds += [kind for kind, policy in policies.items() if policy is not None and not policy.proposes_from_facts]
     return ", ".join(kinds[:-1]) + f" and {kinds[-1]}" if len(kinds) > 1 else "".join(kinds)
-
-
-def suite_config_problems(got: Suite, cfg: RunConfig) -> list[Problem]:
-    """A suite's own rules on a config of its kind: its data part's, then the adversary's (suites/base.py)."""
-    base = importlib.import_module("benchmarker.suites.base")   # by name: importing the registry loads no suite
-    problems: list[Problem] = base.config_problems(got, cfg, adversary_kinds)
-    return problems
 
 
 class _Lookup:
