@@ -26,7 +26,7 @@ from benchmarker.config_schema import (
     ThresholdsConfig,
 )
 from benchmarker.errors import ConfigError, RunAbortedError
-from benchmarker.log.lines import Json
+from benchmarker.log.lines import ResultLine, TokenCounts
 from benchmarker.log.records import ResultRecord
 from benchmarker.registry_base import Registry
 from benchmarker.scoring.calibration.development import GRADER_DEVELOPED_ON
@@ -87,10 +87,13 @@ class Judge(ABC):
         hypothesis); `gold` replaces the line's answer for the grader (LoCoMo scores a normalised gold),
         `template` is the suite's own judge prompt."""
 
-    def results_fields(self, record: Mapping[str, Any], grade: Grade) -> dict[str, Json]:
+    def results_fields(self, record: ResultLine, grade: Grade) -> ResultLine:
         """The results-line keys of a grade this judge gave (label, autoeval_label, grade), and, where a model
         judged, the line's tokens with the judge's under "eval"; the grader bills none."""
-        return with_eval_tokens(record, grade) if self.needs_model else grade.line_fields()
+        fields = grade.result_fields()
+        if self.needs_model:
+            fields["tokens"] = with_eval_tokens(record, grade)
+        return fields
 
 
 @dataclass(frozen=True)
@@ -170,8 +173,6 @@ def choose_judge(eval_: EvalConfig, models: ModelsConfig, provider: ProviderConf
     return wanted, f"{wanted} judge {models.eval}"
 
 
-def with_eval_tokens(record: Mapping[str, Any], grade: Grade, extra: dict[str, Json] | None = None) -> dict[str, Json]:
-    """The grade's results-line keys (then a suite's `extra` keys) and the answer's tokens with the judge's
-    added under role "eval"."""
-    return {**grade.line_fields(), **(extra or {}),
-            "tokens": dict(record.get("tokens") or {}) | {"eval": grade.tokens.model_dump()}}
+def with_eval_tokens(record: ResultLine, grade: Grade) -> dict[str, TokenCounts]:
+    """The answer line's tokens with the judge's added under role "eval" (the line itself is left as it was)."""
+    return {**(record.get("tokens") or {}), "eval": {"input": grade.tokens.input, "output": grade.tokens.output}}

@@ -12,14 +12,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from benchmarker.log.lines import ResultLine, TokenCounts
+from benchmarker.log.lines import ResultLine
 
 if TYPE_CHECKING:
     from benchmarker.config_schema import ThresholdsConfig
     from benchmarker.datasets.schema import Case, Question
     from benchmarker.log.records import LevelRecord
     from benchmarker.log.store import RunLog
-    from benchmarker.scoring.grade import Grade
     from benchmarker.scoring.judges import Judge
 
 # An answers line in, its grading keys out (label, autoeval_label, grade and the suite's own keys), both typed
@@ -36,21 +35,7 @@ class ScoreCase(Protocol):
 
 async def judge_grade(record: ResultLine, case: Case | None, judge: Judge) -> ResultLine:
     """The LongMemEval judge's `Grade` (our prompts, LongMemEval's, or the deterministic grader) as results keys."""
-    return judged_fields(record, await judge.grade(record), judge)
-
-
-def judged_fields(record: ResultLine, grade: Grade, judge: Judge) -> ResultLine:
-    """A judge's grade as results keys; where a model judged, the answer's tokens with the judge's under "eval"
-    (the grader bills none): `Judge.results_fields`, typed."""
-    fields = grade.result_fields()
-    if judge.needs_model:
-        fields["tokens"] = with_judge_tokens(record, grade)
-    return fields
-
-
-def with_judge_tokens(record: ResultLine, grade: Grade) -> dict[str, TokenCounts]:
-    """The answer line's tokens, the judge's added under role "eval" (scoring/judges.py with_eval_tokens)."""
-    return {**(record.get("tokens") or {}), "eval": {"input": grade.tokens.input, "output": grade.tokens.output}}
+    return judge.results_fields(record, await judge.grade(record))
 
 
 def no_case_score(case: Case, log: RunLog, *, default_cadence: int,

@@ -23,6 +23,7 @@ from benchmarker.log.lines import ResultLine
 from benchmarker.reporting.section_spec import MeanScoreChart, Section
 from benchmarker.reporting.suite_parts import Record, SuiteReporting
 from benchmarker.scoring.grade import Grade, GradeTokens
+from benchmarker.scoring.judges import with_eval_tokens
 from benchmarker.suites.base import Suite, need_case
 from benchmarker.suites.beam.blocks import block_json
 from benchmarker.suites.beam.data import (
@@ -49,7 +50,7 @@ from benchmarker.suites.parts import (
     OfficialJudgeSource,
     PromptsFound,
 )
-from benchmarker.suites.scorer import Scorer, always, with_judge_tokens
+from benchmarker.suites.scorer import Scorer, always
 from benchmarker.suites.settings import PlanSettings
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ async def score(record: ResultLine, case: Case | None, judge: Judge) -> ResultLi
                   tokens=GradeTokens(input=grader.input_tokens, output=grader.output_tokens))
     fields = grade.result_fields()
     fields["beam"] = block_json(block)
-    fields["tokens"] = with_judge_tokens(record, grade)   # its judge calls, whichever judge made them
+    fields["tokens"] = with_eval_tokens(record, grade)   # its judge calls, whichever judge made them
     return fields
 
 

@@ -29,7 +29,7 @@ from benchmarker.suites.locomo.shapes import EvidenceBlock
 from benchmarker.suites.locomo.summary_model import LocomoBlock
 from benchmarker.suites.options import SuiteOptions
 from benchmarker.suites.parts import CaseProtocol, DataSource, JudgeCost
-from benchmarker.suites.scorer import Scorer, always, judged_fields
+from benchmarker.suites.scorer import Scorer, always
 from benchmarker.suites.settings import PlanSettings
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ async def score(record: ResultLine, case: Case | None, judge: Judge) -> ResultLi
     line: ResultLine = {**record, "question_id": qid, "adversarial_answer": trap or ""}
     grade = await judge.grade(line, gold=scored_gold(record.get("answer", ""), category),
                               template=judge_template(str(record.get("question_type", "")), qid.endswith("_abs")))
-    fields = judged_fields(line, grade, judge)
+    fields = judge.results_fields(line, grade)
     fields["locomo"] = metrics
     return fields
 
